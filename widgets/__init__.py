@@ -1,0 +1,1 @@
+"""Jupyter layer of the workbench: the interactive derivation widget (built on workbench)."""

@@ -1,0 +1,24 @@
+"""rewrite-workbench: derive OpenCL kernels from functional expressions by rewrite rules.
+
+The public surface (SPEC 14) is importable from here:
+
+    >>> from workbench import parse, typecheck, evaluate
+    >>> asum = parse("reduce (+) 0 ∘ map abs")
+    >>> str(typecheck(asum, "[float]_N"))
+    '[float]_1'
+"""
+
+from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError
+from .expr import Expr
+from .notation import Program, load, parse, parse_program, parse_type, to_text
+from .semantics import evaluate
+from .typecheck import annotate, typecheck
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Expr", "Program", "parse", "parse_program", "parse_type", "load", "to_text", "typecheck",
+    "annotate", "evaluate", "WorkbenchError", "ParseError", "TypeCheckError", "SizeError",
+    "EvaluationError",
+    "__version__",
+]

@@ -1,0 +1,261 @@
+"""The ``workbench`` command line (SPEC 14).
+
+Every command that prints a result accepts ``--json`` and then prints one JSON document.
+EXPR is expression text or ``@FILE[:NAME]`` (a definition of a program file). Exit code 0
+on success, 1 on a user error (a one-paragraph message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import WorkbenchError
+from .expr import Expr
+from .nesting import check_nesting
+from .notation import load, parse, parse_type
+from .semantics import evaluate
+from .sizes import Size
+from .typecheck import annotate, declared_type_of
+from .types import (
+    ArrayType,
+    FunctionType,
+    ScalarType,
+    TupleType,
+    Type,
+    VectorType,
+    function_parts,
+    substitute_sizes,
+)
+
+MAX_PRINTED = 4096
+
+
+class UserError(WorkbenchError):
+    pass
+
+
+# --- EXPR and options --------------------------------------------------------------------------
+
+def read_expression(text: str) -> list[tuple[str, Expr]]:
+    """``@FILE:NAME`` -> that definition; ``@FILE`` -> all of them; else parse the text."""
+    if not text.startswith("@"):
+        return [("expression", parse(text))]
+    spec = text[1:]
+    path, _, name = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if not path:
+        path, name = spec, ""
+    program = load(path)
+    if name:
+        if name not in program:
+            raise UserError(f"{path} has no definition {name!r} (it defines "
+                            f"{', '.join(program)})")
+        return [(name, program[name])]
+    return list(program.items())
+
+
+def one_expression(text: str) -> tuple[str, Expr]:
+    found = read_expression(text)
+    if len(found) > 1:
+        names = ", ".join(n for n, _ in found)
+        raise UserError(f"{text} defines several programs ({names}): name one as {text}:NAME")
+    return found[0]
+
+
+def parse_sizes(pairs: Sequence[str]) -> dict[str, int]:
+    sizes = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise UserError(f"bad --size {pair!r}: write NAME=VALUE, e.g. --size N=1024")
+        try:
+            number = int(value)
+        except ValueError:
+            raise UserError(f"bad --size {pair!r}: {value!r} is not a whole number") from None
+        if number <= 0:
+            raise UserError(f"bad --size {pair!r}: sizes are positive")
+        sizes[name.strip()] = number
+    return sizes
+
+
+def input_types(expr: Expr, type_texts: Sequence[str]) -> tuple[list[Type], Type | None]:
+    """Input types from ``--type`` (one per input, or one function type), else declared."""
+    if type_texts:
+        types = [parse_type(t) for t in type_texts]
+        if len(types) == 1 and isinstance(types[0], FunctionType):
+            args, result = function_parts(types[0])
+            return args, result
+        return types, None
+    declared = declared_type_of(expr)
+    if declared is None:
+        return [], None
+    args, result = function_parts(declared)
+    return args, result
+
+
+# --- commands --------------------------------------------------------------------------------
+
+def cmd_check(args) -> dict:
+    results = []
+    for name, expr in read_expression(args.expr):
+        types, want = input_types(expr, args.type)
+        note = annotate(expr, *types) if types or declared_type_of(expr) is None \
+            else annotate(expr)
+        result = note.result
+        if want is not None and result != want:
+            raise UserError(f"{name}: expected result type {want}, the expression has {result}")
+        signature = " -> ".join(str(t) for t in [*types, result])
+        results.append({
+            "name": name, "expression": str(expr), "type": signature,
+            "inputs": [str(t) for t in types], "result": str(result),
+            "assumptions": [str(a) for a in note.assumptions],
+            "nesting_problems": [str(p) for p in check_nesting(expr)],
+            "nodes": expr.size(),
+        })
+    return {"definitions": results} if len(results) > 1 else results[0]
+
+
+def show_check(doc: dict) -> str:
+    items = doc["definitions"] if "definitions" in doc else [doc]
+    lines = []
+    for item in items:
+        lines.append(f"{item['name']} = {item['expression']}")
+        lines.append(f"  : {item['type']}")
+        for a in item["assumptions"]:
+            lines.append(f"  assuming {a}")
+        for p in item["nesting_problems"]:
+            lines.append(f"  not valid OpenCL nesting {p}")
+    return "\n".join(lines)
+
+
+def random_inputs(types: list[Type], sizes: dict[str, int], seed: int) -> list:
+    """Random inputs of the given types: floats in [-1, 1); ints are indices valid for the
+    arrays among the inputs (so programs such as md can use them to index)."""
+    rng = np.random.default_rng(seed)
+    concrete = []
+    for t in types:
+        missing = sorted(n for n in _size_names(t) if n not in sizes)
+        if missing:
+            raise UserError(f"the input type {t} needs a value for {', '.join(missing)}: "
+                            f"give --size {missing[0]}=...")
+        concrete.append(substitute_sizes(t, sizes))
+    lengths = [int(t.size.value) for t in concrete if isinstance(t, ArrayType)]
+    limit = min(lengths) if lengths else 16
+    return [_random_value(t, rng, limit) for t in concrete]
+
+
+def _size_names(t: Type) -> set[str]:
+    if isinstance(t, ArrayType | VectorType):
+        return set(t.size.free_vars) | _size_names(t.elem)
+    if isinstance(t, TupleType):
+        return set().union(*(_size_names(i) for i in t.items))
+    return set()
+
+
+def _random_value(t: Type, rng, limit: int):
+    shape = []
+    while isinstance(t, ArrayType | VectorType):
+        shape.append(int(t.size.value))
+        t = t.elem
+    if isinstance(t, TupleType):
+        parts = []
+        for item in t.items:
+            for n in reversed(shape):
+                item = ArrayType(item, Size.const(n))
+            parts.append(_random_value(item, rng, limit))
+        return tuple(parts)
+    if not isinstance(t, ScalarType):
+        raise UserError(f"cannot make random inputs of type {t}")
+    if t.name == "int":
+        return rng.integers(0, limit, size=shape, dtype=np.int32)
+    if t.name == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    dtype = np.float64 if t.name == "double" else np.float32
+    data = rng.uniform(-1, 1, size=shape).astype(dtype)
+    return data if shape else dtype(data)
+
+
+def to_json_value(value):
+    if isinstance(value, tuple):
+        return [to_json_value(v) for v in value]
+    arr = np.asarray(value)
+    flat = arr.reshape(-1)
+    doc = {"shape": list(arr.shape), "dtype": str(arr.dtype),
+           "values": flat[:MAX_PRINTED].tolist(), "truncated": bool(flat.size > MAX_PRINTED)}
+    if arr.dtype.kind in "fiu" and flat.size:
+        doc["sum"] = float(flat.astype(np.float64).sum())
+    return doc
+
+
+def cmd_eval(args) -> dict:
+    name, expr = one_expression(args.expr)
+    sizes = parse_sizes(args.size)
+    types, _ = input_types(expr, args.type)
+    if not types and declared_type_of(expr) is None:
+        raise UserError("give the input types with --type (e.g. --type '[float]_N'), or use a "
+                        "definition with a signature (@FILE:NAME)")
+    inputs = random_inputs(types, sizes, args.seed)
+    output = evaluate(expr, *inputs, sizes=sizes)
+    return {"name": name, "expression": str(expr), "sizes": sizes, "seed": args.seed,
+            "inputs": [to_json_value(v) for v in inputs], "output": to_json_value(output)}
+
+
+def show_eval(doc: dict) -> str:
+    def fmt(v):
+        if isinstance(v, list):
+            return "(" + ", ".join(fmt(x) for x in v) + ")"
+        values = v["values"][:8]
+        more = " ..." if len(v["values"]) > 8 or v["truncated"] else ""
+        shown = ", ".join(f"{x:.6g}" if isinstance(x, float) else str(x) for x in values)
+        return f"{v['dtype']}{v['shape']} [{shown}{more}]"
+
+    lines = [f"{doc['name']} = {doc['expression']}",
+             "sizes: " + (", ".join(f"{k}={v}" for k, v in doc["sizes"].items()) or "-"),
+             "output: " + fmt(doc["output"])]
+    return "\n".join(lines)
+
+
+COMMANDS = {"check": (cmd_check, show_check), "eval": (cmd_eval, show_eval)}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="workbench", description="Derive OpenCL kernels from functional expressions.")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="parse and type-check; print normal form and type")
+    check.add_argument("expr", help="expression text or @FILE[:NAME]")
+    check.add_argument("--type", action="append", default=[],
+                       help="input type (repeat for several inputs) or a whole function type")
+    check.add_argument("--json", action="store_true")
+
+    ev = sub.add_parser("eval", help="run the interpreter on random inputs")
+    ev.add_argument("expr", help="expression text or @FILE[:NAME]")
+    ev.add_argument("--type", action="append", default=[], help="input type(s)")
+    ev.add_argument("--size", action="append", default=[], help="NAME=VALUE for a size variable")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--json", action="store_true")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run, show = COMMANDS[args.command]
+    try:
+        doc = run(args)
+    except WorkbenchError as err:
+        print(f"workbench {args.command}: {err}", file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(f"workbench {args.command}: the expression is nested too deeply", file=sys.stderr)
+        return 1
+    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else show(doc))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

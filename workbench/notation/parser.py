@@ -1,0 +1,567 @@
+"""Parser of the notation (SPEC 3): text -> ``Expr`` and text -> ``Type``.
+
+Parsing is two steps. The grammar below builds a small *surface* tree that remembers where
+each piece was written; ``resolve`` then decides what every name means (a bound variable,
+a primitive whose static arguments it collects, a scalar function, a definition of the
+program) and builds the IR. Errors name the line and column and say what was expected.
+
+    expr     := lambda | 'if' expr 'then' expr 'else' expr | compose
+    lambda   := ('λ' | '\\') param+ '.' expr  |  'fun' '(' param (',' param)* '=>' expr ')'
+    param    := name | '(' param (',' param)* ')'
+    compose  := or (('∘' | 'o') (or | lambda))*
+    or, and, comparison, additive, multiplicative: the usual C operators
+    unary    := ('-' | '!') unary | power
+    power    := app ('^' unary)?
+    app      := postfix postfix*            (juxtaposition; ``iterate^7 f`` is ``iterate 7 f``)
+    postfix  := atom ('.' index)*
+    atom     := number | name | '(' ')' | '(' op ')' | '(' op expr ')' | '(' unary op ')'
+              | '(' expr (',' expr)* ')'
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from ..errors import ParseError
+from ..expr import (
+    Apply,
+    BinOp,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    Section,
+    TupleExpr,
+    UnOp,
+    UserFun,
+    Var,
+    compose,
+)
+from ..primitives import PRIMITIVES, lookup, spellings
+from ..sizes import Size
+from ..types import SCALARS, ArrayType, FunctionType, TupleType, Type, VectorType
+from .lexer import Token, tokenize
+
+BINARY_LEVELS = [["||"], ["&&"], ["==", "!=", "<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
+SECTION_OPS = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"}
+# Lift's names for the operators of its examples.
+LIFT_OPERATORS = {"add": "+", "mult": "*", "plus": "+", "multiply": "*", "sub": "-"}
+KEYWORDS = {"if", "then", "else", "o", "fun", "true", "false"}
+
+
+@dataclass
+class S:
+    """A surface-syntax node: ``kind`` plus fields, with the token it started at."""
+
+    kind: str
+    tok: Token
+    parts: list = field(default_factory=list)
+    value: object = None
+
+
+class Parser:
+    def __init__(self, text: str, tokens: list[Token] | None = None):
+        self.text = text
+        self.lines = text.split("\n")
+        self.tokens = tokens if tokens is not None else tokenize(text)
+        self.pos = 0
+
+    # --- helpers --------------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
+
+    def at(self, *texts: str) -> bool:
+        t = self.tok
+        return (t.kind == "op" and t.text in texts) or (t.kind == "ident" and t.text in texts)
+
+    def advance(self) -> Token:
+        t = self.tok
+        self.pos += 1
+        return t
+
+    def error(self, message: str, tok: Token | None = None, expected: str = "") -> ParseError:
+        tok = tok or self.tok
+        line = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
+        return ParseError(message, tok.line, tok.col, line, expected)
+
+    def found(self) -> str:
+        return "the end of the text" if self.tok.kind == "eof" else repr(self.tok.text)
+
+    def expect(self, text: str, what: str = "") -> Token:
+        if not self.at(text):
+            expected = what or f"'{text}'"
+            raise self.error(f"expected {expected}, found {self.found()}", expected=expected)
+        return self.advance()
+
+    def expect_end(self) -> None:
+        if self.tok.kind != "eof":
+            raise self.error(f"unexpected {self.found()} after a complete expression "
+                             f"(unbalanced parentheses or a missing operator?)",
+                             expected="the end of the expression")
+
+    # --- expressions ----------------------------------------------------------------------
+    def expression(self) -> S:
+        if self.at("λ"):
+            return self.lambda_()
+        if self.tok.kind == "ident" and self.tok.text == "fun" and self.peek().text == "(":
+            return self.lift_lambda()
+        if self.at("if"):
+            start = self.advance()
+            cond = self.expression()
+            self.expect("then")
+            then = self.expression()
+            self.expect("else")
+            other = self.expression()
+            return S("if", start, [cond, then, other])
+        return self.composition()
+
+    def lambda_(self) -> S:
+        start = self.advance()
+        params = []
+        while not self.at("."):
+            if self.tok.kind == "eof" or not (self.tok.kind == "ident" or self.at("(")):
+                raise self.error(f"expected a parameter name or '.', found {self.found()}",
+                                 expected="a parameter or '.'")
+            params.append(self.param())
+        if not params:
+            raise self.error("a lambda needs at least one parameter", expected="a parameter")
+        self.advance()
+        return S("lam", start, [self.expression()], params)
+
+    def lift_lambda(self) -> S:
+        start = self.advance()
+        self.expect("(")
+        params = [self.param()]
+        while self.at(","):
+            self.advance()
+            params.append(self.param())
+        self.expect("=>", "'=>' after the parameters of fun(...)")
+        body = self.expression()
+        self.expect(")", "')' closing fun(...)")
+        return S("lam", start, [body], params)
+
+    def param(self):
+        if self.at("("):
+            self.advance()
+            items = [self.param()]
+            while self.at(","):
+                self.advance()
+                items.append(self.param())
+            self.expect(")", "')' closing the tuple pattern")
+            return tuple(items)
+        tok = self.tok
+        if tok.kind != "ident" or tok.text in KEYWORDS:
+            raise self.error(f"expected a parameter name, found {self.found()}",
+                             expected="a parameter name")
+        self.advance()
+        return tok.text
+
+    def composition(self) -> S:
+        first = self.binary(0)
+        items = [first]
+        while self.at("∘", "o"):
+            self.advance()
+            items.append(self.lambda_() if self.at("λ") else self.binary(0))
+        return items[0] if len(items) == 1 else S("compose", first.tok, items)
+
+    def binary(self, level: int) -> S:
+        if level == len(BINARY_LEVELS):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.tok.kind == "op" and self.tok.text in BINARY_LEVELS[level]:
+            op = self.advance()
+            right = self.binary(level + 1)
+            left = S("bin", op, [left, right], op.text)
+            if level == 2:  # comparisons do not chain
+                break
+        return left
+
+    def unary(self) -> S:
+        if self.at("-", "!"):
+            op = self.advance()
+            operand = self.unary()
+            if op.text == "-" and operand.kind == "num":
+                return S("num", op, [], -operand.value)
+            return S("un", op, [operand], op.text)
+        base = self.application()
+        if self.at("^"):
+            op = self.advance()
+            return S("bin", op, [base, self.unary()], "^")
+        return base
+
+    def starts_atom(self) -> bool:
+        t = self.tok
+        if t.kind == "num":
+            return True
+        if t.kind == "ident":
+            return t.text not in KEYWORDS or t.text in ("true", "false")
+        return t.kind == "op" and t.text == "("
+
+    def application(self) -> S:
+        head = self.postfix()
+        args = []
+        if head.kind == "ident" and self.at("^") and lookup(head.value):
+            self.advance()  # iterate^7 f, as the papers write it
+            args.append(self.postfix())
+        while self.starts_atom():
+            args.append(self.postfix())
+        return S("app", head.tok, [head, *args]) if args else head
+
+    def postfix(self) -> S:
+        node = self.atom()
+        while self.at(".") and self.peek().kind == "num" and isinstance(self.peek().value, int):
+            dot = self.advance()
+            index = self.advance()
+            node = S("proj", dot, [node], index.value)
+        return node
+
+    def atom(self) -> S:
+        tok = self.tok
+        if tok.kind == "num":
+            self.advance()
+            return S("num", tok, [], tok.value)
+        if tok.kind == "ident" and (tok.text not in KEYWORDS or tok.text in ("true", "false")):
+            self.advance()
+            if tok.text in ("true", "false"):
+                return S("num", tok, [], tok.text == "true")
+            return S("ident", tok, [], tok.text)
+        if self.at("("):
+            return self.parenthesised()
+        if tok.kind == "eof":
+            raise self.error("the expression ends too early", expected="an expression")
+        raise self.error(f"expected an expression, found {self.found()}",
+                         expected="a name, a number or '('")
+
+    def parenthesised(self) -> S:
+        start = self.advance()
+        if self.at(")"):
+            self.advance()
+            return S("unit", start)
+        if self.tok.kind == "op" and self.tok.text in SECTION_OPS:
+            op = self.tok
+            if self.peek().text == ")":  # (+)
+                self.advance()
+                self.advance()
+                return S("section", op, [None, None], op.text)
+            if op.text != "-":  # (*a); (-x) is a negation
+                self.advance()
+                operand = self.binary(BINARY_LEVELS_INDEX[op.text] + 1)
+                self.expect(")", "')' closing the operator section")
+                return S("section", op, [None, operand], op.text)
+        saved = self.pos
+        if self.closes_with_operator():
+            try:  # a left section: (2*)
+                operand = self.unary()
+                if self.tok.kind == "op" and self.tok.text in SECTION_OPS \
+                        and self.peek().text == ")":
+                    op = self.advance()
+                    self.advance()
+                    return S("section", op, [operand, None], op.text)
+            except ParseError:
+                pass
+            self.pos = saved
+        first = self.expression()
+        if self.at(","):
+            items = [first]
+            while self.at(","):
+                self.advance()
+                items.append(self.expression())
+            self.expect(")", "')' closing the tuple")
+            return S("tuple", start, items)
+        self.expect(")", "')' or an operator")
+        return S("paren", start, [first])
+
+    def closes_with_operator(self) -> bool:
+        """Does this parenthesis end with ``op )`` at its own level (a left section)?"""
+        depth = 0
+        for i in range(self.pos, len(self.tokens) - 1):
+            t = self.tokens[i]
+            if t.text in ("(", "[", "{"):
+                depth += 1
+            elif t.text in (")", "]", "}"):
+                if depth == 0:
+                    return False
+                depth -= 1
+            elif depth == 0 and t.kind == "op" and t.text in SECTION_OPS \
+                    and self.tokens[i + 1].text == ")":
+                return True
+        return False
+
+    # --- types ----------------------------------------------------------------------------
+    def type_(self) -> Type:
+        left = self.type_atom()
+        if self.at("->"):
+            self.advance()
+            return FunctionType(left, self.type_())
+        return left
+
+    def type_atom(self) -> Type:
+        tok = self.tok
+        if tok.kind == "ident" and tok.text in SCALARS:
+            self.advance()
+            return SCALARS[tok.text]
+        if self.at("["):
+            self.advance()
+            elem = self.type_()
+            self.expect("]", "']' closing the array type")
+            return ArrayType(elem, self.size_subscript())
+        if self.at("<"):
+            self.advance()
+            elem = self.type_()
+            self.expect(">", "'>' closing the vector type")
+            return VectorType(elem, self.size_subscript())
+        if self.at("("):
+            self.advance()
+            items = [self.type_()]
+            while self.at(","):
+                self.advance()
+                items.append(self.type_())
+            self.expect(")", "')' closing the type")
+            return items[0] if len(items) == 1 else TupleType(tuple(items))
+        raise self.error(f"expected a type, found {self.found()}",
+                         expected="int, float, double, bool, [A]_N, <A>_n or (A, B)")
+
+    def size_subscript(self) -> Size:
+        self.expect("_", "'_' and the array size (as in [float]_N)")
+        tok = self.tok
+        if tok.kind == "num" and isinstance(tok.value, int):
+            self.advance()
+            return Size.const(tok.value)
+        if tok.kind == "ident":
+            self.advance()
+            return Size.var(tok.text)
+        if self.at("{", "("):
+            close = "}" if self.advance().text == "{" else ")"
+            node = self.expression()
+            self.expect(close, f"'{close}' closing the size")
+            return to_size(node, self)
+        raise self.error(f"expected a size, found {self.found()}",
+                         expected="a number, a size name or {size expression}")
+
+
+BINARY_LEVELS_INDEX = {op: i for i, ops in enumerate(BINARY_LEVELS) for op in ops}
+
+
+def to_size(node: S, parser: Parser) -> Size:
+    """A surface expression read as a size: numbers, names, + - * / and ^."""
+    if node.kind == "num" and isinstance(node.value, int) and not isinstance(node.value, bool):
+        if node.value < 0:
+            raise parser.error("sizes are natural numbers", node.tok, "a size")
+        return Size.const(node.value)
+    if node.kind == "ident":
+        return Size.var(node.value)
+    if node.kind == "paren":
+        return to_size(node.parts[0], parser)
+    if node.kind == "bin" and node.value in ("+", "-", "*", "/", "^"):
+        a, b = to_size(node.parts[0], parser), to_size(node.parts[1], parser)
+        if node.value == "+":
+            return a + b
+        if node.value == "-":
+            return a - b
+        if node.value == "*":
+            return a * b
+        if node.value == "/":
+            return a / b
+        return a ** b
+    raise parser.error("expected a size (a number, a size name, or arithmetic on them)",
+                       node.tok, "a size")
+
+
+# --- resolution: surface tree -> IR -----------------------------------------------------------
+
+class Resolver:
+    """Gives every name its meaning; ``definitions`` maps names of a program to their IR."""
+
+    def __init__(self, parser: Parser, definitions: dict[str, Expr] | None = None):
+        self.parser = parser
+        self.definitions = definitions or {}
+
+    def error(self, message: str, node: S, expected: str = "") -> ParseError:
+        return self.parser.error(message, node.tok, expected)
+
+    def resolve(self, node: S, scope: frozenset[str]) -> Expr:
+        kind = node.kind
+        if kind == "num":
+            return Lit(node.value)
+        if kind == "ident":
+            return self.name(node, scope, [])
+        if kind == "app":
+            head, *args = node.parts
+            if head.kind == "ident":
+                return self.name(head, scope, args)
+            fn = self.resolve(head, scope)
+            return Apply(fn, tuple(self.resolve(a, scope) for a in self.spread(args, False)))
+        if kind == "paren":
+            return self.resolve(node.parts[0], scope)
+        if kind == "tuple":
+            return TupleExpr(tuple(self.resolve(i, scope) for i in node.parts))
+        if kind == "unit":
+            raise self.error("() is only allowed after a Lift primitive, as in Join()", node)
+        if kind == "lam":
+            names = {n for p in node.value for n in _flatten(p)}
+            body = self.resolve(node.parts[0], scope | names)
+            return Lambda(tuple(node.value), body)
+        if kind == "compose":
+            return compose(*(self.resolve(p, scope) for p in node.parts))
+        if kind == "bin":
+            if node.value == "^":
+                raise self.error("'^' is only for sizes and iterate^n; use pow x y for powers",
+                                 node)
+            return BinOp(node.value, self.resolve(node.parts[0], scope),
+                         self.resolve(node.parts[1], scope))
+        if kind == "un":
+            return UnOp(node.value, self.resolve(node.parts[0], scope))
+        if kind == "section":
+            left, right = node.parts
+            return Section(node.value, None if left is None else self.resolve(left, scope),
+                           None if right is None else self.resolve(right, scope))
+        if kind == "proj":
+            return Apply(Prim("get", (node.value,)), (self.resolve(node.parts[0], scope),))
+        if kind == "if":
+            c, t, e = (self.resolve(p, scope) for p in node.parts)
+            return Apply(Prim("select"), (c, t, e))
+        raise self.error(f"unexpected {kind}", node)  # pragma: no cover
+
+    def spread(self, args: list[S], lift_style: bool) -> list[S]:
+        """Lift's ``Split(4)``, ``ReduceSeq(add, 0.0f)``, ``Join()``: a tuple is the arguments."""
+        if not lift_style:
+            return args
+        out = []
+        for a in args:
+            if a.kind == "tuple":
+                out.extend(a.parts)
+            elif a.kind != "unit":
+                out.append(a)
+        return out
+
+    def name(self, node: S, scope: frozenset[str], args: list[S]) -> Expr:
+        word = node.value
+        if word in scope:
+            fn: Expr = Var(word)
+        elif word in self.definitions:
+            fn = self.definitions[word]
+        elif word in LIFT_OPERATORS:
+            fn = Section(LIFT_OPERATORS[word])
+        else:
+            decl = lookup(word)
+            if decl is None:
+                raise self.unknown(node, scope)
+            lift_style = word[:1].isupper()
+            return self.primitive(node, decl, self.spread(args, lift_style), scope)
+        if not args:
+            return fn
+        return Apply(fn, tuple(self.resolve(a, scope) for a in args))
+
+    def primitive(self, node: S, decl, args: list[S], scope) -> Expr:
+        static = []
+        rest = list(args)
+        for param in decl.params:
+            if param.kind == "dim":
+                first = _unparen(rest[0]) if rest else None
+                if first is not None and first.kind == "num" and first.value in (0, 1, 2) \
+                        and not isinstance(first.value, bool):
+                    static.append(_unparen(rest.pop(0)).value)
+                else:
+                    static.append(0)
+                continue
+            if not rest:
+                wanted = ", ".join(p.name for p in decl.params if p.kind != "dim")
+                raise self.error(
+                    f"{decl.name} expects its argument{'s' if ',' in wanted else ''} "
+                    f"({wanted}) before the data, e.g. {_example(decl)}", node, wanted)
+            arg = _unparen(rest.pop(0))
+            if param.kind == "size":
+                static.append(to_size(arg, self.parser))
+            elif param.kind == "index":
+                if arg.kind != "num" or not isinstance(arg.value, int) or arg.value < 0:
+                    raise self.error(f"{decl.name} expects a literal index (0, 1, ...)", arg,
+                                     "an index")
+                static.append(arg.value)
+            else:
+                static.append(self.resolve(arg, scope))
+        prim = Prim(decl.name, tuple(static))
+        if not rest:
+            return prim
+        return Apply(prim, tuple(self.resolve(a, scope) for a in rest))
+
+    def unknown(self, node: S, scope) -> ParseError:
+        known = list(scope) + list(self.definitions) + list(spellings()) + list(LIFT_OPERATORS)
+        close = difflib.get_close_matches(node.value, known, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        return self.error(f"unknown name {node.value!r}: not a variable, primitive or "
+                          f"definition{hint}", node, "a known name")
+
+
+def _unparen(node: S) -> S:
+    while node.kind == "paren":
+        node = node.parts[0]
+    return node
+
+
+def _flatten(pattern):
+    if isinstance(pattern, str):
+        return [pattern]
+    return [n for p in pattern for n in _flatten(p)]
+
+
+def _example(decl) -> str:
+    samples = {"fun": "f", "value": "0", "size": "4", "index": "0"}
+    return " ".join([decl.name] + [samples[p.kind] for p in decl.params if p.kind != "dim"])
+
+
+# --- public entry points ----------------------------------------------------------------------
+
+def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
+    """Parse an expression written in the paper notation, its ASCII form or Lift's DSL."""
+    parser = Parser(text)
+    try:
+        tree = parser.expression()
+        parser.expect_end()
+        return Resolver(parser, definitions).resolve(tree, frozenset())
+    except RecursionError:
+        raise ParseError("the expression is nested too deeply", 1, 1) from None
+
+
+def parse_type(text: str) -> Type:
+    """Parse a type such as ``[float]_N -> [float]_1`` or ``[<float>_4]_{N/4}``."""
+    parser = Parser(text)
+    try:
+        t = parser.type_()
+    except RecursionError:
+        raise ParseError("the type is nested too deeply", 1, 1) from None
+    if parser.tok.kind != "eof":
+        raise parser.error(f"unexpected {parser.found()} after a complete type",
+                           expected="the end of the type")
+    return t
+
+
+def is_user_function(decl_type: Type | None, body: Expr) -> bool:
+    """Definitions on scalars stay named ``UserFun``s; array programs are inlined."""
+    if decl_type is not None:
+        return not _mentions_arrays(decl_type)
+    return not any(isinstance(n, Prim) and n.name in PRIMITIVES and
+                   PRIMITIVES[n.name].category != "scalar" for n in _nodes(body))
+
+
+def _mentions_arrays(t: Type) -> bool:
+    if isinstance(t, ArrayType | VectorType):
+        return True
+    if isinstance(t, TupleType):
+        return any(_mentions_arrays(i) for i in t.items)
+    if isinstance(t, FunctionType):
+        return _mentions_arrays(t.arg) or _mentions_arrays(t.result)
+    return False
+
+
+def _nodes(e: Expr):
+    yield e
+    for c in e.children():
+        yield from _nodes(c)
+
+
+__all__ = ["parse", "parse_type", "Parser", "Resolver", "UserFun"]

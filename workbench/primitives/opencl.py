@@ -1,0 +1,150 @@
+"""Low-level OpenCL primitives (ICFP 2015 Fig. 5; PACT table of hardware patterns;
+unrolled variants). Their meaning is that of the algorithmic primitive they implement
+(ICFP Sect. 5.2); only the code generator tells them apart."""
+
+from __future__ import annotations
+
+from .. import values as V
+from ..sizes import Size
+from ..types import ArrayType, ScalarType, TupleType, VectorType
+from . import DIM, FUN, OPENCL, SIZE, VALUE, Primitive, define
+from .algorithmic import array_arg, map_semantics, map_type
+
+# The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
+# check in ``nesting`` uses these levels.
+_MAPS = [
+    ("mapGlobal", "global", True, ("map-global", "mapGlb", "MapGlb"),
+     "Each global work-item applies f to its own elements."),
+    ("mapWorkgroup", "workgroup", True, ("map-workgroup", "mapWrg", "MapWrg"),
+     "Each work-group applies f to its own elements."),
+    ("mapLocal", "local", True, ("map-local", "mapLcl", "MapLcl"),
+     "Each work-item of a work-group applies f to its own elements (barrier after)."),
+    ("mapWarp", "warp", False, ("map-warp", "MapWarp"),
+     "Each warp of a work-group applies f to its own elements."),
+    ("mapLane", "lane", False, ("map-lane", "MapLane"),
+     "Each lane of a warp applies f to its own elements (no barrier needed)."),
+    ("mapSeq", "seq", False, ("map-seq", "MapSeq"),
+     "A sequential loop within one work-item."),
+    ("mapSeqUnroll", "seq", False, ("map-seq-unroll", "MapSeqUnroll"),
+     "A sequential loop, fully unrolled."),
+]
+
+for name, level, has_dim, aliases, doc in _MAPS:
+    define(Primitive(
+        name, OPENCL, "(A -> B) -> [A]_I -> [B]_I", "ICFP Fig. 5" if level not in ("warp", "lane")
+        else "PACT table 2", doc, map_type, map_semantics,
+        params=(DIM(), FUN()) if has_dim else (FUN(),), aliases=aliases,
+        extra={"map_level": level}))
+
+
+def reduce_seq_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, node.name)
+    b = a.elem
+    z_expr = node.args[1]
+    acc = chk.value(z_expr, env, path + (1,), expected=b if _numeric(b) else None)
+    r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
+    if r != acc and _numeric(r) and _numeric(acc) and chk_literal(z_expr):
+        # An untyped literal accumulator adopts the operator's result type.
+        acc = chk.value(z_expr, env, path + (1,), expected=r)
+        r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
+    if r != acc:
+        chk.fail(path, f"{node.name}: the operator takes ({acc}, {b}) and must return the "
+                       f"accumulator type {acc}, it returns {r}")
+    return ArrayType(acc, Size.const(1))
+
+
+def _numeric(t) -> bool:
+    return isinstance(t, ScalarType) and t.name != "bool"
+
+
+def chk_literal(expr) -> bool:
+    from ..expr import Lit, UnOp
+
+    return isinstance(expr, Lit) or (isinstance(expr, UnOp) and isinstance(expr.operand, Lit))
+
+
+def reduce_seq_semantics(ev, node, args):
+    acc = ev.fold(node.args[0], ev.value(node.args[1]), args[0])
+    return V.collect(V.lift(acc, ev.depth, ev.depth + 1), ev.depth, 1)
+
+
+for name, aliases in (("reduceSeq", ("reduce-seq", "ReduceSeq")),
+                      ("reduceSeqUnroll", ("reduce-seq-unroll", "ReduceSeqUnroll"))):
+    define(Primitive(
+        name, OPENCL, "((A × B) -> A) -> A -> [B]_I -> [A]_1", "ICFP Fig. 5",
+        "A sequential left fold in one work-item (the operator need not be associative).",
+        reduce_seq_type, reduce_seq_semantics, params=(FUN(), VALUE()), aliases=aliases))
+
+
+def memory_type(chk, node, args, env, path):
+    return chk.apply(node.args[0], args, env, path + (0,))
+
+
+for name, space, aliases in (("toGlobal", "global", ("asGlobal", "to-global")),
+                             ("toLocal", "local", ("asLocal", "to-local")),
+                             ("toPrivate", "private", ("asPrivate", "to-private"))):
+    define(Primitive(
+        name, OPENCL, "(A -> B) -> (A -> B)", "ICFP Fig. 5" if space != "private" else "Lift",
+        f"Store the results of f in {space} memory (the identity on values).", memory_type,
+        lambda ev, node, args: ev.call(node.args[0], args), params=(FUN(),), aliases=aliases,
+        extra={"address_space": space}))
+
+
+def reorder_stride_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, "reorderStride")
+    s = chk.size(node.args[0])
+    chk.require_divides(a.size, s, path, f"reorderStride {s}")
+    return a
+
+
+def reorder_stride_semantics(ev, node, args):
+    import numpy as np
+
+    x = args[0]
+    s = ev.size(node.args[0])
+    n = V.length(x, ev.depth)
+    inner = n // s  # ICFP: reorderStride_{A,I} s : [A]_{s×I}; element i is x(i/I + s·(i%I))
+    i = np.arange(n)
+    return V.gather(x, ev.depth, i // inner + s * (i % inner))
+
+
+define(Primitive(
+    "reorderStride", OPENCL, "(s : size) -> [A]_{s×I} -> [A]_{s×I}", "ICFP Fig. 5",
+    "A reordering with stride s: element i is read from i/I + s·(i%I), for coalescing.",
+    reorder_stride_type, reorder_stride_semantics, params=(SIZE("s"),),
+    aliases=("reorder-stride", "ReorderStride")))
+
+
+define(Primitive(
+    "mapVec", OPENCL, "(A -> B) -> <A>_I -> <B>_I", "ICFP Fig. 5",
+    "Apply a scalar function to all lanes of a SIMD vector.", map_type, map_semantics,
+    params=(FUN(),), aliases=("vect", "map-vec", "MapVec"),
+    extra={"map_level": "vector", "input": VectorType}))
+
+
+def split_vec_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, "splitVec")
+    if not isinstance(a.elem, ScalarType):
+        chk.fail(path, f"splitVec makes vectors of scalars, the elements are {a.elem}")
+    n = chk.size(node.args[0])
+    chk.require_divides(a.size, n, path, f"splitVec {n}")
+    return ArrayType(VectorType(a.elem, n), a.size / n)
+
+
+define(Primitive(
+    "splitVec", OPENCL, "(n : size) -> [A]_{n×I} -> [<A>_n]_I", "ICFP Fig. 5",
+    "Group scalars into SIMD vectors of n.", split_vec_type,
+    lambda ev, node, args: V.split(args[0], ev.depth, ev.size(node.args[0])),
+    params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector")))
+
+
+def join_vec_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, "joinVec")
+    v = array_arg(chk, a.elem, path, "joinVec (elements)", VectorType)
+    return ArrayType(v.elem, v.size * a.size)
+
+
+define(Primitive(
+    "joinVec", OPENCL, "[<A>_I]_J -> [A]_{I×J}", "ICFP Fig. 5",
+    "Flatten SIMD vectors back to scalars.", join_vec_type,
+    lambda ev, node, args: V.join(args[0], ev.depth), aliases=("join-vec", "asScalar", "AsScalar")))

@@ -1,0 +1,370 @@
+"""The reference interpreter: the oracle for every rule and every generated kernel.
+
+It follows the denotational semantics of ICFP 2015 Fig. 9 (reduce as a fold, split/join
+and reorderStride as index maps, iterate with shrinking sizes; every low-level primitive
+means its high-level counterpart). To be fast on large arrays it evaluates ``map f`` once
+for all elements on batched NumPy values (see ``values``), and folds whose operator is a
+known associative one (``(+)``, ``(*)``, ``min``, ``max``, or ``λ(acc, x). acc + g x``) with
+NumPy reductions instead of a Python loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import values as V
+from .errors import EvaluationError, WorkbenchError
+from .expr import (
+    Apply,
+    BinOp,
+    Compose,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    Section,
+    TupleExpr,
+    UnOp,
+    UserFun,
+    Var,
+)
+from .sizes import Size
+from .typecheck import declared_type_of, typecheck
+from .types import (
+    ArrayType,
+    ScalarType,
+    TupleType,
+    Type,
+    VectorType,
+    dtype_of,
+    function_parts,
+    match_sizes,
+    type_of_value,
+)
+
+_UFUNCS = {"+": np.add, "*": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+class Evaluator:
+    """Evaluates expressions at a batch ``depth`` (the number of enclosing maps)."""
+
+    def __init__(self, sizes: Mapping[str, int], depth: int = 0, env: dict | None = None):
+        self.sizes = sizes
+        self.depth = depth
+        self.env = env or {}  # name -> (value, depth it was bound at)
+
+    def deeper(self) -> Evaluator:
+        return Evaluator(self.sizes, self.depth + 1, self.env)
+
+    def size(self, s: Size) -> int:
+        try:
+            v = s.evaluate(self.sizes)
+        except ValueError as err:
+            raise EvaluationError(f"{err}; give its value (sizes={{...}} or --size NAME=VALUE)")\
+                from None
+        return int(v)
+
+    # --- functions ------------------------------------------------------------------------
+    def call(self, fn: Expr, args: list):
+        if isinstance(fn, Prim):
+            decl = fn.decl
+            if decl.category == "scalar" and decl.arity and decl.arity > 1 and len(args) == 1 \
+                    and isinstance(args[0], tuple):
+                args = list(args[0])
+            return decl.semantics(self, fn, list(args))
+        if isinstance(fn, Compose):
+            value = self.call(fn.fns[-1], args)
+            for f in reversed(fn.fns[:-1]):
+                value = self.call(f, [value])
+            return value
+        if isinstance(fn, Lambda):
+            params = fn.params
+            if len(args) == 1 and len(params) > 1 and isinstance(args[0], tuple) \
+                    and len(args[0]) == len(params):
+                args = list(args[0])
+            env = dict(self.env)
+            for pattern, value in zip(params, args):
+                self._bind(pattern, value, env)
+            inner = Evaluator(self.sizes, self.depth, env)
+            rest = args[len(params):]
+            return inner.call(fn.body, rest) if rest else inner.value(fn.body)
+        if isinstance(fn, Apply):
+            own = [self.value(a) for a in fn.args]
+            return self.call(fn.fn, own + list(args))
+        if isinstance(fn, Section):
+            fixed = [self.value(x) for x in fn.children()]
+            if len(args) == 1 and isinstance(args[0], tuple) and not fixed:
+                args = list(args[0])
+            left, right = (fixed[0], args[0]) if fn.left is not None else \
+                (args[0], fixed[0]) if fixed else (args[0], args[1])
+            return binop(fn.op, left, right)
+        if isinstance(fn, UserFun):
+            if fn.body is not None:
+                return Evaluator(self.sizes, self.depth).call(fn.body, args)
+            if len(args) == 1 and isinstance(args[0], tuple) and len(fn.params) > 1:
+                args = list(args[0])
+            return fn.numpy_fn(*args)
+        raise EvaluationError(f"cannot apply {fn} (not a function)")
+
+    def _bind(self, pattern, value, env: dict) -> None:
+        if isinstance(pattern, str):
+            env[pattern] = (value, self.depth)
+        else:
+            for p, v in zip(pattern, value):
+                self._bind(p, v, env)
+
+    def map(self, fn: Expr, array):
+        n = V.length(array, self.depth)
+        result = self.deeper().call(fn, [V.elements(array)])
+        return V.collect(result, self.depth, n)
+
+    # --- values ---------------------------------------------------------------------------
+    def value(self, expr: Expr):
+        if isinstance(expr, Var):
+            if expr.name not in self.env:
+                raise EvaluationError(f"unbound variable {expr.name}")
+            value, depth = self.env[expr.name]
+            return V.lift(value, depth, self.depth)
+        if isinstance(expr, Lit):
+            return expr.value
+        if isinstance(expr, TupleExpr):
+            return tuple(self.value(i) for i in expr.items)
+        if isinstance(expr, Apply):
+            return self.call(expr.fn, [self.value(a) for a in expr.args])
+        if isinstance(expr, BinOp):
+            return binop(expr.op, self.value(expr.left), self.value(expr.right))
+        if isinstance(expr, UnOp):
+            x = self.value(expr.operand)
+            return np.logical_not(x) if expr.op == "!" else -x
+        raise EvaluationError(f"expected a value, found the function {expr}")
+
+    # --- folds ----------------------------------------------------------------------------
+    def fold(self, fn: Expr, init, array):
+        """Left fold ``acc = fn(acc, x_i)`` over the array axis at this depth."""
+        fast = _associative_form(fn)
+        if fast is not None:
+            op, element_fn = fast
+            mapped = array if element_fn is None else self.map(element_fn, array)
+            if not isinstance(mapped, V.Zipped) and not isinstance(mapped, tuple):
+                total = _UFUNCS[op].reduce(np.asarray(mapped), axis=self.depth)
+                return _combine(op, init, total)
+        acc = init
+        for i in range(V.length(array, self.depth)):
+            acc = self.call(fn, [(acc, V.element_at(array, self.depth, i))])
+        return acc
+
+    def scan(self, fn: Expr, init, array):
+        fast = _associative_form(fn)
+        d = self.depth
+        if fast is not None and fast[1] is None and not isinstance(array, V.Zipped):
+            op = fast[0]
+            return _combine(op, init, _UFUNCS[op].accumulate(np.asarray(array), axis=d))
+        acc, out = init, []
+        for i in range(V.length(array, d)):
+            acc = self.call(fn, [(acc, V.element_at(array, d, i))])
+            out.append(V.lift(acc, d, d + 1))
+        return V.concat([V.collect(o, d, 1) for o in out], d)
+
+    def index_function(self, fn: Expr, args: list[np.ndarray], n: int) -> np.ndarray:
+        result = Evaluator(self.sizes, 1).call(fn, args)
+        return np.broadcast_to(np.asarray(result), (n,)).astype(np.int64)
+
+
+def _combine(op: str, init, total):
+    return _UFUNCS[op](init, total) if op in ("min", "max") else binop(op, init, total)
+
+
+def _associative_form(fn: Expr):
+    """``(op, g)`` when folding with ``fn`` equals reducing with ``op`` over ``map g``.
+
+    Recognises ``(+)``/``(*)``, ``min``/``max`` and lambdas ``λ(acc, x). acc op g(x)``
+    (or ``g(x) op acc``) where ``acc`` does not occur in ``g(x)``; ``g`` is None for the
+    identity.
+    """
+    if isinstance(fn, Section) and fn.left is None and fn.right is None and fn.op in _UFUNCS:
+        return fn.op, None
+    if isinstance(fn, Prim) and fn.name in ("min", "max"):
+        return fn.name, None
+    if not isinstance(fn, Lambda):
+        return None
+    params = fn.params
+    if len(params) == 1 and isinstance(params[0], tuple) and len(params[0]) == 2:
+        acc, x = params[0]
+    elif len(params) == 2:
+        acc, x = params
+    else:
+        return None
+    if not isinstance(acc, str):
+        return None
+    body = fn.body
+    if isinstance(body, BinOp) and body.op in ("+", "*"):
+        op, a, b = body.op, body.left, body.right
+    elif isinstance(body, Apply) and isinstance(body.fn, Prim) and body.fn.name in ("min", "max") \
+            and len(body.args) == 2:
+        op, (a, b) = body.fn.name, body.args
+    else:
+        return None
+    other = b if a == Var(acc) else a if b == Var(acc) else None
+    if other is None or acc in other.free_vars():
+        return None
+    if isinstance(x, str) and other == Var(x):
+        return op, None
+    return op, Lambda((x,), other)
+
+
+def binop(op: str, a, b):
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        if _is_int(a) and _is_int(b):  # C division truncates towards zero
+            q = np.floor_divide(a, b)
+            return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) ^ (np.asarray(b) < 0)))
+        return a / b
+    if op == "%":
+        return np.fmod(a, b)
+    if op == "<":
+        return np.less(a, b)
+    if op == "<=":
+        return np.less_equal(a, b)
+    if op == ">":
+        return np.greater(a, b)
+    if op == ">=":
+        return np.greater_equal(a, b)
+    if op == "==":
+        return np.equal(a, b)
+    if op == "!=":
+        return np.not_equal(a, b)
+    if op == "&&":
+        return np.logical_and(a, b)
+    if op == "||":
+        return np.logical_or(a, b)
+    raise EvaluationError(f"unknown operator {op}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int | np.integer) or (isinstance(x, np.ndarray)
+                                               and np.issubdtype(x.dtype, np.integer))
+
+
+# --- the public entry point -------------------------------------------------------------------
+
+def _array_levels(t: Type | None) -> tuple[int, TupleType | None]:
+    levels = 0
+    while isinstance(t, ArrayType | VectorType):
+        levels, t = levels + 1, t.elem
+    return levels, (t if isinstance(t, TupleType) and levels else None)
+
+
+def _coerce_input(value, want: Type | None):
+    """Accept NumPy's float64 for a declared float (and lists): cast to the declared dtype.
+
+    An array of tuples is given as a tuple of arrays, one per component.
+    """
+    levels, item = _array_levels(want)
+    if item is not None and isinstance(value, tuple) and len(value) == len(item.items):
+        return V.Zipped(tuple(_coerce_input(v, _replace_leaf(want, i))
+                              for v, i in zip(value, item.items)), levels)
+    if isinstance(value, tuple):
+        items = want.items if isinstance(want, TupleType) else [None] * len(value)
+        return tuple(_coerce_input(v, w) for v, w in zip(value, items))
+    if isinstance(value, bool | int | float) and want is None:
+        return value
+    arr = np.asarray(value)
+    if want is not None:
+        try:
+            target = dtype_of(want)
+        except ValueError:
+            return arr
+        if arr.dtype.kind == target.kind or (arr.dtype.kind in "iu" and target.kind == "f"):
+            return arr.astype(target, copy=False)
+    return arr
+
+
+def _type_of_input(value) -> Type:
+    if isinstance(value, V.Zipped):
+        parts = [_type_of_input(p) for p in value.parts]
+        outer = []
+        t = parts[0]
+        for _ in range(value.levels):
+            outer.append(t.size)
+            t = t.elem
+        items = []
+        for p in parts:
+            for _ in range(value.levels):
+                p = p.elem
+            items.append(p)
+        result: Type = TupleType(tuple(items))
+        for size in reversed(outer):
+            result = ArrayType(result, size)
+        return result
+    return type_of_value(value)
+
+
+def _to_output(value, t: Type):
+    if isinstance(t, TupleType):
+        return tuple(_to_output(v, i) for v, i in zip(value, t.items))
+    if isinstance(t, ArrayType | VectorType):
+        inner = t
+        while isinstance(inner, ArrayType | VectorType):
+            inner = inner.elem
+        if isinstance(inner, TupleType):
+            return tuple(_to_output(part, _replace_leaf(t, item))
+                         for part, item in zip(value.parts, inner.items))
+    if isinstance(t, ScalarType | ArrayType | VectorType):
+        return np.ascontiguousarray(np.asarray(value).astype(dtype_of(t), copy=False))
+    return value
+
+
+def _replace_leaf(t: Type, leaf: Type) -> Type:
+    if isinstance(t, ArrayType):
+        return ArrayType(_replace_leaf(t.elem, leaf), t.size)
+    if isinstance(t, VectorType):
+        return VectorType(_replace_leaf(t.elem, leaf), t.size)
+    return leaf
+
+
+def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
+    """Run ``expr`` on NumPy inputs; sizes are taken from the arrays (and ``sizes``).
+
+    Returns a NumPy array, or a tuple (for tuples; an array of tuples is returned as one
+    array per component).
+    """
+    declared = declared_type_of(expr)
+    wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
+    if declared is not None and len(wanted) != len(inputs):
+        raise EvaluationError(f"{getattr(expr, 'definition_name', 'this program')} takes "
+                              f"{len(wanted)} inputs ({', '.join(map(str, wanted))}), "
+                              f"got {len(inputs)}")
+    values = [_coerce_input(v, w) for v, w in zip(inputs, wanted)]
+    types = [_type_of_input(v) for v in values]
+    env = {k: int(v) for k, v in (sizes or {}).items()}
+    if declared is not None:
+        bindings: dict[str, Size] = {}
+        for i, (want, got) in enumerate(zip(wanted, types)):
+            if not match_sizes(want, got, bindings):
+                raise EvaluationError(f"input {i + 1}: expected {want}, got {got}"
+                                      + _binding_note(bindings))
+        for name, s in bindings.items():
+            if s.is_integer_constant:
+                env.setdefault(name, int(s.value))
+    result_type = typecheck(expr, *types, sizes=env)
+    ev = Evaluator(env)
+    try:
+        out = ev.call(expr, values) if values else ev.value(expr)
+    except WorkbenchError:
+        raise
+    except (ValueError, IndexError) as err:  # a shape the type checker could not foresee
+        raise EvaluationError(f"evaluation failed: {err}") from None
+    return _to_output(out, result_type)
+
+
+def _binding_note(bindings: dict[str, Size]) -> str:
+    if not bindings:
+        return ""
+    return " (with " + ", ".join(f"{k} = {v}" for k, v in bindings.items()) + ")"
