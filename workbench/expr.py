@@ -401,3 +401,35 @@ def fresh_name(base: str, avoid: set[str] | frozenset[str]) -> str:
     while f"{base}{i}" in avoid:
         i += 1
     return f"{base}{i}"
+
+
+def substitute(expr: Expr, name: str, value: Expr) -> Expr:
+    """``expr`` with the free occurrences of ``name`` replaced by ``value``, renaming
+    binders that would capture the free variables of ``value``."""
+    if name not in expr.free_vars():
+        return expr
+    if isinstance(expr, Var):
+        return value
+    if isinstance(expr, Lambda):
+        bound = set(expr.names())
+        if name in bound:
+            return expr
+        clash = bound & value.free_vars()
+        params, body = expr.params, expr.body
+        if clash:
+            avoid = set(value.free_vars()) | body.free_vars() | bound
+            renaming = {}
+            for old in sorted(clash):
+                new = fresh_name(old, avoid)
+                avoid.add(new)
+                renaming[old] = new
+                body = substitute(body, old, Var(new))
+            params = tuple(_rename_pattern(p, renaming) for p in params)
+        return Lambda(params, substitute(body, name, value))
+    return expr.with_children(tuple(substitute(c, name, value) for c in expr.children()))
+
+
+def _rename_pattern(pattern: Pattern, renaming: dict[str, str]) -> Pattern:
+    if isinstance(pattern, str):
+        return renaming.get(pattern, pattern)
+    return tuple(_rename_pattern(p, renaming) for p in pattern)

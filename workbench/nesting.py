@@ -83,10 +83,11 @@ def _name(levels: set[str]) -> str:
     return sorted(levels)[0].capitalize()
 
 
-def check_nesting(expr: Expr) -> list[NestingProblem]:
-    """Every place where an OpenCL map or ``toLocal`` breaks the thread hierarchy."""
+def check_nesting(expr: Expr, outer: Context = (), at: Path = ()) -> list[NestingProblem]:
+    """Every place where an OpenCL map or ``toLocal`` breaks the thread hierarchy; ``outer``
+    is the context of the enclosing maps when ``expr`` is a subtree found at path ``at``."""
     problems: list[NestingProblem] = []
-    _walk(expr, (), (), problems)
+    _walk(expr, at, outer, problems)
     return problems
 
 

@@ -14,7 +14,7 @@ it was applied to and produced (the rules and the widget use them).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .errors import SizeError, TypeCheckError, WorkbenchError
@@ -58,10 +58,12 @@ LOGICAL = {"&&", "||"}
 
 @dataclass(frozen=True)
 class Typing:
-    """What a node was applied to (``args``, empty for values) and what it produced."""
+    """What a node was applied to (``args``, empty for values) and what it produced, and
+    the types of the variables in scope there (so a rewrite can be re-checked locally)."""
 
     args: tuple[Type, ...]
     result: Type
+    env: Mapping[str, Type] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class Checker:
     def apply(self, fn: Expr, args: list[Type], env: Mapping[str, Type], path: Path) -> Type:
         result = self._apply(fn, args, env, path)
         if self.typings is not None and path not in self.typings:
-            self.typings[path] = Typing(tuple(args), result)
+            self.typings[path] = Typing(tuple(args), result, env)
         return result
 
     def _apply(self, fn: Expr, args: list[Type], env, path: Path) -> Type:
@@ -220,7 +222,7 @@ class Checker:
               expected: Type | None = None) -> Type:
         t = self._value(expr, env, path, expected)
         if self.typings is not None and path not in self.typings:
-            self.typings[path] = Typing((), t)
+            self.typings[path] = Typing((), t, env)
         return t
 
     def _value(self, expr: Expr, env, path: Path, expected: Type | None) -> Type:

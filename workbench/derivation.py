@@ -1,0 +1,286 @@
+"""Derivations: a start expression plus the rewrite steps taken (SPEC 5).
+
+A ``Derivation`` keeps the steps of its current branch, an undo/redo history, and the
+branches left behind when the user tried another rule at an earlier step. It is saved as
+JSON (data only) and replayed step by step on load: every step is re-applied and checked,
+and the first bad entry is reported by number. It exports to Markdown and LaTeX in the
+style of ICFP 2015 Fig. 10 (each line annotated with the rule that produced it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+
+from .errors import WorkbenchError, format_path, parse_path
+from .expr import Expr, Path, UserFun, walk
+from .notation import parse, parse_program, parse_type
+from .notation.printer import to_text
+from .rules import RewriteRefused, apply, lookup_rule
+from .types import Type
+
+FORMAT = "rewrite-workbench derivation"
+
+
+class DerivationError(WorkbenchError):
+    """A saved derivation that is corrupt, truncated, or does not replay."""
+
+
+@dataclass(frozen=True)
+class Step:
+    rule: str
+    path: Path
+    params: dict = field(default_factory=dict)
+    result: Expr | None = field(default=None, compare=False)
+
+    def describe(self) -> str:
+        params = ", ".join(f"{k} = {v}" for k, v in self.params.items())
+        return f"{self.rule}" + (f" ({params})" if params else "") + \
+            f" at {format_path(self.path)}"
+
+    def as_json(self) -> dict:
+        return {"rule": self.rule, "path": format_path(self.path),
+                "params": {k: str(v) for k, v in self.params.items()},
+                "result": str(self.result) if self.result is not None else None}
+
+
+class Derivation:
+    """A start expression, its input types, and the steps of the current branch."""
+
+    def __init__(self, start: Expr | str, *input_types: Type | str, name: str = "",
+                 definitions: str = ""):
+        self.definitions = definitions
+        self.start = parse(start, _userfuns(definitions)) if isinstance(start, str) else start
+        self.input_types = tuple(parse_type(t) if isinstance(t, str) else t
+                                 for t in input_types)
+        self.name = name or getattr(self.start, "definition_name", "") or "expr"
+        self.steps: list[Step] = []
+        self._redo: list[Step] = []
+        self.branches: list[list[Step]] = []
+
+    # --- stepping -------------------------------------------------------------------------
+    @property
+    def current(self) -> Expr:
+        return self.steps[-1].result if self.steps else self.start
+
+    def expressions(self) -> list[Expr]:
+        return [self.start] + [s.result for s in self.steps]
+
+    def apply(self, rule: str, path: Path | str, **params) -> Expr:
+        """Apply a rule to the current expression; raises ``RewriteRefused`` if it does not
+        apply (the derivation is then unchanged)."""
+        path = parse_path(path) if isinstance(path, str) else tuple(path)
+        result = apply(self.current, rule, path, *self.input_types, **params)
+        rule_obj = lookup_rule(rule)
+        values = {p.name: params[p.name] for p in rule_obj.params if p.name in params}
+        self.steps.append(Step(rule, path, values, result))
+        self._redo.clear()
+        return result
+
+    def undo(self) -> Expr:
+        if not self.steps:
+            raise WorkbenchError("nothing to undo: the derivation is at its start")
+        self._redo.append(self.steps.pop())
+        return self.current
+
+    def redo(self) -> Expr:
+        if not self._redo:
+            raise WorkbenchError("nothing to redo")
+        self.steps.append(self._redo.pop())
+        return self.current
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.steps)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def branch(self, k: int) -> None:
+        """Go back to after step ``k`` (0: the start) to try something else; the steps
+        after ``k`` are kept as a branch that ``switch`` can return to."""
+        if not 0 <= k <= len(self.steps):
+            raise WorkbenchError(f"no step {k}: the derivation has {len(self.steps)} steps")
+        self.branches.append(list(self.steps))
+        del self.steps[k:]
+        self._redo.clear()
+
+    def switch(self, i: int) -> None:
+        """Make saved branch ``i`` current (the current steps become a branch)."""
+        if not 0 <= i < len(self.branches):
+            raise WorkbenchError(f"no branch {i}: there are {len(self.branches)}")
+        chosen = self.branches.pop(i)
+        self.branches.append(list(self.steps))
+        self.steps = chosen
+        self._redo.clear()
+
+    # --- JSON -----------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT, "version": 1, "name": self.name,
+            "definitions": self.definitions or _definitions_of(self.start),
+            "start": str(self.start),
+            "inputs": [str(t) for t in self.input_types],
+            "steps": [s.as_json() for s in self.steps],
+            "branches": [[s.as_json() for s in b] for b in self.branches],
+        }
+
+    def save(self, path: str | FilePath) -> None:
+        FilePath(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+                                  + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, doc: object, source: str = "derivation") -> Derivation:
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise DerivationError(f"{source}: not a saved derivation (no \"format\": "
+                                  f"\"{FORMAT}\")")
+        try:
+            d = cls(_field(doc, "start", str, source), *_field(doc, "inputs", list, source),
+                    name=str(doc.get("name", "")), definitions=str(doc.get("definitions", "")))
+        except WorkbenchError as err:
+            raise DerivationError(f"{source}: the start expression: {err}") from None
+        for i, entry in enumerate(_field(doc, "steps", list, source), start=1):
+            d._replay(entry, f"{source}: step {i}")
+        branches = doc.get("branches", [])
+        for b, branch in enumerate(branches if isinstance(branches, list) else []):
+            main = list(d.steps)
+            d.steps = []
+            for i, entry in enumerate(branch, start=1):
+                d._replay(entry, f"{source}: branch {b}, step {i}")
+            d.branches.append(d.steps)
+            d.steps = main
+        return d
+
+    def _replay(self, entry: object, where: str) -> None:
+        if not isinstance(entry, dict):
+            raise DerivationError(f"{where}: expected an object with rule, path, params")
+        rule = entry.get("rule")
+        if not isinstance(rule, str):
+            raise DerivationError(f"{where}: missing \"rule\"")
+        try:
+            lookup_rule(rule)
+            path = parse_path(str(entry.get("path", "")))
+            params = entry.get("params") or {}
+            if not isinstance(params, dict):
+                raise DerivationError(f"{where}: \"params\" must be an object")
+            result = self.apply(rule, path, **params)
+        except RewriteRefused as err:
+            raise DerivationError(f"{where} does not replay: {err}") from None
+        except WorkbenchError as err:
+            raise DerivationError(f"{where}: {err}") from None
+        expected = entry.get("result")
+        if expected is not None and expected != str(result):
+            raise DerivationError(f"{where}: replaying {rule} gives `{result}`, the file "
+                                  f"says `{expected}`")
+
+    @classmethod
+    def load(cls, path: str | FilePath) -> Derivation:
+        path = FilePath(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise DerivationError(f"cannot read {path}: {err.strerror}") from None
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise DerivationError(f"{path.name}: not valid JSON (line {err.lineno}, column "
+                                  f"{err.colno}: {err.msg}); the file may be truncated") from None
+        return cls.from_json(doc, path.name)
+
+    # --- export ---------------------------------------------------------------------------
+    def lines(self) -> list[tuple[str, str, Expr]]:
+        """(label, rule annotation, expression) per line, as in ICFP Fig. 10."""
+        out = [("", "", self.start)]
+        for i, step in enumerate(self.steps, start=1):
+            out.append((f"({i})", _annotation(step), step.result))
+        return out
+
+    def to_markdown(self) -> str:
+        rows = [f"**{self.name}** : " + " → ".join(str(t) for t in self.input_types)
+                if self.input_types else f"**{self.name}**", "",
+                "| | rule | expression |", "|---|---|---|"]
+        for label, rule, e in self.lines():
+            rows.append(f"| {label} | {rule} | `{e}` |")
+        return "\n".join(rows) + "\n"
+
+    def to_latex(self) -> str:
+        out = ["\\begin{align*}"]
+        for i, (label, rule, e) in enumerate(self.lines()):
+            body = latex_expression(e)
+            if i == 0:
+                out.append(f"\\mathit{{{_latex_name(self.name)}}} &= {body} \\\\")
+            else:
+                out.append(f"&\\xrightarrow{{\\text{{{_latex_escape(rule)}}}}} {body} "
+                           f"&& {label} \\\\")
+        out.append("\\end{align*}")
+        return "\n".join(out) + "\n"
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def _field(doc: dict, key: str, kind: type, source: str):
+    if key not in doc:
+        raise DerivationError(f"{source}: missing \"{key}\" (the file may be truncated)")
+    value = doc[key]
+    if not isinstance(value, kind):
+        raise DerivationError(f"{source}: \"{key}\" must be a {kind.__name__}")
+    return value
+
+
+def _annotation(step: Step) -> str:
+    rule = lookup_rule(step.rule)
+    m = re.search(r"Fig\. (\w+)", rule.figure)
+    fig = m.group(1) if m else ""
+    params = ", ".join(f"{k}={v}" for k, v in step.params.items())
+    return " ".join(x for x in (fig, step.rule, f"({params})" if params else "") if x)
+
+
+def _userfuns(definitions: str) -> dict[str, Expr]:
+    if not definitions:
+        return {}
+    return {name: e for name, e in parse_program(definitions).items()}
+
+
+def _definitions_of(expr: Expr) -> str:
+    seen: dict[str, UserFun] = {}
+    for _, node in walk(expr):
+        if isinstance(node, UserFun) and node.body is not None:
+            seen[node.name] = node
+    blocks = []
+    for name, fun in seen.items():
+        head = f"{name} : {fun.type}\n" if fun.type is not None else ""
+        blocks.append(f"{head}{name} = {to_text(fun.body)}")
+    return "\n\n".join(blocks)
+
+
+_LATEX_SYMBOLS = {"∘": r"\circ ", "λ": r"\lambda ", "%": r"\%", "_": r"\_", "&": r"\&",
+                  "#": r"\#", "{": r"\{", "}": r"\}", "^": r"\hat{}", "×": r"\times "}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SYMBOLS.get(c, c) for c in text)
+
+
+def _latex_name(name: str) -> str:
+    return _latex_escape(name)
+
+
+def latex_expression(e: Expr) -> str:
+    """The printed expression with names in italics and the papers' symbols."""
+    text = str(e)
+    out = []
+    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_']*|\s+|.", text):
+        if re.match(r"[A-Za-z_]", token):
+            out.append(f"\\mathit{{{_latex_escape(token)}}}")
+        elif token.isspace():
+            out.append("\\ ")
+        else:
+            out.append(_latex_escape(token))
+    return "".join(out)

@@ -1,0 +1,304 @@
+"""Algorithmic rules (ICFP 2015 Fig. 6; PACT Fig. "algorithmic rules"): iterate
+decomposition, reorder commutativity, split-join, the five reduce rules, cancellation and
+fusion. Each is proved in ICFP Sect. 5.3 / [40] and property-tested in tests/rules."""
+
+from __future__ import annotations
+
+from ..expr import (
+    Apply,
+    BinOp,
+    Expr,
+    Lambda,
+    Prim,
+    Section,
+    TupleExpr,
+    Var,
+    compose,
+    fresh_name,
+    substitute,
+)
+from ..sizes import Size
+from ..types import ArrayType
+from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+
+
+def is_prim(node: Expr, *names: str) -> bool:
+    return isinstance(node, Prim) and node.name in names
+
+
+def array_length(site: Site, of_next: bool = False) -> Size | None:
+    typing = site.next_typing if of_next else site.typing
+    if typing is None or not typing.args or not isinstance(typing.args[0], ArrayType):
+        return None
+    return typing.args[0].size
+
+
+def divides(n: Size, length: Size | None, what: str) -> Refused | None:
+    if length is None:
+        return None
+    if n.is_constant and (n.value <= 0 or not n.is_integer_constant):
+        return Refused(f"{what}: {n} is not a positive whole number")
+    if length.divisible_by(n) is False:
+        return Refused(f"{what}: {n} does not divide the array length {length}")
+    return None
+
+
+# --- (a) iterate decomposition ---------------------------------------------------------------
+
+def _iterate_decomposition(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "iterate"):
+        return Refused("it rewrites iterate n f")
+    n, f = node.args
+    m = p["m"]
+    if not (n.is_integer_constant and m.is_integer_constant and 0 < m.value < n.value):
+        return Refused(f"m must be between 1 and {n} - 1")
+    return compose(Prim("iterate", (m, f)), Prim("iterate", (n - m, f)))
+
+
+ITERATE_DECOMPOSITION = Rule(
+    "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
+    "ICFP Fig. 6a", _iterate_decomposition,
+    params=(RuleParam("m", "iterations of the first part", lambda s: (
+        [Size.const(i) for i in range(1, int(s.node.args[0].value))]
+        if is_prim(s.node, "iterate") and s.node.args[0].is_integer_constant else [])),))
+
+
+# --- (b) reorder commutativity --------------------------------------------------------------
+
+def _map_then_reorder(site: Site, p):
+    if not (is_prim(site.node, "map") and is_prim(site.next, "reorder")):
+        return Refused("it rewrites map f ∘ reorder")
+    return [site.next, site.node]
+
+
+def _reorder_then_map(site: Site, p):
+    if not (is_prim(site.node, "reorder") and is_prim(site.next, "map")):
+        return Refused("it rewrites reorder ∘ map f")
+    return [site.next, site.node]
+
+
+REORDER_COMMUTE_LEFT = Rule(
+    "reorder-commute", "map f ∘ reorder → reorder ∘ map f", "algorithmic", "ICFP Fig. 6b",
+    _map_then_reorder, pair=True)
+REORDER_COMMUTE_RIGHT = Rule(
+    "reorder-commute-back", "reorder ∘ map f → map f ∘ reorder", "algorithmic", "ICFP Fig. 6b",
+    _reorder_then_map, pair=True)
+
+
+# --- (c) split-join ---------------------------------------------------------------------------
+
+def _split_join(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "map"):
+        return Refused("it rewrites a high-level map f")
+    n = p["n"]
+    bad = divides(n, array_length(site), f"split {n}")
+    if bad:
+        return bad
+    f = site.node.args[0]
+    return compose(Prim("join"), Prim("map", (Prim("map", (f,)),)), Prim("split", (n,)))
+
+
+SPLIT_JOIN = Rule(
+    "split-join", "map f → join ∘ map (map f) ∘ split n", "algorithmic", "ICFP Fig. 6c",
+    _split_join, params=(RuleParam("n", "chunk size", lambda s: powers_of_two_dividing(
+        array_length(s))),))
+
+
+# --- (d) the five reduce rules ---------------------------------------------------------------
+
+def _reduce_to_partial(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    f, z = site.node.args
+    n = p["n"]
+    bad = divides(n, array_length(site), f"reducePart to {n} results")
+    if bad:
+        return bad
+    return compose(site.node, Prim("reducePart", (f, z, n)))
+
+
+REDUCE_TO_PARTIAL = Rule(
+    "reduce-partial", "reduce f z → reduce f z ∘ reducePart f z n", "algorithmic",
+    "ICFP Fig. 6d (1)", _reduce_to_partial,
+    params=(RuleParam("n", "number of partial results", lambda s: powers_of_two_dividing(
+        array_length(s))),))
+
+
+def _partial_to_reduce(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reducePart") or site.node.args[2] != 1:
+        return Refused("it rewrites reducePart f z 1")
+    f, z, _ = site.node.args
+    return Prim("reduce", (f, z))
+
+
+PARTIAL_TO_REDUCE = Rule(
+    "partial-reduce", "reducePart f z 1 → reduce f z", "algorithmic", "ICFP Fig. 6d (2)",
+    _partial_to_reduce)
+
+
+def _partial_reorder(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reducePart"):
+        return Refused("it rewrites reducePart f z n")
+    return compose(site.node, Prim("reorder"))
+
+
+PARTIAL_REORDER = Rule(
+    "partial-reorder", "reducePart f z n → reducePart f z n ∘ reorder", "algorithmic",
+    "ICFP Fig. 6d (3)", _partial_reorder)
+
+
+def _integer_root(value: int, k: int) -> int | None:
+    r = round(value ** (1 / k))
+    for c in (r - 1, r, r + 1):
+        if c >= 2 and c ** k == value:
+            return c
+    return None
+
+
+def _partial_iterate(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reducePart"):
+        return Refused("it rewrites reducePart f z n")
+    f, z, n = site.node.args
+    length = array_length(site)
+    k = p["k"]
+    if length is None or not (length / n).is_integer_constant:
+        return Refused("the ratio of input length to results must be a known number")
+    ratio = int((length / n).value)
+    factor = _integer_root(ratio, int(k.value))
+    if factor is None:
+        return Refused(f"{ratio} (= {length}/{n}) is not a {k}-th power of a whole number")
+    # Each iteration reduces chunks of `factor` elements: written with split/join so that
+    # the iterated function does not depend on the size (ICFP Fig. 6d (4)).
+    step = compose(Prim("join"), Prim("map", (Prim("reducePart", (f, z, Size.const(1))),)),
+                   Prim("split", (Size.const(factor),)))
+    return Prim("iterate", (k, step))
+
+
+def _iterate_candidates(site: Site) -> list:
+    if not is_prim(site.node, "reducePart"):
+        return []
+    length = array_length(site)
+    if length is None or not (length / site.node.args[2]).is_integer_constant:
+        return []
+    ratio = int((length / site.node.args[2]).value)
+    return [Size.const(k) for k in range(1, 21) if _integer_root(ratio, k)]
+
+
+PARTIAL_ITERATE = Rule(
+    "partial-iterate", "reducePart f z n → iterate k (join ∘ map (reducePart f z 1) ∘ split I)"
+    "   (input I^k × n)", "algorithmic", "ICFP Fig. 6d (4)", _partial_iterate,
+    params=(RuleParam("k", "number of iterations", _iterate_candidates),))
+
+
+def _partial_split(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reducePart"):
+        return Refused("it rewrites reducePart f z n")
+    f, z, n = site.node.args
+    j = p["j"]
+    if n.divisible_by(j) is False:
+        return Refused(f"{j} does not divide the number of results {n}")
+    length = array_length(site)
+    chunk = (length / (n / j)) if length is not None else None
+    if chunk is None:
+        return Refused("the input length is not known here")
+    return compose(Prim("join"), Prim("map", (Prim("reducePart", (f, z, j)),)),
+                   Prim("split", (chunk,)))
+
+
+def _split_candidates(site: Site) -> list:
+    if not is_prim(site.node, "reducePart"):
+        return []
+    n = site.node.args[2]
+    if n.is_integer_constant:
+        values = int(n.value)
+        return [Size.const(d) for d in range(1, values + 1) if values % d == 0 and
+                (d & (d - 1)) == 0][:12]
+    return [Size.const(1)]
+
+
+PARTIAL_SPLIT = Rule(
+    "partial-split", "reducePart f z (J×K) → join ∘ map (reducePart f z J) ∘ split (I×J)",
+    "algorithmic", "ICFP Fig. 6d (5)", _partial_split,
+    params=(RuleParam("j", "results per chunk", _split_candidates),))
+
+
+# --- (e) cancellation ------------------------------------------------------------------------
+
+def _cancel(outer: str, inner: str):
+    def rewrite(site: Site, p):
+        if not (is_prim(site.node, outer) and is_prim(site.next, inner)):
+            return Refused(f"it rewrites {outer} ∘ {inner}")
+        if outer.startswith("split"):  # split n ∘ join: the chunks must have length n
+            t = site.next_typing.args[0] if site.next_typing else None
+            if t is not None and t.elem.size != site.node.args[0]:
+                return Refused(f"the joined chunks have length {t.elem.size}, not "
+                               f"{site.node.args[0]}")
+        return []
+
+    return rewrite
+
+
+CANCELLATIONS = [
+    Rule("join-split", "join ∘ split n → id", "simplification", "ICFP Fig. 6e",
+         _cancel("join", "split"), pair=True),
+    Rule("split-join-cancel", "split n ∘ join → id", "simplification", "ICFP Fig. 6e",
+         _cancel("split", "join"), pair=True),
+    Rule("joinVec-splitVec", "joinVec ∘ splitVec n → id", "simplification", "ICFP Fig. 6e",
+         _cancel("joinVec", "splitVec"), pair=True),
+    Rule("splitVec-joinVec", "splitVec n ∘ joinVec → id", "simplification", "ICFP Fig. 6e",
+         _cancel("splitVec", "joinVec"), pair=True),
+]
+
+
+# --- (f) fusion ------------------------------------------------------------------------------
+
+FUSABLE_MAPS = ("map", "mapSeq")
+
+
+def _map_fusion(site: Site, p) -> list | Refused:
+    node, nxt = site.node, site.next
+    if not (isinstance(node, Prim) and node.name in FUSABLE_MAPS and isinstance(nxt, Prim)
+            and nxt.name == node.name):
+        return Refused("it rewrites map f ∘ map g (two maps of the same kind)")
+    return [Prim(node.name, (compose(node.args[-1], nxt.args[-1]),))]
+
+
+MAP_FUSION = Rule("map-fusion", "map f ∘ map g → map (f ∘ g)", "algorithmic", "ICFP Fig. 6f",
+                  _map_fusion, pair=True)
+
+
+def apply_to(f: Expr, arg: Expr) -> Expr:
+    """``f arg``, reduced when ``f`` is a lambda of one plain parameter or an operator."""
+    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+        return substitute(f.body, f.params[0], arg)
+    return Apply(f, (arg,))
+
+
+def combine(f: Expr, acc: Expr, x: Expr) -> Expr:
+    """``f (acc, x)``, written infix when ``f`` is an operator section such as (+)."""
+    if isinstance(f, Section) and f.left is None and f.right is None:
+        return BinOp(f.op, acc, x)
+    return Apply(f, (TupleExpr((acc, x)),))
+
+
+def _reduce_seq_fusion(site: Site, p) -> list | Refused:
+    node, nxt = site.node, site.next
+    if not (is_prim(node, "reduceSeq") and is_prim(nxt, "mapSeq")):
+        return Refused("it rewrites reduceSeq f z ∘ mapSeq g")
+    f, z = node.args
+    g = nxt.args[0]
+    avoid = f.free_vars() | g.free_vars()
+    acc, x = fresh_name("acc", avoid), fresh_name("x", avoid)
+    body = combine(f, Var(acc), apply_to(g, Var(x)))
+    return [Prim("reduceSeq", (Lambda(((acc, x),), body), z))]
+
+
+REDUCE_SEQ_FUSION = Rule(
+    "reduceSeq-mapSeq-fusion", "reduceSeq f z ∘ mapSeq g → reduceSeq (λ(acc, x). f (acc, g x)) z",
+    "algorithmic", "ICFP Fig. 6f", _reduce_seq_fusion, pair=True)
+
+
+RULES = [ITERATE_DECOMPOSITION, REORDER_COMMUTE_LEFT, REORDER_COMMUTE_RIGHT, SPLIT_JOIN,
+         REDUCE_TO_PARTIAL, PARTIAL_TO_REDUCE, PARTIAL_REORDER, PARTIAL_ITERATE, PARTIAL_SPLIT,
+         *CANCELLATIONS, MAP_FUSION, REDUCE_SEQ_FUSION]

@@ -1,0 +1,66 @@
+"""Macro rules: named sequences of basic rules (ICFP 2015 Sect. 6.1). Applying a macro is
+one step of a derivation, and its expansion into basic rules stays visible."""
+
+from __future__ import annotations
+
+from ..expr import Compose, Expr
+from ..sizes import Size
+from .algorithmic import array_length, divides, is_prim
+from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .strategies import State, Step, rule_at, seq
+
+
+def map_reduce_fusion_steps(chunk: Size, length: Size) -> list[Step]:
+    """The basic steps of ICFP Fig. 10 on ``reduce f z ∘ map g`` (at paths 0 and 1)."""
+    parts = length / chunk
+    return [
+        Step("reduce-partial", (0,), {"n": parts}),            # (1) 6d
+        Step("partial-split", (1,), {"j": Size.const(1)}),    # (2) 6d
+        Step("split-join", (4,), {"n": chunk}),               # (3) 6c
+        Step("split-join-cancel", (3,), {}),                  # (4) 6e
+        Step("map-fusion", (2,), {}),                         # (5) 6f
+        Step("map→mapSeq", (2, 0, 1), {}),                    # (6) 7a
+        Step("partial-reduce", (2, 0, 0), {}),                # (7) 6d
+        Step("reduce→reduceSeq", (2, 0, 0), {}),              # (7) 7b
+        Step("reduceSeq-mapSeq-fusion", (2, 0, 0), {}),       # (8) 6f
+    ]
+
+
+def _map_reduce_fusion(site: Site, p) -> list | Refused:
+    expansion = expand_map_reduce_fusion(site, p)
+    if isinstance(expansion, Refused):
+        return expansion
+    final = expansion.expr
+    return list(final.fns) if isinstance(final, Compose) else [final]
+
+
+def expand_map_reduce_fusion(site: Site, p) -> State | Refused:
+    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+        return Refused("it rewrites reduce f z ∘ map g")
+    length = array_length(site, of_next=True)
+    if length is None:
+        return Refused("the input length is not known here")
+    chunk = p["chunk"]
+    bad = divides(chunk, length, f"chunks of {chunk}")
+    if bad:
+        return bad
+    local: Expr = Compose((site.node, site.next))
+    steps = map_reduce_fusion_steps(chunk, length)
+    result = seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
+        State(local, tuple(site.next_typing.args)))
+    return result
+
+
+MAP_REDUCE_FUSION = Rule(
+    "map-reduce-fusion",
+    "reduce f z ∘ map g → reduce f z ∘ join ∘ map (reduceSeq (λ(acc, x). f (acc, g x)) z) "
+    "∘ split I", "macro", "ICFP Sect. 6.1, Fig. 10", _map_reduce_fusion,
+    params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
+                      lambda s: powers_of_two_dividing(array_length(s, of_next=True))),),
+    pair=True,
+    doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
+
+MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion}
+RULES = [MAP_REDUCE_FUSION]
+
+

@@ -1,0 +1,134 @@
+"""OpenCL rules (ICFP 2015 Fig. 7; PACT Fig. "lowering rules"): map lowering to each level
+of the thread hierarchy, reduce to reduceSeq, reorder to reorderStride or id, vectorisation,
+and the memory rules (toLocal/toGlobal around mapLocal, toPrivate around mapSeq)."""
+
+from __future__ import annotations
+
+from ..expr import Expr, Prim, compose, walk
+from ..nesting import problem_with
+from ..primitives import PRIMITIVES
+from ..sizes import Size
+from ..types import ArrayType, ScalarType
+from .algorithmic import array_length, divides, is_prim
+from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+
+# (target primitive, level as in nesting, has a dimension)
+_LOWERINGS = [("mapGlobal", "global", True), ("mapWorkgroup", "workgroup", True),
+              ("mapLocal", "local", True), ("mapWarp", "warp", False),
+              ("mapLane", "lane", False), ("mapSeq", "seq", False)]
+
+
+def _free_dim(site: Site, level: str) -> list[Size]:
+    used = {d for lvl, d in site.context if lvl == level}
+    return [Size.const(min(d for d in range(3) if d not in used))] if len(used) < 3 else []
+
+
+def _lower_map(target: str, level: str, has_dim: bool):
+    def rewrite(site: Site, p) -> Expr | Refused:
+        if not is_prim(site.node, "map"):
+            return Refused("it rewrites a high-level map f")
+        dim = int(p["dim"].value) if has_dim else 0
+        reason = problem_with(level, dim, site.context)
+        if reason:
+            return Refused(reason)
+        f = site.node.args[0]
+        return Prim(target, (dim, f) if has_dim else (f,))
+
+    params = (RuleParam("dim", "OpenCL dimension (0, 1 or 2)",
+                        lambda s, lvl=level: _free_dim(s, lvl)),) if has_dim else ()
+    return Rule(f"map→{target}", f"map f → {target} f", "opencl",
+                "ICFP Fig. 7a" if level not in ("warp", "lane") else "PACT Fig. map rules",
+                rewrite, params=params)
+
+
+MAP_LOWERINGS = [_lower_map(*spec) for spec in _LOWERINGS]
+
+
+def _reduce_seq(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    return Prim("reduceSeq", site.node.args)
+
+
+REDUCE_SEQ = Rule("reduce→reduceSeq", "reduce f z → reduceSeq f z", "opencl", "ICFP Fig. 7b",
+                  _reduce_seq)
+
+
+def _reorder_stride(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reorder"):
+        return Refused("it rewrites reorder")
+    s = p["s"]
+    bad = divides(s, array_length(site), f"reorderStride {s}")
+    return bad or Prim("reorderStride", (s,))
+
+
+REORDER_STRIDE = Rule(
+    "reorder→reorderStride", "reorder → reorderStride s", "opencl", "ICFP Fig. 7c",
+    _reorder_stride, params=(RuleParam("s", "stride", lambda s: powers_of_two_dividing(
+        array_length(s), proper=False)),))
+REORDER_ID = Rule("reorder→id", "reorder → id", "opencl", "ICFP Fig. 7c",
+                  lambda site, p: Prim("id") if is_prim(site.node, "reorder")
+                  else Refused("it rewrites reorder"))
+
+
+def _wrap(space: str, inner: str):
+    def rewrite(site: Site, p) -> Expr | Refused:
+        if not is_prim(site.node, inner):
+            return Refused(f"it wraps a {inner}")
+        return Prim(space, (site.node,))
+
+    return rewrite
+
+
+MEMORY = [
+    Rule("toLocal", "mapLocal f → toLocal (mapLocal f)", "memory", "ICFP Fig. 7d",
+         _wrap("toLocal", "mapLocal")),
+    Rule("toGlobal", "mapLocal f → toGlobal (mapLocal f)", "memory", "ICFP Fig. 7d",
+         _wrap("toGlobal", "mapLocal")),
+    Rule("toPrivate", "mapSeq f → toPrivate (mapSeq f)", "memory", "Lift (private memory)",
+         _wrap("toPrivate", "mapSeq")),
+]
+
+_VECTORISABLE = {"abs", "min", "max", "sqrt", "exp", "log", "sin", "cos", "floor", "ceil",
+                 "pow", "fma", "select", "float", "int", "double"}
+
+
+def vectorisable(f: Expr) -> str | None:
+    """Why a scalar function cannot be applied lane-wise to a SIMD vector (None if it can)."""
+    for _, node in walk(f):
+        if isinstance(node, Prim) and node.name not in _VECTORISABLE:
+            return f"{node.name} is not a scalar operation (mapVec needs a scalar function)"
+        if isinstance(node, Prim) and node.name == "mapVec":
+            return "the function is already vectorised"
+    return None
+
+
+def _vectorise(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "map"):
+        return Refused("it rewrites a high-level map f")
+    t = site.typing.args[0] if site.typing and site.typing.args else None
+    if t is not None and not (isinstance(t, ArrayType) and isinstance(t.elem, ScalarType)):
+        return Refused(f"vectors hold scalars; the elements here are {t.elem}" if
+                       isinstance(t, ArrayType) else "the input is not an array")
+    if site.typing is not None and not isinstance(site.typing.result.elem, ScalarType):
+        return Refused("the function must return a scalar")
+    f = site.node.args[0]
+    reason = vectorisable(f)
+    if reason:
+        return Refused(reason)
+    n = p["n"]
+    bad = divides(n, array_length(site), f"splitVec {n}")
+    if bad:
+        return bad
+    return compose(Prim("joinVec"), Prim("map", (Prim("mapVec", (f,)),)), Prim("splitVec", (n,)))
+
+
+VECTORISE = Rule(
+    "vectorize", "map f → joinVec ∘ map (mapVec f) ∘ splitVec n", "opencl", "ICFP Fig. 7e",
+    _vectorise, params=(RuleParam("n", "vector width", lambda s: powers_of_two_dividing(
+        array_length(s), 2, 16)),))
+
+
+RULES = [*MAP_LOWERINGS, REDUCE_SEQ, REORDER_STRIDE, REORDER_ID, *MEMORY, VECTORISE]
+
+assert all(name in PRIMITIVES for name, _, _ in _LOWERINGS)

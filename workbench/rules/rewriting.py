@@ -1,0 +1,239 @@
+"""Applying rules: ``rewrites`` lists every (path, rule, parameters, result) that applies in
+an expression; ``apply`` performs one rewrite or explains why it is refused.
+
+A rewrite is accepted only when its result type-checks where the old node stood: the new
+node is applied to the argument types the old one received (recorded by ``annotate``) and
+must produce the same type. Lowerings must also keep the OpenCL map nesting valid.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..errors import TypeCheckError, WorkbenchError, format_path
+from ..expr import Compose, Expr, Path, Prim, compose, replace, subterm
+from ..nesting import check_nesting, context
+from ..sizes import Size
+from ..typecheck import Annotation, Checker, annotate
+from ..types import Type
+from .rule import Refused, Rule, Site
+
+
+class RewriteRefused(WorkbenchError):
+    """A rule asked for at a place where it does not apply; says which condition failed."""
+
+    def __init__(self, rule: str, path: Path, node_text: str, reason: str):
+        self.rule = rule
+        self.path = path
+        self.reason = reason
+        shown = node_text if len(node_text) <= 80 else node_text[:77] + "..."
+        super().__init__(f"rule {rule} does not apply at {format_path(path)} `{shown}`: "
+                         f"{reason}")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One applicable rewrite: where, which rule, with which parameters, and the result."""
+
+    path: Path
+    rule: str
+    params: Mapping[str, object]
+    result: Expr
+
+    def as_json(self) -> dict:
+        return {"path": format_path(self.path), "rule": self.rule,
+                "params": {k: str(v) for k, v in self.params.items()},
+                "result": str(self.result)}
+
+
+def _catalogue() -> dict[str, Rule]:
+    from . import CATALOGUE
+
+    return CATALOGUE
+
+
+def _site(expr: Expr, path: Path, note: Annotation | None) -> Site:
+    node = subterm(expr, path)
+    typing = note.typings.get(path) if note else None
+    nxt = nxt_typing = None
+    if path:
+        parent = subterm(expr, path[:-1])
+        if isinstance(parent, Compose) and path[-1] + 1 < len(parent.fns):
+            nxt = parent.fns[path[-1] + 1]
+            nxt_path = path[:-1] + (path[-1] + 1,)
+            nxt_typing = note.typings.get(nxt_path) if note else None
+    return Site(expr, path, node, typing, context(expr, path), nxt, nxt_typing)
+
+
+def _rebuild(site: Site, produced) -> Expr:
+    """The whole expression with the rule's output put in place of the node (or pair)."""
+    if not isinstance(produced, list):
+        return replace(site.root, site.path, produced)
+    parent_path, i = site.path[:-1], site.path[-1]
+    parent = subterm(site.root, parent_path)
+    fns = list(parent.fns[:i]) + produced + list(parent.fns[i + 2:])
+    new_parent = compose(*fns) if fns else Prim("id")
+    return replace(site.root, parent_path, new_parent)
+
+
+def _locally_typed(site: Site, produced, note: Annotation | None) -> Refused | None:
+    """Refuse a result whose type differs from the old node's (or that does not check)."""
+    if note is None:
+        return None
+    before = site.typing
+    args_from = site.next_typing if isinstance(produced, list) else site.typing
+    if before is None or args_from is None or not args_from.args:
+        return None
+    new = (compose(*produced) if produced else Prim("id")) if isinstance(produced, list) \
+        else produced
+    checker = Checker(new)
+    try:
+        after = checker.apply(new, list(args_from.args), args_from.env, ())
+    except TypeCheckError as err:
+        return Refused(f"the result does not type-check: {err.reason}")
+    if after != before.result:
+        return Refused(f"the result has type {after}, the original {before.result}")
+    return None
+
+
+def _nesting_ok(site: Site, produced, rule: Rule) -> Refused | None:
+    if rule.category not in ("opencl", "memory", "macro"):
+        return None
+    new_nodes = produced if isinstance(produced, list) else [produced]
+    for node in new_nodes:
+        problems = check_nesting(node, site.context, site.path)
+        if problems:
+            return Refused(problems[0].message)
+    return None
+
+
+def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
+             note: Annotation | None) -> Expr | Refused:
+    if rule.pair and site.next is None:
+        return Refused("it rewrites a function and the one composed after it (f ∘ g); "
+                       "this node has no right neighbour in a composition")
+    try:
+        produced = rule.rewrite(site, dict(params))
+    except TypeCheckError as err:
+        return Refused(err.reason)
+    if isinstance(produced, Refused):
+        return produced
+    for check in (_locally_typed(site, produced, note), _nesting_ok(site, produced, rule)):
+        if check is not None:
+            return check
+    return _rebuild(site, produced)
+
+
+def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
+    known = {p.name: p for p in rule.params}
+    out = {}
+    for name, value in params.items():
+        if name not in known:
+            names = ", ".join(known) or "none"
+            raise WorkbenchError(f"rule {rule.name} has no parameter {name!r} (its parameters: "
+                                 f"{names})")
+        if known[name].kind == "size":
+            if isinstance(value, str):
+                from ..sizes import parse_size
+
+                value = parse_size(value)
+            value = Size.of(value)
+        else:
+            value = int(value)
+        out[name] = value
+    return out
+
+
+def lookup_rule(name: str) -> Rule:
+    catalogue = _catalogue()
+    if name not in catalogue:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(catalogue), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise WorkbenchError(f"unknown rule {name!r}{hint}")
+    return catalogue[name]
+
+
+def _annotation(expr: Expr, input_types: tuple) -> Annotation | None:
+    if not input_types and getattr(expr, "declared_type", None) is None:
+        try:
+            return annotate(expr)  # a closed value expression
+        except TypeCheckError:
+            return None
+    return annotate(expr, *input_types)
+
+
+def apply(expr: Expr, rule: str | Rule, path: Path | str, *input_types: Type | str,
+          **params) -> Expr:
+    """Apply one rule at one place; raises ``RewriteRefused`` with the failed condition."""
+    from ..errors import parse_path
+
+    rule = lookup_rule(rule) if isinstance(rule, str) else rule
+    path = parse_path(path) if isinstance(path, str) else tuple(path)
+    note = _annotation(expr, input_types)
+    site = _site(expr, path, note)
+    values = _coerce_params(rule, params)
+    missing = [p for p in rule.params if p.name not in values]
+    if missing:
+        options = {p.name: [str(c) for c in p.candidates(site)] for p in missing}
+        raise RewriteRefused(rule.name, path, str(site.node),
+                             "give " + ", ".join(f"{k} (e.g. one of {v[:6]})"
+                                                 for k, v in options.items()))
+    result = try_rule(rule, site, values, note)
+    if isinstance(result, Refused):
+        raise RewriteRefused(rule.name, path, str(site.node), result.reason)
+    out = result
+    declared = getattr(expr, "declared_type", None)
+    if declared is not None:
+        from ..notation.program import named
+
+        out = named(result, getattr(expr, "definition_name", "expression"), declared)
+    return out
+
+
+def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
+             rules: list[Rule] | None = None) -> list[Rewrite]:
+    """Every rewrite that applies: for each node (or only ``at``), rule and candidate
+    parameters, the result (type-checked where the rewrite happens)."""
+    note = _annotation(expr, input_types)
+    catalogue = rules if rules is not None else list(_catalogue().values())
+    declared = getattr(expr, "declared_type", None)
+    from ..expr import walk
+
+    paths = [at] if at is not None else [p for p, _ in walk(expr)]
+    found: list[Rewrite] = []
+    for path in paths:
+        site = _site(expr, path, note)
+        for rule in catalogue:
+            if rule.pair and site.next is None:
+                continue
+            choices = [p.candidates(site) for p in rule.params]
+            for combo in itertools.product(*choices):
+                params = {p.name: v for p, v in zip(rule.params, combo)}
+                result = try_rule(rule, site, params, note)
+                if isinstance(result, Refused):
+                    continue
+                if declared is not None:
+                    from ..notation.program import named
+
+                    result = named(result, getattr(expr, "definition_name", "expression"),
+                                   declared)
+                found.append(Rewrite(path, rule.name, params, result))
+    return found
+
+
+def refusals(expr: Expr, path: Path, *input_types: Type | str) -> dict[str, str]:
+    """For the widget: why each rule without parameters does not apply at ``path``."""
+    note = _annotation(expr, input_types)
+    site = _site(expr, path, note)
+    out = {}
+    for rule in _catalogue().values():
+        if rule.params:
+            continue
+        result = try_rule(rule, site, {}, note)
+        if isinstance(result, Refused):
+            out[rule.name] = result.reason
+    return out

@@ -1,0 +1,94 @@
+"""What a rewrite rule is: data plus a guarded pattern.
+
+A ``Rule`` has a name, its equation as the papers write it, a category, the figure it
+comes from, the parameters it takes (each with the candidate values that make sense at a
+given place) and a function that either returns the rewritten node or a ``Refused`` value
+saying which side condition failed (as ELEVATE's Success/Failure; failure is not an
+exception). *Pair* rules rewrite a function together with its right neighbour in a
+composition (``join ∘ split n → id``), and return the functions that replace the pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..expr import Expr, Path
+from ..nesting import Context
+from ..sizes import Size
+from ..typecheck import Typing
+from ..types import ArrayType, Type, VectorType
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why a rule does not apply here (the widget shows this next to the rule)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Site:
+    """Everything a rule may look at where it is tried."""
+
+    root: Expr
+    path: Path
+    node: Expr
+    typing: Typing | None
+    context: Context  # enclosing OpenCL maps, outermost first
+    next: Expr | None = None  # right neighbour in a composition (pair rules)
+    next_typing: Typing | None = None
+
+    @property
+    def input(self) -> Type | None:
+        """The (first) argument type the node is applied to, if it is a function."""
+        t = self.next_typing if self.next is not None else self.typing
+        return t.args[0] if t is not None and t.args else None
+
+    def input_length(self) -> Size | None:
+        t = self.typing.args[0] if self.typing is not None and self.typing.args else None
+        return t.size if isinstance(t, ArrayType | VectorType) else None
+
+
+@dataclass(frozen=True)
+class RuleParam:
+    name: str
+    doc: str
+    candidates: Callable[[Site], list] = field(compare=False)
+    kind: str = "size"  # "size" (a Size) or "int"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    equation: str
+    category: str  # "algorithmic", "opencl", "simplification", "memory", "macro"
+    figure: str
+    rewrite: Callable = field(compare=False, repr=False)
+    params: tuple[RuleParam, ...] = ()
+    pair: bool = False
+    doc: str = ""
+
+    def _repr_markdown_(self) -> str:
+        params = ", ".join(p.name for p in self.params)
+        return (f"**{self.name}** ({self.figure}): `{self.equation}`"
+                + (f" — parameters: {params}" if params else ""))
+
+
+def powers_of_two_dividing(length: Size | None, low: int = 2, high: int = 2048,
+                           proper: bool = True) -> list[Size]:
+    """Split factors worth trying: powers of two in [low, high] that divide a concrete
+    length (and are smaller than it when ``proper``); for a symbolic length the usual
+    set 2..1024 (the type checker then records the divisibility it assumes)."""
+    if length is None:
+        return []
+    if not length.is_integer_constant:
+        return [Size.const(2 ** i) for i in range(1, 11) if low <= 2 ** i <= high]
+    n = int(length.value)
+    out = []
+    d = 1
+    while d <= min(high, n):
+        if d >= low and n % d == 0 and (d < n or not proper):
+            out.append(Size.const(d))
+        d *= 2
+    return out
