@@ -82,3 +82,47 @@ def test_python_dash_m_and_console_script():
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
+
+
+DERIVATIONS = LIBRARY.parent / "derivations"
+
+
+def test_rules_lists_rewrites_as_json(capsys):
+    code, out, _ = run(capsys, "rules", "reduce (+) 0 o map abs", "--type", "[float]_4096",
+                       "--at", "0", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert {"path", "rule", "params", "result"} <= set(doc[0])
+    assert any(r["rule"] == "map-reduce-fusion" and r["params"] == {"chunk": "128"} for r in doc)
+
+
+def test_apply_prints_the_result(capsys):
+    code, out, _ = run(capsys, "apply", "map abs", "split-join", "--at", "root",
+                       "--param", "n=128", "--type", "[float]_N")
+    assert code == 0 and out.strip() == "join ∘ map (map abs) ∘ split 128"
+
+
+@pytest.mark.parametrize("name", ["icfp_fig10_asum", "icfp_fig3_vector_scaling",
+                                  "reduction_listing5_8"])
+def test_derive_replays_saved_derivations(capsys, name):
+    code, out, err = run(capsys, "derive", str(DERIVATIONS / f"{name}.json"), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["final"] == doc["steps"][-1]["result"]
+    code, out, _ = run(capsys, "derive", str(DERIVATIONS / f"{name}.json"), "--latex")
+    assert out.startswith("\\begin{align*}")
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["apply", "map abs", "map→mapLocal", "--at", "root", "--param", "dim=0", "--type",
+      "[float]_64"], "mapLocal must be inside a mapWorkgroup"),
+    (["apply", "map abs", "split-join", "--at", "root", "--param", "n=3", "--type",
+      "[float]_64"], "3 does not divide the array length 64"),
+    (["apply", "map abs", "split-join", "--at", "9.9", "--param", "n=2", "--type",
+      "[float]_64"], "path 9.9 does not exist"),
+    (["rules", "map abs", "--at", "x.y", "--type", "[float]_64"], "bad path"),
+    (["derive", "/nonexistent.json"], "cannot read"),
+])
+def test_rule_command_errors(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and words in err and "Traceback" not in err

@@ -4,10 +4,12 @@ import doctest
 from pathlib import Path
 
 
-def test_readme_python_example():
+def test_readme_python_examples():
     text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    block = text.split("## 30 seconds", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    test = doctest.DocTestParser().get_doctest(block, {}, "README", "README.md", 0)
+    blocks = [part.split("```", 1)[0] for part in text.split("```python")[1:]]
+    assert blocks
     runner = doctest.DocTestRunner()
-    runner.run(test)
+    for i, block in enumerate(blocks):
+        test = doctest.DocTestParser().get_doctest(block, {}, f"README block {i}", "README.md", 0)
+        runner.run(test)
     assert runner.failures == 0 and runner.tries > 0

@@ -8,9 +8,11 @@ The public surface (SPEC 14) is importable from here:
     '[float]_1'
 """
 
+from .derivation import Derivation, DerivationError
 from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError
 from .expr import Expr
 from .notation import Program, load, parse, parse_program, parse_type, to_text
+from .rules import RewriteRefused, apply, rewrites, rules
 from .semantics import evaluate
 from .typecheck import annotate, typecheck
 
@@ -18,7 +20,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Expr", "Program", "parse", "parse_program", "parse_type", "load", "to_text", "typecheck",
-    "annotate", "evaluate", "WorkbenchError", "ParseError", "TypeCheckError", "SizeError",
+    "annotate", "evaluate", "rewrites", "apply", "rules", "Derivation", "RewriteRefused",
+    "DerivationError", "WorkbenchError", "ParseError", "TypeCheckError", "SizeError",
     "EvaluationError",
     "__version__",
 ]

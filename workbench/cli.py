@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import WorkbenchError
-from .expr import Expr
+from .errors import WorkbenchError, parse_path
+from .expr import Expr, subterm
 from .nesting import check_nesting
 from .notation import load, parse, parse_type
 from .semantics import evaluate
@@ -219,7 +219,85 @@ def show_eval(doc: dict) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"check": (cmd_check, show_check), "eval": (cmd_eval, show_eval)}
+def _typed_expression(args) -> tuple[str, Expr, list[Type]]:
+    name, expr = one_expression(args.expr)
+    types, _ = input_types(expr, args.type)
+    if not types and declared_type_of(expr) is None:
+        raise UserError("give the input types with --type (e.g. --type '[float]_N'), or use a "
+                        "definition with a signature (@FILE:NAME)")
+    return name, expr, types
+
+
+def cmd_rules(args) -> list:
+    from .rules import rewrites
+
+    _, expr, types = _typed_expression(args)
+    at = parse_path(args.at) if args.at is not None else None
+    if at is not None:
+        subterm(expr, at)
+    return [r.as_json() for r in rewrites(expr, *types, at=at)]
+
+
+def show_rules(doc: list) -> str:
+    if not doc:
+        return "no rule applies here"
+    width = max(len(r["path"]) for r in doc)
+    lines = []
+    for r in doc:
+        params = " ".join(f"{k}={v}" for k, v in r["params"].items())
+        lines.append(f"{r['path']:<{width}}  {r['rule']} {params}".rstrip())
+        lines.append(f"{'':<{width}}    → {r['result']}")
+    return "\n".join(lines)
+
+
+def _params(pairs: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"bad --param {pair!r}: write NAME=VALUE, e.g. --param n=128")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cmd_apply(args) -> dict:
+    from .rules import apply
+
+    _, expr, types = _typed_expression(args)
+    result = apply(expr, args.rule, parse_path(args.at), *types, **_params(args.param))
+    return {"rule": args.rule, "path": args.at, "params": _params(args.param),
+            "before": str(expr), "result": str(result)}
+
+
+def cmd_derive(args) -> dict:
+    from .derivation import Derivation
+
+    d = Derivation.load(args.file)
+    doc = d.to_json()
+    doc["final"] = str(d.current)
+    doc["markdown"] = d.to_markdown()
+    doc["latex"] = d.to_latex()
+    doc["_show"] = "latex" if args.latex else "markdown" if args.markdown else "plain"
+    return doc
+
+
+def show_derive(doc: dict) -> str:
+    if doc["_show"] == "latex":
+        return doc["latex"].rstrip()
+    if doc["_show"] == "markdown":
+        return doc["markdown"].rstrip()
+    lines = [f"{doc['name']} = {doc['start']}"]
+    for i, step in enumerate(doc["steps"], start=1):
+        params = " ".join(f"{k}={v}" for k, v in step["params"].items())
+        lines.append(f"  →({i}) {step['rule']} {params} at {step['path']}".rstrip())
+        lines.append(f"      {step['result']}")
+    lines.append(f"replayed {len(doc['steps'])} steps: every step checks")
+    return "\n".join(lines)
+
+
+COMMANDS = {"check": (cmd_check, show_check), "eval": (cmd_eval, show_eval),
+            "rules": (cmd_rules, show_rules), "apply": (cmd_apply, lambda d: d["result"]),
+            "derive": (cmd_derive, show_derive)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -239,6 +317,27 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--size", action="append", default=[], help="NAME=VALUE for a size variable")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--json", action="store_true")
+
+    rl = sub.add_parser("rules", help="every applicable rewrite: path, rule, params, result")
+    rl.add_argument("expr", help="expression text or @FILE[:NAME]")
+    rl.add_argument("--at", help="only at this node path (e.g. 1.0; 'root' for the root)")
+    rl.add_argument("--type", action="append", default=[], help="input type(s)")
+    rl.add_argument("--json", action="store_true")
+
+    ap = sub.add_parser("apply", help="apply one rewrite and print the result")
+    ap.add_argument("expr", help="expression text or @FILE[:NAME]")
+    ap.add_argument("rule", help="rule name (see 'workbench rules')")
+    ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
+    ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
+    ap.add_argument("--type", action="append", default=[], help="input type(s)")
+    ap.add_argument("--json", action="store_true")
+
+    dv = sub.add_parser("derive", help="replay a saved derivation and check every step")
+    dv.add_argument("file", help="a derivation saved as JSON")
+    form = dv.add_mutually_exclusive_group()
+    form.add_argument("--markdown", action="store_true")
+    form.add_argument("--latex", action="store_true")
+    dv.add_argument("--json", action="store_true")
     return top
 
 
@@ -253,7 +352,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         print(f"workbench {args.command}: the expression is nested too deeply", file=sys.stderr)
         return 1
-    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else show(doc))
+    if isinstance(doc, dict):
+        doc_json = {k: v for k, v in doc.items() if not k.startswith("_")}
+    else:
+        doc_json = doc
+    print(json.dumps(doc_json, indent=2, ensure_ascii=False) if args.json else show(doc))
     return 0
 
 
