@@ -103,7 +103,7 @@ def test_apply_prints_the_result(capsys):
 
 
 @pytest.mark.parametrize("name", ["icfp_fig10_asum", "icfp_fig3_vector_scaling",
-                                  "reduction_listing5_8"])
+                                  "reduction_listing5_8", "reduction_listing5_13"])
 def test_derive_replays_saved_derivations(capsys, name):
     code, out, err = run(capsys, "derive", str(DERIVATIONS / f"{name}.json"), "--json")
     assert code == 0, err

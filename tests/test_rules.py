@@ -26,6 +26,7 @@ TEMPLATES = {
     "split-join": ["map {F}", "reduce {OP} {Z} ∘ map {F}"],
     "reduce-partial": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
     "partial-reduce": ["reducePart {OP} {Z} 1"],
+    "partial-partial": ["reducePart {OP} {Z} 1", "reducePart {OP} {Z} 2"],
     "partial-reorder": ["reduce {OP} {Z} ∘ reducePart {OP} {Z} {D}"],
     "partial-iterate": ["reducePart {OP} {Z} {D}"],
     "partial-split": ["reducePart {OP} {Z} {D}"],

@@ -18,8 +18,10 @@ from .errors import WorkbenchError, format_path, parse_path
 from .expr import Expr, Path, UserFun, walk
 from .notation import parse, parse_program, parse_type
 from .notation.printer import to_text
+from .notation.program import named
 from .rules import RewriteRefused, apply, lookup_rule
-from .types import Type
+from .typecheck import typecheck
+from .types import FunctionType, Type
 
 FORMAT = "rewrite-workbench derivation"
 
@@ -56,6 +58,14 @@ class Derivation:
         self.input_types = tuple(parse_type(t) if isinstance(t, str) else t
                                  for t in input_types)
         self.name = name or getattr(self.start, "definition_name", "") or "expr"
+        if self.input_types and getattr(self.start, "declared_type", None) is None:
+            # Every line then knows its signature, so its sizes (N in split (N/128)) are
+            # bound when it is evaluated on arrays.
+            result = typecheck(self.start, *self.input_types)
+            signature = result
+            for t in reversed(self.input_types):
+                signature = FunctionType(t, signature)
+            self.start = named(self.start, self.name, signature)
         self.steps: list[Step] = []
         self._redo: list[Step] = []
         self.branches: list[list[Step]] = []

@@ -125,6 +125,36 @@ REDUCE_TO_PARTIAL = Rule(
         array_length(s))),))
 
 
+def _partial_partial(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reducePart"):
+        return Refused("it rewrites reducePart f z n")
+    f, z, n = site.node.args
+    m = p["m"]
+    length = array_length(site)
+    bad = divides(m, length, f"reducePart to {m} results")
+    if bad:
+        return bad
+    if m.divisible_by(n) is False:
+        return Refused(f"{n} results must come from {m} by whole chunks "
+                       f"({n} does not divide {m})")
+    return compose(site.node, Prim("reducePart", (f, z, m)))
+
+
+def _partial_partial_candidates(site: Site) -> list:
+    if not is_prim(site.node, "reducePart"):
+        return []
+    n = site.node.args[2]
+    return [m for m in powers_of_two_dividing(array_length(site)) if m.divisible_by(n)
+            and m != n]
+
+
+PARTIAL_PARTIAL = Rule(
+    "partial-partial", "reducePart f z n → reducePart f z n ∘ reducePart f z m", "algorithmic",
+    "ICFP Fig. 6d (1), for reducePart", _partial_partial,
+    params=(RuleParam("m", "intermediate number of results", _partial_partial_candidates),),
+    doc="Fig. 6d (1) applied to each of the n reductions a reducePart performs.")
+
+
 def _partial_to_reduce(site: Site, p) -> Expr | Refused:
     if not is_prim(site.node, "reducePart") or site.node.args[2] != 1:
         return Refused("it rewrites reducePart f z 1")
@@ -300,5 +330,6 @@ REDUCE_SEQ_FUSION = Rule(
 
 
 RULES = [ITERATE_DECOMPOSITION, REORDER_COMMUTE_LEFT, REORDER_COMMUTE_RIGHT, SPLIT_JOIN,
-         REDUCE_TO_PARTIAL, PARTIAL_TO_REDUCE, PARTIAL_REORDER, PARTIAL_ITERATE, PARTIAL_SPLIT,
+         REDUCE_TO_PARTIAL, PARTIAL_PARTIAL, PARTIAL_TO_REDUCE, PARTIAL_REORDER,
+         PARTIAL_ITERATE, PARTIAL_SPLIT,
          *CANCELLATIONS, MAP_FUSION, REDUCE_SEQ_FUSION]
