@@ -150,3 +150,15 @@ def test_rewrites_lists_paths_rules_params_and_results():
     assert str(fusions[0].result) == \
         "reduce (+) 0 ∘ join ∘ map (reduceSeq (λ(acc, x). acc + abs x) 0) ∘ split 128"
     assert {"path", "rule", "params", "result"} <= set(fusions[0].as_json())
+
+
+def test_vectorisation_happens_at_most_once_on_a_path():
+    # PACT's [¬vec : vec] pre/post condition: a vectorised map is not vectorised again,
+    # neither itself nor through an enclosing map.
+    once = apply(parse("map abs"), "vectorize", "root", "[float]_64", n=4)
+    assert str(once) == "joinVec ∘ map (mapVec abs) ∘ splitVec 4"
+    with pytest.raises(RewriteRefused, match="already vectorised"):
+        apply(once, "vectorize", "1", "[float]_64", n=2)
+    nested = apply(parse("map (map abs)"), "vectorize", "0", "[[float]_8]_4", n=4)
+    assert str(nested) == "map (joinVec ∘ map (mapVec abs) ∘ splitVec 4)"
+    assert not [r for r in rewrites(nested, "[[float]_8]_4") if r.rule == "vectorize"]
