@@ -107,15 +107,17 @@ def _vectorise(site: Site, p) -> Expr | Refused:
     if not is_prim(site.node, "map"):
         return Refused("it rewrites a high-level map f")
     f = site.node.args[0]
-    reason = vectorisable(f)  # PACT's pre-condition: not vectorised yet
-    if reason:
-        return Refused(reason)
+    if any(isinstance(n, Prim) and n.name == "mapVec" for _, n in walk(f)):
+        return Refused("the function is already vectorised (PACT: vectorise once per path)")
     t = site.typing.args[0] if site.typing and site.typing.args else None
     if t is not None and not (isinstance(t, ArrayType) and isinstance(t.elem, ScalarType)):
         return Refused(f"vectors hold scalars; the elements here are {t.elem}" if
                        isinstance(t, ArrayType) else "the input is not an array")
     if site.typing is not None and not isinstance(site.typing.result.elem, ScalarType):
         return Refused("the function must return a scalar")
+    reason = vectorisable(f)
+    if reason:
+        return Refused(reason)
     n = p["n"]
     bad = divides(n, array_length(site), f"splitVec {n}")
     if bad:
