@@ -126,3 +126,11 @@ def test_derive_replays_saved_derivations(capsys, name):
 def test_rule_command_errors(capsys, argv, words):
     code, out, err = run(capsys, *argv)
     assert code == 1 and words in err and "Traceback" not in err
+
+
+def test_devices_lists_the_default_device(capsys):
+    code, out, _ = run(capsys, "devices", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    default = [d for d in doc["devices"] if d["id"] == doc["default"]]
+    assert default and "Portable Computing Language" in default[0]["platform"]

@@ -295,7 +295,29 @@ def show_derive(doc: dict) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"check": (cmd_check, show_check), "eval": (cmd_eval, show_eval),
+def cmd_devices(args) -> dict:
+    from . import runtime
+
+    found = runtime.devices()
+    default = runtime.find_device()[0].id if found else None
+    return {"devices": [d.as_json() for d in found], "default": default,
+            "notes": runtime.notes()}
+
+
+def show_devices(doc: dict) -> str:
+    if not doc["devices"]:
+        return "no OpenCL device found"
+    lines = []
+    for d in doc["devices"]:
+        mark = "*" if d["id"] == doc["default"] else " "
+        lines.append(f"{mark} {d['id']}  {d['name']} ({d['platform']}, {d['kind']}, "
+                     f"{d['compute_units']} compute units, driver {d['driver']})")
+    lines.extend(f"note: {n}" for n in doc["notes"])
+    return "\n".join(lines)
+
+
+COMMANDS = {"devices": (cmd_devices, show_devices), "check": (cmd_check, show_check),
+            "eval": (cmd_eval, show_eval),
             "rules": (cmd_rules, show_rules), "apply": (cmd_apply, lambda d: d["result"]),
             "derive": (cmd_derive, show_derive)}
 
@@ -304,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="workbench", description="Derive OpenCL kernels from functional expressions.")
     sub = top.add_subparsers(dest="command", required=True)
+
+    dev = sub.add_parser("devices", help="OpenCL platforms and devices the workbench can use")
+    dev.add_argument("--json", action="store_true")
 
     check = sub.add_parser("check", help="parse and type-check; print normal form and type")
     check.add_argument("expr", help="expression text or @FILE[:NAME]")

@@ -1,0 +1,124 @@
+"""The OpenCL runtime on the default device (PoCL's CPU device): devices, builds, timing,
+and every failure as an outcome. GPU checks skip without a GPU."""
+
+import os
+
+import numpy as np
+import pytest
+
+from workbench import runtime
+from workbench.runtime import Launch, run_isolated, run_kernels
+
+SCALE3 = """
+kernel void scale3(global const float *xs, global float *out) {
+    int i = get_global_id(0);
+    out[i] = xs[i] * 3.0f;
+}
+"""
+
+HALF_WRITTEN = """
+kernel void evens(global const float *xs, global float *out) {
+    int i = get_global_id(0);
+    if (i % 2 == 0) out[i] = xs[i];
+}
+"""
+
+SPIN = """
+kernel void spin(global const float *xs, global float *out) {
+    int i = 0;
+    while (xs[0] == xs[0]) { i++; }
+    out[0] = i;
+}
+"""
+
+
+def test_the_default_device_is_pocl():
+    info, _ = runtime.find_device()
+    assert "Portable Computing Language" in info.platform
+    assert info.kind == "cpu"
+    assert any(d.id == info.id for d in runtime.devices())
+
+
+def test_unknown_device_is_named():
+    with pytest.raises(runtime.DeviceNotFound, match="no device matches 'quantum'"):
+        runtime.find_device("quantum")
+
+
+def test_run_times_and_returns_outputs():
+    xs = np.random.default_rng(0).uniform(-1, 1, 4096).astype(np.float32)
+    outcome = run_kernels(SCALE3, [Launch("scale3", (4096,), None, ("xs", "out"))],
+                          {"xs": xs}, {"out": ((4096,), np.float32)}, repeat=5)
+    assert outcome.ok, outcome.message
+    np.testing.assert_allclose(outcome.value["out"], xs * 3)
+    assert len(outcome.kernel.samples_ms) == 5
+    assert outcome.kernel.min_ms <= outcome.kernel.median_ms <= outcome.kernel.max_ms
+    assert outcome.transfer_ms is not None and outcome.transfer_ms >= 0
+
+
+def test_build_cache_is_keyed_by_source_device_and_options():
+    ctx = runtime.context_for()
+    _, first = runtime.build(ctx, SCALE3, ["-cl-fast-relaxed-math"])
+    _, again = runtime.build(ctx, SCALE3, ["-cl-fast-relaxed-math"])
+    assert again == 0.0
+    assert runtime.cache_key(SCALE3, ctx.info, []) != runtime.cache_key(SCALE3, ctx.info, ["-O"])
+
+
+def test_compile_error_is_an_outcome():
+    outcome = run_kernels("kernel void broken(global float *x) { x[0] = ; }",
+                          [Launch("broken", (1,), None, ("x",))], {}, {"x": ((1,), np.float32)})
+    assert outcome.status == runtime.COMPILE_ERROR
+    assert "error" in outcome.message.lower()
+
+
+def test_unwritten_outputs_are_nan():
+    xs = np.ones(64, np.float32)
+    outcome = run_kernels(HALF_WRITTEN, [Launch("evens", (64,), None, ("xs", "out"))],
+                          {"xs": xs}, {"out": ((64,), np.float32)}, repeat=1)
+    assert outcome.ok
+    assert np.isnan(outcome.value["out"][1::2]).all()
+
+
+def spin_job():
+    xs = np.ones(1, np.float32)
+    return run_kernels(SPIN, [Launch("spin", (1,), None, ("xs", "out"))], {"xs": xs},
+                       {"out": ((1,), np.float32)}, repeat=1)
+
+
+def crash_job():
+    os._exit(3)
+
+
+def test_a_kernel_that_hangs_is_a_timeout_and_the_caller_survives():
+    outcome = run_isolated(spin_job, timeout=8)
+    assert outcome.status == runtime.TIMEOUT
+
+
+def test_a_worker_that_dies_is_a_crash():
+    outcome = run_isolated(crash_job, timeout=30)
+    assert outcome.status == runtime.CRASHED and "exit code 3" in outcome.message
+
+
+def test_isolated_run_returns_the_outcome():
+    outcome = run_isolated(_scale_job, timeout=60)
+    assert outcome.ok
+    np.testing.assert_allclose(outcome.value["out"], np.arange(16, dtype=np.float32) * 3)
+
+
+def _scale_job():
+    xs = np.arange(16, dtype=np.float32)
+    return run_kernels(SCALE3, [Launch("scale3", (16,), None, ("xs", "out"))], {"xs": xs},
+                       {"out": ((16,), np.float32)}, repeat=1)
+
+
+def gpu_available() -> bool:
+    return any(d.kind == "gpu" for d in runtime.devices())
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="no GPU OpenCL device on this machine")
+def test_gpu_runs_the_same_kernel():
+    xs = np.random.default_rng(0).uniform(-1, 1, 1 << 20).astype(np.float32)
+    outcome = run_kernels(SCALE3, [Launch("scale3", (1 << 20,), (256,), ("xs", "out"))],
+                          {"xs": xs}, {"out": ((1 << 20,), np.float32)}, device="gpu")
+    assert outcome.ok, outcome.message
+    np.testing.assert_allclose(outcome.value["out"], xs * 3)
