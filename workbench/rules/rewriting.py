@@ -109,8 +109,30 @@ def _nesting_ok(site: Site, produced, rule: Rule) -> Refused | None:
     return None
 
 
+def _inside_iterate(root: Expr, path: Path) -> bool:
+    node = root
+    for step in path:
+        if isinstance(node, Prim) and node.name == "iterate":
+            return True
+        node = node.children()[step]
+    return False
+
+
+def _globally_typed(result: Expr, input_types: tuple) -> Refused | None:
+    """The whole result type-checks (needed under iterate, whose function is applied to a
+    shrinking array each time while the annotation records its first application)."""
+    try:
+        if input_types:
+            annotate(result, *input_types)
+        elif getattr(result, "declared_type", None) is not None:
+            annotate(result)
+    except TypeCheckError as err:
+        return Refused(f"the result does not type-check in a later iteration: {err.reason}")
+    return None
+
+
 def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
-             note: Annotation | None) -> Expr | Refused:
+             note: Annotation | None, input_types: tuple = ()) -> Expr | Refused:
     if rule.pair and site.next is None:
         return Refused("it rewrites a function and the one composed after it (f ∘ g); "
                        "this node has no right neighbour in a composition")
@@ -123,7 +145,18 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
     for check in (_locally_typed(site, produced, note), _nesting_ok(site, produced, rule)):
         if check is not None:
             return check
-    return _rebuild(site, produced)
+    result = _rebuild(site, produced)
+    if note is not None and _inside_iterate(site.root, site.path):
+        declared = getattr(site.root, "declared_type", None)
+        if declared is not None and not input_types:
+            from ..notation.program import named
+
+            result = named(result, getattr(site.root, "definition_name", "expression"),
+                           declared)
+        problem = _globally_typed(result, tuple(input_types))
+        if problem is not None:
+            return problem
+    return result
 
 
 def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
@@ -182,7 +215,7 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str, *input_types: Type | s
         raise RewriteRefused(rule.name, path, str(site.node),
                              "give " + ", ".join(f"{k} (e.g. one of {v[:6]})"
                                                  for k, v in options.items()))
-    result = try_rule(rule, site, values, note)
+    result = try_rule(rule, site, values, note, input_types)
     if isinstance(result, Refused):
         raise RewriteRefused(rule.name, path, str(site.node), result.reason)
     out = result
@@ -213,7 +246,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
             choices = [p.candidates(site) for p in rule.params]
             for combo in itertools.product(*choices):
                 params = {p.name: v for p, v in zip(rule.params, combo)}
-                result = try_rule(rule, site, params, note)
+                result = try_rule(rule, site, params, note, input_types)
                 if isinstance(result, Refused):
                     continue
                 if declared is not None:
@@ -233,7 +266,7 @@ def refusals(expr: Expr, path: Path, *input_types: Type | str) -> dict[str, str]
     for rule in _catalogue().values():
         if rule.params:
             continue
-        result = try_rule(rule, site, {}, note)
+        result = try_rule(rule, site, {}, note, input_types)
         if isinstance(result, Refused):
             out[rule.name] = result.reason
     return out
