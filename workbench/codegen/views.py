@@ -1,0 +1,161 @@
+"""Views: the data-layout primitives as index functions (ICFP 2015 Sect. 3.2; PACT).
+
+``split``, ``join``, ``reorderStride``, ``transpose``, ``slide``, ``zip`` and ``get``
+generate no code. Each wraps the view of its input in a view that rewrites an access (one
+index per array level, outermost first) into an access of the input; the innermost view is
+a buffer, which turns the access into a flat offset. The generated kernel reads
+``buffer[offset]`` with the offset simplified by ``arith``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..expr import Compose, Expr, Prim
+from ..typecheck import annotate
+from ..types import ArrayType, Type
+from .arith import Index
+
+
+class View:
+    def access(self, idx: list[Index]):
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Location:
+    buffer: str
+    offset: Index
+
+    def __str__(self) -> str:
+        return f"{self.buffer}[{self.offset}]"
+
+
+@dataclass(frozen=True)
+class BufferView(View):
+    """A dense row-major buffer of the given shape (outermost first)."""
+
+    buffer: str
+    shape: tuple[int, ...]
+
+    def access(self, idx):
+        if len(idx) != len(self.shape):
+            raise ValueError(f"{self.buffer} has {len(self.shape)} levels, accessed with "
+                             f"{len(idx)} indices")
+        offset = Index.of(0)
+        for i, n in zip(idx, self.shape):
+            offset = offset * n + i
+        return Location(self.buffer, offset)
+
+
+@dataclass(frozen=True)
+class SplitView(View):
+    n: int
+    inner: View
+
+    def access(self, idx):
+        i, j, *rest = idx
+        return self.inner.access([i * self.n + j, *rest])
+
+
+@dataclass(frozen=True)
+class JoinView(View):
+    n: int  # length of the joined chunks
+    inner: View
+
+    def access(self, idx):
+        k, *rest = idx
+        return self.inner.access([k // self.n, k % self.n, *rest])
+
+
+@dataclass(frozen=True)
+class ReorderStrideView(View):
+    s: int
+    length: int
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        chunk = self.length // self.s  # ICFP: element i is read from i/I + s·(i%I)
+        return self.inner.access([i // chunk + (i % chunk) * self.s, *rest])
+
+
+@dataclass(frozen=True)
+class TransposeView(View):
+    inner: View
+
+    def access(self, idx):
+        i, j, *rest = idx
+        return self.inner.access([j, i, *rest])
+
+
+@dataclass(frozen=True)
+class SlideView(View):
+    step: int
+    inner: View
+
+    def access(self, idx):
+        i, j, *rest = idx
+        return self.inner.access([i * self.step + j, *rest])
+
+
+@dataclass(frozen=True)
+class ZipView(View):
+    parts: tuple[View, ...]
+
+    def access(self, idx):
+        return tuple(p.access(idx) for p in self.parts)
+
+
+@dataclass(frozen=True)
+class GetView(View):
+    k: int
+    inner: View
+
+    def access(self, idx):
+        return self.inner.access(idx)[self.k]
+
+
+LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder"}
+
+
+def _length(t: Type) -> int:
+    assert isinstance(t, ArrayType)
+    return int(t.size.value)
+
+
+def view_through(node: Prim, input_type: Type, inner: View) -> View:
+    """The view of ``node``'s output, given the view of its input (of ``input_type``)."""
+    name = node.name
+    if name == "split":
+        return SplitView(int(node.args[0].value), inner)
+    if name == "join":
+        return JoinView(_length(input_type.elem), inner)
+    if name == "reorderStride":
+        return ReorderStrideView(int(node.args[0].value), _length(input_type), inner)
+    if name == "transpose":
+        return TransposeView(inner)
+    if name == "slide":
+        return SlideView(int(node.args[1].value), inner)
+    if name in ("id", "reorder"):  # reorder: the identity is one valid order
+        return inner
+    raise ValueError(f"{name} is not a data-layout primitive")
+
+
+def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in") -> View:
+    """The view of a pipeline of layout primitives applied to a dense input buffer."""
+    note = annotate(expr, input_type)
+    t = note.typings[()].args[0]
+    shape = []
+    while isinstance(t, ArrayType):
+        shape.append(_length(t))
+        t = t.elem
+    view: View = BufferView(buffer, tuple(shape))
+    fns = list(expr.fns) if isinstance(expr, Compose) else [expr]
+    for i in range(len(fns) - 1, -1, -1):
+        path = (i,) if isinstance(expr, Compose) else ()
+        node = fns[i]
+        if not (isinstance(node, Prim) and node.name in LAYOUT):
+            raise ValueError(f"{node} is not a data-layout primitive")
+        view = view_through(node, note.typings[path].args[0], view)
+    return view
