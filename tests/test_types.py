@@ -133,3 +133,16 @@ def test_typecheck_returns_a_type_or_a_workbench_error(e, inputs):
         typecheck(e, *inputs)
     except WorkbenchError:
         pass
+
+
+def test_deeply_nested_expressions_are_refused_cleanly():
+    from workbench.expr import Prim
+
+    e = Prim("id")
+    for _ in range(5000):
+        e = Prim("map", (e,))
+    t = "float"
+    for _ in range(50):
+        t = f"[{t}]_2"
+    with pytest.raises(WorkbenchError):
+        typecheck(e, t)

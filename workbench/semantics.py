@@ -361,6 +361,8 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
         raise
     except (ValueError, IndexError) as err:  # a shape the type checker could not foresee
         raise EvaluationError(f"evaluation failed: {err}") from None
+    except RecursionError:
+        raise EvaluationError("the expression is nested too deeply to evaluate") from None
     return _to_output(out, result_type)
 
 

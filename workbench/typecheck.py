@@ -329,10 +329,13 @@ def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:
 def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Checker, Type]:
     args = input_types_of(expr, input_types)
     checker = Checker(expr, size_env, record=record)
-    if args:
-        result = checker.apply(expr, args, {}, ())
-    else:
-        result = checker.value(expr, {}, ())
+    try:
+        if args:
+            result = checker.apply(expr, args, {}, ())
+        else:
+            result = checker.value(expr, {}, ())
+    except RecursionError:
+        raise TypeCheckError("the expression is nested too deeply to type-check") from None
     declared = declared_type_of(expr)
     if declared is not None and not input_types:
         want = function_parts(declared)[1]
