@@ -214,37 +214,24 @@ def _associative_form(fn: Expr):
     return op, Lambda((x,), other)
 
 
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "%": np.fmod, "<": np.less, "<=": np.less_equal, ">": np.greater,
+    ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal,
+    "&&": np.logical_and, "||": np.logical_or,
+}
+
+
 def binop(op: str, a, b):
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
+    """A scalar operator on (batched) values, with C's meaning (``/`` on ints truncates)."""
     if op == "/":
         if _is_int(a) and _is_int(b):  # C division truncates towards zero
             q = np.floor_divide(a, b)
             return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) ^ (np.asarray(b) < 0)))
         return a / b
-    if op == "%":
-        return np.fmod(a, b)
-    if op == "<":
-        return np.less(a, b)
-    if op == "<=":
-        return np.less_equal(a, b)
-    if op == ">":
-        return np.greater(a, b)
-    if op == ">=":
-        return np.greater_equal(a, b)
-    if op == "==":
-        return np.equal(a, b)
-    if op == "!=":
-        return np.not_equal(a, b)
-    if op == "&&":
-        return np.logical_and(a, b)
-    if op == "||":
-        return np.logical_or(a, b)
-    raise EvaluationError(f"unknown operator {op}")
+    if op not in _BINARY:
+        raise EvaluationError(f"unknown operator {op}")
+    return _BINARY[op](a, b)
 
 
 def _is_int(x) -> bool:

@@ -8,7 +8,7 @@ from .. import values as V
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType, VectorType
 from . import DIM, FUN, OPENCL, SIZE, VALUE, Primitive, define
-from .algorithmic import array_arg, map_semantics, map_type
+from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
 
 # The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
 # check in ``nesting`` uses these levels.
@@ -63,17 +63,12 @@ def chk_literal(expr) -> bool:
     return isinstance(expr, Lit) or (isinstance(expr, UnOp) and isinstance(expr.operand, Lit))
 
 
-def reduce_seq_semantics(ev, node, args):
-    acc = ev.fold(node.args[0], ev.value(node.args[1]), args[0])
-    return V.collect(V.lift(acc, ev.depth, ev.depth + 1), ev.depth, 1)
-
-
 for name, aliases in (("reduceSeq", ("reduce-seq", "ReduceSeq")),
                       ("reduceSeqUnroll", ("reduce-seq-unroll", "ReduceSeqUnroll"))):
     define(Primitive(
         name, OPENCL, "((A × B) -> A) -> A -> [B]_I -> [A]_1", "ICFP Fig. 5",
         "A sequential left fold in one work-item (the operator need not be associative).",
-        reduce_seq_type, reduce_seq_semantics, params=(FUN(), VALUE()), aliases=aliases))
+        reduce_seq_type, reduce_semantics, params=(FUN(), VALUE()), aliases=aliases))
 
 
 def memory_type(chk, node, args, env, path):
