@@ -134,3 +134,13 @@ def test_devices_lists_the_default_device(capsys):
     doc = json.loads(out)
     default = [d for d in doc["devices"] if d["id"] == doc["default"]]
     assert default and "Portable Computing Language" in default[0]["platform"]
+
+
+def test_rules_why_explains_refusals(capsys):
+    code, out, _ = run(capsys, "rules", "map abs", "--type", "[float]_64", "--at", "root",
+                       "--why", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["refused"]["map→mapLocal"].startswith("mapLocal must be inside a mapWorkgroup")
+    assert doc["refused"]["reduce→reduceSeq"] == "it rewrites reduce f z"
+    assert any(r["rule"] == "split-join" for r in doc["rewrites"])

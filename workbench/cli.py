@@ -235,10 +235,20 @@ def cmd_rules(args) -> list:
     at = parse_path(args.at) if args.at is not None else None
     if at is not None:
         subterm(expr, at)
-    return [r.as_json() for r in rewrites(expr, *types, at=at)]
+    found = [r.as_json() for r in rewrites(expr, *types, at=at)]
+    if not args.why:
+        return found
+    if at is None:
+        raise UserError("--why needs --at PATH (the node whose refused rules to explain)")
+    from .rules import refusals
+
+    return {"rewrites": found, "refused": refusals(expr, at, *types)}
 
 
-def show_rules(doc: list) -> str:
+def show_rules(doc) -> str:
+    if isinstance(doc, dict):
+        refused = [f"  {rule}: {reason}" for rule, reason in doc["refused"].items()]
+        return show_rules(doc["rewrites"]) + "\nrefused here:\n" + "\n".join(refused)
     if not doc:
         return "no rule applies here"
     width = max(len(r["path"]) for r in doc)
@@ -347,6 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("expr", help="expression text or @FILE[:NAME]")
     rl.add_argument("--at", help="only at this node path (e.g. 1.0; 'root' for the root)")
     rl.add_argument("--type", action="append", default=[], help="input type(s)")
+    rl.add_argument("--why", action="store_true",
+                    help="with --at: also say why each other rule is refused there")
     rl.add_argument("--json", action="store_true")
 
     ap = sub.add_parser("apply", help="apply one rewrite and print the result")

@@ -259,14 +259,35 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
 
 
 def refusals(expr: Expr, path: Path, *input_types: Type | str) -> dict[str, str]:
-    """For the widget: why each rule without parameters does not apply at ``path``."""
+    """Why each rule that does not apply at ``path`` is refused there (the widget and
+    ``workbench rules --why`` show these)."""
     note = _annotation(expr, input_types)
     site = _site(expr, path, note)
     out = {}
     for rule in _catalogue().values():
-        if rule.params:
+        choices = [p.candidates(site) for p in rule.params]
+        if rule.params and not all(choices):
+            empty = [p.name for p, c in zip(rule.params, choices) if not c]
+            out[rule.name] = _reason_without_candidates(rule, site, empty)
             continue
-        result = try_rule(rule, site, {}, note, input_types)
-        if isinstance(result, Refused):
-            out[rule.name] = result.reason
+        reasons = []
+        for combo in itertools.product(*choices):
+            params = {p.name: v for p, v in zip(rule.params, combo)}
+            result = try_rule(rule, site, params, note, input_types)
+            if not isinstance(result, Refused):
+                break
+            reasons.append(result.reason)
+        else:
+            out[rule.name] = reasons[0] if reasons else "it does not apply here"
     return out
+
+
+def _reason_without_candidates(rule: Rule, site: Site, empty: list[str]) -> str:
+    probe = {p.name: Size.const(1) for p in rule.params}
+    try:
+        result = rule.rewrite(site, probe)
+    except TypeCheckError as err:
+        return err.reason
+    if isinstance(result, Refused):
+        return result.reason
+    return f"no value of {', '.join(empty)} fits here"
