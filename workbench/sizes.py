@@ -3,97 +3,49 @@
 Array types in the Lift paper (Steuwer et al., "Generating Performance Portable Code using
 Rewrite Rules", ICFP 2015) carry symbolic lengths: ``split^n : [T]_N -> [[T]_n]_{N/n}`` makes
 ``N/n``, ``join`` makes products and ``iterate`` makes powers such as ``2^k``. The type checker
-compares such lengths, so equal sizes must be *equal values*: ``N/128*128 == N``,
+compares such lengths, so equal sizes must be equal values: ``N/128*128 == N``,
 ``(N/4)/2 == N/8``, ``2*N - N == N``.
 
-That is achieved by keeping every ``Size`` as a Laurent polynomial: a sum of terms
-``coefficient * monomial`` with ``Fraction`` coefficients and monomials that multiply atoms to
-integer (possibly negative) exponents. Atoms are variable names, ``Pow`` for a power whose
-exponent is symbolic and ``Div`` for a quotient by a polynomial that does not divide exactly.
-Division is exact (``N/4`` is a quarter of N, a natural number only when 4 divides N), which is
-why ``divisible_by`` exists and why ``//`` and ``%`` are refused. Arithmetic builds the
-canonical form directly, so equality and hashing are plain comparisons and nothing is ever
-re-normalised.
+Every ``Size`` is therefore kept as a Laurent polynomial: a sum of terms
+``coefficient * monomial`` with non-zero ``Fraction`` coefficients and monomials that raise
+atoms to integer (possibly negative) exponents. Atoms are variable names, ``Pow`` for a power
+with a symbolic exponent and ``Div`` for one over a sum that does not divide exactly.
+Arithmetic builds this form directly, so equality and hashing compare it as it stands and
+nothing is re-normalised. Division is exact (``N/4`` is a quarter of N, a whole number only
+when 4 divides N): that is why ``divisible_by`` exists and why ``//`` and ``%`` are refused.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import total_ordering
-from typing import Union
+from typing import ClassVar, Union
 
 Atom = Union[str, "Pow", "Div"]
-Monomial = tuple[tuple[Atom, int], ...]  # sorted by _atom_key; no zero exponents
+Monomial = tuple[tuple[Atom, int], ...]  # sorted by _atom_key, no zero exponents
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# Exact division by a polynomial gives up after this many steps and keeps a Div atom.
-_MAX_DIVISION_STEPS = 1000
 
 
-class _Opaque:
-    """An atom built from two sizes that arithmetic cannot look inside.
+@dataclass(frozen=True, slots=True)
+class Pow:
+    """``base ^ exponent`` for a symbolic exponent (``2^k``, ``N^k``). Constant integer
+    exponents never make one: they are multiplied out, so ``(N+1)^2 == N^2 + 2*N + 1``."""
 
-    Atoms are compared structurally and ordered by their printed text, which is unique
-    because printed sizes parse back to equal sizes.
-    """
-
-    __slots__ = ("_left", "_right", "_hash", "_key")
-    _rank = 0
-
-    def __init__(self, left: Size, right: Size) -> None:
-        object.__setattr__(self, "_left", left)
-        object.__setattr__(self, "_right", right)
-        object.__setattr__(self, "_hash", hash((type(self).__name__, left, right)))
-        object.__setattr__(self, "_key", None)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("size atoms are immutable")
-
-    def __eq__(self, other) -> bool:
-        return self is other or (type(other) is type(self) and self._hash == other._hash
-                                 and self._left == other._left and self._right == other._right)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self):
-        return (type(self), (self._left, self._right))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._left!r}, {self._right!r})"
-
-    @property
-    def sort_key(self) -> tuple[int, str]:
-        key = self._key
-        if key is None:
-            key = (self._rank, str(self))
-            object.__setattr__(self, "_key", key)
-        return key
-
-    @property
-    def free_vars(self) -> frozenset[str]:
-        return self._left.free_vars | self._right.free_vars
-
-
-class Pow(_Opaque):
-    """``base ^ exponent`` for a symbolic exponent (``2^k``, ``N^k``); constant integer
-    exponents never make one, they are multiplied out instead."""
-
-    __slots__ = ()
-    _rank = 1
-
-    @property
-    def base(self) -> Size:
-        return self._left
-
-    @property
-    def exponent(self) -> Size:
-        return self._right
+    base: Size
+    exponent: Size
+    _key: tuple[int, str] | None = field(default=None, init=False, repr=False, compare=False)
+    _rank: ClassVar[int] = 1
 
     def __str__(self) -> str:
         return f"{_operand(self.base)}^{_operand(self.exponent)}"
+
+    @property
+    def free_vars(self) -> frozenset[str]:
+        return self.base.free_vars | self.exponent.free_vars
 
     def evaluate(self, env: Mapping[str, int]) -> Fraction:
         exponent = Fraction(self.exponent.evaluate(env))
@@ -105,41 +57,53 @@ class Pow(_Opaque):
         return self.base.substitute(mapping) ** self.exponent.substitute(mapping)
 
 
-class Div(_Opaque):
-    """``num / den`` for a polynomial ``den`` that does not divide ``num`` exactly.
+@dataclass(frozen=True, slots=True)
+class Div:
+    """``1 / den`` for a sum ``den`` that does not divide the numerator.
 
-    Both parts are primitive (leading coefficient 1, no common monomial factor) so that
-    ``N/(M+1)``, ``2*N/(2*M+2)`` and ``N*(1/(M+1))`` all become ``N * Div(1, M+1)``.
+    The numerator stays outside, as the atom's cofactor, so quotients distribute like any
+    product: ``(N+K)/(M+1) == N/(M+1) + K/(M+1)``. ``den`` is primitive (its first term's
+    coefficient is 1, its terms share no monomial factor) and holds no Div; a monomial holds
+    at most one Div, to the first power (``1/(M+1)^2`` is ``Div(M^2+2*M+1)``); and each
+    Div's cofactor is kept reduced modulo den (see ``_over``), so ``(N+M+1)/(N+M)`` is
+    ``1 + 1/(N+M)`` and ``N/(N+1)`` is ``1 - 1/(N+1)``. Without partial fractions or a gcd,
+    sums over different denominators, or mixed with negative powers, are right in value but
+    not canonical: ``1/N + 1/(N+1) != (2*N+1)/(N^2+N)``.
     """
 
-    __slots__ = ()
-    _rank = 2
-
-    @property
-    def num(self) -> Size:
-        return self._left
-
-    @property
-    def den(self) -> Size:
-        return self._right
+    den: Size
+    _key: tuple[int, str] | None = field(default=None, init=False, repr=False, compare=False)
+    _rank: ClassVar[int] = 2
 
     def __str__(self) -> str:
-        num = "1" if self.num == 1 else f"({self.num})"
-        return f"({num}/({self.den}))"
+        return f"1/({self.den})"
+
+    @property
+    def free_vars(self) -> frozenset[str]:
+        return self.den.free_vars
 
     def evaluate(self, env: Mapping[str, int]) -> Fraction:
-        return Fraction(self.num.evaluate(env)) / Fraction(self.den.evaluate(env))
+        return 1 / Fraction(self.den.evaluate(env))
 
     def substitute(self, mapping: Mapping[str, Size | int]) -> Size:
-        return self.num.substitute(mapping) / self.den.substitute(mapping)
+        return 1 / self.den.substitute(mapping)
 
 
 def _atom_key(atom: Atom) -> tuple[int, str]:
-    return (0, atom) if isinstance(atom, str) else atom.sort_key
+    """Variables first, by name, then Pow, then Div (``_has_div`` relies on Div being last),
+    each by printed text: unique, since printed sizes parse back to equal sizes. Cached on
+    the atom, as printing is the slow part."""
+    if isinstance(atom, str):
+        return (0, atom)
+    if atom._key is None:
+        object.__setattr__(atom, "_key", (atom._rank, str(atom)))
+    return atom._key
 
 
-def _pair_key(pair: tuple[Atom, int]) -> tuple[int, str]:
-    return _atom_key(pair[0])
+def _monomial(powers: Mapping[Atom, int]) -> Monomial:
+    """The canonical monomial for atom -> exponent: zero exponents dropped, atoms sorted."""
+    pairs = [(a, e) for a, e in powers.items() if e]
+    return tuple(pairs if len(pairs) < 2 else sorted(pairs, key=lambda p: _atom_key(p[0])))
 
 
 class SizeSyntaxError(ValueError):
@@ -147,9 +111,7 @@ class SizeSyntaxError(ValueError):
     would have been accepted there (the message counts columns from 1, as editors do)."""
 
     def __init__(self, text: str, position: int, expected: str) -> None:
-        self.text = text
-        self.position = position
-        self.expected = expected
+        self.text, self.position, self.expected = text, position, expected
         super().__init__(f"size {text!r}: expected {expected} at column {position + 1}")
 
 
@@ -158,7 +120,7 @@ class Size:
     """An immutable symbolic size in canonical form (see the module docstring).
 
     Build sizes with ``Size.of``, ``Size.var``, ``Size.const``, arithmetic or ``parse_size``;
-    the constructor is private because it trusts its argument to be canonical already.
+    there is no public constructor because ``_make`` trusts its terms to be canonical.
     """
 
     __slots__ = ("_terms", "_hash", "_free_vars")
@@ -166,31 +128,20 @@ class Size:
     def __init__(self, *args, **kwargs) -> None:
         raise TypeError("build sizes with Size.of, Size.var, Size.const or parse_size")
 
-    def __setattr__(self, name, value):
-        raise AttributeError("sizes are immutable")
-
     @staticmethod
     def _make(terms: dict[Monomial, Fraction]) -> Size:
-        # Callers guarantee canonical input: no zero coefficients, sorted monomials.
         size = object.__new__(Size)
-        object.__setattr__(size, "_terms", terms)
-        object.__setattr__(size, "_hash", None)
-        object.__setattr__(size, "_free_vars", None)
+        size._terms, size._hash, size._free_vars = terms, None, None
         return size
 
     def __reduce__(self):
-        return (parse_size, (str(self),))
-
-    def __copy__(self) -> Size:
-        return self
-
-    def __deepcopy__(self, memo) -> Size:
-        return self
+        # Rebuild rather than restore: the cached hash of variable names differs per process.
+        return (Size._make, (self._terms,))
 
     # --- construction ---------------------------------------------------------------------
     @staticmethod
     def of(x: int | Fraction | str | Size) -> Size:
-        """``4`` -> constant, ``"N"`` -> variable, any other text is parsed, a Size is kept."""
+        """``4`` -> constant, ``"N"`` -> variable, other text is parsed, a Size is kept."""
         if isinstance(x, Size):
             return x
         if isinstance(x, str):
@@ -210,12 +161,11 @@ class Size:
     def const(value: int | Fraction) -> Size:
         if isinstance(value, bool) or not isinstance(value, int | Fraction):
             raise TypeError(f"a size constant is an int or a Fraction, not {value!r}")
-        cached = _CONSTANTS.get(value)
-        if cached is not None:
-            return cached
-        made = Size._make({(): Fraction(value)} if value else {})
-        if isinstance(value, int) and -16 <= value <= 1024:  # small ints recur constantly
-            _CONSTANTS[value] = made
+        made = _CONSTANTS.get(value)
+        if made is None:
+            made = Size._make({(): Fraction(value)} if value else {})
+            if isinstance(value, int) and -16 <= value <= 1024:  # the ints sizes mostly use
+                _CONSTANTS[value] = made
         return made
 
     # --- arithmetic -----------------------------------------------------------------------
@@ -223,36 +173,21 @@ class Size:
         other = _coerce(other)
         if other is NotImplemented:
             return NotImplemented
-        if not other._terms:
-            return self
-        if not self._terms:
-            return other
-        terms = dict(self._terms)
-        for m, c in other._terms.items():
-            old = terms.get(m)
-            if old is None:
-                terms[m] = c
-            elif old + c:
-                terms[m] = old + c
-            else:
-                del terms[m]
-        return Size._make(terms)
+        total = Size._make(_accumulate(dict(self._terms), other._terms))
+        return _normalise_quotients(total) if _has_div(self) and _has_div(other) else total
 
     __radd__ = __add__
 
     def __neg__(self) -> Size:
         return self._scaled(-_ONE)
 
-    def __pos__(self) -> Size:
-        return self
-
     def __sub__(self, other) -> Size:
         other = _coerce(other)
-        return NotImplemented if other is NotImplemented else self + other._scaled(-_ONE)
+        return NotImplemented if other is NotImplemented else self + -other
 
     def __rsub__(self, other) -> Size:
         other = _coerce(other)
-        return NotImplemented if other is NotImplemented else other + self._scaled(-_ONE)
+        return NotImplemented if other is NotImplemented else other + -self
 
     def __mul__(self, other) -> Size:
         other = _coerce(other)
@@ -267,7 +202,8 @@ class Size:
             for m2, c2 in other._terms.items():
                 m = _mono_mul(m1, m2)
                 terms[m] = terms.get(m, _ZERO) + c1 * c2
-        return Size._make({m: c for m, c in terms.items() if c})
+        product = Size._make({m: c for m, c in terms.items() if c})
+        return _normalise_quotients(product) if _has_div(self) or _has_div(other) else product
 
     __rmul__ = __mul__
 
@@ -277,6 +213,8 @@ class Size:
             return NotImplemented
         if not other._terms:
             raise ZeroDivisionError(f"the size {self} divided by zero")
+        if other.is_constant:  # the common case, N/128
+            return self._scaled(1 / other._terms[()])
         if len(other._terms) == 1:
             ((m, c),) = other._terms.items()
             return self * _monomial_inverse(m, c)
@@ -290,10 +228,10 @@ class Size:
         exponent = _coerce(exponent)
         if exponent is NotImplemented:
             return NotImplemented
-        if exponent.is_integer_constant:
-            k = int(exponent)
-            return self._power(k) if k >= 0 else _ONE_SIZE / self._power(-k)
-        return _symbolic_power(self, exponent)
+        if not exponent.is_integer_constant:
+            return _symbolic_power(self, exponent)
+        k = int(exponent)
+        return self._power(k) if k >= 0 else _ONE_SIZE / self._power(-k)
 
     def __rpow__(self, base) -> Size:
         base = _coerce(base)
@@ -308,14 +246,13 @@ class Size:
     def _scaled(self, factor: Fraction) -> Size:
         if factor == 1:
             return self
-        if not factor:
-            return _ZERO_SIZE
-        return Size._make({m: c * factor for m, c in self._terms.items()})
+        return Size._make({m: c * factor for m, c in self._terms.items()} if factor else {})
 
     def _power(self, k: int) -> Size:
-        if len(self._terms) == 1:  # a monomial: multiply the exponents, no expansion needed
+        if k and len(self._terms) == 1:  # a monomial: multiply the exponents, no expansion
             ((m, c),) = self._terms.items()
-            return Size._make({tuple((a, e * k) for a, e in m): c ** k}) if k else _ONE_SIZE
+            power = Size._make({tuple((a, e * k) for a, e in m): c ** k})
+            return _normalise_quotients(power) if k > 1 and _has_div(self) else power
         result = _ONE_SIZE
         for _ in range(k):
             result = result * self
@@ -324,8 +261,7 @@ class Size:
     # --- queries --------------------------------------------------------------------------
     @property
     def is_constant(self) -> bool:
-        terms = self._terms
-        return not terms or (len(terms) == 1 and () in terms)
+        return not self._terms or (len(self._terms) == 1 and () in self._terms)
 
     @property
     def is_integer_constant(self) -> bool:
@@ -339,33 +275,28 @@ class Size:
 
     @property
     def free_vars(self) -> frozenset[str]:
-        free = self._free_vars
-        if free is None:
-            names: set[str] = set()
-            for m in self._terms:
-                for atom, _ in m:
-                    names.update((atom,) if isinstance(atom, str) else atom.free_vars)
-            free = frozenset(names)
-            object.__setattr__(self, "_free_vars", free)
-        return free
+        if self._free_vars is None:
+            self._free_vars = frozenset().union(*(
+                {atom} if isinstance(atom, str) else atom.free_vars
+                for m in self._terms for atom, _ in m))
+        return self._free_vars
 
     def evaluate(self, env: Mapping[str, int]) -> int | Fraction:
         """The value for the given variable values (an int when it is a whole number)."""
         total = _ZERO
         for m, c in self._terms.items():
-            term = c
             for atom, e in m:
                 if not isinstance(atom, str):
-                    term *= atom.evaluate(env) ** e
+                    c *= atom.evaluate(env) ** e
                 elif atom in env:
-                    term *= Fraction(env[atom]) ** e
+                    c *= Fraction(env[atom]) ** e
                 else:
                     raise ValueError(f"the size variable {atom} has no value (in {self})")
-            total += term
+            total += c
         return _plain(total)
 
     def substitute(self, mapping: Mapping[str, Size | int]) -> Size:
-        """Replace variables by sizes or numbers, re-canonicalising as the result is built."""
+        """Replace variables by sizes or numbers; the result is built canonical."""
         if not mapping or self.free_vars.isdisjoint(mapping):
             return self
         result = _ZERO_SIZE
@@ -373,20 +304,20 @@ class Size:
             term = Size._make({(): c})
             for atom, e in m:
                 if isinstance(atom, str):
-                    factor = Size.of(mapping[atom]) if atom in mapping else Size.var(atom)
+                    term = term * Size.of(mapping.get(atom, atom)) ** e
                 else:
-                    factor = atom.substitute(mapping)
-                term = term * factor ** e
+                    term = term * atom.substitute(mapping) ** e
             result = result + term
         return result
 
     def divisible_by(self, n: Size | int) -> bool | None:
         """Whether ``self / n`` is a whole number for all natural values of the variables.
 
-        True when the exact quotient has integer coefficients and no negative exponents (so
-        it is an integer polynomial), or both are constants and n divides; False when both
-        are constants and n does not divide, or n is zero; None when it cannot be known
-        without values (``N`` by 4). The type checker turns None into a recorded assumption.
+        True when the exact quotient has integer coefficients and no negative exponents (an
+        integer polynomial, in atoms that are whole numbers too), or both are constants and n
+        divides; False when both are constants and n does not divide, or n is zero; None when
+        it cannot be known without values (``N`` by 4), which the type checker records as an
+        assumption rather than an error.
         """
         n = Size.of(n)
         if not n._terms:
@@ -401,28 +332,23 @@ class Size:
             raise TypeError(f"the size {self} is not a whole number")
         return int(self._terms.get((), _ZERO))
 
-    __index__ = __int__  # so a constant size can be used as a length (range, shapes)
+    __index__ = __int__  # so a constant size can serve as a length (range, array shapes)
 
     def __eq__(self, other) -> bool:
         if self is other:
             return True
-        if not isinstance(other, Size):
-            other = _coerce(other)
-            if other is NotImplemented:
-                return NotImplemented
+        other = _coerce(other)
+        if other is NotImplemented:
+            return NotImplemented
         if self._hash is not None and other._hash is not None and self._hash != other._hash:
             return False
         return self._terms == other._terms
 
     def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            if self.is_constant:  # hash like the number, since Size.of(4) == 4
-                h = hash(self._terms.get((), _ZERO))
-            else:
-                h = hash(frozenset(self._terms.items()))
-            object.__setattr__(self, "_hash", h)
-        return h
+        if self._hash is None:  # constants hash like their number, since Size.of(4) == 4
+            self._hash = (hash(self._terms.get((), 0)) if self.is_constant
+                          else hash(frozenset(self._terms.items())))
+        return self._hash
 
     def __lt__(self, other) -> bool:
         other = _coerce(other)
@@ -434,9 +360,7 @@ class Size:
 
     # --- printing -------------------------------------------------------------------------
     def __str__(self) -> str:
-        """The paper's notation: ``N/128``, ``4*M``, ``2^k``, ``N - 2``; parses back."""
-        if not self._terms:
-            return "0"
+        """The paper's notation (``N/128``, ``4*M``, ``2^k``, ``N - 2``); it parses back."""
         text = ""
         for m, c in sorted(self._terms.items(), key=_term_order):
             term = _term_text(m, abs(c))
@@ -444,23 +368,23 @@ class Size:
                 text = term if c > 0 else "-" + term
             else:
                 text += (" + " if c > 0 else " - ") + term
-        return text
+        return text or "0"
 
     def __repr__(self) -> str:
         return f"Size({str(self)!r})"
 
 
-_ZERO = Fraction(0)
-_ONE = Fraction(1)
+_ZERO, _ONE = Fraction(0), Fraction(1)
 _VARIABLES: dict[str, Size] = {}
 _CONSTANTS: dict[int, Size] = {}
-_ZERO_SIZE = Size.const(0)
-_ONE_SIZE = Size.const(1)
+_ZERO_SIZE, _ONE_SIZE = Size.const(0), Size.const(1)
 
 
 def _coerce(x) -> Size:
     if isinstance(x, Size):
         return x
+    if type(x) is int and x in _CONSTANTS:  # the fast path for the usual small ints
+        return _CONSTANTS[x]
     if isinstance(x, int | Fraction) and not isinstance(x, bool):
         return Size.const(x)
     return NotImplemented
@@ -471,97 +395,158 @@ def _plain(x: Fraction) -> int | Fraction:
 
 
 def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
-    if not a:
-        return b
-    if not b:
-        return a
+    if not a or not b:
+        return a or b
     powers = dict(a)
     for atom, e in b:
-        total = powers.get(atom, 0) + e
-        if total:
-            powers[atom] = total
+        powers[atom] = powers.get(atom, 0) + e
+    return _monomial(powers)
+
+
+def _has_div(s: Size) -> bool:
+    return any(m and type(m[-1][0]) is Div for m in s._terms)  # Div atoms sort last
+
+
+def _accumulate(terms: dict[Monomial, Fraction], more: Mapping[Monomial, Fraction]) -> dict:
+    for m, c in more.items():
+        c += terms.get(m, 0)
+        if c:
+            terms[m] = c
         else:
-            del powers[atom]
-    return tuple(sorted(powers.items(), key=_pair_key))
+            del terms[m]
+    return terms
+
+
+def _split_quotients(s: Size) -> tuple[dict[Monomial, Fraction], dict[Monomial, dict]]:
+    """The terms without a Div, and for each product of Divs the cofactor of its terms."""
+    plain: dict[Monomial, Fraction] = {}
+    groups: dict[Monomial, dict[Monomial, Fraction]] = {}
+    for m, c in s._terms.items():
+        divs = tuple(p for p in m if type(p[0]) is Div)
+        if divs:
+            groups.setdefault(divs, {})[tuple(p for p in m if type(p[0]) is not Div)] = c
+        else:
+            plain[m] = c
+    return plain, groups
+
+
+def _denominator(divs: Monomial) -> Size:
+    product = _ONE_SIZE
+    for div, e in divs:
+        product = product * div.den ** e
+    return product
+
+
+def _normalise_quotients(s: Size) -> Size:
+    """Put every group ``cofactor * Div(d)`` back in normal form (see ``_over``) after
+    arithmetic changed it: ``(N/(M+1)) * (M+1) == N``, ``N/(N+1) + 1/(N+1) == 1``; and
+    make several Divs in a monomial one (``1/(M+1) * 1/(M+1) == 1/(M^2+2*M+1)``)."""
+    plain, groups = _split_quotients(s)
+    for divs, cofactor in groups.items():
+        if len(divs) == 1 and divs[0][1] == 1:
+            part = _over(Size._make(cofactor), divs[0][0].den)
+        else:
+            part = Size._make(cofactor) / _denominator(divs)
+        _accumulate(plain, part._terms)
+    return Size._make(plain)
 
 
 def _monomial_inverse(m: Monomial, c: Fraction) -> Size:
-    """``1 / (c*m)``. Div atoms keep positive exponents (Div(a, b)^-1 is b/a), so that a
-    quotient has one representation however it was reached."""
-    plain = tuple((a, -e) for a, e in m if not isinstance(a, Div))
-    result = Size._make({plain: 1 / c})
+    """``1 / (c*m)``, with ``Div(d)^-1`` turned back into ``d`` so that Div atoms keep
+    positive exponents and a quotient has one form however it was reached."""
+    result = Size._make({tuple((a, -e) for a, e in m if not isinstance(a, Div)): 1 / c})
     for atom, e in m:
         if isinstance(atom, Div):
-            result = result * (atom.den / atom.num) ** e
+            result = result * atom.den ** e
     return result
 
 
 def _split_content(s: Size) -> tuple[Fraction, Monomial, Size]:
-    """``s == c * m * p`` with p a polynomial whose leading term (in print order) has
+    """``s == c * m * p`` with p a polynomial whose first term (in print order) has
     coefficient 1 and whose terms share no monomial factor."""
-    lead_coefficient = min(s._terms.items(), key=_term_order)[1]
     atoms = {a for m in s._terms for a, _ in m}
-    lowest = {a: min(dict(m).get(a, 0) for m in s._terms) for a in atoms}
-    content = tuple(sorted(((a, e) for a, e in lowest.items() if e), key=_pair_key))
-    if not content and lead_coefficient == 1:
-        return _ONE, (), s
-    primitive = {}
+    content = _monomial({a: min(dict(m).get(a, 0) for m in s._terms) for a in atoms})
+    shifted = {}
     for m, c in s._terms.items():
         powers = dict(m)
         for a, e in content:
-            powers[a] -= e
-        kept = tuple((a, e) for a, e in sorted(powers.items(), key=_pair_key) if e)
-        primitive[kept] = c / lead_coefficient
-    return lead_coefficient, content, Size._make(primitive)
+            powers[a] = powers.get(a, 0) - e
+        shifted[_monomial(powers)] = c
+    lead = min(shifted.items(), key=_term_order)[1]  # after the shift: it changes the order
+    return lead, content, Size._make({m: c / lead for m, c in shifted.items()})
 
 
 def _divide_by_polynomial(num: Size, den: Size) -> Size:
-    """Exact division by a sum: the polynomial quotient when it exists (``(2*N+2)/(N+1)``
-    is 2), else the quotient of the primitive parts kept as a Div atom."""
+    """Exact division by a sum: the polynomial quotient when there is one
+    (``(2*N+2)/(N+1) == 2``), else a quotient and a remainder over the primitive divisor."""
     if not num._terms:
         return _ZERO_SIZE
+    if _has_div(den):  # clear the quotients inside the divisor: num/den == num*D / (den*D)
+        inner = _denominator(tuple({p for divs in _split_quotients(den)[1] for p in divs}))
+        return (num * inner) / (den * inner)
+    if _has_div(num):  # cofactor*Div(d) / den == cofactor / (d*den), group by group
+        plain, groups = _split_quotients(num)
+        result = Size._make(plain) / den
+        for divs, cofactor in groups.items():
+            result = result + Size._make(cofactor) / (_denominator(divs) * den)
+        return result
     den_c, den_m, den_p = _split_content(den)
-    num_c, num_m, num_p = _split_content(num)
-    outside = Size._make({num_m: num_c}) * _monomial_inverse(den_m, den_c)
-    quotient = _ONE_SIZE if num_p == den_p else _polynomial_quotient(num_p, den_p)
-    if quotient is None:
-        quotient = Size._make({((Div(num_p, den_p), 1),): _ONE})
-    return outside * quotient
+    return _over(num * _monomial_inverse(den_m, den_c), den_p)
 
 
-def _polynomial_quotient(num: Size, den: Size) -> Size | None:
-    """``num / den`` for polynomials when the remainder is zero, else None.
+def _over(cofactor: Size, den: Size) -> Size:
+    """``cofactor / den`` in normal form, for a primitive den and a cofactor without Div.
 
-    Multivariate division by a single divisor under the graded-lexicographic monomial order
-    (Cox, Little, O'Shea, "Ideals, Varieties, and Algorithms", Sect. 2.3): when den divides
-    num, the leading term of den divides the leading term of every remainder, so a leading
-    term it does not divide proves the division inexact. Atoms count as indeterminates.
+    The cofactor is ``m*P`` with m its negative exponents and P a polynomial, and
+    ``P = q*den + r`` with r the remainder of dividing by den, so the result is
+    ``m*q + m*r*Div(den)``. That remainder is unique ({den} is a Groebner basis of the ideal
+    it generates: Cox, Little, O'Shea, "Ideals, Varieties, and Algorithms", ch. 2 sect. 6),
+    so for polynomial cofactors equal quotients over one den get one form however they
+    were built. Common factors of r and den are not cancelled, as that would need a gcd
+    (and cancelling only some would make the form depend on the order of operations).
     """
+    atoms = {a for m in cofactor._terms for a, _ in m}
+    shift = _monomial({a: min(0, *(dict(m).get(a, 0) for m in cofactor._terms)) for a in atoms})
+    lift = tuple((a, -e) for a, e in shift)
+    quotient, remainder = _polynomial_divmod(
+        Size._make({_mono_mul(m, lift): c for m, c in cofactor._terms.items()}), den)
+    terms = {_mono_mul(m, shift): c for m, c in quotient.items()}
+    div = ((Div(den), 1),)
+    terms.update((_mono_mul(m, shift) + div, c) for m, c in remainder.items())
+    return Size._make(terms)
+
+
+def _polynomial_divmod(num: Size, den: Size) -> tuple[dict, dict]:
+    """Quotient and remainder terms of polynomials ``num = q*den + r``: division by one
+    divisor under the graded-lexicographic order (Cox, Little, O'Shea, ch. 2 sect. 3). A
+    leading term that den's leading term does not divide goes to the remainder; the leading
+    monomial falls at every step, so it ends. Atoms count as independent indeterminates."""
     atoms = sorted({a for s in (num, den) for m in s._terms for a, _ in m}, key=_atom_key)
     index = {a: i for i, a in enumerate(atoms)}
 
-    def grlex(item: tuple[Monomial, Fraction]) -> tuple[int, tuple[int, ...]]:
+    def grlex(item: tuple[Monomial, Fraction]) -> tuple[int, list[int]]:
         vector = [0] * len(atoms)
         for a, e in item[0]:
             vector[index[a]] = e
-        return (sum(vector), tuple(vector))
+        return (sum(vector), vector)
 
     lead_m, lead_c = max(den._terms.items(), key=grlex)
-    lead_powers = dict(lead_m)
-    quotient, rest = _ZERO_SIZE, num
-    for _ in range(_MAX_DIVISION_STEPS):
-        if not rest._terms:
-            return quotient
-        m, c = max(rest._terms.items(), key=grlex)
+    quotient: dict[Monomial, Fraction] = {}
+    remainder: dict[Monomial, Fraction] = {}
+    rest = dict(num._terms)
+    while rest:
+        m, c = max(rest.items(), key=grlex)
         powers = dict(m)
-        for a, e in lead_powers.items():
+        for a, e in lead_m:
             powers[a] = powers.get(a, 0) - e
         if any(e < 0 for e in powers.values()):
-            return None
-        step = Size._make({tuple(sorted(((a, e) for a, e in powers.items() if e),
-                                        key=_pair_key)): c / lead_c})
-        quotient, rest = quotient + step, rest - step * den
-    return None
+            remainder[m] = rest.pop(m)
+        else:
+            step = _monomial(powers)
+            quotient[step] = c / lead_c
+            _accumulate(rest, {_mono_mul(step, dm): -dc * c / lead_c
+                               for dm, dc in den._terms.items()})
+    return quotient, remainder
 
 
 def _symbolic_power(base: Size, exponent: Size) -> Size:
@@ -571,36 +556,33 @@ def _symbolic_power(base: Size, exponent: Size) -> Size:
     if len(base._terms) == 1:
         ((m, c),) = base._terms.items()
         if c == 1 and len(m) == 1 and m[0][1] == 1 and isinstance(m[0][0], Pow):
-            inner = m[0][0]  # (b^e)^f = b^(e*f)
-            return inner.base ** (inner.exponent * exponent)
+            return m[0][0].base ** (m[0][0].exponent * exponent)  # (b^e)^f = b^(e*f)
     shift = exponent._terms.get(())
     if (shift is not None and shift.denominator == 1 and base._terms
             and (shift > 0 or len(base._terms) == 1)):
-        # b^(e+c) = b^c * b^e, so that 2^(k+1) == 2*2^k; only where b^c stays a polynomial
-        # or a Laurent monomial (never a Div), and never for b = 0 where 0^-1 is undefined.
-        rest = _symbolic_power(base, exponent - shift)
-        k = int(shift)
+        # b^(e+c) = b^c * b^e, so 2^(k+1) == 2*2^k; only where b^c is a polynomial or a
+        # Laurent monomial (never a new Div), and never for b = 0, where 0^-1 is undefined.
+        rest, k = _symbolic_power(base, exponent - shift), int(shift)
         return base._power(k) * rest if k > 0 else rest / base._power(-k)
     return Size._make({((Pow(base, exponent), 1),): _ONE})
 
 
 def _takes_whole_values(s: Size, natural: bool) -> bool:
-    """A sufficient test that s is a whole number (natural=False) or a natural number
-    (natural=True) for all natural values of its variables: an integer polynomial (with
-    non-negative coefficients for naturals) in atoms that are themselves whole numbers."""
+    """A sufficient test that s is a whole number (a natural one when ``natural``) for all
+    natural values of its variables: an integer polynomial (with non-negative coefficients
+    for naturals) in atoms that are whole numbers themselves."""
     for m, c in s._terms.items():
         if c.denominator != 1 or (natural and c < 0):
             return False
         for atom, e in m:
-            if e < 0 or isinstance(atom, Div):
-                return False
-            if isinstance(atom, Pow) and not (_takes_whole_values(atom.base, natural)
-                                              and _takes_whole_values(atom.exponent, True)):
+            if e < 0 or isinstance(atom, Div) or (isinstance(atom, Pow) and not (
+                    _takes_whole_values(atom.base, natural)
+                    and _takes_whole_values(atom.exponent, True))):
                 return False
     return True
 
 
-# --- printing helpers ---------------------------------------------------------------------------
+# --- printing -----------------------------------------------------------------------------------
 
 def _term_order(item: tuple[Monomial, Fraction]):
     """Print order: constants last, higher total degree first, then by atom names."""
@@ -615,19 +597,15 @@ def _operand(s: Size) -> str:
 
 def _term_text(m: Monomial, c: Fraction) -> str:
     """One term with a positive coefficient, as ``p*factors/(q*factors)``."""
-    divs = [e for a, e in m if isinstance(a, Div)]
-    inline_div = divs == [1]  # a lone Div reads best as a fraction: N*(K + 1)/(M + 1)
     num: list[str] = []
     den: list[str] = []
     for atom, e in m:
-        if inline_div and isinstance(atom, Div):
-            if atom.num != 1:
-                num.append(f"({atom.num})")
+        if isinstance(atom, Div):  # the only one, to the first power: N/(M + 1)
             den.append(f"({atom.den})")
-        elif e > 0:
-            num.append(_factor_text(atom, e))
+        elif isinstance(atom, str):
+            (num if e > 0 else den).append(atom if abs(e) == 1 else f"{atom}^{abs(e)}")
         else:
-            den.append(_factor_text(atom, -e))
+            (num if e > 0 else den).append(str(atom) if abs(e) == 1 else f"({atom})^{abs(e)}")
     if c.numerator != 1 or not num:
         num.insert(0, str(c.numerator))
     if c.denominator != 1:
@@ -638,15 +616,11 @@ def _term_text(m: Monomial, c: Fraction) -> str:
     return text
 
 
-def _factor_text(atom: Atom, e: int) -> str:
-    if isinstance(atom, str):
-        return atom if e == 1 else f"{atom}^{e}"
-    if isinstance(atom, Div):  # already parenthesised
-        return str(atom) if e == 1 else f"{atom}^{e}"
-    return str(atom) if e == 1 else f"({atom})^{e}"
-
-
 # --- parsing ------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*([0-9]+|[A-Za-z_][A-Za-z0-9_]*|.|\Z)", re.DOTALL)
+_ATOM_EXPECTED = "a number, a name or '('"
+
 
 def parse_size(text: str) -> Size:
     """Parse a size in the printed notation: whole numbers, names, ``+ - * /``, ``^``
@@ -655,19 +629,30 @@ def parse_size(text: str) -> Size:
     return _SizeParser(text).parse()
 
 
-_ATOM_EXPECTED = "a number, a name or '('"
-
-
 class _SizeParser:
-    """Recursive descent, one method per precedence level."""
+    """Recursive descent over (token, column) pairs, one method per precedence level."""
 
     def __init__(self, text: str) -> None:
-        self.original = text
-        self.text = text.replace("×", "*").replace("·", "*")  # one char each: columns stay
-        self.i = 0
+        self.text = text
+        self.tokens: list[tuple[str, int]] = []
+        at = 0
+        while not self.tokens or self.tokens[-1][0]:  # "" marks the end
+            match = _TOKEN.match(text, at)
+            token = match.group(1)
+            self.tokens.append(("*" if token in ("×", "·") else token, match.start(1)))
+            at = match.end()
+        self.k = 0
 
-    def error(self, expected: str, position: int | None = None) -> SizeSyntaxError:
-        return SizeSyntaxError(self.original, self.i if position is None else position, expected)
+    def peek(self) -> str:
+        return self.tokens[self.k][0]
+
+    def take(self) -> tuple[str, int]:
+        self.k += 1
+        return self.tokens[self.k - 1]
+
+    def error(self, expected: str, column: int | None = None) -> SizeSyntaxError:
+        return SizeSyntaxError(self.text, self.tokens[self.k][1] if column is None else column,
+                               expected)
 
     def parse(self) -> Size:
         size = self.sum()
@@ -675,36 +660,27 @@ class _SizeParser:
             raise self.error("'+', '-', '*', '/', '^' or the end")
         return size
 
-    def peek(self) -> str:
-        while self.i < len(self.text) and self.text[self.i].isspace():
-            self.i += 1
-        return self.text[self.i] if self.i < len(self.text) else ""
-
     def sum(self) -> Size:
         size = self.product()
-        while (op := self.peek()) in ("+", "-"):
-            self.i += 1
-            right = self.product()
-            size = size + right if op == "+" else size - right
+        while self.peek() in ("+", "-"):
+            op, _ = self.take()
+            size = size + self.product() if op == "+" else size - self.product()
         return size
 
     def product(self) -> Size:
         size = self.unary()
-        while (op := self.peek()) in ("*", "/"):
-            self.i += 1
-            start = self.i
+        while self.peek() in ("*", "/"):
+            op, _ = self.take()
+            column = self.tokens[self.k][1]
             right = self.unary()
-            if op == "*":
-                size = size * right
-            elif right == 0:
-                raise self.error("a divisor that is not zero", start)
-            else:
-                size = size / right
+            if op == "/" and right == 0:
+                raise self.error("a divisor that is not zero", column)
+            size = size * right if op == "*" else size / right
         return size
 
     def unary(self) -> Size:
         if self.peek() == "-":
-            self.i += 1
+            self.take()
             return -self.unary()
         return self.power()
 
@@ -712,50 +688,40 @@ class _SizeParser:
         base = self.atom()
         if self.peek() != "^":
             return base
-        self.i += 1
-        start = self.i
-        exponent = self.unary()  # right-associative, and 2^-1 is allowed
+        self.take()
+        column = self.tokens[self.k][1]
         try:
-            return base ** exponent
+            return base ** self.unary()  # right-associative, and 2^-1 is allowed
         except ZeroDivisionError:
-            raise self.error("a non-negative exponent (0 has no inverse)", start) from None
+            raise self.error("a non-negative exponent (0 has no inverse)", column) from None
 
     def atom(self) -> Size:
-        ch = self.peek()
-        start = self.i
-        if "0" <= ch <= "9":
-            while self.i < len(self.text) and "0" <= self.text[self.i] <= "9":
-                self.i += 1
-            return Size.const(int(self.text[start:self.i]))
-        if ch and (ch.isascii() and (ch.isalpha() or ch == "_")):
-            while self.i < len(self.text) and (self.text[self.i].isascii()
-                                               and (self.text[self.i].isalnum()
-                                                    or self.text[self.i] == "_")):
-                self.i += 1
-            return Size.var(self.text[start:self.i])
-        if ch == "(":
-            self.i += 1
-            size = self.sum()
-            if self.peek() != ")":
-                raise self.error("')'")
-            self.i += 1
-            return size
-        raise self.error(_ATOM_EXPECTED)
+        token = self.peek()
+        if token[:1].isascii() and token[:1].isdigit():
+            return Size.const(int(self.take()[0]))
+        if _NAME.match(token):
+            return Size.var(self.take()[0])
+        if token != "(":
+            raise self.error(_ATOM_EXPECTED)
+        self.take()
+        size = self.sum()
+        if self.peek() != ")":
+            raise self.error("')'")
+        self.take()
+        return size
 
 
 def divisors_between(size: Size, low: int, high: int) -> list[int]:
     """Candidate split factors in ``[low, high]``, ascending: the divisors of a constant
-    size, or the powers of two that a symbolic size is known to be divisible by (the
-    factors a split of an unknown length can be proved safe for, e.g. 128 for ``128*N``)."""
+    size, or the powers of two that a symbolic size is known to be divisible by (the factors
+    a split of an unknown length can be proved safe for, such as 128 for ``128*N``)."""
     low = max(low, 1)
     if size.is_constant:
         if not size.is_integer_constant:
             return []
         n = abs(int(size))
-        top = high if n == 0 else min(high, n)  # every number divides 0
-        return [d for d in range(low, top + 1) if n % d == 0]
-    found = []
-    d = 1
+        return [d for d in range(low, (min(high, n) if n else high) + 1) if n % d == 0]
+    found, d = [], 1
     while d <= high:
         if d >= low and size.divisible_by(d):
             found.append(d)
