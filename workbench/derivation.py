@@ -223,7 +223,8 @@ class Derivation:
             if i == 0:
                 out.append(f"\\mathit{{{_latex_name(self.name)}}} &= {body} \\\\")
             else:
-                out.append(f"&\\xrightarrow{{\\text{{{_latex_escape(rule)}}}}} {body} "
+                label_text = _latex_escape(rule).replace("→", "$\\to$")
+                out.append(f"&\\xrightarrow{{\\text{{{label_text}}}}} {body} "
                            f"&& {label} \\\\")
         out.append("\\end{align*}")
         return "\n".join(out) + "\n"
