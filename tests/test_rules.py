@@ -162,3 +162,60 @@ def test_vectorisation_happens_at_most_once_on_a_path():
     nested = apply(parse("map (map abs)"), "vectorize", "0", "[[float]_8]_4", n=4)
     assert str(nested) == "map (joinVec ∘ map (mapVec abs) ∘ splitVec 4)"
     assert not [r for r in rewrites(nested, "[[float]_8]_4") if r.rule == "vectorize"]
+
+
+# One refusal per rule: (expression, path, parameters, words of the reason), on [float]_64.
+REFUSALS = {
+    "iterate-decomposition": ("iterate 3 (join ∘ map (reduce (+) 0) ∘ split 2)", "root",
+                              {"m": 5}, "m must be between 1 and 3 - 1"),
+    "reorder-commute": ("reorder ∘ map abs", "0", {}, "it rewrites map f ∘ reorder"),
+    "reorder-commute-back": ("map abs ∘ reorder", "0", {}, "it rewrites reorder ∘ map f"),
+    "split-join": ("map abs", "root", {"n": 3}, "3 does not divide the array length 64"),
+    "reduce-partial": ("reduce (+) 0", "root", {"n": 5}, "5 does not divide the array length 64"),
+    "partial-partial": ("reducePart (+) 0 4", "root", {"m": 6}, "6 does not divide"),
+    "partial-reduce": ("reducePart (+) 0 2", "root", {}, "it rewrites reducePart f z 1"),
+    "partial-reorder": ("reduce (+) 0", "root", {}, "it rewrites reducePart f z n"),
+    "partial-iterate": ("reducePart (+) 0 2", "root", {"k": 2}, "is not a 2-th power"),
+    "partial-split": ("reducePart (+) 0 4", "root", {"j": 3}, "3 does not divide the number"),
+    "join-split": ("join ∘ map (split 2) ∘ split 4", "0", {}, "it rewrites join ∘ split"),
+    "split-join-cancel": ("split 8 ∘ join ∘ split 4", "0", {}, "have length 4, not 8"),
+    "joinVec-splitVec": ("join ∘ split 4", "0", {}, "it rewrites joinVec ∘ splitVec"),
+    "splitVec-joinVec": ("join ∘ split 4", "0", {}, "it rewrites splitVec ∘ joinVec"),
+    "map-fusion": ("map abs ∘ mapSeq abs", "0", {}, "two maps of the same kind"),
+    "reduceSeq-mapSeq-fusion": ("reduceSeq (+) 0 ∘ map abs", "0", {},
+                                "it rewrites reduceSeq f z ∘ mapSeq g"),
+    "map→mapGlobal": ("join ∘ mapWorkgroup (map abs) ∘ split 8", "1.0", {"dim": 0},
+                      "mapGlobal cannot run inside a mapWorkgroup"),
+    "map→mapWorkgroup": ("join ∘ mapWorkgroup (map abs) ∘ split 8", "1.0", {"dim": 0},
+                         "nested in another mapWorkgroup of dimension 0"),
+    "map→mapLocal": ("map abs", "root", {"dim": 0}, "mapLocal must be inside a mapWorkgroup"),
+    "map→mapWarp": ("map abs", "root", {}, "mapWarp must be inside a mapWorkgroup"),
+    "map→mapLane": ("join ∘ mapWorkgroup (map abs) ∘ split 8", "1.0", {},
+                    "mapLane must be inside a mapWarp"),
+    "map→mapSeq": ("mapSeq abs", "root", {}, "it rewrites a high-level map f"),
+    "reduce→reduceSeq": ("map abs", "root", {}, "it rewrites reduce f z"),
+    "reorder→reorderStride": ("reorder", "root", {"s": 3}, "3 does not divide the array length"),
+    "reorder→id": ("map abs", "root", {}, "it rewrites reorder"),
+    "toLocal": ("map abs", "root", {}, "it wraps a mapLocal"),
+    "toGlobal": ("map abs", "root", {}, "it wraps a mapLocal"),
+    "toPrivate": ("map abs", "root", {}, "it wraps a mapSeq"),
+    "vectorize": ("map abs", "root", {"n": 3}, "3 does not divide the array length 64"),
+    "id-after": ("reduce (+) 0", "0", {}, "next to functions on arrays"),
+    "id-before": ("reduce (+) 0 ∘ map abs", "root", {}, "one function of the composition"),
+    "id-elim": ("map abs ∘ map abs", "0", {}, "it removes an id next to a function"),
+    "id→map": ("map abs", "root", {}, "it rewrites id"),
+    "map-reduce-fusion": ("map abs ∘ map abs", "0", {"chunk": 2},
+                          "it rewrites reduce f z ∘ map g"),
+}
+
+
+def test_every_rule_has_a_refusal_test():
+    assert set(REFUSALS) == set(CATALOGUE)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_each_rule_says_why_it_is_refused(name):
+    text, path, params, words = REFUSALS[name]
+    with pytest.raises(RewriteRefused) as info:
+        apply(parse(text), name, path, "[float]_64", **params)
+    assert words in info.value.reason, info.value.reason
