@@ -8,11 +8,14 @@ The public surface (SPEC 14) is importable from here:
     '[float]_1'
 """
 
+from .codegen.kernel import CodegenError
+from .codegen.program import opencl
 from .derivation import Derivation, DerivationError
 from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError
 from .expr import Expr
 from .notation import Program, load, parse, parse_program, parse_type, to_text
 from .rules import RewriteRefused, apply, rewrites, rules
+from .run import run
 from .semantics import evaluate
 from .typecheck import annotate, typecheck
 
@@ -21,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Expr", "Program", "parse", "parse_program", "parse_type", "load", "to_text", "typecheck",
     "annotate", "evaluate", "rewrites", "apply", "rules", "Derivation", "RewriteRefused",
-    "DerivationError", "WorkbenchError", "ParseError", "TypeCheckError", "SizeError",
-    "EvaluationError",
+    "DerivationError", "opencl", "run", "CodegenError", "WorkbenchError", "ParseError",
+    "TypeCheckError", "SizeError", "EvaluationError",
     "__version__",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import WorkbenchError, parse_path
+from .errors import WorkbenchError, format_path, parse_path
 from .expr import Expr, subterm
 from .nesting import check_nesting
 from .notation import load, parse, parse_type
@@ -326,7 +326,78 @@ def show_devices(doc: dict) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"devices": (cmd_devices, show_devices), "check": (cmd_check, show_check),
+def _concrete(args) -> tuple[str, Expr, list[Type], dict[str, int]]:
+    name, expr, types = _typed_expression(args)
+    sizes = parse_sizes(args.size)
+    if not types:
+        types = function_parts(declared_type_of(expr))[0]
+    concrete = []
+    for t in types:
+        missing = sorted(_size_names(t) - set(sizes))
+        if missing:
+            raise UserError(f"the input type {t} needs a value for {', '.join(missing)}: "
+                            f"give --size {missing[0]}=...")
+        concrete.append(substitute_sizes(t, sizes))
+    return name, expr, concrete, sizes
+
+
+def cmd_codegen(args) -> dict:
+    from .codegen.completion import complete
+    from .codegen.kernel import CodegenError
+    from .codegen.program import opencl
+
+    name, expr, types, _ = _concrete(args)
+    completed = []
+    try:
+        if args.complete:
+            expr, completed = complete(expr, *types)
+        program = opencl(expr, *types, name=name if name != "expression" else None)
+    except CodegenError as err:
+        hint = "" if args.complete else " (--complete lowers what is still high-level)"
+        raise UserError(f"cannot generate OpenCL: {err}{hint}") from None
+    return {"name": program.name, "expression": program.expression, "source": program.source,
+            "completed": [f"{c.rule} at {format_path(c.path)}" for c in completed],
+            "source_sha256": program.sha256, "codegen_ms": program.codegen_ms,
+            "launches": [{"kernel": l.kernel, "global_size": list(l.global_size),
+                          "local_size": list(l.local_size) if l.local_size else None}
+                         for l in program.launches],
+            "buffers": [{"name": b.name, "role": b.role, "space": b.space, "type": str(b.type)}
+                        for b in program.buffers]}
+
+
+def show_codegen(doc: dict) -> str:
+    done = "".join(f"// default completion: {c}\n" for c in doc["completed"])
+    plan = "\n".join(f"// launch {l['kernel']}: global {l['global_size']}, local "
+                      f"{l['local_size']}" for l in doc["launches"])
+    return done + doc["source"].rstrip() + "\n\n" + plan
+
+
+def cmd_run(args) -> dict:
+    from .run import run
+
+    name, expr, types, sizes = _concrete(args)
+    inputs = random_inputs(types, sizes, args.seed)
+    result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes)
+    doc = result.as_json()
+    doc["name"] = name
+    doc["expression"] = str(expr)
+    if result.status not in ("ok", "wrong result"):
+        raise UserError(f"{result.status}: {result.message}")
+    return doc
+
+
+def show_run(doc: dict) -> str:
+    verdict = "correct" if doc["correct"] else f"WRONG ({doc['message']})"
+    return (f"{doc['name']} = {doc['expression']}\n"
+            f"device: {doc['device']}\n"
+            f"result: {verdict}, max error {doc['max_error']:.3g}\n"
+            f"kernel: {doc['kernel_ms']:.4f} ms median (min {doc['kernel_ms_min']:.4f}, max "
+            f"{doc['kernel_ms_max']:.4f}); transfers {doc['transfer_ms']:.3f} ms; "
+            f"codegen {doc['codegen_ms']:.2f} ms")
+
+
+COMMANDS = {"devices": (cmd_devices, show_devices), "codegen": (cmd_codegen, show_codegen),
+            "run": (cmd_run, show_run), "check": (cmd_check, show_check),
             "eval": (cmd_eval, show_eval),
             "rules": (cmd_rules, show_rules), "apply": (cmd_apply, lambda d: d["result"]),
             "derive": (cmd_derive, show_derive)}
@@ -339,6 +410,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     dev = sub.add_parser("devices", help="OpenCL platforms and devices the workbench can use")
     dev.add_argument("--json", action="store_true")
+
+    cg = sub.add_parser("codegen", help="OpenCL source and launch plan")
+    cg.add_argument("expr", help="expression text or @FILE[:NAME]")
+    cg.add_argument("--type", action="append", default=[], help="input type(s)")
+    cg.add_argument("--size", action="append", default=[], help="NAME=VALUE")
+    cg.add_argument("--complete", action="store_true",
+                    help="lower what is still high-level with the default completion first")
+    cg.add_argument("--json", action="store_true")
+
+    rn = sub.add_parser("run", help="run on a device, check against the interpreter, time")
+    rn.add_argument("expr", help="expression text or @FILE[:NAME]")
+    rn.add_argument("--type", action="append", default=[], help="input type(s)")
+    rn.add_argument("--size", action="append", default=[], help="NAME=VALUE")
+    rn.add_argument("--device", help="device id, cpu/gpu, or part of its name")
+    rn.add_argument("--repeat", type=int, default=20)
+    rn.add_argument("--seed", type=int, default=0)
+    rn.add_argument("--json", action="store_true")
 
     check = sub.add_parser("check", help="parse and type-check; print normal form and type")
     check.add_argument("expr", help="expression text or @FILE[:NAME]")

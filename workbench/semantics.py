@@ -253,6 +253,8 @@ def _coerce_input(value, want: Type | None):
 
     An array of tuples is given as a tuple of arrays, one per component.
     """
+    if isinstance(value, V.Zipped):
+        return value
     levels, item = _array_levels(want)
     if item is not None and isinstance(value, tuple) and len(value) == len(item.items):
         return V.Zipped(tuple(_coerce_input(v, _replace_leaf(want, i))
@@ -343,7 +345,8 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
     result_type = typecheck(expr, *types, sizes=env)
     ev = Evaluator(env)
     try:
-        out = ev.call(expr, values) if values else ev.value(expr)
+        with np.errstate(all="ignore"):  # NaN and inf are results, as they are in OpenCL
+            out = ev.call(expr, values) if values else ev.value(expr)
     except WorkbenchError:
         raise
     except (ValueError, IndexError) as err:  # a shape the type checker could not foresee

@@ -159,3 +159,45 @@ def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in") -> View:
             raise ValueError(f"{node} is not a data-layout primitive")
         view = view_through(node, note.typings[path].args[0], view)
     return view
+
+
+@dataclass(frozen=True)
+class Prefix(View):
+    """An element of an array view: the first indices fixed (``xs[i]`` of a nested array)."""
+
+    fixed: tuple
+    inner: View
+
+    def access(self, idx):
+        return self.inner.access([*self.fixed, *idx])
+
+
+@dataclass(frozen=True)
+class ReorderStrideInverseView(View):
+    """Where element j of the array that ``reorderStride s`` reads lands (output views)."""
+
+    s: int
+    length: int
+    inner: View
+
+    def access(self, idx):
+        j, *rest = idx
+        chunk = self.length // self.s
+        return self.inner.access([(j % self.s) * chunk + j // self.s, *rest])
+
+
+def view_before(node: Prim, input_type: Type, dest: View) -> View:
+    """The output view for the input of a layout primitive whose result goes to ``dest``
+    (writing element [i, j] before ``join`` writes [i·n + j] after it, and so on)."""
+    name = node.name
+    if name == "join":
+        return SplitView(_length(input_type.elem), dest)
+    if name == "split":
+        return JoinView(int(node.args[0].value), dest)
+    if name == "transpose":
+        return TransposeView(dest)
+    if name == "reorderStride":
+        return ReorderStrideInverseView(int(node.args[0].value), _length(input_type), dest)
+    if name in ("id", "reorder"):
+        return dest
+    raise ValueError(f"{name} cannot be inverted on the output side")

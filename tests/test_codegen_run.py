@@ -1,0 +1,102 @@
+"""Generated kernels run on PoCL and compute what the interpreter computes; what cannot be
+generated or built yet is reported as an outcome."""
+
+import numpy as np
+import pytest
+
+from workbench import parse
+from workbench.codegen.program import opencl
+from workbench.run import run
+
+RNG = np.random.default_rng(0)
+XS = RNG.uniform(-1, 1, 4096).astype(np.float32)
+YS = RNG.uniform(-1, 1, 4096).astype(np.float32)
+
+PROGRAMS = {
+    "lift example": ("Join() o MapWrg(Join() o MapLcl(MapSeq(id)) o Split(4)) o Split(1024)",
+                     (XS,)),
+    "scal": ("λa. mapGlobal (*a)", (np.float32(2.5), XS)),
+    "asum (Fig. 10 line 8)": ("reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (λ(acc, x). "
+                              "acc + abs x) 0) ∘ split 128", (XS,)),
+    "dot": ("λxs ys. (reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (λ(acc, p). acc + p.0 * "
+            "p.1) 0) ∘ split 64) (zip xs ys)", (XS, YS)),
+    "local memory copy": ("join ∘ mapWorkgroup (join ∘ toGlobal (mapLocal (mapSeq id)) ∘ split 1 "
+                          "∘ join ∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128",
+                          (XS,)),
+    "strided partial sums": ("reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 2 "
+                             "∘ reorderStride 2048", (XS,)),
+    "rows": ("mapGlobal (reduceSeq (+) 0 ∘ mapSeq abs)", (XS.reshape(64, 64),)),
+    "transposed output": ("transpose ∘ mapGlobal (mapSeq abs)", (XS.reshape(64, 64),)),
+    "2-D grid": ("mapGlobal 1 (mapGlobal 0 (λx. x * x))", (XS.reshape(64, 64),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_generated_kernels_match_the_interpreter(name):
+    text, args = PROGRAMS[name]
+    result = run(parse(text), *args, repeat=3)
+    assert result.status == "ok", result.message + "\n" + result.source
+    assert result.correct and result.max_error <= 1e-3
+    assert result.kernel_ms is not None and result.kernel_ms_min <= result.kernel_ms
+    assert len(result.source_sha256) == 64
+
+
+def test_generated_code_is_readable():
+    program = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 4) "
+                           "∘ split 1024"), "[float]_4096")
+    source = program.source
+    assert "for (int wg1 = get_group_id(0); wg1 < 4; wg1 += get_num_groups(0))" in source
+    assert "barrier(CLK_LOCAL_MEM_FENCE" in source
+    assert "out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];" in source
+    indexing = [line for line in source.splitlines() if "[" in line and "=" in line]
+    assert indexing and not any(" / " in line or "%" in line for line in indexing)
+    assert program.launches[0].global_size == (1024,) and program.launches[0].local_size == (256,)
+
+
+def test_a_top_level_reduction_gets_its_follow_up_kernel():
+    program = opencl(parse(PROGRAMS["asum (Fig. 10 line 8)"][0]), "[float]_4096")
+    assert [launch.global_size for launch in program.launches] == [(32,), (1,)]
+
+
+def test_what_cannot_be_generated_yet_is_an_outcome():
+    result = run(parse("join ∘ mapWorkgroup (joinVec ∘ mapLocal (mapVec (λx. x * 3)) ∘ "
+                       "splitVec 4) ∘ split 1024"), XS)
+    assert result.status == "codegen error" and "splitVec" in result.message
+    assert not result.correct
+
+
+@pytest.mark.parametrize("file,name,sizes", [
+    ("blas", "asum", {"N": 8192}), ("blas", "dot", {"N": 8192}), ("blas", "scal", {"N": 8192}),
+    ("blas", "gemv", {"N": 128, "M": 64}), ("blas", "vecSum", {"N": 8192}),
+    ("mm", "mm", {"M": 32, "K": 16, "N": 8}), ("figures", "fig10_8", {"N": 8192}),
+    ("figures", "vectorScal", {"N": 8192}),
+])
+def test_library_programs_run_after_default_completion(file, name, sizes):
+    from workbench.cli import random_inputs
+    from workbench.programs import library
+    from workbench.types import function_parts, substitute_sizes
+
+    expr = library(file)[name]
+    types = [substitute_sizes(t, sizes) for t in function_parts(expr.declared_type)[0]]
+    result = run(expr, *random_inputs(types, sizes, 3), repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    assert result.completed  # the high-level nodes were lowered by default completion
+
+
+def test_cli_codegen_and_run(capsys):
+    import json
+
+    from workbench.cli import main
+
+    argv = ["codegen", "reduce (+) 0 o map abs", "--type", "[float]_N", "--size", "N=1024"]
+    assert main(argv) == 1  # still high level
+    assert "--complete lowers what is still high-level" in capsys.readouterr().err
+    assert main([*argv, "--complete", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["completed"] == ["reduce→reduceSeq at 0", "map→mapGlobal at 1"]
+    assert "kernel void" in doc["source"] and len(doc["launches"]) == 2
+    assert main(["run", "Join() o MapWrg(Join() o MapLcl(MapSeq(id)) o Split(4)) o Split(1024)",
+                 "--type", "[float]_N", "--size", "N=4096", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["correct"] is True and doc["kernel_ms"] > 0
+    assert {"max_error", "kernel_ms_min", "kernel_ms_max", "device", "source_sha256"} <= set(doc)

@@ -1,0 +1,404 @@
+"""Emission of OpenCL kernels from fully low-level expressions (SPEC 6).
+
+No optimisation decision is taken here: every choice was made by rules. Maps become loops
+over their OpenCL ids (``mapGlobal`` over ``get_global_id``, ``mapWorkgroup`` over
+``get_group_id``, ``mapLocal`` over ``get_local_id`` followed by a barrier, ``mapSeq`` a
+plain loop); ``reduceSeq`` an accumulator; layout primitives only change views. Results are
+written through *output views*: a ``join`` after a map makes the map write straight into
+the joined buffer. ``toLocal``/``toPrivate`` place a result in local/private memory.
+
+The top-level composition is cut into *stages*: each top-level map or sequential reduction
+is one kernel launch, the stages communicating through global buffers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var
+from ..typecheck import Annotation
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
+from .arith import Index, var
+from .scalar import CProgram, c_type, define_function
+from .views import (
+    LAYOUT,
+    BufferView,
+    Prefix,
+    View,
+    ZipView,
+    view_before,
+    view_through,
+)
+
+
+class CodegenError(Exception):
+    """An expression the generator cannot turn into OpenCL (with the reason)."""
+
+
+@dataclass
+class Buffer:
+    name: str
+    space: str  # "global", "local", "private"
+    type: Type  # the array type it holds
+    role: str  # "input", "output", "temporary"
+
+    @property
+    def length(self) -> int:
+        n = 1
+        t = self.type
+        while isinstance(t, ArrayType | VectorType):
+            n *= int(t.size.value)
+            t = t.elem
+        return n
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        out = []
+        t = self.type
+        while isinstance(t, ArrayType | VectorType):
+            out.append(int(t.size.value))
+            t = t.elem
+        return tuple(out)
+
+    def scalar_dtype(self):
+        from ..types import dtype_of
+
+        return dtype_of(self.scalar)
+
+    @property
+    def scalar(self) -> ScalarType:
+        t = self.type
+        while isinstance(t, ArrayType | VectorType):
+            t = t.elem
+        if not isinstance(t, ScalarType):
+            raise CodegenError(f"{self.role} {self.name}: arrays of {t} (one buffer per "
+                               f"component) are not supported yet")
+        return t
+
+
+@dataclass
+class Value:
+    """A value during generation: an array readable through a view, a scalar C
+    expression, or a tuple of values."""
+
+    type: Type
+    view: View | None = None
+    c: str | None = None
+    parts: tuple = ()
+
+    def element(self, i: Index) -> Value:
+        t = self.type
+        elem = t.elem
+        if isinstance(elem, ArrayType | VectorType):
+            return Value(elem, view=Prefix((i,), self.view))
+        return _leaf(elem, self.view.access([i]))
+
+
+def _leaf(t: Type, loc) -> Value:
+    if isinstance(loc, tuple):
+        return Value(t, parts=tuple(_leaf(item, l) for item, l in zip(t.items, loc)))
+    return Value(t, c=str(loc))
+
+
+@dataclass
+class Kernel:
+    name: str
+    source_lines: list[str] = field(default_factory=list)
+    params: list[Buffer] = field(default_factory=list)
+    locals_: list[Buffer] = field(default_factory=list)
+    global_size: int = 1
+    local_size: int | None = None
+
+
+class Emitter:
+    def __init__(self, name: str, note: Annotation, cprog: CProgram):
+        self.name = name
+        self.note = note
+        self.cprog = cprog
+        self.kernel: Kernel | None = None
+        self.indent = 1
+        self.counter = 0
+        self.parallel: list[tuple[str, int]] = []  # enclosing (level, extent)
+        self.wg_size = 1
+        self.groups = 1
+        self.globals_ = 1
+
+    # --- helpers --------------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def emit(self, line: str) -> None:
+        self.kernel.source_lines.append("    " * self.indent + line)
+
+    def typing(self, path: Path):
+        typing = self.note.typings.get(path)
+        if typing is None:
+            raise CodegenError(f"no type for node {path}")
+        return typing
+
+    # --- memory ---------------------------------------------------------------------------
+    def temporary(self, t: Type, space: str) -> tuple[Buffer, View]:
+        if space == "global" and self.parallel:
+            raise CodegenError("a temporary in global memory inside a map is not supported "
+                               "yet; use toLocal or toPrivate")
+        buf = Buffer(self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space]),
+                     space, t, "temporary")
+        if space == "global":
+            self.kernel.params.append(buf)
+        elif space == "local":
+            self.kernel.locals_.append(buf)
+        else:
+            self.emit(f"{c_type(buf.scalar, self.cprog)} {buf.name}[{buf.length}];")
+        return buf, BufferView(buf.name, buf.shape)
+
+    # --- functions ------------------------------------------------------------------------
+    def apply(self, fn: Expr, args: list[Value], path: Path, env: dict,
+              dest: View | None) -> Value:
+        typing = self.typing(path)
+        result = typing.result
+        if isinstance(fn, Compose):
+            return self.compose(fn, args, path, env, dest)
+        if isinstance(fn, Apply):  # a partial application such as (dot xs) row
+            own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
+            return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
+        if isinstance(fn, Lambda) and not _scalar(result):
+            inner = dict(env)
+            params = fn.params
+            for pattern, value in zip(params, args):
+                self.bind(pattern, value, inner)
+            rest = args[len(params):]
+            if rest:
+                return self.apply(fn.body, rest, path + (0,), inner, dest)
+            return self.value(fn.body, path + (0,), inner, dest)
+        if isinstance(fn, Prim) and fn.name == "id" and args[0].view is None:
+            if dest is not None:  # a copy of a scalar (mapSeq id)
+                self.store(dest, [], args[0])
+            return args[0]
+        if isinstance(fn, Prim) and fn.decl.category != "scalar" and fn.name != "get":
+            return self.primitive(fn, args, path, env, dest)
+        if isinstance(fn, Prim) and fn.name == "get" and args[0].parts:
+            return args[0].parts[fn.args[0]]
+        # a scalar function
+        if not _scalar(result) and not isinstance(result, TupleType):
+            raise CodegenError(f"cannot generate {fn} yet")
+        c = self.scalar_call(fn, args, typing, env)
+        value = Value(result, c=c)
+        if dest is not None:
+            self.store(dest, [], value)
+        return value
+
+    def scalar_call(self, fn: Expr, args: list[Value], typing, env: dict | None = None) -> str:
+        """A call of a scalar function; its free variables (``a`` in ``(*a)``) become extra
+        parameters of the C function."""
+        free = sorted(fn.free_vars()) if not isinstance(fn, UserFun) else []
+        if isinstance(fn, UserFun) or (isinstance(fn, Lambda) and not free):
+            target = fn
+            extra: list[Value] = []
+        else:
+            names = [f"a{i}" for i in range(len(args))]
+            target = Lambda(tuple(free) + tuple(names),
+                            Apply(fn, tuple(Var(n) for n in names)))
+            missing = [v for v in free if v not in (env or {})]
+            if missing:
+                raise CodegenError(f"{fn} uses {', '.join(missing)}, which is not a scalar "
+                                   f"value here")
+            extra = [env[v] for v in free]
+        arg_types = [v.type for v in extra] + list(typing.args)
+        base = getattr(fn, "name", None) or f"{self.name}_f"
+        name = define_function(target, arg_types, self.cprog,
+                               name=base if isinstance(fn, UserFun) else self.fresh(base))
+        return f"{name}({', '.join(self.scalar_text(a) for a in extra + args)})"
+
+    def scalar_text(self, v: Value) -> str:
+        if v.c is not None:
+            return v.c
+        if v.parts and isinstance(v.type, TupleType):
+            items = ", ".join(self.scalar_text(p) for p in v.parts)
+            return f"(({c_type(v.type, self.cprog)}){{{items}}})"
+        raise CodegenError(f"a value of type {v.type} cannot be passed to a scalar function")
+
+    def bind(self, pattern, value: Value, env: dict) -> None:
+        if isinstance(pattern, str):
+            env[pattern] = value
+        else:
+            for p, part in zip(pattern, value.parts):
+                self.bind(p, part, env)
+
+    def store(self, dest: View, idx: list[Index], value: Value) -> None:
+        loc = dest.access(idx)
+        if isinstance(loc, tuple):
+            for i, l in enumerate(loc):
+                self.emit(f"{l} = {self.scalar_text(value)}._{i};")
+        else:
+            self.emit(f"{loc} = {self.scalar_text(value)};")
+
+    def compose(self, fn: Compose, args, path, env, dest) -> Value:
+        fns = fn.fns
+        last = len(fns) - 1
+        # Layout primitives after the last computation act on the destination.
+        first_compute = next((i for i, f in enumerate(fns) if not _layout(f)), None)
+        if first_compute is None or dest is None:
+            first_compute = -1
+        d = dest
+        for i in range(0, max(first_compute, 0)):
+            d = view_before(fns[i], self.typing(path + (i,)).args[0], d)
+        value = None
+        for i in range(last, -1, -1):
+            target = d if i == first_compute else None
+            if i < first_compute:
+                continue  # its effect is already in the destination view
+            value = self.apply(fns[i], args if value is None else [value], path + (i,), env,
+                               target)
+        if first_compute > 0:
+            return Value(self.typing(path).result, view=dest)
+        return value
+
+    # --- values ---------------------------------------------------------------------------
+    def value(self, e: Expr, path: Path, env: dict, dest: View | None) -> Value:
+        if isinstance(e, Var):
+            if dest is not None:
+                raise CodegenError(f"writing {e.name} to an output needs a copy (map id)")
+            return env[e.name]
+        if isinstance(e, Apply):
+            if dest is not None and _layout(e.fn) and len(e.args) == 1:
+                # join (map f xs) written to dest: map f writes through the inverse view
+                inner = view_before(e.fn, self.typing(path + (0,)).args[0], dest)
+                self.value(e.args[0], path + (1,), env, inner)
+                return Value(self.typing(path).result, view=dest)
+            args = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(e.args)]
+            return self.apply(e.fn, args, path + (0,), env, dest)
+        raise CodegenError(f"cannot generate the value {e} yet")
+
+    # --- primitives -----------------------------------------------------------------------
+    def primitive(self, fn: Prim, args, path, env, dest) -> Value:
+        name = fn.name
+        typing = self.typing(path)
+        result = typing.result
+        if name in LAYOUT:
+            v = Value(result, view=view_through(fn, typing.args[0], args[0].view))
+            if dest is not None:
+                raise CodegenError(f"{name} as the last step needs a copy (map id) to write")
+            return v
+        if name == "zip":
+            return Value(result, view=ZipView(tuple(a.view for a in args)))
+        if name in ("toGlobal", "toLocal", "toPrivate"):
+            space = fn.decl.extra["address_space"]
+            if dest is not None and space != "global":
+                raise CodegenError(f"{name} cannot write the result of its caller")
+            if dest is None:
+                _, dest = self.temporary(result, space)
+            self.apply(fn.args[0], args, path + (0,), env, dest)
+            return Value(result, view=dest)
+        if dest is None:
+            space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
+                                                                             "global") else \
+                "local" if self.parallel else "global"
+            _, dest = self.temporary(result, space)
+        level = fn.decl.extra.get("map_level")
+        if level is not None:
+            self.map_loop(fn, level, args[0], path, env, dest)
+        elif name in ("reduceSeq", "reduceSeqUnroll"):
+            self.reduce_seq(fn, args[0], path, env, dest)
+        else:
+            raise CodegenError(f"{name} cannot be generated yet (high-level or unsupported)")
+        return Value(result, view=dest)
+
+    def map_loop(self, fn: Prim, level: str, arg: Value, path, env, dest: View) -> None:
+        n = int(arg.type.size.value)
+        dim = fn.args[0] if fn.decl.params[0].kind == "dim" else 0
+        if level == "any":
+            raise CodegenError("map is high-level: lower it first (map→mapGlobal, …) or use "
+                               "the default completion")
+        i = self.fresh({"global": "gl", "workgroup": "wg", "local": "l", "seq": "i",
+                        "warp": "w", "lane": "ln", "vector": "v"}[level])
+        start, step = {
+            "global": (f"get_global_id({dim})", f"get_global_size({dim})"),
+            "workgroup": (f"get_group_id({dim})", f"get_num_groups({dim})"),
+            "local": (f"get_local_id({dim})", f"get_local_size({dim})"),
+        }.get(level, ("0", "1"))
+        if level in ("warp", "lane", "vector"):
+            raise CodegenError(f"{fn.name} is not generated yet")
+        self.emit(f"/* {_short(fn)} */")
+        self.emit(f"for (int {i} = {start}; {i} < {n}; {i} += {step}) {{")
+        self.indent += 1
+        self.parallel.append((level, n))
+        if level == "global":
+            self.globals_ = max(self.globals_, n)
+        elif level == "workgroup":
+            self.groups = max(self.groups, n)
+        elif level == "local":
+            self.wg_size = max(self.wg_size, n)
+        index = var(i, n)
+        element = arg.element(index)
+        out_elem = Prefix((index,), dest)
+        f = fn.args[-1]
+        produced = self.typing(path + (0,)).result
+        if _scalar(produced) or isinstance(produced, TupleType):
+            value = self.apply(f, [element], path + (0,), env, None)
+            self.store(out_elem, [], value)
+        else:
+            self.apply(f, [element], path + (0,), env, out_elem)
+        self.parallel.pop()
+        self.indent -= 1
+        self.emit("}")
+        if level == "local":
+            self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+
+    def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
+        n = int(arg.type.size.value)
+        acc_type = self.typing(path).result.elem
+        f, z = fn.args
+        acc = self.fresh("acc")
+        if _literal(z):
+            init = _literal_c(z, acc_type)
+        else:  # a closed expression such as (0.0, 0.0, 0.0): a function of a dummy argument
+            init = self.scalar_call(Lambda(("_",), z), [Value(acc_type, c="0")],
+                                    _FakeTyping((acc_type,), acc_type), env)
+        self.emit(f"/* {_short(fn)} */")
+        self.emit(f"{c_type(acc_type, self.cprog)} {acc} = {init};")
+        i = self.fresh("i")
+        self.emit(f"for (int {i} = 0; {i} < {n}; {i}++) {{")
+        self.indent += 1
+        element = arg.element(var(i, n))
+        pair = TupleType((acc_type, arg.type.elem))
+        call = self.scalar_call(f, [Value(pair, parts=(Value(acc_type, c=acc), element))],
+                                _FakeTyping((pair,), acc_type), env)
+        self.emit(f"{acc} = {call};")
+        self.indent -= 1
+        self.emit("}")
+        self.store(Prefix((Index.of(0),), dest), [], Value(acc_type, c=acc))
+
+
+@dataclass
+class _FakeTyping:
+    args: tuple
+    result: Type
+
+
+def _literal(e: Expr) -> bool:
+    from ..expr import Lit, UnOp
+
+    return isinstance(e, Lit) or (isinstance(e, UnOp) and isinstance(e.operand, Lit))
+
+
+def _literal_c(e: Expr, t: Type) -> str:
+    from ..expr import Lit
+    from .scalar import literal
+
+    value = e.value if isinstance(e, Lit) else -e.operand.value
+    return literal(value, t)
+
+
+def _scalar(t: Type) -> bool:
+    return isinstance(t, ScalarType)
+
+
+def _layout(f: Expr) -> bool:
+    return isinstance(f, Prim) and f.name in LAYOUT
+
+
+def _short(e: Expr) -> str:
+    text = str(e)
+    return (text if len(text) <= 70 else text[:67] + "...").replace("*/", "* /")
+

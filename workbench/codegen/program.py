@@ -1,0 +1,187 @@
+"""From a fully low-level expression to OpenCL kernels plus a host plan.
+
+``opencl(expr, *input_types)`` returns an ``OpenCLProgram``: the source, one launch per
+top-level stage (global and local sizes derived from the maps), the buffers with their
+roles and shapes. Each top-level computation is a stage of its own because the stages
+need a global synchronisation between them; a top-level sequential reduction runs in one
+work-item.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim
+from ..notation.printer import to_text
+from ..typecheck import annotate, input_types_of
+from ..types import Type, function_parts
+from .kernel import Buffer, CodegenError, Emitter, Kernel, Value, _layout
+from .scalar import CProgram, c_type
+from .views import BufferView, view_before, view_through
+
+MAX_GLOBAL = 1 << 20  # work-items of a mapGlobal launch (loops stride over the rest)
+
+
+@dataclass
+class Launch:
+    kernel: str
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+
+
+@dataclass
+class OpenCLProgram:
+    name: str
+    expression: str
+    source: str
+    launches: list[Launch]
+    buffers: list[Buffer]
+    output: Buffer
+    codegen_ms: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()
+
+    def __str__(self) -> str:
+        return self.source
+
+    def _repr_markdown_(self) -> str:
+        return f"```c\n{self.source}\n```"
+
+
+class _Generator:
+    def __init__(self, name: str, note, inputs: list[Buffer], output: Buffer):
+        self.name = name
+        self.cprog = CProgram()
+        self.emitter = Emitter(name, note, self.cprog)
+        self.note = note
+        self.buffers: list[Buffer] = [*inputs, output]
+        self.kernels: list[tuple[Kernel, Emitter]] = []
+        self.output = output
+
+    def new_stage(self) -> Emitter:
+        e = Emitter(self.name, self.note, self.cprog)
+        e.counter = self.emitter.counter
+        e.kernel = Kernel(f"{self.name}_{len(self.kernels)}")
+        self.kernels.append((e.kernel, e))
+        self.emitter = e
+        return e
+
+    def temporary(self, t: Type) -> tuple[Buffer, BufferView]:
+        buf = Buffer(f"tmp{len(self.buffers)}", "global", t, "temporary")
+        self.buffers.append(buf)
+        return buf, BufferView(buf.name, buf.shape)
+
+    # Top level: each computation is a stage (kernel) of its own.
+    def top(self, fn: Expr, args: list[Value], path: Path, env: dict, dest) -> Value:
+        typing = self.note.typings[path]
+        if isinstance(fn, Compose):
+            fns = fn.fns
+            first_compute = next((i for i, f in enumerate(fns) if not _layout(f)), None)
+            if first_compute is None:
+                raise CodegenError("the program only rearranges data: add a copy (map id)")
+            d = dest
+            for i in range(first_compute):
+                d = view_before(fns[i], self.note.typings[path + (i,)].args[0], d)
+            value = None
+            for i in range(len(fns) - 1, first_compute - 1, -1):
+                value = self.top(fns[i], args if value is None else [value], path + (i,),
+                                 env, d if i == first_compute else None)
+            return Value(typing.result, view=dest)
+        if isinstance(fn, Lambda):
+            inner = dict(env)
+            for pattern, value in zip(fn.params, args):
+                self.emitter.bind(pattern, value, inner)
+            rest = args[len(fn.params):]
+            if rest:  # λa. map (*a) applied to a and xs
+                return self.top(fn.body, rest, path + (0,), inner, dest)
+            return self.top_value(fn.body, path + (0,), inner, dest)
+        if isinstance(fn, Prim) and _layout(fn):
+            return Value(typing.result, view=view_through(fn, typing.args[0], args[0].view))
+        if isinstance(fn, Prim) and fn.name == "zip":
+            from .views import ZipView
+
+            return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
+        # a computation: its own kernel, writing to ``dest`` or a new global buffer
+        if dest is None:
+            _, dest = self.temporary(typing.result)
+        stage = self.new_stage()
+        stage.apply(fn, args, path, env, dest)
+        return Value(typing.result, view=dest)
+
+    def top_value(self, e: Expr, path: Path, env: dict, dest) -> Value:
+        if isinstance(e, Apply):
+            args = [self.top_value(a, path + (i + 1,), env, None) for i, a in enumerate(e.args)]
+            return self.top(e.fn, args, path + (0,), env, dest)
+        from ..expr import Var
+
+        if isinstance(e, Var):
+            return env[e.name]
+        raise CodegenError(f"cannot generate {e} at the top level")
+
+
+def _kernel_source(kernel: Kernel, emitter: Emitter, buffers: list[Buffer], cprog) -> str:
+    params = []
+    for b in buffers:
+        const = "const " if b.role == "input" else ""
+        params.append(f"global {const}{c_type(b.scalar, cprog)} *restrict {b.name}")
+    head = f"kernel void {kernel.name}({', '.join(params)}) {{"
+    # Local memory is declared at kernel scope (OpenCL allows it nowhere else).
+    locals_ = [f"    local {c_type(b.scalar, cprog)} {b.name}[{b.length}];"
+               for b in kernel.locals_]
+    return "\n".join([head, *locals_, *kernel.source_lines, "}"])
+
+
+def _launch(kernel: Kernel, emitter: Emitter) -> Launch:
+    if emitter.groups > 1 or any("get_group_id" in line for line in kernel.source_lines):
+        local = max(emitter.wg_size, 1)
+        return Launch(kernel.name, (emitter.groups * local,), (local,))
+    if any("get_global_id" in line for line in kernel.source_lines):
+        return Launch(kernel.name, (min(emitter.globals_, MAX_GLOBAL),), None)
+    return Launch(kernel.name, (1,), (1,))
+
+
+def opencl(expr: Expr, *input_types: Type | str, name: str | None = None) -> OpenCLProgram:
+    """OpenCL source and launch plan of a fully low-level expression on inputs of the given
+    (concrete) types; raises ``CodegenError`` naming what cannot be generated."""
+    start = time.perf_counter()
+    input_types = tuple(_as_type(t) for t in input_types)
+    note = annotate(expr, *input_types)
+    types = input_types_of(expr, input_types)
+    name = name or getattr(expr, "definition_name", None) or "kernel"
+    inputs = [Buffer(f"in{i}", "global", t, "input") for i, t in enumerate(types)]
+    output = Buffer("out", "global", note.result, "output")
+    for b in [*inputs, output]:
+        _ = b.scalar  # refuses arrays of tuples (one buffer per component) for now
+
+    gen = _Generator(name, note, inputs, output)
+    args = [Value(b.type, view=BufferView(b.name, b.shape)) if b.shape
+            else Value(b.type, c=f"{b.name}[0]") for b in inputs]
+    gen.top(expr, args, (), {}, BufferView(output.name, output.shape or (1,)))
+    if not gen.kernels:
+        raise CodegenError("nothing to compute")
+    parts = [gen.cprog.source()] if gen.cprog.source() else []
+    launches = []
+    for kernel, emitter in gen.kernels:
+        parts.append(f"// {to_text(expr)[:200]}")
+        parts.append(_kernel_source(kernel, emitter, gen.buffers, gen.cprog))
+        launches.append(_launch(kernel, emitter))
+    source = "\n\n".join(parts) + "\n"
+    return OpenCLProgram(name, to_text(expr), source, launches, gen.buffers, output,
+                         (time.perf_counter() - start) * 1000)
+
+
+def _as_type(t):
+    """Input types may be given as types, type text, or example arrays."""
+    if isinstance(t, Type | str):
+        return t
+    from ..semantics import _coerce_input, _type_of_input
+
+    return _type_of_input(_coerce_input(t, None))
+
+
+__all__ = ["opencl", "OpenCLProgram", "CodegenError", "function_parts"]
