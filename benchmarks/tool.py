@@ -1,6 +1,7 @@
 """How fast the tool itself answers (SPEC 9, last bullet): listing every applicable rewrite
-of a ~100-node expression (target < 50 ms), applying one rule, type-checking, and the
-interpreter on 2^20 floats. Prints a table and writes benchmarks/results/tool.json.
+of a ~100-node expression (target < 50 ms), applying one rule, type-checking, generating
+OpenCL (target < 20 ms per kernel), and the interpreter on 2^20 floats. Prints a table
+and writes benchmarks/results/tool.json.
 
     python -m benchmarks.tool [--repeat 20]
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench import apply, evaluate, parse, rewrites, typecheck
+from workbench import apply, evaluate, opencl, parse, rewrites, typecheck
 from workbench.programs import library
 
 RESULTS = Path(__file__).parent / "results"
@@ -26,6 +27,9 @@ RESULTS = Path(__file__).parent / "results"
 BIG = (str(library("reductions")["listing5_13"])
        + " ∘ map (λx. abs x * 3 + 1) ∘ join ∘ map (map (λy. max y 0) ∘ reorder) ∘ split 128"
        + " ∘ map (λz. z * z)")
+
+
+LIFT_EXAMPLE = "Join() o MapWrg(Join() o MapLcl(MapSeq(id)) o Split(4)) o Split(1024)"
 
 
 def timed(fn, repeat: int) -> dict:
@@ -49,6 +53,11 @@ def main(argv=None) -> dict:
     asum = library("figures")["fig10_0"]
     fused = library("figures")["fig10_8"]
     found = rewrites(big, "[float]_N")
+    gemv = library("blas")["gemv"]
+    gemv_types = ["[[float]_1024]_1024", "[float]_1024", "[float]_1024", "float", "float"]
+    from workbench.codegen.completion import complete
+
+    gemv_low, _ = complete(gemv, *gemv_types)
     rows = {
         f"rewrites (listing, {big.size()} nodes, {len(found)} results)":
             (timed(lambda: rewrites(big, "[float]_N"), args.repeat), 50.0),
@@ -59,6 +68,10 @@ def main(argv=None) -> dict:
             (timed(lambda: typecheck(big, "[float]_N", sizes=sizes), args.repeat), None),
         f"parse + print ({big.size()} nodes)":
             (timed(lambda: str(parse(BIG)), args.repeat), None),
+        "codegen: Lift example (work-groups, local threads)":
+            (timed(lambda: opencl(parse(LIFT_EXAMPLE), "[float]_1048576"), args.repeat), 20.0),
+        "codegen: gemv, lowered by default completion (per kernel)":
+            (timed(lambda: opencl(gemv_low, *gemv_types), args.repeat), 20.0),
         "interpreter: asum, 2^20 floats (high level)":
             (timed(lambda: evaluate(asum, xs), args.repeat), 1000.0),
         "interpreter: asum, 2^20 floats (Fig. 10 line 8)":
