@@ -59,9 +59,8 @@ def test_a_top_level_reduction_gets_its_follow_up_kernel():
 
 
 def test_what_cannot_be_generated_yet_is_an_outcome():
-    result = run(parse("join ∘ mapWorkgroup (joinVec ∘ mapLocal (mapVec (λx. x * 3)) ∘ "
-                       "splitVec 4) ∘ split 1024"), XS)
-    assert result.status == "codegen error" and "splitVec" in result.message
+    result = run(parse("iterate 2 (join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 2)"), XS)
+    assert result.status == "codegen error" and "iterate" in result.message
     assert not result.correct
 
 
@@ -100,3 +99,20 @@ def test_cli_codegen_and_run(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["correct"] is True and doc["kernel_ms"] > 0
     assert {"max_error", "kernel_ms_min", "kernel_ms_max", "device", "source_sha256"} <= set(doc)
+
+
+def test_figure_3_vector_scaling_uses_float4():
+    from workbench.programs import library
+
+    expr = library("figures")["vectorScalLow"]
+    program = opencl(expr, "[float]_8192")
+    assert "float4 mul3_v4(float4 x)" in program.source
+    assert "vstore4(mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);" \
+        in program.source
+    result = run(expr, XS.repeat(2), repeat=2)
+    assert result.status == "ok" and result.correct
+
+
+def test_vectors_need_contiguous_elements():
+    result = run(parse("joinVec ∘ mapGlobal (mapVec abs) ∘ splitVec 4 ∘ reorderStride 8"), XS)
+    assert result.status == "codegen error" and "not contiguous" in result.message

@@ -8,7 +8,7 @@ The public surface (SPEC 14) is importable from here:
     '[float]_1'
 """
 
-from .codegen.kernel import CodegenError
+from .codegen import CodegenError
 from .codegen.program import opencl
 from .derivation import Derivation, DerivationError
 from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError

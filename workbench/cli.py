@@ -342,8 +342,8 @@ def _concrete(args) -> tuple[str, Expr, list[Type], dict[str, int]]:
 
 
 def cmd_codegen(args) -> dict:
+    from .codegen import CodegenError
     from .codegen.completion import complete
-    from .codegen.kernel import CodegenError
     from .codegen.program import opencl
 
     name, expr, types, _ = _concrete(args)

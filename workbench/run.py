@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .codegen import CodegenError
 from .codegen.completion import complete
-from .codegen.kernel import CodegenError
 from .codegen.program import opencl
 from .errors import WorkbenchError, format_path
 from .expr import Expr

@@ -16,7 +16,7 @@ from ..nesting import context
 from ..rules import apply
 from ..rules.strategies import Step
 from ..types import Type
-from .kernel import CodegenError
+from . import CodegenError
 
 
 def _choice(expr: Expr, path, node: Prim) -> tuple[str, dict] | None:

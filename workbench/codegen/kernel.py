@@ -18,21 +18,19 @@ from dataclasses import dataclass, field
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var
 from ..typecheck import Annotation
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
+from . import CodegenError
 from .arith import Index, var
 from .scalar import CProgram, c_type, define_function
 from .views import (
     LAYOUT,
     BufferView,
     Prefix,
+    VecLocation,
     View,
     ZipView,
     view_before,
     view_through,
 )
-
-
-class CodegenError(Exception):
-    """An expression the generator cannot turn into OpenCL (with the reason)."""
 
 
 @dataclass
@@ -89,9 +87,9 @@ class Value:
     def element(self, i: Index) -> Value:
         t = self.type
         elem = t.elem
-        if isinstance(elem, ArrayType | VectorType):
+        if isinstance(elem, ArrayType):
             return Value(elem, view=Prefix((i,), self.view))
-        return _leaf(elem, self.view.access([i]))
+        return _leaf(elem, self.view.access([i]))  # a scalar, a vector (vload) or a tuple
 
 
 def _leaf(t: Type, loc) -> Value:
@@ -227,6 +225,9 @@ class Emitter:
 
     def store(self, dest: View, idx: list[Index], value: Value) -> None:
         loc = dest.access(idx)
+        if isinstance(loc, VecLocation):
+            self.emit(loc.store(self.scalar_text(value)))
+            return
         if isinstance(loc, tuple):
             for i, l in enumerate(loc):
                 self.emit(f"{l} = {self.scalar_text(value)}._{i};")
@@ -296,6 +297,10 @@ class Emitter:
                 "local" if self.parallel else "global"
             _, dest = self.temporary(result, space)
         level = fn.decl.extra.get("map_level")
+        if level == "vector":  # mapVec f: f lane-wise on a SIMD value
+            value = Value(result, c=self.scalar_call(fn.args[0], args, typing, env))
+            self.store(dest, [], value)
+            return Value(result, view=dest)
         if level is not None:
             self.map_loop(fn, level, args[0], path, env, dest)
         elif name in ("reduceSeq", "reduceSeqUnroll"):

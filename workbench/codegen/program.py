@@ -17,7 +17,8 @@ from ..expr import Apply, Compose, Expr, Lambda, Path, Prim
 from ..notation.printer import to_text
 from ..typecheck import annotate, input_types_of
 from ..types import Type, function_parts
-from .kernel import Buffer, CodegenError, Emitter, Kernel, Value, _layout
+from . import CodegenError
+from .kernel import Buffer, Emitter, Kernel, Value, _layout
 from .scalar import CProgram, c_type
 from .views import BufferView, view_before, view_through
 

@@ -24,8 +24,9 @@ from ..expr import (
     UserFun,
     Var,
 )
+from ..sizes import Size
 from ..typecheck import Typing, annotate
-from ..types import ScalarType, TupleType, Type, function_parts
+from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 
 _FLOAT_FUNCS = {"abs": "fabs", "min": "fmin", "max": "fmax"}
 _INT_FUNCS = {"abs": "abs", "min": "min", "max": "max"}
@@ -38,6 +39,8 @@ class ScalarCodegenError(Exception):
 def c_type(t: Type, program: CProgram) -> str:
     if isinstance(t, ScalarType):
         return t.name
+    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
+        return f"{t.elem.name}{int(t.size.value)}"
     if isinstance(t, TupleType):
         return program.struct(t)
     raise ScalarCodegenError(f"no C type for {t} in a scalar function")
@@ -181,6 +184,26 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     key = name + "(" + ",".join(str(t) for t in types) + ")"
     if key in program.functions:
         return program.functions[key]
+    widths = {int(t.size.value) for t in types if isinstance(t, VectorType)}
+    if widths:
+        # mapVec: the scalar function applied lane-wise; OpenCL C has no overloading, so
+        # the vector version gets its own name.
+        width = widths.pop()
+        scalar_types = [t.elem if isinstance(t, VectorType) else t for t in types]
+        note = annotate(body, *scalar_types)
+        vector = f"{name}_v{width}"
+        env: dict[str, str] = {}
+        decls = []
+        emitter = _Emitter(program, note.typings)
+        for i, (pattern, t) in enumerate(zip(params, types)):
+            c_name = pattern if isinstance(pattern, str) else f"p{i}"
+            decls.append(f"{c_type(t, program)} {c_name}")
+            emitter.bind(pattern, c_name, env)
+        expr = emitter.value(body.body, (0,), env)
+        result = c_type(VectorType(note.result, Size.const(width)), program)
+        program.order.append(f"{result} {vector}({', '.join(decls)}) {{ return {expr}; }}")
+        program.functions[key] = vector
+        return vector
     note = annotate(body, *types)
     emitter = _Emitter(program, note.typings)
     env: dict[str, str] = {}

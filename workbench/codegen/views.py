@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..expr import Compose, Expr, Prim
 from ..typecheck import annotate
 from ..types import ArrayType, Type
+from . import CodegenError
 from .arith import Index
 
 
@@ -29,6 +30,39 @@ class Location:
 
     def __str__(self) -> str:
         return f"{self.buffer}[{self.offset}]"
+
+
+@dataclass(frozen=True)
+class VecLocation:
+    """``width`` consecutive elements read or written as one SIMD vector."""
+
+    buffer: str
+    offset: Index
+    width: int
+
+    def __str__(self) -> str:
+        return f"vload{self.width}(0, {self.buffer} + {self.offset})"
+
+    def store(self, value: str) -> str:
+        return f"vstore{self.width}({value}, 0, {self.buffer} + {self.offset});"
+
+
+@dataclass(frozen=True)
+class SplitVecView(View):
+    """``splitVec n`` on the input side (vload) and ``joinVec`` on the output side
+    (vstore): vector i covers elements i·n … i·n + n - 1, which must be contiguous."""
+
+    n: int
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        first = self.inner.access([i * self.n, *rest])
+        second = self.inner.access([i * self.n + 1, *rest])
+        if not isinstance(first, Location) or second.offset - first.offset != Index.of(1):
+            raise CodegenError("the elements of a vector are not contiguous in memory here "
+                               "(vectorise before reordering)")
+        return VecLocation(first.buffer, first.offset, self.n)
 
 
 @dataclass(frozen=True)
@@ -116,7 +150,8 @@ class GetView(View):
         return self.inner.access(idx)[self.k]
 
 
-LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder"}
+LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder", "splitVec",
+          "joinVec"}
 
 
 def _length(t: Type) -> int:
@@ -139,6 +174,8 @@ def view_through(node: Prim, input_type: Type, inner: View) -> View:
         return SlideView(int(node.args[1].value), inner)
     if name in ("id", "reorder"):  # reorder: the identity is one valid order
         return inner
+    if name == "splitVec":
+        return SplitVecView(int(node.args[0].value), inner)
     raise ValueError(f"{name} is not a data-layout primitive")
 
 
@@ -200,4 +237,6 @@ def view_before(node: Prim, input_type: Type, dest: View) -> View:
         return ReorderStrideInverseView(int(node.args[0].value), _length(input_type), dest)
     if name in ("id", "reorder"):
         return dest
+    if name == "joinVec":
+        return SplitVecView(int(input_type.elem.size.value), dest)
     raise ValueError(f"{name} cannot be inverted on the output side")
