@@ -116,3 +116,16 @@ def test_figure_3_vector_scaling_uses_float4():
 def test_vectors_need_contiguous_elements():
     result = run(parse("joinVec ∘ mapGlobal (mapVec abs) ∘ splitVec 4 ∘ reorderStride 8"), XS)
     assert result.status == "codegen error" and "not contiguous" in result.message
+
+
+@pytest.mark.parametrize("n", [128, 4096])
+def test_listing_5_8_runs_with_its_local_memory_tree(n):
+    from workbench.programs import library
+
+    expr = library("reductions")["listing5_8"]
+    result = run(expr, XS[:n], repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    assert result.completed == ["reduce→reduceSeq at 0"]
+    source = result.source
+    assert source.count("barrier(") == 9  # copy in, 7 tree steps, copy out
+    assert "local float lcl" in source and source.count("(a0._0 + a0._1)") == 1

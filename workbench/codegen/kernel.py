@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var, walk
 from ..typecheck import Annotation
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError
@@ -291,6 +291,8 @@ class Emitter:
                 _, dest = self.temporary(result, space)
             self.apply(fn.args[0], args, path + (0,), env, dest)
             return Value(result, view=dest)
+        if dest is None and name == "iterate":
+            return self.iterate(fn, args[0], env, None)
         if dest is None:
             space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
                                                                              "global") else \
@@ -305,6 +307,8 @@ class Emitter:
             self.map_loop(fn, level, args[0], path, env, dest)
         elif name in ("reduceSeq", "reduceSeqUnroll"):
             self.reduce_seq(fn, args[0], path, env, dest)
+        elif name == "iterate":
+            return self.iterate(fn, args[0], env, dest)
         else:
             raise CodegenError(f"{name} cannot be generated yet (high-level or unsupported)")
         return Value(result, view=dest)
@@ -349,6 +353,30 @@ class Emitter:
         self.emit("}")
         if level == "local":
             self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+
+    def iterate(self, fn: Prim, arg: Value, env: dict, dest: View | None) -> Value:
+        """``iterate n f`` with a known n, unrolled: each application of f is typed on its
+        own (shrinking) input and writes a fresh temporary; the last one writes ``dest``."""
+        from ..typecheck import annotate
+
+        count = fn.args[0]
+        if not count.is_integer_constant:
+            raise CodegenError("iterate needs a known number of iterations")
+        f = fn.args[1]
+        if any(isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
+               for _, n in walk(f)):
+            raise CodegenError("iterate over mapGlobal/mapWorkgroup needs a kernel per "
+                               "iteration (global synchronisation); not generated yet")
+        value = arg
+        outer_note = self.note
+        for k in range(int(count.value)):
+            self.note = annotate(f, value.type)
+            try:
+                target = dest if k == int(count.value) - 1 else None
+                value = self.apply(f, [value], (), env, target)
+            finally:
+                self.note = outer_note
+        return value
 
     def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
         n = int(arg.type.size.value)

@@ -52,6 +52,7 @@ class CProgram:
 
     structs: dict[TupleType, str] = field(default_factory=dict)
     functions: dict[str, str] = field(default_factory=dict)
+    by_expression: dict[tuple, str] = field(default_factory=dict)  # (fn, types) -> C name
     order: list[str] = field(default_factory=list)
 
     def struct(self, t: TupleType) -> str:
@@ -184,6 +185,9 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     key = name + "(" + ",".join(str(t) for t in types) + ")"
     if key in program.functions:
         return program.functions[key]
+    same = (body, tuple(types))  # one C function per (function, argument types)
+    if same in program.by_expression:
+        return program.by_expression[same]
     widths = {int(t.size.value) for t in types if isinstance(t, VectorType)}
     if widths:
         # mapVec: the scalar function applied lane-wise; OpenCL C has no overloading, so
@@ -203,6 +207,7 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         result = c_type(VectorType(note.result, Size.const(width)), program)
         program.order.append(f"{result} {vector}({', '.join(decls)}) {{ return {expr}; }}")
         program.functions[key] = vector
+        program.by_expression[same] = vector
         return vector
     note = annotate(body, *types)
     emitter = _Emitter(program, note.typings)
@@ -215,5 +220,6 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     expr = emitter.value(body.body, (0,), env)
     text = f"{c_type(note.result, program)} {name}({', '.join(decls)}) {{ return {expr}; }}"
     program.functions[key] = name
+    program.by_expression[same] = name
     program.order.append(text)
     return name
