@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var, walk
-from ..typecheck import Annotation
+from ..typecheck import Annotation, Typing
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError
 from .arith import Index, var
@@ -102,15 +102,16 @@ def _leaf(t: Type, loc) -> Value:
 class Kernel:
     name: str
     source_lines: list[str] = field(default_factory=list)
-    params: list[Buffer] = field(default_factory=list)
     locals_: list[Buffer] = field(default_factory=list)
     global_size: int = 1
     local_size: int | None = None
 
 
 class Emitter:
-    def __init__(self, name: str, note: Annotation, cprog: CProgram):
+    def __init__(self, name: str, note: Annotation, cprog: CProgram,
+                 global_buffers: list[Buffer] | None = None):
         self.name = name
+        self.global_buffers = global_buffers if global_buffers is not None else []
         self.note = note
         self.cprog = cprog
         self.kernel: Kernel | None = None
@@ -143,7 +144,7 @@ class Emitter:
         buf = Buffer(self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space]),
                      space, t, "temporary")
         if space == "global":
-            self.kernel.params.append(buf)
+            self.global_buffers.append(buf)  # every kernel of the program receives it
         elif space == "local":
             self.kernel.locals_.append(buf)
         else:
@@ -387,7 +388,7 @@ class Emitter:
             init = _literal_c(z, acc_type)
         else:  # a closed expression such as (0.0, 0.0, 0.0): a function of a dummy argument
             init = self.scalar_call(Lambda(("_",), z), [Value(acc_type, c="0")],
-                                    _FakeTyping((acc_type,), acc_type), env)
+                                    Typing((acc_type,), acc_type), env)
         self.emit(f"/* {_short(fn)} */")
         self.emit(f"{c_type(acc_type, self.cprog)} {acc} = {init};")
         i = self.fresh("i")
@@ -396,17 +397,11 @@ class Emitter:
         element = arg.element(var(i, n))
         pair = TupleType((acc_type, arg.type.elem))
         call = self.scalar_call(f, [Value(pair, parts=(Value(acc_type, c=acc), element))],
-                                _FakeTyping((pair,), acc_type), env)
+                                Typing((pair,), acc_type), env)
         self.emit(f"{acc} = {call};")
         self.indent -= 1
         self.emit("}")
         self.store(Prefix((Index.of(0),), dest), [], Value(acc_type, c=acc))
-
-
-@dataclass
-class _FakeTyping:
-    args: tuple
-    result: Type
 
 
 def _literal(e: Expr) -> bool:

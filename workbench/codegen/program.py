@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim
 from ..notation.printer import to_text
 from ..typecheck import annotate, input_types_of
-from ..types import Type, function_parts
+from ..types import Type
 from . import CodegenError
 from .kernel import Buffer, Emitter, Kernel, Value, _layout
 from .scalar import CProgram, c_type
@@ -58,14 +58,14 @@ class _Generator:
     def __init__(self, name: str, note, inputs: list[Buffer], output: Buffer):
         self.name = name
         self.cprog = CProgram()
-        self.emitter = Emitter(name, note, self.cprog)
         self.note = note
         self.buffers: list[Buffer] = [*inputs, output]
+        self.emitter = Emitter(name, note, self.cprog, self.buffers)
         self.kernels: list[tuple[Kernel, Emitter]] = []
         self.output = output
 
     def new_stage(self) -> Emitter:
-        e = Emitter(self.name, self.note, self.cprog)
+        e = Emitter(self.name, self.note, self.cprog, self.buffers)
         e.counter = self.emitter.counter
         e.kernel = Kernel(f"{self.name}_{len(self.kernels)}")
         self.kernels.append((e.kernel, e))
@@ -185,4 +185,4 @@ def _as_type(t):
     return _type_of_input(_coerce_input(t, None))
 
 
-__all__ = ["opencl", "OpenCLProgram", "CodegenError", "function_parts"]
+__all__ = ["opencl", "OpenCLProgram", "CodegenError"]

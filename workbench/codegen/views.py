@@ -124,16 +124,6 @@ class TransposeView(View):
 
 
 @dataclass(frozen=True)
-class SlideView(View):
-    step: int
-    inner: View
-
-    def access(self, idx):
-        i, j, *rest = idx
-        return self.inner.access([i * self.step + j, *rest])
-
-
-@dataclass(frozen=True)
 class ZipView(View):
     parts: tuple[View, ...]
 
@@ -170,8 +160,8 @@ def view_through(node: Prim, input_type: Type, inner: View) -> View:
         return ReorderStrideView(int(node.args[0].value), _length(input_type), inner)
     if name == "transpose":
         return TransposeView(inner)
-    if name == "slide":
-        return SlideView(int(node.args[1].value), inner)
+    if name == "slide":  # window i, element j is element i·step + j, as for split
+        return SplitView(int(node.args[1].value), inner)
     if name in ("id", "reorder"):  # reorder: the identity is one valid order
         return inner
     if name == "splitVec":
