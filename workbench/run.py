@@ -20,9 +20,7 @@ from .errors import WorkbenchError, format_path
 from .expr import Expr
 from .runtime import Launch as RuntimeLaunch
 from .runtime import run_kernels
-from .semantics import _coerce_input, _type_of_input, evaluate
-from .typecheck import declared_type_of
-from .types import function_parts
+from .semantics import evaluate, prepare_inputs
 
 
 @dataclass
@@ -56,11 +54,8 @@ def tolerance(expected: np.ndarray) -> float:
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None) -> RunResult:
-    declared = declared_type_of(expr)
-    wanted = function_parts(declared)[0] if declared is not None else [None] * len(arrays)
-    values = [_coerce_input(v, w) for v, w in zip(arrays, wanted)]
-    types = [_type_of_input(v) for v in values]
     try:
+        values, types = prepare_inputs(expr, arrays)
         expected = np.asarray(evaluate(expr, *values, sizes=sizes))
     except WorkbenchError as err:
         return RunResult("invalid input", str(err))

@@ -318,6 +318,24 @@ def _replace_leaf(t: Type, leaf: Type) -> Type:
     return leaf
 
 
+def prepare_inputs(expr: Expr, inputs) -> tuple[list, list[Type]]:
+    """The inputs as the interpreter and the runtime take them (cast to the declared
+    dtypes; arrays of tuples as ``Zipped``), with their types; checks their number."""
+    declared = declared_type_of(expr)
+    wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
+    if declared is not None and len(wanted) != len(inputs):
+        raise EvaluationError(f"{getattr(expr, 'definition_name', 'this program')} takes "
+                              f"{len(wanted)} inputs ({', '.join(map(str, wanted))}), "
+                              f"got {len(inputs)}")
+    values = [_coerce_input(v, w) for v, w in zip(inputs, wanted)]
+    return values, [_type_of_input(v) for v in values]
+
+
+def input_type(value) -> Type:
+    """The type of one input value (a NumPy array, a scalar, a tuple of arrays)."""
+    return _type_of_input(_coerce_input(value, None))
+
+
 def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
     """Run ``expr`` on NumPy inputs; sizes are taken from the arrays (and ``sizes``).
 
@@ -326,12 +344,7 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
     """
     declared = declared_type_of(expr)
     wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
-    if declared is not None and len(wanted) != len(inputs):
-        raise EvaluationError(f"{getattr(expr, 'definition_name', 'this program')} takes "
-                              f"{len(wanted)} inputs ({', '.join(map(str, wanted))}), "
-                              f"got {len(inputs)}")
-    values = [_coerce_input(v, w) for v, w in zip(inputs, wanted)]
-    types = [_type_of_input(v) for v in values]
+    values, types = prepare_inputs(expr, inputs)
     env = {k: int(v) for k, v in (sizes or {}).items()}
     if declared is not None:
         bindings: dict[str, Size] = {}

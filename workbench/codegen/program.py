@@ -180,9 +180,9 @@ def _as_type(t):
     """Input types may be given as types, type text, or example arrays."""
     if isinstance(t, Type | str):
         return t
-    from ..semantics import _coerce_input, _type_of_input
+    from ..semantics import input_type
 
-    return _type_of_input(_coerce_input(t, None))
+    return input_type(t)
 
 
 __all__ = ["opencl", "OpenCLProgram", "CodegenError"]
