@@ -403,6 +403,19 @@ COMMANDS = {"devices": (cmd_devices, show_devices), "codegen": (cmd_codegen, sho
             "derive": (cmd_derive, show_derive)}
 
 
+def _expression_command(sub, name: str, help: str, sizes: bool = False,
+                        type_help: str = "input type (repeat for several inputs)"):
+    """A subcommand on an EXPR, with --type (and --size) and --json."""
+    cmd = sub.add_parser(name, help=help)
+    cmd.add_argument("expr", help="expression text or @FILE[:NAME]")
+    cmd.add_argument("--type", action="append", default=[], help=type_help)
+    if sizes:
+        cmd.add_argument("--size", action="append", default=[],
+                         help="NAME=VALUE for a size variable")
+    cmd.add_argument("--json", action="store_true")
+    return cmd
+
+
 def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="workbench", description="Derive OpenCL kernels from functional expressions.")
@@ -411,51 +424,33 @@ def build_parser() -> argparse.ArgumentParser:
     dev = sub.add_parser("devices", help="OpenCL platforms and devices the workbench can use")
     dev.add_argument("--json", action="store_true")
 
-    cg = sub.add_parser("codegen", help="OpenCL source and launch plan")
-    cg.add_argument("expr", help="expression text or @FILE[:NAME]")
-    cg.add_argument("--type", action="append", default=[], help="input type(s)")
-    cg.add_argument("--size", action="append", default=[], help="NAME=VALUE")
+    cg = _expression_command(sub, "codegen", "OpenCL source and launch plan", sizes=True)
     cg.add_argument("--complete", action="store_true",
                     help="lower what is still high-level with the default completion first")
-    cg.add_argument("--json", action="store_true")
 
-    rn = sub.add_parser("run", help="run on a device, check against the interpreter, time")
-    rn.add_argument("expr", help="expression text or @FILE[:NAME]")
-    rn.add_argument("--type", action="append", default=[], help="input type(s)")
-    rn.add_argument("--size", action="append", default=[], help="NAME=VALUE")
+    rn = _expression_command(sub, "run", "run on a device, check against the interpreter, "
+                             "time", sizes=True)
     rn.add_argument("--device", help="device id, cpu/gpu, or part of its name")
     rn.add_argument("--repeat", type=int, default=20)
     rn.add_argument("--seed", type=int, default=0)
-    rn.add_argument("--json", action="store_true")
 
-    check = sub.add_parser("check", help="parse and type-check; print normal form and type")
-    check.add_argument("expr", help="expression text or @FILE[:NAME]")
-    check.add_argument("--type", action="append", default=[],
-                       help="input type (repeat for several inputs) or a whole function type")
-    check.add_argument("--json", action="store_true")
+    _expression_command(sub, "check", "parse and type-check; print normal form and type",
+                        type_help="input type (repeat for several inputs) or a whole "
+                                  "function type")
 
-    ev = sub.add_parser("eval", help="run the interpreter on random inputs")
-    ev.add_argument("expr", help="expression text or @FILE[:NAME]")
-    ev.add_argument("--type", action="append", default=[], help="input type(s)")
-    ev.add_argument("--size", action="append", default=[], help="NAME=VALUE for a size variable")
+    ev = _expression_command(sub, "eval", "run the interpreter on random inputs", sizes=True)
     ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--json", action="store_true")
 
-    rl = sub.add_parser("rules", help="every applicable rewrite: path, rule, params, result")
-    rl.add_argument("expr", help="expression text or @FILE[:NAME]")
+    rl = _expression_command(sub, "rules", "every applicable rewrite: path, rule, params, "
+                             "result")
     rl.add_argument("--at", help="only at this node path (e.g. 1.0; 'root' for the root)")
-    rl.add_argument("--type", action="append", default=[], help="input type(s)")
     rl.add_argument("--why", action="store_true",
                     help="with --at: also say why each other rule is refused there")
-    rl.add_argument("--json", action="store_true")
 
-    ap = sub.add_parser("apply", help="apply one rewrite and print the result")
-    ap.add_argument("expr", help="expression text or @FILE[:NAME]")
+    ap = _expression_command(sub, "apply", "apply one rewrite and print the result")
     ap.add_argument("rule", help="rule name (see 'workbench rules')")
     ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
-    ap.add_argument("--type", action="append", default=[], help="input type(s)")
-    ap.add_argument("--json", action="store_true")
 
     dv = sub.add_parser("derive", help="replay a saved derivation and check every step")
     dv.add_argument("file", help="a derivation saved as JSON")
