@@ -429,6 +429,24 @@ def substitute(expr: Expr, name: str, value: Expr) -> Expr:
     return expr.with_children(tuple(substitute(c, name, value) for c in expr.children()))
 
 
+def bind_sizes(expr: Expr, mapping) -> Expr:
+    """``expr`` with the size variables of its primitives' size arguments replaced by the
+    values in ``mapping`` (``reducePart (+) 0 (N/128)`` with N = 4096 becomes ``... 32``)."""
+    if not mapping:
+        return expr
+    if isinstance(expr, Prim):
+        args = tuple(a.substitute(mapping) if isinstance(a, Size) else
+                     bind_sizes(a, mapping) if isinstance(a, Expr) else a for a in expr.args)
+        return expr if args == expr.args else Prim(expr.name, args)
+    children = expr.children()
+    if not children:
+        return expr
+    new = tuple(bind_sizes(c, mapping) for c in children)
+    if all(a is b for a, b in zip(new, children)):
+        return expr
+    return expr.with_children(new)
+
+
 def _rename_pattern(pattern: Pattern, renaming: dict[str, str]) -> Pattern:
     if isinstance(pattern, str):
         return renaming.get(pattern, pattern)

@@ -41,6 +41,7 @@ from .types import (
     dtype_of,
     function_parts,
     match_sizes,
+    replace_leaf,
     type_of_value,
 )
 
@@ -257,7 +258,7 @@ def _coerce_input(value, want: Type | None):
         return value
     levels, item = _array_levels(want)
     if item is not None and isinstance(value, tuple) and len(value) == len(item.items):
-        return V.Zipped(tuple(_coerce_input(v, _replace_leaf(want, i))
+        return V.Zipped(tuple(_coerce_input(v, replace_leaf(want, i))
                               for v, i in zip(value, item.items)), levels)
     if isinstance(value, tuple):
         items = want.items if isinstance(want, TupleType) else [None] * len(value)
@@ -303,19 +304,11 @@ def _to_output(value, t: Type):
         while isinstance(inner, ArrayType | VectorType):
             inner = inner.elem
         if isinstance(inner, TupleType):
-            return tuple(_to_output(part, _replace_leaf(t, item))
+            return tuple(_to_output(part, replace_leaf(t, item))
                          for part, item in zip(value.parts, inner.items))
     if isinstance(t, ScalarType | ArrayType | VectorType):
         return np.ascontiguousarray(np.asarray(value).astype(dtype_of(t), copy=False))
     return value
-
-
-def _replace_leaf(t: Type, leaf: Type) -> Type:
-    if isinstance(t, ArrayType):
-        return ArrayType(_replace_leaf(t.elem, leaf), t.size)
-    if isinstance(t, VectorType):
-        return VectorType(_replace_leaf(t.elem, leaf), t.size)
-    return leaf
 
 
 def prepare_inputs(expr: Expr, inputs) -> tuple[list, list[Type]]:

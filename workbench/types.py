@@ -182,6 +182,15 @@ def function_parts(t: Type) -> tuple[list[Type], Type]:
     return args, t
 
 
+def replace_leaf(t: Type, leaf: Type) -> Type:
+    """``t`` with the element type below all its array levels replaced by ``leaf``."""
+    if isinstance(t, ArrayType):
+        return ArrayType(replace_leaf(t.elem, leaf), t.size)
+    if isinstance(t, VectorType):
+        return VectorType(replace_leaf(t.elem, leaf), t.size)
+    return leaf
+
+
 def match_sizes(pattern: Type, actual: Type, bindings: dict[str, Size]) -> bool:
     """Match a declared type (with size variables) against an actual type, binding variables.
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, UserFun, Var, walk
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, TupleExpr, UserFun, Var, walk
 from ..typecheck import Annotation, Typing
-from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
+from ..types import INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError
 from .arith import Index, var
 from .scalar import CProgram, c_type, define_function
@@ -74,6 +74,27 @@ class Buffer:
         return t
 
 
+def component_buffers(name: str, t: Type, role: str, space: str = "global"
+                      ) -> tuple[list[Buffer], View]:
+    """The buffers holding a value of type ``t``: one, or for an array of tuples one per
+    tuple component (structure of arrays: ``in0_0``, ``in0_1``, …), and the view that reads
+    the value from them (a tuple of locations per element)."""
+    leaf = t
+    while isinstance(leaf, ArrayType):
+        leaf = leaf.elem
+    if isinstance(leaf, TupleType) and leaf is not t:
+        buffers: list[Buffer] = []
+        views = []
+        for k, item in enumerate(leaf.items):
+            parts, view = component_buffers(f"{name}_{k}", replace_leaf(t, item), role, space)
+            buffers += parts
+            views.append(view)
+        return buffers, ZipView(tuple(views))
+    buf = Buffer(name, space, t, role)
+    return [buf], BufferView(name, buf.shape or (1,))
+
+
+
 @dataclass
 class Value:
     """A value during generation: an array readable through a view, a scalar C
@@ -89,6 +110,11 @@ class Value:
         elem = t.elem
         if isinstance(elem, ArrayType):
             return Value(elem, view=Prefix((i,), self.view))
+        if isinstance(elem, TupleType) and isinstance(self.view, ZipView):
+            # zip of arrays whose elements are themselves arrays: element i of each part
+            return Value(elem, parts=tuple(
+                Value(ArrayType(item, t.size), view=part).element(i)
+                for item, part in zip(elem.items, self.view.parts)))
         return _leaf(elem, self.view.access([i]))  # a scalar, a vector (vload) or a tuple
 
 
@@ -137,19 +163,20 @@ class Emitter:
         return typing
 
     # --- memory ---------------------------------------------------------------------------
-    def temporary(self, t: Type, space: str) -> tuple[Buffer, View]:
+    def temporary(self, t: Type, space: str) -> View:
         if space == "global" and self.parallel:
             raise CodegenError("a temporary in global memory inside a map is not supported "
                                "yet; use toLocal or toPrivate")
-        buf = Buffer(self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space]),
-                     space, t, "temporary")
-        if space == "global":
-            self.global_buffers.append(buf)  # every kernel of the program receives it
-        elif space == "local":
-            self.kernel.locals_.append(buf)
-        else:
-            self.emit(f"{c_type(buf.scalar, self.cprog)} {buf.name}[{buf.length}];")
-        return buf, BufferView(buf.name, buf.shape)
+        name = self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space])
+        buffers, view = component_buffers(name, t, "temporary", space)
+        for buf in buffers:
+            if space == "global":
+                self.global_buffers.append(buf)  # every kernel of the program receives it
+            elif space == "local":
+                self.kernel.locals_.append(buf)
+            else:
+                self.emit(f"{c_type(buf.scalar, self.cprog)} {buf.name}[{buf.length}];")
+        return view
 
     # --- functions ------------------------------------------------------------------------
     def apply(self, fn: Expr, args: list[Value], path: Path, env: dict,
@@ -161,7 +188,7 @@ class Emitter:
         if isinstance(fn, Apply):  # a partial application such as (dot xs) row
             own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
             return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
-        if isinstance(fn, Lambda) and not _scalar(result):
+        if isinstance(fn, Lambda) and (not _scalar(result) or any(a.view for a in args)):
             inner = dict(env)
             params = fn.params
             for pattern, value in zip(params, args):
@@ -170,6 +197,8 @@ class Emitter:
             if rest:
                 return self.apply(fn.body, rest, path + (0,), inner, dest)
             return self.value(fn.body, path + (0,), inner, dest)
+        if isinstance(fn, UserFun) and fn.body is not None and any(a.view for a in args):
+            return self.inline(fn, args, typing, env, dest)
         if isinstance(fn, Prim) and fn.name == "id" and args[0].view is None:
             if dest is not None:  # a copy of a scalar (mapSeq id)
                 self.store(dest, [], args[0])
@@ -186,6 +215,18 @@ class Emitter:
         if dest is not None:
             self.store(dest, [], value)
         return value
+
+    def inline(self, fn: UserFun, args: list[Value], typing, env, dest) -> Value:
+        """A user function taking an array (md's ``updateF … ps``) is generated in place: C
+        functions take scalars and structs only."""
+        from ..typecheck import annotate
+
+        outer = self.note
+        self.note = annotate(fn.body, *typing.args)
+        try:
+            return self.apply(fn.body, args, (), {}, dest)
+        finally:
+            self.note = outer
 
     def scalar_call(self, fn: Expr, args: list[Value], typing, env: dict | None = None) -> str:
         """A call of a scalar function; its free variables (``a`` in ``(*a)``) become extra
@@ -229,9 +270,22 @@ class Emitter:
         if isinstance(loc, VecLocation):
             self.emit(loc.store(self.scalar_text(value)))
             return
+        self.store_at(loc, value)
+
+    def store_at(self, loc, value: Value) -> None:
+        """Write a value to a location; a tuple goes component by component (to one buffer
+        per component, or to the fields of a struct)."""
         if isinstance(loc, tuple):
-            for i, l in enumerate(loc):
-                self.emit(f"{l} = {self.scalar_text(value)}._{i};")
+            if not value.parts and not value.c.isidentifier():  # compute a struct once
+                name = self.fresh("t")
+                self.emit(f"{c_type(value.type, self.cprog)} {name} = {value.c};")
+                value = Value(value.type, c=name)
+            for i, part in enumerate(loc):
+                if value.parts:
+                    self.store_at(part, value.parts[i])
+                else:
+                    self.store_at(part, Value(value.type.items[i],
+                                              c=f"{self.scalar_text(value)}._{i}"))
         else:
             self.emit(f"{loc} = {self.scalar_text(value)};")
 
@@ -284,12 +338,18 @@ class Emitter:
             return v
         if name == "zip":
             return Value(result, view=ZipView(tuple(a.view for a in args)))
+        if name == "at":  # xs[i] with i computed at run time
+            index, array = args
+            value = array.element(var(f"({self.scalar_text(index)})"))
+            if dest is not None:
+                self.store(dest, [], value)
+            return value
         if name in ("toGlobal", "toLocal", "toPrivate"):
             space = fn.decl.extra["address_space"]
             if dest is not None and space != "global":
                 raise CodegenError(f"{name} cannot write the result of its caller")
             if dest is None:
-                _, dest = self.temporary(result, space)
+                dest = self.temporary(result, space)
             self.apply(fn.args[0], args, path + (0,), env, dest)
             return Value(result, view=dest)
         if dest is None and name == "iterate":
@@ -298,7 +358,7 @@ class Emitter:
             space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
                                                                              "global") else \
                 "local" if self.parallel else "global"
-            _, dest = self.temporary(result, space)
+            dest = self.temporary(result, space)
         level = fn.decl.extra.get("map_level")
         if level == "vector":  # mapVec f: f lane-wise on a SIMD value
             value = Value(result, c=self.scalar_call(fn.args[0], args, typing, env))
@@ -379,6 +439,21 @@ class Emitter:
                 self.note = outer_note
         return value
 
+    def step_in_place(self, f: Expr, env: dict, acc: Value, element: Value) -> Value:
+        """One step of a reduction whose operator uses arrays of the enclosing scope: the
+        operator is typed on its own, its free variables becoming parameters."""
+        from ..typecheck import annotate
+
+        free = sorted(v for v in f.free_vars() if v in env)
+        names = ("acc_", "x_")
+        wrapper = Lambda(tuple(free) + names, _operator_call(f, Var(names[0]), Var(names[1])))
+        outer = self.note
+        self.note = annotate(wrapper, *(env[v].type for v in free), acc.type, element.type)
+        try:
+            return self.apply(wrapper, [env[v] for v in free] + [acc, element], (), {}, None)
+        finally:
+            self.note = outer
+
     def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
         n = int(arg.type.size.value)
         acc_type = self.typing(path).result.elem
@@ -387,8 +462,8 @@ class Emitter:
         if _literal(z):
             init = _literal_c(z, acc_type)
         else:  # a closed expression such as (0.0, 0.0, 0.0): a function of a dummy argument
-            init = self.scalar_call(Lambda(("_",), z), [Value(acc_type, c="0")],
-                                    Typing((acc_type,), acc_type), env)
+            init = self.scalar_call(Lambda(("_",), z), [Value(INT, c="0")],
+                                    Typing((INT,), acc_type), env)
         self.emit(f"/* {_short(fn)} */")
         self.emit(f"{c_type(acc_type, self.cprog)} {acc} = {init};")
         i = self.fresh("i")
@@ -396,12 +471,24 @@ class Emitter:
         self.indent += 1
         element = arg.element(var(i, n))
         pair = TupleType((acc_type, arg.type.elem))
-        call = self.scalar_call(f, [Value(pair, parts=(Value(acc_type, c=acc), element))],
-                                Typing((pair,), acc_type), env)
-        self.emit(f"{acc} = {call};")
+        arrays = sorted(v for v in f.free_vars() if v in env and env[v].view is not None)
+        if arrays:  # the operator reads arrays (md's neighbour positions): generate in place
+            step = self.step_in_place(f, env, Value(acc_type, c=acc), element)
+            self.emit(f"{acc} = {self.scalar_text(step)};")
+        else:
+            call = self.scalar_call(f, [Value(pair, parts=(Value(acc_type, c=acc), element))],
+                                    Typing((pair,), acc_type), env)
+            self.emit(f"{acc} = {call};")
         self.indent -= 1
         self.emit("}")
         self.store(Prefix((Index.of(0),), dest), [], Value(acc_type, c=acc))
+
+
+def _operator_call(f: Expr, acc: Expr, x: Expr) -> Expr:
+    """``f`` applied to an accumulator and an element, as reduceSeq applies it."""
+    if isinstance(f, Lambda) and len(f.params) == 2:
+        return Apply(f, (acc, x))
+    return Apply(f, (TupleExpr((acc, x)),))
 
 
 def _literal(e: Expr) -> bool:

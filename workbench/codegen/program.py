@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, bind_sizes, walk
 from ..notation.printer import to_text
-from ..typecheck import annotate, input_types_of
-from ..types import Type
+from ..sizes import Size
+from ..typecheck import annotate, as_type, declared_type_of, input_types_of
+from ..types import (
+    Type,
+    free_size_vars,
+    function_parts,
+    match_sizes,
+    substitute_sizes,
+)
 from . import CodegenError
-from .kernel import Buffer, Emitter, Kernel, Value, _layout
+from .kernel import Buffer, Emitter, Kernel, Value, _layout, component_buffers
 from .scalar import CProgram, c_type
-from .views import BufferView, view_before, view_through
+from .views import BufferView, View, view_before, view_through
 
 MAX_GLOBAL = 1 << 20  # work-items of a mapGlobal launch (loops stride over the rest)
 
@@ -42,6 +50,8 @@ class OpenCLProgram:
     output: Buffer
     codegen_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
+    input_parts: list[tuple[Buffer, ...]] = field(default_factory=list)  # per input
+    output_parts: tuple[Buffer, ...] = ()  # one per tuple component of the result
 
     @property
     def sha256(self) -> str:
@@ -55,14 +65,13 @@ class OpenCLProgram:
 
 
 class _Generator:
-    def __init__(self, name: str, note, inputs: list[Buffer], output: Buffer):
+    def __init__(self, name: str, note, inputs: list[Buffer], outputs: list[Buffer]):
         self.name = name
         self.cprog = CProgram()
         self.note = note
-        self.buffers: list[Buffer] = [*inputs, output]
+        self.buffers: list[Buffer] = [*inputs, *outputs]
         self.emitter = Emitter(name, note, self.cprog, self.buffers)
         self.kernels: list[tuple[Kernel, Emitter]] = []
-        self.output = output
 
     def new_stage(self) -> Emitter:
         e = Emitter(self.name, self.note, self.cprog, self.buffers)
@@ -72,10 +81,10 @@ class _Generator:
         self.emitter = e
         return e
 
-    def temporary(self, t: Type) -> tuple[Buffer, BufferView]:
-        buf = Buffer(f"tmp{len(self.buffers)}", "global", t, "temporary")
-        self.buffers.append(buf)
-        return buf, BufferView(buf.name, buf.shape)
+    def temporary(self, t: Type) -> View:
+        buffers, view = component_buffers(f"tmp{len(self.buffers)}", t, "temporary")
+        self.buffers.extend(buffers)
+        return view
 
     # Top level: each computation is a stage (kernel) of its own.
     def top(self, fn: Expr, args: list[Value], path: Path, env: dict, dest) -> Value:
@@ -109,12 +118,17 @@ class _Generator:
             return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
         # a computation: its own kernel, writing to ``dest`` or a new global buffer
         if dest is None:
-            _, dest = self.temporary(typing.result)
+            dest = self.temporary(typing.result)
         stage = self.new_stage()
         stage.apply(fn, args, path, env, dest)
         return Value(typing.result, view=dest)
 
     def top_value(self, e: Expr, path: Path, env: dict, dest) -> Value:
+        if isinstance(e, Apply) and dest is not None and _layout(e.fn) and len(e.args) == 1:
+            # join (map f xs) written to dest: the map writes through the inverse view
+            inner = view_before(e.fn, self.note.typings[path + (0,)].args[0], dest)
+            self.top_value(e.args[0], path + (1,), env, inner)
+            return Value(self.note.typings[path].result, view=dest)
         if isinstance(e, Apply):
             args = [self.top_value(a, path + (i + 1,), env, None) for i, a in enumerate(e.args)]
             return self.top(e.fn, args, path + (0,), env, dest)
@@ -146,23 +160,31 @@ def _launch(kernel: Kernel, emitter: Emitter) -> Launch:
     return Launch(kernel.name, (1,), (1,))
 
 
-def opencl(expr: Expr, *input_types: Type | str, name: str | None = None) -> OpenCLProgram:
+def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
+           sizes: Mapping[str, int] | None = None) -> OpenCLProgram:
     """OpenCL source and launch plan of a fully low-level expression on inputs of the given
-    (concrete) types; raises ``CodegenError`` naming what cannot be generated."""
+    (concrete) types; raises ``CodegenError`` naming what cannot be generated.
+
+    Size variables inside the expression (``split (N/128)``, ``split blockSize``) take their
+    values from the declared input types matched against the given ones, and from
+    ``sizes``."""
     start = time.perf_counter()
+    name = name or getattr(expr, "definition_name", None) or "kernel"
     input_types = tuple(_as_type(t) for t in input_types)
+    expr, input_types = concrete(expr, input_types, sizes)
     note = annotate(expr, *input_types)
     types = input_types_of(expr, input_types)
-    name = name or getattr(expr, "definition_name", None) or "kernel"
-    inputs = [Buffer(f"in{i}", "global", t, "input") for i, t in enumerate(types)]
-    output = Buffer("out", "global", note.result, "output")
-    for b in [*inputs, output]:
-        _ = b.scalar  # refuses arrays of tuples (one buffer per component) for now
+    inputs = [component_buffers(f"in{i}", t, "input") for i, t in enumerate(types)]
+    outputs = component_buffers("out", note.result, "output")
+    for b in [*(b for parts, _ in inputs for b in parts), *outputs[0]]:
+        _ = b.scalar  # arrays of arrays of tuples are refused with a message
 
-    gen = _Generator(name, note, inputs, output)
-    args = [Value(b.type, view=BufferView(b.name, b.shape)) if b.shape
-            else Value(b.type, c=f"{b.name}[0]") for b in inputs]
-    gen.top(expr, args, (), {}, BufferView(output.name, output.shape or (1,)))
+    gen = _Generator(name, note, [b for parts, _ in inputs for b in parts], outputs[0])
+    args = [Value(parts[0].type, c=f"{parts[0].name}[0]")
+            if not parts[0].shape and len(parts) == 1 else Value(t, view=view)
+            for (parts, view), t in zip(inputs, types)]
+    dest = outputs[1] if outputs[0][0].shape else BufferView("out", (1,))
+    gen.top(expr, args, (), {}, dest)
     if not gen.kernels:
         raise CodegenError("nothing to compute")
     parts = [gen.cprog.source()] if gen.cprog.source() else []
@@ -172,8 +194,32 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None) -> Ope
         parts.append(_kernel_source(kernel, emitter, gen.buffers, gen.cprog))
         launches.append(_launch(kernel, emitter))
     source = "\n\n".join(parts) + "\n"
-    return OpenCLProgram(name, to_text(expr), source, launches, gen.buffers, output,
-                         (time.perf_counter() - start) * 1000)
+    return OpenCLProgram(name, to_text(expr), source, launches, gen.buffers, outputs[0][0],
+                         (time.perf_counter() - start) * 1000,
+                         input_parts=[tuple(parts) for parts, _ in inputs],
+                         output_parts=tuple(outputs[0]))
+
+
+def concrete(expr: Expr, input_types: tuple, sizes: Mapping[str, int] | None = None
+             ) -> tuple[Expr, tuple]:
+    """The expression with its size arguments made concrete, and its concrete input types."""
+    bindings: dict = {k: Size.of(v) for k, v in (sizes or {}).items()}
+    declared = declared_type_of(expr)
+    given = [as_type(t) for t in input_types]
+    if declared is not None and given:
+        for want, got in zip(function_parts(declared)[0], given):
+            match_sizes(want, got, bindings)
+    elif declared is not None:
+        given = [substitute_sizes(t, bindings) for t in function_parts(declared)[0]]
+    values = {k: v for k, v in bindings.items() if v.is_integer_constant}
+    expr = bind_sizes(expr, values)
+    unbound = sorted({n for _, node in walk(expr) if isinstance(node, Prim)
+                      for a in node.args if isinstance(a, Size) for n in a.free_vars}
+                     | {n for t in given for n in free_size_vars(t)})
+    if unbound:
+        raise CodegenError(f"code is generated for concrete sizes: give a value for "
+                           f"{', '.join(unbound)} (e.g. --size {unbound[0]}=1024)")
+    return expr, tuple(given)
 
 
 def _as_type(t):
