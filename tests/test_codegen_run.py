@@ -58,10 +58,73 @@ def test_a_top_level_reduction_gets_its_follow_up_kernel():
     assert [launch.global_size for launch in program.launches] == [(32,), (1,)]
 
 
-def test_what_cannot_be_generated_yet_is_an_outcome():
-    result = run(parse("iterate 2 (join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 2)"), XS)
-    assert result.status == "codegen error" and "iterate" in result.message
+def test_what_cannot_be_generated_is_an_outcome():
+    result = run(parse("scan (+) 0"), XS)
+    assert result.status == "codegen error" and "scan" in result.message
     assert not result.correct
+
+
+@pytest.mark.parametrize("count", [1, 2, 5])
+def test_iterate_over_global_maps_is_a_kernel_per_iteration_on_two_buffers(count):
+    program = opencl(parse(f"iterate {count} (join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 2)"),
+                     "[float]_4096")
+    assert len(program.launches) == count
+    assert len([b for b in program.buffers if b.role == "temporary"]) == min(count - 1, 2)
+    result = run(parse(f"iterate {count} (join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 2)"),
+                 XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_iterate_inside_a_work_group_reuses_two_local_buffers():
+    program = opencl(parse("join ∘ mapWorkgroup (iterate 6 (join ∘ mapLocal (reduceSeq (+) 0) "
+                           "∘ split 2)) ∘ split 128"), "[float]_4096")
+    assert program.source.count("local float") == 2
+    result = run(parse("join ∘ mapWorkgroup (iterate 6 (join ∘ mapLocal (reduceSeq (+) 0) "
+                       "∘ split 2)) ∘ split 128"), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+
+
+@pytest.mark.parametrize("n,block", [(2048, 2048), (8192, 2048), (65536, 4096)])
+def test_listing_5_13_runs_with_warp_and_lane_maps(n, block):
+    from workbench.programs import library
+
+    result = run(library("reductions")["listing5_13"], XS.repeat(16)[:n], repeat=2,
+                 sizes={"blockSize": block})
+    assert result.status == "ok" and result.correct, result.message
+    assert "get_local_id(0) % 32" in result.source
+
+
+def test_each_warp_has_its_own_local_memory():
+    text = ("join ∘ mapWorkgroup (join ∘ mapWarp (join ∘ mapLane (reduceSeq (+) 0) ∘ split 2 "
+            "∘ join ∘ mapLane (reduceSeq (+) 0) ∘ split 2) ∘ split 64) ∘ split 256")
+    program = opencl(parse(text), "[float]_4096")
+    assert program.launches[0].local_size == (128,)  # 4 warps of 32
+    assert "local float lcl" in program.source and "[128]" in program.source
+    result = run(parse(text), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+
+
+@pytest.mark.parametrize("n", [1024, 4096, 65536])
+def test_black_scholes_writes_one_buffer_per_component(n):
+    from workbench.programs import library
+
+    xs = np.random.default_rng(n).uniform(0, 1, n).astype(np.float32)
+    result = run(library("blackscholes")["blackScholes"], xs, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    assert "global float *restrict out_0, global float *restrict out_1" in result.source
+    assert result.output.shape == (2, n)
+
+
+@pytest.mark.parametrize("n,k", [(256, 16), (1024, 32), (4096, 8)])
+def test_md_reads_positions_from_three_buffers_and_neighbours_by_index(n, k):
+    from workbench.programs import library
+
+    rng = np.random.default_rng(n)
+    ps = tuple(rng.uniform(0, 10, n).astype(np.float32) for _ in range(3))
+    neighbours = ((np.arange(n)[:, None] + rng.integers(1, n, (n, k))) % n).astype(np.int32)
+    result = run(library("md")["md"], ps, neighbours, np.float32(16.0), repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    assert "in0_2[(in1[" in result.source
 
 
 @pytest.mark.parametrize("file,name,sizes", [

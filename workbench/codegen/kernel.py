@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, TupleExpr, UserFun, Var, walk
+from ..sizes import Size
 from ..typecheck import Annotation, Typing
 from ..types import INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError
@@ -28,9 +29,12 @@ from .views import (
     VecLocation,
     View,
     ZipView,
+    reshaped,
     view_before,
     view_through,
 )
+
+WARP = 32  # work-items per warp: NVIDIA's warp size; on other devices a grouping
 
 
 @dataclass
@@ -145,6 +149,8 @@ class Emitter:
         self.counter = 0
         self.parallel: list[tuple[str, int]] = []  # enclosing (level, extent)
         self.wg_size = 1
+        self.uses_warps = False
+        self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
         self.groups = 1
         self.globals_ = 1
 
@@ -168,7 +174,13 @@ class Emitter:
             raise CodegenError("a temporary in global memory inside a map is not supported "
                                "yet; use toLocal or toPrivate")
         name = self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space])
-        buffers, view = component_buffers(name, t, "temporary", space)
+        if space == "local" and self.warps:  # one copy per warp of the work-group
+            index, count = self.warps[-1]
+            buffers, view = component_buffers(name, ArrayType(t, Size.const(count)),
+                                               "temporary", space)
+            view = Prefix((var(index, count),), view)
+        else:
+            buffers, view = component_buffers(name, t, "temporary", space)
         for buf in buffers:
             if space == "global":
                 self.global_buffers.append(buf)  # every kernel of the program receives it
@@ -266,6 +278,9 @@ class Emitter:
                 self.bind(p, part, env)
 
     def store(self, dest: View, idx: list[Index], value: Value) -> None:
+        if self.parallel and self.parallel[-1][0] == "warp":
+            raise CodegenError("inside mapWarp, values are computed by mapLane (a store "
+                               "directly in a warp would be done by all its lanes)")
         loc = dest.access(idx)
         if isinstance(loc, VecLocation):
             self.emit(loc.store(self.scalar_text(value)))
@@ -386,19 +401,35 @@ class Emitter:
             "global": (f"get_global_id({dim})", f"get_global_size({dim})"),
             "workgroup": (f"get_group_id({dim})", f"get_num_groups({dim})"),
             "local": (f"get_local_id({dim})", f"get_local_size({dim})"),
+            "warp": (f"get_local_id(0) / {WARP}", f"get_local_size(0) / {WARP}"),
+            "lane": (f"get_local_id(0) % {WARP}", f"{WARP}"),
         }.get(level, ("0", "1"))
-        if level in ("warp", "lane", "vector"):
-            raise CodegenError(f"{fn.name} is not generated yet")
+        condition = f"{i} < {n}"
+        if level == "warp":
+            if self.warps:
+                raise CodegenError("mapWarp inside mapWarp cannot be generated")
+            # Every work-item runs the same number of iterations (the barriers of the lanes
+            # inside are reached uniformly); warps beyond n only skip their lane loops.
+            condition = f"{i} - {start} < {n}"
+            self.uses_warps = True
+        elif level == "lane":
+            if not self.warps:
+                raise CodegenError("mapLane must be inside a mapWarp")
+            condition += f" && {self.warps[-1][0]} < {self.warps[-1][1]}"
         self.emit(f"/* {_short(fn)} */")
-        self.emit(f"for (int {i} = {start}; {i} < {n}; {i} += {step}) {{")
+        self.emit(f"for (int {i} = {start}; {condition}; {i} += {step}) {{")
         self.indent += 1
         self.parallel.append((level, n))
+        if level == "warp":
+            self.warps.append((i, n))
         if level == "global":
             self.globals_ = max(self.globals_, n)
         elif level == "workgroup":
             self.groups = max(self.groups, n)
         elif level == "local":
             self.wg_size = max(self.wg_size, n)
+        elif level == "warp":
+            self.wg_size = max(self.wg_size, n * WARP)
         index = var(i, n)
         element = arg.element(index)
         out_elem = Prefix((index,), dest)
@@ -410,30 +441,37 @@ class Emitter:
         else:
             self.apply(f, [element], path + (0,), env, out_elem)
         self.parallel.pop()
+        if level == "warp":
+            self.warps.pop()
         self.indent -= 1
         self.emit("}")
-        if level == "local":
+        if level in ("local", "lane"):
+            # A lane map synchronises too: neither PoCL nor GPUs since NVIDIA Volta run the
+            # lanes of a warp in lock-step, so the barrier-free warp code of the papers would
+            # race there. The warp loop is uniform, so every work-item reaches it.
             self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
 
     def iterate(self, fn: Prim, arg: Value, env: dict, dest: View | None) -> Value:
-        """``iterate n f`` with a known n, unrolled: each application of f is typed on its
-        own (shrinking) input and writes a fresh temporary; the last one writes ``dest``."""
-        from ..typecheck import annotate
-
-        count = fn.args[0]
-        if not count.is_integer_constant:
-            raise CodegenError("iterate needs a known number of iterations")
+        """``iterate n f`` inside a kernel, unrolled (n is known): each application of f is
+        typed on its own, shrinking, input and writes one of two buffers in turn; the last
+        one writes ``dest``."""
         f = fn.args[1]
         if any(isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
                for _, n in walk(f)):
-            raise CodegenError("iterate over mapGlobal/mapWorkgroup needs a kernel per "
-                               "iteration (global synchronisation); not generated yet")
+            raise CodegenError("iterate over mapGlobal/mapWorkgroup inside a kernel: it needs "
+                               "a kernel per iteration, so it must be at the top level")
+        notes = iteration_types(fn, arg.type)
+        space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
+                                                                         "global") else \
+            "local" if self.parallel else "global"
         value = arg
         outer_note = self.note
-        for k in range(int(count.value)):
-            self.note = annotate(f, value.type)
+        buffers = pingpong(notes, lambda t: self.temporary(t, space)) if len(notes) > 1 else []
+        for k, note in enumerate(notes):
+            self.note = note
             try:
-                target = dest if k == int(count.value) - 1 else None
+                target = dest if k == len(notes) - 1 else \
+                    reshaped(buffers[k % 2], _shape(note.result))
                 value = self.apply(f, [value], (), env, target)
             finally:
                 self.note = outer_note
@@ -482,6 +520,52 @@ class Emitter:
         self.indent -= 1
         self.emit("}")
         self.store(Prefix((Index.of(0),), dest), [], Value(acc_type, c=acc))
+
+
+def iteration_types(fn: Prim, t: Type) -> list:
+    """The typing of each application of f in ``iterate n f`` on an input of type t."""
+    from ..typecheck import annotate
+
+    count = fn.args[0]
+    if not count.is_integer_constant:
+        raise CodegenError("iterate needs a known number of iterations")
+    notes = []
+    for _ in range(int(count.value)):
+        notes.append(annotate(fn.args[1], t))
+        t = notes[-1].result
+    return notes
+
+
+def pingpong(notes: list, allocate) -> list:
+    """The two buffers that the iterations of ``iterate`` write in turn, each large enough
+    for the largest intermediate result it holds."""
+    results = [note.result for note in notes[:-1]]
+    buffers = []
+    for parity in (0, 1):
+        mine = results[parity::2]
+        if not mine:
+            break
+        largest = max(mine, key=lambda t: _count(t))
+        leaf = largest
+        while isinstance(leaf, ArrayType):
+            leaf = leaf.elem
+        buffers.append(allocate(ArrayType(leaf, Size.const(_count(largest)))))
+    return buffers
+
+
+def _count(t: Type) -> int:
+    n = 1
+    while isinstance(t, ArrayType):
+        n, t = n * int(t.size.value), t.elem
+    return n
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    out = []
+    while isinstance(t, ArrayType):
+        out.append(int(t.size.value))
+        t = t.elem
+    return tuple(out)
 
 
 def _operator_call(f: Expr, acc: Expr, x: Expr) -> Expr:

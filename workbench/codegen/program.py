@@ -26,9 +26,20 @@ from ..types import (
     substitute_sizes,
 )
 from . import CodegenError
-from .kernel import Buffer, Emitter, Kernel, Value, _layout, component_buffers
+from .kernel import (
+    WARP,
+    Buffer,
+    Emitter,
+    Kernel,
+    Value,
+    _layout,
+    _shape,
+    component_buffers,
+    iteration_types,
+    pingpong,
+)
 from .scalar import CProgram, c_type
-from .views import BufferView, View, view_before, view_through
+from .views import BufferView, View, reshaped, view_before, view_through
 
 MAX_GLOBAL = 1 << 20  # work-items of a mapGlobal launch (loops stride over the rest)
 
@@ -116,12 +127,35 @@ class _Generator:
             from .views import ZipView
 
             return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
+        if isinstance(fn, Prim) and fn.name == "iterate" and any(
+                isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
+                for _, n in walk(fn.args[1])):
+            return self.iterate(fn, args[0], env, dest)
         # a computation: its own kernel, writing to ``dest`` or a new global buffer
         if dest is None:
             dest = self.temporary(typing.result)
         stage = self.new_stage()
         stage.apply(fn, args, path, env, dest)
         return Value(typing.result, view=dest)
+
+    def iterate(self, fn: Prim, arg: Value, env: dict, dest) -> Value:
+        """``iterate n f`` whose f uses global or work-group maps: a kernel (or several) per
+        iteration, the iterations writing two global buffers in turn."""
+        notes = iteration_types(fn, arg.type)
+        outer = self.note
+        buffers = pingpong(notes, self.temporary) if len(notes) > 1 else []
+        value = arg
+        for k, note in enumerate(notes):
+            self.note = note
+            try:
+                target = dest if k == len(notes) - 1 else \
+                    reshaped(buffers[k % 2], _shape(note.result))
+                if target is None:
+                    target = self.temporary(note.result)
+                value = self.top(fn.args[1], [value], (), env, target)
+            finally:
+                self.note = outer
+        return value
 
     def top_value(self, e: Expr, path: Path, env: dict, dest) -> Value:
         if isinstance(e, Apply) and dest is not None and _layout(e.fn) and len(e.args) == 1:
@@ -154,6 +188,8 @@ def _kernel_source(kernel: Kernel, emitter: Emitter, buffers: list[Buffer], cpro
 def _launch(kernel: Kernel, emitter: Emitter) -> Launch:
     if emitter.groups > 1 or any("get_group_id" in line for line in kernel.source_lines):
         local = max(emitter.wg_size, 1)
+        if emitter.uses_warps:  # whole warps
+            local = -(-local // WARP) * WARP
         return Launch(kernel.name, (emitter.groups * local,), (local,))
     if any("get_global_id" in line for line in kernel.source_lines):
         return Launch(kernel.name, (min(emitter.globals_, MAX_GLOBAL),), None)

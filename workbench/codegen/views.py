@@ -199,6 +199,18 @@ class Prefix(View):
         return self.inner.access([*self.fixed, *idx])
 
 
+def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
+    """The same storage seen with another shape (the first ``keep`` levels unchanged): the
+    two buffers of ``iterate`` hold arrays of a different length at each iteration."""
+    if isinstance(view, BufferView):
+        return BufferView(view.buffer, view.shape[:keep] + tuple(shape))
+    if isinstance(view, ZipView):
+        return ZipView(tuple(reshaped(p, shape, keep) for p in view.parts))
+    if isinstance(view, Prefix):
+        return Prefix(view.fixed, reshaped(view.inner, shape, keep + len(view.fixed)))
+    raise ValueError(f"cannot reshape {type(view).__name__}")
+
+
 @dataclass(frozen=True)
 class ReorderStrideInverseView(View):
     """Where element j of the array that ``reorderStride s`` reads lands (output views)."""
