@@ -21,7 +21,7 @@ from .notation.printer import to_text
 from .notation.program import named
 from .rules import RewriteRefused, apply, lookup_rule
 from .typecheck import typecheck
-from .types import FunctionType, Type
+from .types import FunctionType, Type, function_parts
 
 FORMAT = "rewrite-workbench derivation"
 
@@ -133,7 +133,7 @@ class Derivation:
             "format": FORMAT, "version": 1, "name": self.name,
             "definitions": self.definitions or _definitions_of(self.start),
             "start": str(self.start),
-            "inputs": [str(t) for t in self.input_types],
+            "inputs": [str(t) for t in self.input_types or _declared_inputs(self.start)],
             "steps": [s.as_json() for s in self.steps],
             "branches": [[s.as_json() for s in b] for b in self.branches],
         }
@@ -253,6 +253,11 @@ def _annotation(step: Step) -> str:
     return " ".join(x for x in (fig, step.rule, f"({params})" if params else "") if x)
 
 
+def _declared_inputs(expr: Expr) -> list[Type]:
+    declared = getattr(expr, "declared_type", None)
+    return function_parts(declared)[0] if declared is not None else []
+
+
 def _userfuns(definitions: str) -> dict[str, Expr]:
     if not definitions:
         return {}
@@ -260,10 +265,17 @@ def _userfuns(definitions: str) -> dict[str, Expr]:
 
 
 def _definitions_of(expr: Expr) -> str:
+    """The program text of the user functions an expression calls, each after the
+    functions its own body calls (``compCallPut`` after ``option``, ``cnd``, …)."""
     seen: dict[str, UserFun] = {}
-    for _, node in walk(expr):
-        if isinstance(node, UserFun) and node.body is not None:
-            seen[node.name] = node
+
+    def visit(e: Expr) -> None:
+        for _, node in walk(e):
+            if isinstance(node, UserFun) and node.body is not None and node.name not in seen:
+                visit(node.body)
+                seen[node.name] = node
+
+    visit(expr)
     blocks = []
     for name, fun in seen.items():
         head = f"{name} : {fun.type}\n" if fun.type is not None else ""

@@ -278,9 +278,20 @@ class Emitter:
                 self.bind(p, part, env)
 
     def store(self, dest: View, idx: list[Index], value: Value) -> None:
-        if self.parallel and self.parallel[-1][0] == "warp":
-            raise CodegenError("inside mapWarp, values are computed by mapLane (a store "
-                               "directly in a warp would be done by all its lanes)")
+        level = self.parallel[-1][0] if self.parallel else None
+        if level in ("warp", "workgroup"):
+            # A value computed by a whole warp (work-group) outside its lanes (work-items):
+            # all compute it, the first writes it, and the others wait for it.
+            first = f"get_local_id(0) % {WARP} == 0 && {self.warps[-1][0]} < " \
+                f"{self.warps[-1][1]}" if level == "warp" else \
+                "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
+            self.emit(f"if ({first}) {{")
+            self.indent += 1
+            self.store_at(dest.access(idx), value)
+            self.indent -= 1
+            self.emit("}")
+            self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+            return
         loc = dest.access(idx)
         if isinstance(loc, VecLocation):
             self.emit(loc.store(self.scalar_text(value)))
