@@ -311,6 +311,9 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         ctx.queue.finish()
         transfer_ms += (time.perf_counter() - start) * 1000
     except cl.Error as err:
+        # A kernel that faults can leave the context unusable (NVIDIA then fails every
+        # later build with -9999): the next run starts a fresh one.
+        _CONTEXTS.pop(ctx.info.id, None)
         return Outcome(LAUNCH_ERROR, str(err), device=ctx.info.name, build_ms=build_ms)
     return Outcome(OK, value={n: host_out[n] for n in outputs}, kernel=Timing(samples),
                    transfer_ms=transfer_ms, build_ms=build_ms, device=ctx.info.name)

@@ -151,6 +151,7 @@ class Emitter:
         self.wg_size = 1
         self.uses_warps = False
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
+        self.singles = 0  # enclosing loops run by one work-item of a warp or work-group
         self.groups = 1
         self.globals_ = 1
 
@@ -277,14 +278,20 @@ class Emitter:
             for p, part in zip(pattern, value.parts):
                 self.bind(p, part, env)
 
-    def store(self, dest: View, idx: list[Index], value: Value) -> None:
+    def single(self) -> str | None:
+        """Inside a warp (work-group) but outside its lanes (work-items), sequential work is
+        done by the first lane (work-item) alone: the condition that selects it."""
         level = self.parallel[-1][0] if self.parallel else None
-        if level in ("warp", "workgroup"):
-            # A value computed by a whole warp (work-group) outside its lanes (work-items):
-            # all compute it, the first writes it, and the others wait for it.
-            first = f"get_local_id(0) % {WARP} == 0 && {self.warps[-1][0]} < " \
-                f"{self.warps[-1][1]}" if level == "warp" else \
-                "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
+        if level == "warp":
+            return f"get_local_id(0) % {WARP} == 0 && {self.warps[-1][0]} < {self.warps[-1][1]}"
+        if level == "workgroup":
+            return "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
+        return None
+
+    def store(self, dest: View, idx: list[Index], value: Value) -> None:
+        first = self.single()
+        if first is not None:
+            # The others wait for the value before they read it.
             self.emit(f"if ({first}) {{")
             self.indent += 1
             self.store_at(dest.access(idx), value)
@@ -427,10 +434,16 @@ class Emitter:
             if not self.warps:
                 raise CodegenError("mapLane must be inside a mapWarp")
             condition += f" && {self.warps[-1][0]} < {self.warps[-1][1]}"
+        if level in ("local", "lane", "warp") and self.singles:
+            raise CodegenError(f"{fn.name} inside sequential code of a single work-item")
+        first = self.single() if level == "seq" else None
+        if first is not None:
+            condition += f" && {first}"
         self.emit(f"/* {_short(fn)} */")
         self.emit(f"for (int {i} = {start}; {condition}; {i} += {step}) {{")
         self.indent += 1
         self.parallel.append((level, n))
+        self.singles += first is not None
         if level == "warp":
             self.warps.append((i, n))
         if level == "global":
@@ -452,11 +465,12 @@ class Emitter:
         else:
             self.apply(f, [element], path + (0,), env, out_elem)
         self.parallel.pop()
+        self.singles -= first is not None
         if level == "warp":
             self.warps.pop()
         self.indent -= 1
         self.emit("}")
-        if level in ("local", "lane"):
+        if level in ("local", "lane") or first is not None:
             # A lane map synchronises too: neither PoCL nor GPUs since NVIDIA Volta run the
             # lanes of a warp in lock-step, so the barrier-free warp code of the papers would
             # race there. The warp loop is uniform, so every work-item reaches it.
@@ -516,7 +530,9 @@ class Emitter:
         self.emit(f"/* {_short(fn)} */")
         self.emit(f"{c_type(acc_type, self.cprog)} {acc} = {init};")
         i = self.fresh("i")
-        self.emit(f"for (int {i} = 0; {i} < {n}; {i}++) {{")
+        first = self.single()  # the store after the loop is guarded by the same condition
+        condition = f"{i} < {n}" + (f" && {first}" if first else "")
+        self.emit(f"for (int {i} = 0; {condition}; {i}++) {{")
         self.indent += 1
         element = arg.element(var(i, n))
         pair = TupleType((acc_type, arg.type.elem))
