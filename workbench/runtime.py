@@ -147,7 +147,8 @@ def find_device(spec: str | None = None):
         for info, device in found:
             if "portable computing language" in info.platform.lower():
                 return info, device
-        return found[0]
+        # a simulator (Oclgrind) only when asked for
+        return next((f for f in found if "oclgrind" not in f[0].platform.lower()), found[0])
     for info, device in found:
         if spec in (info.id, info.kind):
             return info, device

