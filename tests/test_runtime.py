@@ -101,6 +101,20 @@ def test_a_worker_that_dies_is_a_crash():
     assert outcome.status == runtime.CRASHED and "exit code 3" in outcome.message
 
 
+def out_of_bounds_job():
+    source = ("kernel void far(global const float *xs, global float *out) {"
+              "  int i = get_global_id(0); out[i] = xs[i + (1 << 30)]; }")
+    xs = np.ones(16, np.float32)
+    return run_kernels(source, [Launch("far", (16,), None, ("xs", "out"))], {"xs": xs},
+                       {"out": ((16,), np.float32)}, repeat=1)
+
+
+def test_a_kernel_that_reads_out_of_bounds_is_an_outcome_and_the_caller_survives():
+    outcome = run_isolated(out_of_bounds_job, timeout=60)
+    assert outcome.status in (runtime.CRASHED, runtime.LAUNCH_ERROR), outcome
+    assert run_isolated(_scale_job, timeout=60).ok  # and the next run works
+
+
 def test_isolated_run_returns_the_outcome():
     outcome = run_isolated(_scale_job, timeout=60)
     assert outcome.ok
