@@ -46,7 +46,7 @@ def test_generated_code_is_readable():
                            "∘ split 1024"), "[float]_4096")
     source = program.source
     assert "for (int wg1 = get_group_id(0); wg1 < 4; wg1 += get_num_groups(0))" in source
-    assert "barrier(CLK_LOCAL_MEM_FENCE" in source
+    assert "barrier(" not in source  # the only one would end the kernel
     assert "out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];" in source
     indexing = [line for line in source.splitlines() if "[" in line and "=" in line]
     assert indexing and not any(" / " in line or "%" in line for line in indexing)
@@ -190,5 +190,40 @@ def test_listing_5_8_runs_with_its_local_memory_tree(n):
     assert result.status == "ok" and result.correct, result.message
     assert result.completed == ["reduce→reduceSeq at 0"]
     source = result.source
-    assert source.count("barrier(") == 9  # copy in, 7 tree steps, copy out
+    assert source.count("barrier(") == 8  # copy in, 7 tree steps (none after the copy out)
     assert "local float lcl" in source and source.count("(a0._0 + a0._1)") == 1
+
+
+def test_only_barriers_with_nothing_after_them_are_elided():
+    from workbench.codegen.barriers import unnecessary
+
+    lines = ["for (wg) {", "  for (l) {", "  }", "  BARRIER", "  for (l) {", "  }", "  BARRIER",
+             "}"]
+    in_group = (("workgroup", 4),)
+    assert unnecessary(lines, [(3, in_group), (6, in_group)], groups=4) == [6]
+    # a work-group loop that a group runs more than once: the next iteration follows
+    assert unnecessary(lines, [(6, (("workgroup", 8),))], groups=4) == []
+    # inside a sequential loop: its next iteration follows
+    assert unnecessary(lines, [(6, (("workgroup", 4), ("seq", 2)))], groups=4) == []
+
+
+def test_a_barrier_between_local_maps_stays():
+    program = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 1 ∘ join "
+                           "∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128"),
+                     "[float]_4096")
+    assert program.source.count("barrier(") == 1
+
+
+def test_cli_demo_runs_a_derivation_end_to_end(capsys):
+    import json
+
+    from workbench.cli import main
+
+    assert main(["demo", "--size", "N=8192", "--repeat", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["correct"] and len(doc["steps"]) == 5 and doc["numpy_ms"] > 0
+    assert all(s["kernel_ms"] > 0 for s in doc["steps"])
+    assert "vstore4" in doc["source"]
+    assert main(["demo", "--size", "N=8192", "--repeat", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "default completion: map→mapGlobal at root" in text and "NumPy" in text

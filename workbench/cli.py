@@ -396,7 +396,25 @@ def show_run(doc: dict) -> str:
             f"codegen {doc['codegen_ms']:.2f} ms")
 
 
-COMMANDS = {"devices": (cmd_devices, show_devices), "codegen": (cmd_codegen, show_codegen),
+def cmd_demo(args) -> dict:
+    from .demo import demo
+
+    doc = demo(args.derivation, parse_sizes(args.size) or None, device=args.device,
+               repeat=args.repeat)
+    if not doc["correct"]:
+        bad = next(s for s in doc["steps"] if not s["correct"])
+        raise UserError(f"step {bad['step']}: {bad['status']}: {bad['message']}")
+    return doc
+
+
+def show_demo(doc: dict) -> str:
+    from .demo import show
+
+    return show(doc)
+
+
+COMMANDS = {"devices": (cmd_devices, show_devices), "demo": (cmd_demo, show_demo),
+            "codegen": (cmd_codegen, show_codegen),
             "run": (cmd_run, show_run), "check": (cmd_check, show_check),
             "eval": (cmd_eval, show_eval),
             "rules": (cmd_rules, show_rules), "apply": (cmd_apply, lambda d: d["result"]),
@@ -451,6 +469,15 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("rule", help="rule name (see 'workbench rules')")
     ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
+
+    dm = sub.add_parser("demo", help="a derivation end to end on the default device: every "
+                        "step run, checked and timed")
+    dm.add_argument("--derivation", help="a saved derivation (default: ICFP Fig. 3, vector "
+                    "scaling)")
+    dm.add_argument("--size", action="append", default=[], help="NAME=VALUE (default N=2^20)")
+    dm.add_argument("--device", help="device id, cpu/gpu, or part of its name")
+    dm.add_argument("--repeat", type=int, default=10)
+    dm.add_argument("--json", action="store_true")
 
     dv = sub.add_parser("derive", help="replay a saved derivation and check every step")
     dv.add_argument("file", help="a derivation saved as JSON")

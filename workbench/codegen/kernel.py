@@ -34,6 +34,7 @@ from .views import (
     view_through,
 )
 
+BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 WARP = 32  # work-items per warp: NVIDIA's warp size; on other devices a grouping
 
 
@@ -133,6 +134,7 @@ class Kernel:
     name: str
     source_lines: list[str] = field(default_factory=list)
     locals_: list[Buffer] = field(default_factory=list)
+    barriers: list = field(default_factory=list)  # (line, enclosing loops) of each barrier
     global_size: int = 1
     local_size: int | None = None
 
@@ -162,6 +164,10 @@ class Emitter:
 
     def emit(self, line: str) -> None:
         self.kernel.source_lines.append("    " * self.indent + line)
+
+    def barrier(self) -> None:
+        self.kernel.barriers.append((len(self.kernel.source_lines), tuple(self.parallel)))
+        self.emit(BARRIER)
 
     def typing(self, path: Path):
         typing = self.note.typings.get(path)
@@ -297,7 +303,7 @@ class Emitter:
             self.store_at(dest.access(idx), value)
             self.indent -= 1
             self.emit("}")
-            self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+            self.barrier()
             return
         loc = dest.access(idx)
         if isinstance(loc, VecLocation):
@@ -474,7 +480,7 @@ class Emitter:
             # A lane map synchronises too: neither PoCL nor GPUs since NVIDIA Volta run the
             # lanes of a warp in lock-step, so the barrier-free warp code of the papers would
             # race there. The warp loop is uniform, so every work-item reaches it.
-            self.emit("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+            self.barrier()
 
     def iterate(self, fn: Prim, arg: Value, env: dict, dest: View | None) -> Value:
         """``iterate n f`` inside a kernel, unrolled (n is known): each application of f is

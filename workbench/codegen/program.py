@@ -25,7 +25,7 @@ from ..types import (
     match_sizes,
     substitute_sizes,
 )
-from . import CodegenError
+from . import CodegenError, barriers
 from .kernel import (
     WARP,
     Buffer,
@@ -182,7 +182,8 @@ def _kernel_source(kernel: Kernel, emitter: Emitter, buffers: list[Buffer], cpro
     # Local memory is declared at kernel scope (OpenCL allows it nowhere else).
     locals_ = [f"    local {c_type(b.scalar, cprog)} {b.name}[{b.length}];"
                for b in kernel.locals_]
-    return "\n".join([head, *locals_, *kernel.source_lines, "}"])
+    body = barriers.elide(kernel.source_lines, kernel.barriers, emitter.groups)
+    return "\n".join([head, *locals_, *body, "}"])
 
 
 def _launch(kernel: Kernel, emitter: Emitter) -> Launch:
