@@ -227,3 +227,22 @@ def test_cli_demo_runs_a_derivation_end_to_end(capsys):
     assert main(["demo", "--size", "N=8192", "--repeat", "1"]) == 0
     text = capsys.readouterr().out
     assert "default completion: map→mapGlobal at root" in text and "NumPy" in text
+
+
+@pytest.mark.parametrize("text", [
+    "mapGlobal abs ∘ gather (λi n. n - 1 - i)",
+    "scatter (λi n. n - 1 - i) ∘ mapGlobal abs",
+    "mapGlobal (λw. w) ∘ gather (λi. (i * 7) % 4096)",
+    "join ∘ mapGlobal (reduceSeq (+) 0) ∘ slide 3 1 ∘ pad 1 1 0",
+    "join ∘ mapGlobal (reduceSeq (+) 0) ∘ slide 5 2 ∘ padClamp 2 1",
+])
+def test_gather_scatter_and_padding_are_views(text):
+    result = run(parse(text), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    kernel = result.source[result.source.index("kernel void"):]
+    assert kernel.count("for (") == (2 if "reduceSeq" in text else 1)  # no copy loops
+
+
+def test_scatter_cannot_be_read_through():
+    result = run(parse("mapGlobal abs ∘ scatter (λi n. n - 1 - i)"), XS)
+    assert result.status == "codegen error" and "scatter" in result.message

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, TupleExpr, UserFun, Var, walk
 from ..sizes import Size
 from ..typecheck import Annotation, Typing
-from ..types import INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError
 from .arith import Index, var
 from .scalar import CProgram, c_type, define_function
@@ -164,6 +164,20 @@ class Emitter:
 
     def emit(self, line: str) -> None:
         self.kernel.source_lines.append("    " * self.indent + line)
+
+    def index_fn(self, e: Expr, length: int | None = None):
+        """gather/scatter's index function as a C function (C text of i → C text of f i),
+        or, without a length, the C text of a constant (pad's value)."""
+        if length is None:
+            if not _literal(e):
+                raise CodegenError(f"the padding value {e} must be a constant")
+            value = e.value if hasattr(e, "value") else -e.operand.value
+            return str(value) if isinstance(value, int) else _literal_c(e, FLOAT)
+        arity = len(e.params) if isinstance(e, Lambda) else 1
+        name = define_function(e, [INT] * arity, self.cprog, name=self.fresh(f"{self.name}_index"))
+        if arity == 2:
+            return lambda i: f"{name}({i}, {length})"
+        return lambda i: f"{name}({i})"
 
     def barrier(self) -> None:
         self.kernel.barriers.append((len(self.kernel.source_lines), tuple(self.parallel)))
@@ -337,7 +351,7 @@ class Emitter:
             first_compute = -1
         d = dest
         for i in range(0, max(first_compute, 0)):
-            d = view_before(fns[i], self.typing(path + (i,)).args[0], d)
+            d = view_before(fns[i], self.typing(path + (i,)).args[0], d, self.index_fn)
         value = None
         for i in range(last, -1, -1):
             target = d if i == first_compute else None
@@ -358,7 +372,7 @@ class Emitter:
         if isinstance(e, Apply):
             if dest is not None and _layout(e.fn) and len(e.args) == 1:
                 # join (map f xs) written to dest: map f writes through the inverse view
-                inner = view_before(e.fn, self.typing(path + (0,)).args[0], dest)
+                inner = view_before(e.fn, self.typing(path + (0,)).args[0], dest, self.index_fn)
                 self.value(e.args[0], path + (1,), env, inner)
                 return Value(self.typing(path).result, view=dest)
             args = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(e.args)]
@@ -371,7 +385,8 @@ class Emitter:
         typing = self.typing(path)
         result = typing.result
         if name in LAYOUT:
-            v = Value(result, view=view_through(fn, typing.args[0], args[0].view))
+            v = Value(result, view=view_through(fn, typing.args[0], args[0].view,
+                                                self.index_fn))
             if dest is not None:
                 raise CodegenError(f"{name} as the last step needs a copy (map id) to write")
             return v

@@ -107,7 +107,8 @@ class _Generator:
                 raise CodegenError("the program only rearranges data: add a copy (map id)")
             d = dest
             for i in range(first_compute):
-                d = view_before(fns[i], self.note.typings[path + (i,)].args[0], d)
+                d = view_before(fns[i], self.note.typings[path + (i,)].args[0], d,
+                                self.emitter.index_fn)
             value = None
             for i in range(len(fns) - 1, first_compute - 1, -1):
                 value = self.top(fns[i], args if value is None else [value], path + (i,),
@@ -122,7 +123,8 @@ class _Generator:
                 return self.top(fn.body, rest, path + (0,), inner, dest)
             return self.top_value(fn.body, path + (0,), inner, dest)
         if isinstance(fn, Prim) and _layout(fn):
-            return Value(typing.result, view=view_through(fn, typing.args[0], args[0].view))
+            return Value(typing.result, view=view_through(fn, typing.args[0], args[0].view,
+                                                          self.emitter.index_fn))
         if isinstance(fn, Prim) and fn.name == "zip":
             from .views import ZipView
 
@@ -160,7 +162,8 @@ class _Generator:
     def top_value(self, e: Expr, path: Path, env: dict, dest) -> Value:
         if isinstance(e, Apply) and dest is not None and _layout(e.fn) and len(e.args) == 1:
             # join (map f xs) written to dest: the map writes through the inverse view
-            inner = view_before(e.fn, self.note.typings[path + (0,)].args[0], dest)
+            inner = view_before(e.fn, self.note.typings[path + (0,)].args[0], dest,
+                                self.emitter.index_fn)
             self.top_value(e.args[0], path + (1,), env, inner)
             return Value(self.note.typings[path].result, view=dest)
         if isinstance(e, Apply):

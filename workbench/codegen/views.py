@@ -15,7 +15,7 @@ from ..expr import Compose, Expr, Prim
 from ..typecheck import annotate
 from ..types import ArrayType, Type
 from . import CodegenError
-from .arith import Index
+from .arith import Index, to_c, var
 
 
 class View:
@@ -140,8 +140,68 @@ class GetView(View):
         return self.inner.access(idx)[self.k]
 
 
+@dataclass(frozen=True)
+class IndexFnView(View):
+    """Element i is element f(i) of the inner view: ``gather f`` on the input side, and
+    ``scatter f`` on the output side (element i is written to place f(i)). ``call`` turns
+    the C text of i into the C text of f(i)."""
+
+    call: object  # Callable[[str], str]
+    length: int
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        return self.inner.access([var(f"{self.call(to_c(i))}", self.length), *rest])
+
+
+@dataclass(frozen=True)
+class Padded:
+    """A read of a padded array: the padding value outside the original elements."""
+
+    outside: str
+    value: str
+    inner: object
+
+    def __str__(self) -> str:
+        return f"({self.outside} ? {self.value} : {self.inner})"
+
+
+@dataclass(frozen=True)
+class PadView(View):
+    """``pad l r v``: element i is v for i < l or i >= l + n, else element i - l."""
+
+    left: int
+    n: int
+    value: str
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        text = to_c(i)
+        inside = self.inner.access([i - self.left, *rest])
+        if isinstance(inside, tuple):
+            raise CodegenError("pad of an array of tuples is not generated")
+        return Padded(f"({text} < {self.left} || {text} >= {self.left + self.n})", self.value,
+                      inside)
+
+
+@dataclass(frozen=True)
+class ClampView(View):
+    """``padClamp l r``: element i is element clamp(i - l, 0, n - 1)."""
+
+    left: int
+    n: int
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        clamped = var(f"clamp({to_c(i)} - {self.left}, 0, {self.n - 1})", self.n)
+        return self.inner.access([clamped, *rest])
+
+
 LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder", "splitVec",
-          "joinVec"}
+          "joinVec", "gather", "scatter", "pad", "padClamp"}
 
 
 def _length(t: Type) -> int:
@@ -149,9 +209,23 @@ def _length(t: Type) -> int:
     return int(t.size.value)
 
 
-def view_through(node: Prim, input_type: Type, inner: View) -> View:
-    """The view of ``node``'s output, given the view of its input (of ``input_type``)."""
+def view_through(node: Prim, input_type: Type, inner: View, index_fn=None) -> View:
+    """The view of ``node``'s output, given the view of its input (of ``input_type``).
+    ``index_fn(f)`` compiles the index function of gather/scatter (C text → C text);
+    ``index_fn(e)`` with a value gives its C text (the padding value)."""
     name = node.name
+    if name == "gather":
+        return IndexFnView(_index_fn(node, input_type, index_fn), _length(input_type), inner)
+    if name == "scatter":
+        raise CodegenError("scatter generates code only where its result is written (the "
+                           "index function has no inverse to read through)")
+    if name == "pad":
+        left = int(node.args[0].value)
+        if index_fn is None:
+            raise CodegenError("pad needs its padding value in C")
+        return PadView(left, _length(input_type), index_fn(node.args[2]), inner)
+    if name == "padClamp":
+        return ClampView(int(node.args[0].value), _length(input_type), inner)
     if name == "split":
         return SplitView(int(node.args[0].value), inner)
     if name == "join":
@@ -167,6 +241,12 @@ def view_through(node: Prim, input_type: Type, inner: View) -> View:
     if name == "splitVec":
         return SplitVecView(int(node.args[0].value), inner)
     raise ValueError(f"{name} is not a data-layout primitive")
+
+
+def _index_fn(node: Prim, input_type: Type, index_fn):
+    if index_fn is None:
+        raise CodegenError(f"{node.name} needs its index function compiled to C")
+    return index_fn(node.args[0], _length(input_type))
 
 
 def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in") -> View:
@@ -225,10 +305,12 @@ class ReorderStrideInverseView(View):
         return self.inner.access([(j % self.s) * chunk + j // self.s, *rest])
 
 
-def view_before(node: Prim, input_type: Type, dest: View) -> View:
+def view_before(node: Prim, input_type: Type, dest: View, index_fn=None) -> View:
     """The output view for the input of a layout primitive whose result goes to ``dest``
     (writing element [i, j] before ``join`` writes [i·n + j] after it, and so on)."""
     name = node.name
+    if name == "scatter":
+        return IndexFnView(_index_fn(node, input_type, index_fn), _length(input_type), dest)
     if name == "join":
         return SplitView(_length(input_type.elem), dest)
     if name == "split":
