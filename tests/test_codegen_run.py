@@ -246,3 +246,25 @@ def test_gather_scatter_and_padding_are_views(text):
 def test_scatter_cannot_be_read_through():
     result = run(parse("mapGlobal abs ∘ scatter (λi n. n - 1 - i)"), XS)
     assert result.status == "codegen error" and "scatter" in result.message
+
+
+def test_temporaries_with_disjoint_lifetimes_share_memory():
+    text = "mapGlobal abs ∘ mapGlobal (λx. x + 1) ∘ mapGlobal abs ∘ mapGlobal (λx. x * 2)"
+    program = opencl(parse(text), "[float]_4096")
+    assert len([b for b in program.buffers if b.role == "temporary"]) == 3
+    assert len(program.storages) == 2 and program.storage["tmp4"] == program.storage["tmp2"]
+    result = run(parse(text), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_memory_assignment_never_shares_overlapping_lifetimes():
+    from workbench.codegen.memory import assign
+
+    bodies = ["a = x;", "b = a;", "c = b; d = a;", "e = c + d;"]
+    mapping, storages = assign([(n, 16, "float") for n in "abcde"], bodies)
+    spans = {"a": (0, 2), "b": (1, 2), "c": (2, 3), "d": (2, 3), "e": (3, 3)}
+    for x in spans:
+        for y in spans:
+            if x < y and mapping[x] == mapping[y]:
+                assert spans[x][1] < spans[y][0] or spans[y][1] < spans[x][0]
+    assert len(storages) < 5

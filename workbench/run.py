@@ -21,6 +21,7 @@ from .expr import Expr
 from .runtime import Launch as RuntimeLaunch
 from .runtime import run_kernels
 from .semantics import evaluate, prepare_inputs
+from .types import ScalarType, dtype_of
 from .values import leaves
 
 
@@ -76,9 +77,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
               for parts, v in zip(program.input_parts, values)
               for b, leaf in zip(parts, leaves(v))}
     outputs = {b.name: ((b.length,), b.scalar_dtype()) for b in program.output_parts}
-    scratch = {b.name: ((b.length,), b.scalar_dtype()) for b in program.buffers
-               if b.role == "temporary"}
-    order = tuple(b.name for b in program.buffers)
+    scratch = {s.name: ((s.length,), dtype_of(ScalarType(s.dtype))) for s in program.storages}
+    order = tuple(program.storage.get(b.name, b.name) for b in program.buffers)
     launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size, order)
                 for l in program.launches]
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,

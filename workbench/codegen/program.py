@@ -25,7 +25,7 @@ from ..types import (
     match_sizes,
     substitute_sizes,
 )
-from . import CodegenError, barriers
+from . import CodegenError, barriers, memory
 from .kernel import (
     WARP,
     Buffer,
@@ -62,6 +62,8 @@ class OpenCLProgram:
     codegen_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
     input_parts: list[tuple[Buffer, ...]] = field(default_factory=list)  # per input
+    storage: dict[str, str] = field(default_factory=dict)  # temporary -> its allocation
+    storages: list[memory.Storage] = field(default_factory=list)  # the allocations
     output_parts: tuple[Buffer, ...] = ()  # one per tuple component of the result
 
     @property
@@ -234,10 +236,14 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
         parts.append(_kernel_source(kernel, emitter, gen.buffers, gen.cprog))
         launches.append(_launch(kernel, emitter))
     source = "\n\n".join(parts) + "\n"
+    temporaries = [(b.name, b.length, b.scalar.name) for b in gen.buffers
+                   if b.role == "temporary"]
+    storage, storages = memory.assign(temporaries, ["\n".join(k.source_lines)
+                                                    for k, _ in gen.kernels])
     return OpenCLProgram(name, to_text(expr), source, launches, gen.buffers, outputs[0][0],
                          (time.perf_counter() - start) * 1000,
                          input_parts=[tuple(parts) for parts, _ in inputs],
-                         output_parts=tuple(outputs[0]))
+                         output_parts=tuple(outputs[0]), storage=storage, storages=storages)
 
 
 def concrete(expr: Expr, input_types: tuple, sizes: Mapping[str, int] | None = None
