@@ -199,12 +199,12 @@ def test_only_barriers_with_nothing_after_them_are_elided():
 
     lines = ["for (wg) {", "  for (l) {", "  }", "  BARRIER", "  for (l) {", "  }", "  BARRIER",
              "}"]
-    in_group = (("workgroup", 4),)
-    assert unnecessary(lines, [(3, in_group), (6, in_group)], groups=4) == [6]
+    in_group = (("workgroup", 4, 0),)
+    assert unnecessary(lines, [(3, in_group), (6, in_group)], groups={0: 4}) == [6]
     # a work-group loop that a group runs more than once: the next iteration follows
-    assert unnecessary(lines, [(6, (("workgroup", 8),))], groups=4) == []
+    assert unnecessary(lines, [(6, (("workgroup", 8, 0),))], groups={0: 4}) == []
     # inside a sequential loop: its next iteration follows
-    assert unnecessary(lines, [(6, (("workgroup", 4), ("seq", 2)))], groups=4) == []
+    assert unnecessary(lines, [(6, (("workgroup", 4, 0), ("seq", 2, 0)))], groups={0: 4}) == []
 
 
 def test_a_barrier_between_local_maps_stays():
@@ -268,3 +268,19 @@ def test_memory_assignment_never_shares_overlapping_lifetimes():
             if x < y and mapping[x] == mapping[y]:
                 assert spans[x][1] < spans[y][0] or spans[y][1] < spans[x][0]
     assert len(storages) < 5
+
+
+@pytest.mark.parametrize("text,shape,global_size,local_size", [
+    ("mapGlobal 1 (mapGlobal 0 (λx. x * x))", (64, 64), (64, 64), None),
+    ("mapGlobal 2 (mapGlobal 1 (mapGlobal 0 (λx. x * x)))", (16, 16, 16), (16, 16, 16), None),
+    ("mapWorkgroup 1 (mapLocal 0 (λx. x * x))", (16, 256), (256, 16), (256, 1)),
+    ("mapWorkgroup 1 (mapWorkgroup 0 (mapLocal 1 (mapLocal 0 (λx. x * x))) ∘ split 4) "
+     "∘ split 8", (64, 64), (128, 32), (64, 4)),
+])
+def test_maps_over_two_and_three_dimensions_launch_nd_ranges(text, shape, global_size,
+                                                             local_size):
+    program = opencl(parse(text), XS.reshape(shape))
+    assert program.launches[0].global_size == global_size
+    assert program.launches[0].local_size == local_size
+    result = run(parse(text), XS.reshape(shape), repeat=2)
+    assert result.status == "ok" and result.correct, result.message

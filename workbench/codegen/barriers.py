@@ -13,17 +13,20 @@ work-items wrote before it.
 from __future__ import annotations
 
 
-def unnecessary(lines: list[str], barriers: list, groups: int) -> list[int]:
-    """The line numbers of the barriers that can go."""
+def unnecessary(lines: list[str], barriers: list, groups: dict[int, int]) -> list[int]:
+    """The line numbers of the barriers that can go; ``barriers`` holds each one's line and
+    enclosing loops (level, extent, dimension), ``groups`` the work-groups launched per
+    dimension."""
     gone = []
     for line, loops in barriers:
         last = all(rest.strip() == "}" for rest in lines[line + 1:])
-        once = all(level == "workgroup" and extent == groups for level, extent in loops)
+        once = all(level == "workgroup" and extent == groups.get(dim)
+                   for level, extent, dim in loops)
         if last and once:
             gone.append(line)
     return gone
 
 
-def elide(lines: list[str], barriers: list, groups: int) -> list[str]:
+def elide(lines: list[str], barriers: list, groups: dict[int, int]) -> list[str]:
     drop = set(unnecessary(lines, barriers, groups))
     return [text for i, text in enumerate(lines) if i not in drop]

@@ -150,12 +150,12 @@ class Emitter:
         self.indent = 1
         self.counter = 0
         self.parallel: list[tuple[str, int]] = []  # enclosing (level, extent)
-        self.wg_size = 1
+        self.wg_size: dict[int, int] = {}  # per dimension: work-items of a group
         self.uses_warps = False
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
         self.singles = 0  # enclosing loops run by one work-item of a warp or work-group
-        self.groups = 1
-        self.globals_ = 1
+        self.groups: dict[int, int] = {}  # per dimension: work-groups
+        self.globals_: dict[int, int] = {}  # per dimension: work-items of global maps
 
     # --- helpers --------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -463,18 +463,18 @@ class Emitter:
         self.emit(f"/* {_short(fn)} */")
         self.emit(f"for (int {i} = {start}; {condition}; {i} += {step}) {{")
         self.indent += 1
-        self.parallel.append((level, n))
+        self.parallel.append((level, n, dim))
         self.singles += first is not None
         if level == "warp":
             self.warps.append((i, n))
         if level == "global":
-            self.globals_ = max(self.globals_, n)
+            self.globals_[dim] = max(self.globals_.get(dim, 1), n)
         elif level == "workgroup":
-            self.groups = max(self.groups, n)
+            self.groups[dim] = max(self.groups.get(dim, 1), n)
         elif level == "local":
-            self.wg_size = max(self.wg_size, n)
+            self.wg_size[dim] = max(self.wg_size.get(dim, 1), n)
         elif level == "warp":
-            self.wg_size = max(self.wg_size, n * WARP)
+            self.wg_size[0] = max(self.wg_size.get(0, 1), n * WARP)
         index = var(i, n)
         element = arg.element(index)
         out_elem = Prefix((index,), dest)
@@ -491,7 +491,8 @@ class Emitter:
             self.warps.pop()
         self.indent -= 1
         self.emit("}")
-        if level in ("local", "lane") or first is not None:
+        nested = any(loop[0] == level for loop in self.parallel)  # the outer one synchronises
+        if (level in ("local", "lane") and not nested) or first is not None:
             # A lane map synchronises too: neither PoCL nor GPUs since NVIDIA Volta run the
             # lanes of a warp in lock-step, so the barrier-free warp code of the papers would
             # race there. The warp loop is uniform, so every work-item reaches it.

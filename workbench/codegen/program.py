@@ -192,13 +192,25 @@ def _kernel_source(kernel: Kernel, emitter: Emitter, buffers: list[Buffer], cpro
 
 
 def _launch(kernel: Kernel, emitter: Emitter) -> Launch:
-    if emitter.groups > 1 or any("get_group_id" in line for line in kernel.source_lines):
-        local = max(emitter.wg_size, 1)
+    """The NDRange of a kernel: work-groups of the size of its local maps, as many as its
+    work-group maps have elements (per dimension); else as many work-items as its global
+    maps have elements (capped: the loops stride over the rest)."""
+    if emitter.groups or any("get_group_id" in line for line in kernel.source_lines):
+        dims = max([*emitter.groups, *emitter.wg_size, 0]) + 1
+        local = [emitter.wg_size.get(d, 1) for d in range(dims)]
         if emitter.uses_warps:  # whole warps
-            local = -(-local // WARP) * WARP
-        return Launch(kernel.name, (emitter.groups * local,), (local,))
-    if any("get_global_id" in line for line in kernel.source_lines):
-        return Launch(kernel.name, (min(emitter.globals_, MAX_GLOBAL),), None)
+            local[0] = -(-local[0] // WARP) * WARP
+        groups = [emitter.groups.get(d, 1) for d in range(dims)]
+        return Launch(kernel.name, tuple(g * n for g, n in zip(groups, local)), tuple(local))
+    if emitter.globals_:
+        dims = max(emitter.globals_) + 1
+        sizes = [emitter.globals_.get(d, 1) for d in range(dims)]
+        budget = MAX_GLOBAL
+        capped = []
+        for n in sizes:
+            capped.append(max(1, min(n, budget)))
+            budget = max(1, budget // capped[-1])
+        return Launch(kernel.name, tuple(capped), None)
     return Launch(kernel.name, (1,), (1,))
 
 
