@@ -58,6 +58,8 @@ def main(argv=None) -> dict:
     from workbench.codegen.completion import complete
 
     gemv_low, _ = complete(gemv, *gemv_types)
+    listing513, _ = complete(library("reductions")["listing5_13"], "[float]_1048576")
+    md, _ = complete(library("md")["md"])
     rows = {
         f"rewrites (listing, {big.size()} nodes, {len(found)} results)":
             (timed(lambda: rewrites(big, "[float]_N"), args.repeat), 50.0),
@@ -72,6 +74,12 @@ def main(argv=None) -> dict:
             (timed(lambda: opencl(parse(LIFT_EXAMPLE), "[float]_1048576"), args.repeat), 20.0),
         "codegen: gemv, lowered by default completion (per kernel)":
             (timed(lambda: opencl(gemv_low, *gemv_types), args.repeat), 20.0),
+        "codegen: Listing 5.13 (warp and lane maps, 2 kernels)":
+            (timed(lambda: opencl(listing513, "[float]_1048576", sizes={"blockSize": 2048}),
+                   args.repeat), 20.0),
+        "codegen: md (arrays of tuples, neighbour reads)":
+            (timed(lambda: opencl(md, "[(float, float, float)]_4096", "[[int]_16]_4096",
+                                  "float"), args.repeat), 20.0),
         "interpreter: asum, 2^20 floats (high level)":
             (timed(lambda: evaluate(asum, xs), args.repeat), 1000.0),
         "interpreter: asum, 2^20 floats (Fig. 10 line 8)":
