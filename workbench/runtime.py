@@ -21,6 +21,7 @@ import os
 import statistics
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +205,9 @@ def build(ctx: _Context, source: str, options: Sequence[str] = ()) -> tuple[obje
     cl = opencl()
     start = time.perf_counter()
     try:
-        program = cl.Program(ctx.context, source).build(options=list(options))
+        with warnings.catch_warnings():  # a driver's remarks on a successful build
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            program = cl.Program(ctx.context, source).build(options=list(options))
     except cl.RuntimeError as err:
         raise CompileError(str(err)) from None
     ctx.programs[key] = program
