@@ -25,6 +25,8 @@ SIZES = {
     "mm": [{"M": 32, "K": 16, "N": 8}, {"M": 64, "K": 64, "N": 64}, {"M": 16, "K": 128, "N": 32}],
     "reduction_listing5_8": [{"N": 128}, {"N": 4096}, {"N": 65536}],
     "reduction_listing5_13": [{"N": 2048}, {"N": 8192}, {"N": 65536}],
+    "reduction_v3_sequential": [{"N": 128}, {"N": 4096}, {"N": 65536}],
+    "reduction_v4_first_add": [{"N": 256}, {"N": 4096}, {"N": 65536}],
 }
 EXTRA = {"reduction_listing5_13": {"blockSize": 2048}}
 
