@@ -1,1 +1,11 @@
-"""Jupyter layer of the workbench: the interactive derivation widget (built on workbench)."""
+"""Jupyter layer of the workbench: the interactive derivation widget (built on workbench).
+
+    >>> from widgets import Workbench
+    >>> Workbench("map abs", "[float]_N")          # doctest: +SKIP
+
+The core package ``workbench`` never imports this one.
+"""
+
+from .workbench import Workbench
+
+__all__ = ["Workbench"]

@@ -1,0 +1,65 @@
+"""The widget's plots, drawn with matplotlib's object API (no pyplot state, so they can be
+drawn from worker threads) and shown as PNG bytes in ``ipywidgets.Image``."""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+
+def _png(fig: Figure) -> bytes:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+def steps_plot(labels: list[str], kernel_ms: list[float | None], failed: list[bool],
+               peers: dict[str, float], device: str = "") -> bytes:
+    """Kernel time along the derivation steps (one point per measured step; failed steps
+    marked on the axis), with each peer as a horizontal line."""
+    fig = Figure(figsize=(6.4, 3.3))
+    ax = fig.add_subplot()
+    xs = list(range(len(labels)))
+    measured = [(x, y) for x, y in zip(xs, kernel_ms) if y is not None]
+    if measured:
+        ax.plot([x for x, _ in measured], [y for _, y in measured], "o-", color="#ea580c",
+                label=f"OpenCL kernel{' on ' + device if device else ''}")
+    bad = [x for x, f in zip(xs, failed) if f]
+    if bad:
+        ax.plot(bad, [0] * len(bad), "x", color="#b91c1c", markersize=9, clip_on=False,
+                label="failed or wrong")
+    for (name, ms), colour in zip(peers.items(), ("#2563eb", "#16a34a", "#7c3aed")):
+        ax.axhline(ms, linestyle="--", color=colour, label=f"{name}: {ms:.4g} ms")
+    ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("kernel time (ms, median)")
+    ax.set_title("runtime along the derivation", fontsize=10)
+    ax.grid(alpha=0.3)
+    if measured or peers or bad:
+        ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def search_plot(times: list[float | None], best: list[float | None], budget: int) -> bytes:
+    """Search efficiency (ICFP 2015 Fig. 12): every evaluated candidate a point, the best so
+    far a line."""
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.add_subplot()
+    xs = [i + 1 for i, t in enumerate(times) if t is not None]
+    ax.plot(xs, [t for t in times if t is not None], ".", color="#94a3b8", label="candidate")
+    bx = [i + 1 for i, b in enumerate(best) if b is not None]
+    ax.step(bx, [b for b in best if b is not None], where="post", color="#ea580c",
+            label="best so far")
+    ax.set_xlim(0, max(budget, len(times), 1) + 1)
+    ax.set_xlabel("evaluated candidates")
+    ax.set_ylabel("kernel time (ms)")
+    ax.grid(alpha=0.3)
+    if xs:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _png(fig)

@@ -1,0 +1,115 @@
+"""Background work for the widget: compile, run and search happen in worker threads so the
+notebook stays responsive; each shows a visible "running…" state, and every error lands in
+the widget's error area instead of being raised into the kernel (SPEC 12)."""
+
+from __future__ import annotations
+
+import functools
+import html
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import ipywidgets as w
+
+from workbench.errors import WorkbenchError
+
+
+class ErrorArea(w.HTML):
+    """The place where the widget reports what went wrong, naming where."""
+
+    def __init__(self):
+        super().__init__("")
+        self.add_class("wb-errors")
+        self.messages: list[str] = []
+
+    def report(self, where: str, err: BaseException) -> None:
+        if isinstance(err, WorkbenchError):
+            text = str(err)
+        else:
+            last = traceback.extract_tb(err.__traceback__)[-1:] if err.__traceback__ else []
+            at = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
+            text = f"{type(err).__name__}: {err}{at}"
+        self.messages = (self.messages + [f"{where}: {text}"])[-5:]
+        self.value = "".join(
+            f'<div style="color:#b91c1c;font-family:monospace;white-space:pre-wrap">'
+            f"{html.escape(m)}</div>" for m in self.messages)
+
+    def clear(self) -> None:
+        self.messages = []
+        self.value = ""
+
+
+def guarded(errors: ErrorArea, where: str, fn: Callable) -> Callable:
+    """``fn`` with its exceptions reported in ``errors`` (for button and traitlet handlers)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as err:  # shown in the widget, never raised into the kernel
+            errors.report(where, err)
+            return None
+
+    return call
+
+
+class Worker:
+    """One job at a time in its own thread; ``status`` says "running…" while jobs are queued.
+
+    ``submit(label, job, done)`` runs ``job()`` and then ``done(result)`` in the worker
+    thread; an exception in either is reported in the error area under ``label``.
+    """
+
+    def __init__(self, name: str, status: w.HTML, errors: ErrorArea):
+        self.name = name
+        self.status = status
+        self.errors = errors
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"workbench-{name}")
+        self._lock = threading.Lock()
+        self._pending: list[Future] = []
+        self.last_seconds: float | None = None
+
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return any(not f.done() for f in self._pending)
+
+    def submit(self, label: str, job: Callable, done: Callable | None = None) -> Future:
+        def task():
+            self.status.value = f'<span class="wb-running">running… {html.escape(label)}</span>'
+            start = time.perf_counter()
+            try:
+                result = job()
+                if done is not None:
+                    done(result)
+                return result
+            except Exception as err:
+                self.errors.report(label, err)
+                return None
+            finally:
+                self.last_seconds = time.perf_counter() - start
+                with self._lock:
+                    queued = sum(not f.done() for f in self._pending) - 1
+                if queued <= 0:
+                    self.status.value = (f'<span class="wb-idle">ready ({label} took '
+                                         f"{self.last_seconds:.2f} s)</span>")
+
+        with self._lock:
+            self._pending = [f for f in self._pending if not f.done()]
+            future = self._pool.submit(task)
+            self._pending.append(future)
+        return future
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until every job submitted so far has finished."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                pending = [f for f in self._pending if not f.done()]
+            if not pending:
+                return
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            pending[-1].result(timeout=left)

@@ -1,0 +1,278 @@
+"""``Workbench``: the interactive derivation widget (SPEC 11).
+
+It is a view of one ``workbench.Derivation`` and holds no compiler logic: the tree is drawn
+from the current expression, the rules come from ``workbench.rewrites``, the steps are the
+derivation's ``apply``/``undo``/``redo``/``branch``, the code from default completion and
+``workbench.opencl``, the times from ``workbench.run``, the search from
+``workbench.search``. Code generation, runs and searches happen in worker threads; errors
+are shown in the widget's error area.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+import ipywidgets as w
+
+from workbench import Derivation, Expr, WorkbenchError, parse_program
+from workbench.errors import format_path, parse_path
+from workbench.expr import UserFun, subterm
+
+from . import code as code_panel
+from .paper import PaperView
+from .rule_list import RuleList
+from .runs import RunPanel
+from .search_panel import SearchPanel
+from .tasks import ErrorArea, Worker, guarded
+from .tree import TreeView, legend_html
+
+
+def as_derivation(source, input_types: tuple, name: str = "") -> Derivation:
+    """A derivation to show: given as one, as an expression (or its text) with input types,
+    as program text or a loaded program (its last definition), or as a saved ``.json``."""
+    if isinstance(source, Derivation):
+        if input_types:
+            raise WorkbenchError("a Derivation carries its input types: give no others")
+        return source
+    if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".json")):
+        return Derivation.load(source)
+    if isinstance(source, str) and ("\n" in source or " : " in source):
+        source = parse_program(source)
+    if isinstance(source, Mapping):
+        candidates = [e for e in source.values() if not isinstance(e, UserFun)]
+        if not candidates:
+            raise WorkbenchError("the program defines only scalar functions: nothing to derive")
+        source = candidates[-1]
+    if isinstance(source, Expr | str):
+        return Derivation(source, *input_types, name=name)
+    raise WorkbenchError(f"Workbench shows an expression, a program or a Derivation, not a "
+                         f"{type(source).__name__}")
+
+
+def _half(*children) -> w.VBox:
+    return w.VBox(list(children), layout=w.Layout(flex="1 1 50%", min_width="0",
+                                                  padding="0 6px"))
+
+
+class Workbench(w.VBox):
+    """``Workbench(program_or_expr, *input_types, device=None)``: click a node of the tree,
+    pick a rule, apply; see the derivation, the OpenCL and the measured time of every step.
+
+    ``sizes`` sets the run sizes (default N = 4096), ``repeat`` the timed runs per step,
+    ``auto_run`` whether every new step is measured as soon as it is made.
+    """
+
+    def __init__(self, program_or_expr, *input_types, device: str | None = None,
+                 sizes: dict[str, int] | None = None, repeat: int = 10,
+                 auto_run: bool = True, name: str = ""):
+        self.derivation = as_derivation(program_or_expr, input_types, name)
+        self.device = device
+        self.errors = ErrorArea()
+        self._lock = threading.RLock()
+        self._version = 0
+        self._changed_nodes: set[str] = set()
+
+        self.tree = TreeView()
+        self.rules = RuleList(on_preview=self._highlight)
+        self.apply_button = w.Button(description="apply", icon="check", button_style="success")
+        self.undo_button = w.Button(description="undo", icon="undo")
+        self.redo_button = w.Button(description="redo", icon="repeat")
+        self.branch_step = w.Dropdown(description="from step", layout=w.Layout(width="170px"))
+        self.branch_button = w.Button(description="branch", icon="code-fork",
+                                      tooltip="go back to the chosen step; the later steps "
+                                              "are kept as a branch")
+        self.branch_choice = w.Dropdown(description="branches", layout=w.Layout(width="260px"))
+        self.switch_button = w.Button(description="switch", icon="exchange")
+        for button in (self.apply_button, self.undo_button, self.redo_button,
+                       self.branch_button, self.switch_button):
+            button.layout.width = "100px"
+        self.apply_button.add_class("wb-apply")
+        self.undo_button.add_class("wb-undo")
+        self.redo_button.add_class("wb-redo")
+        self.paper = PaperView()
+        self.code_status = w.HTML("")
+        self.code = w.HTML("")
+        self.code.add_class("wb-code")
+        self.code_worker = Worker("code", self.code_status, self.errors)
+        self.code_text: code_panel.StepCode | None = None
+        self.runs = RunPanel(lambda: self.derivation, device, self.errors, sizes, repeat,
+                             auto_run)
+        self.search = SearchPanel(lambda: self.derivation,
+                                  lambda: self.runs.inputs(self.runs.sizes()), device,
+                                  self.errors, self._adopt)
+
+        self.tree.observe(guarded(self.errors, "select", self._selected), "selected")
+        self.apply_button.on_click(guarded(self.errors, "apply", lambda _: self.apply()))
+        self.undo_button.on_click(guarded(self.errors, "undo", lambda _: self.undo()))
+        self.redo_button.on_click(guarded(self.errors, "redo", lambda _: self.redo()))
+        self.branch_button.on_click(guarded(self.errors, "branch",
+                                            lambda _: self.branch(self.branch_step.value)))
+        self.switch_button.on_click(guarded(self.errors, "switch",
+                                            lambda _: self.switch(self.branch_choice.value)))
+        for box in self.runs.size_inputs.values():
+            box.observe(guarded(self.errors, "sizes", lambda _c: self._generate()), "value")
+
+        d = self.derivation
+        types = " → ".join(map(str, d.input_types)) or str(getattr(d.start, "declared_type",
+                                                                    ""))
+        title = w.HTML(f'<div style="font-size:15px"><b>{html.escape(d.name)}</b> '
+                       f"<code>{html.escape(types)}</code> — device: "
+                       f"{html.escape(device or 'default')}</div>"
+                       f"<div>{legend_html()}</div>")
+        controls = w.VBox([
+            w.HTML("<b>Rules at the selected node</b>"), self.rules,
+            w.HBox([self.apply_button, self.undo_button, self.redo_button]),
+            w.HBox([self.branch_step, self.branch_button]),
+            w.HBox([self.branch_choice, self.switch_button])])
+        code_box = w.VBox([w.HTML("<b>OpenCL</b>"), self.code_status, self.code])
+        super().__init__([
+            title, self.errors,
+            w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
+                    _half(controls)]),
+            w.HBox([_half(self.paper), _half(code_box)]),
+            self.runs, self.search])
+        self.add_class("wb-workbench")
+        self._changed(select="root")
+
+    # --- the derivation -------------------------------------------------------------------
+    @property
+    def current(self) -> Expr:
+        return self.derivation.current
+
+    def select(self, path: str) -> None:
+        """Select a node by path (what a click on the tree does)."""
+        self.tree.selected = format_path(parse_path(path))
+
+    def choose(self, rule: str, **params):
+        """Pick a rule and its parameters at the selected node (the preview shows it)."""
+        return self.rules.choose(rule, **params)
+
+    def apply(self, rule: str | None = None, **params) -> Expr:
+        """Apply the chosen rewrite (or pick ``rule`` with ``params`` first)."""
+        with self._lock:
+            if rule is not None:
+                self.choose(rule, **params)
+            chosen = self.rules.chosen
+            if chosen is None:
+                raise WorkbenchError("choose a rule (and its parameters) from the list first")
+            result = self.derivation.apply(chosen.rule, chosen.path, **chosen.params)
+            self._changed(select=format_path(chosen.path))
+            return result
+
+    def undo(self) -> Expr:
+        with self._lock:
+            out = self.derivation.undo()
+            self._changed()
+            return out
+
+    def redo(self) -> Expr:
+        with self._lock:
+            out = self.derivation.redo()
+            self._changed()
+            return out
+
+    def branch(self, k: int) -> None:
+        """Go back to after step ``k``; the later steps are kept as a branch."""
+        with self._lock:
+            self.derivation.branch(int(k))
+            self._changed()
+
+    def switch(self, i: int) -> None:
+        with self._lock:
+            if i is None:
+                raise WorkbenchError("there is no other branch yet")
+            self.derivation.switch(int(i))
+            self._changed()
+
+    def _adopt(self, start_step: int, steps: list, start_text: str) -> None:
+        """Continue from the step the search started at with the search's steps; the steps
+        that followed it are kept as a branch."""
+        with self._lock:
+            d = self.derivation
+            exprs = d.expressions()
+            if start_step >= len(exprs) or str(exprs[start_step]) != start_text:
+                raise WorkbenchError(f"step {start_step} is no longer the expression the "
+                                     f"search started from (`{start_text}`)")
+            d.branch(start_step)
+            done = 0
+            try:
+                for rule, path, params in steps:
+                    d.apply(rule, path, **params)
+                    done += 1
+            finally:
+                self._changed()
+            if done != len(steps):
+                raise WorkbenchError(f"adopted {done} of {len(steps)} steps")
+
+    # --- views ----------------------------------------------------------------------------
+    def _selected(self, _change=None) -> None:
+        self.rules.show(self.current, self.derivation.input_types, self.tree.selected)
+
+    def _highlight(self, paths: set[str]) -> None:
+        self._changed_nodes = paths
+        self.tree.show(self.current, paths)
+
+    def _changed(self, select: str | None = None) -> None:
+        """Redraw everything after the derivation changed."""
+        d = self.derivation
+        path = self.tree.selected if select is None else select
+        try:
+            subterm(d.current, parse_path(path)) if path else None
+        except WorkbenchError:
+            path = "root"
+        if self.tree.selected != path:
+            self.tree.selected = path  # the observer lists the rules there
+        else:
+            self._selected()
+        self.paper.show(d)
+        self.undo_button.disabled = not d.can_undo
+        self.redo_button.disabled = not d.can_redo
+        self.branch_step.options = [(f"{k}", k) for k in range(len(d.steps) + 1)]
+        self.branch_step.value = max(len(d.steps) - 1, 0)
+        self.branch_choice.options = [
+            (f"{i}: {len(b)} steps" + (f", last {b[-1].rule}" if b else ""), i)
+            for i, b in enumerate(d.branches)]
+        self.switch_button.disabled = not d.branches
+        self._generate()
+        self.runs.on_step_changed()
+
+    def _generate(self) -> None:
+        self._version += 1
+        version, expr, step = self._version, self.current, len(self.derivation.steps)
+        sizes = self.runs.sizes()
+
+        def done(result: code_panel.StepCode) -> None:
+            if version == self._version:
+                self.code_text = result
+                self.code.value = code_panel.code_html(result, step)
+
+        self.code_worker.submit(f"OpenCL of step {step}",
+                                lambda: code_panel.generate(expr, sizes), done)
+
+    # --- for scripts and tests ------------------------------------------------------------
+    def wait(self, timeout: float | None = 120) -> None:
+        """Block until the queued code generation, runs and search have finished."""
+        self.code_worker.wait(timeout)
+        self.runs.wait(timeout)
+        self.search.wait(timeout)
+
+    @property
+    def opencl_source(self) -> str:
+        """The OpenCL of the current step (after ``wait()``)."""
+        return self.code_text.source if self.code_text else ""
+
+    def run_step(self):
+        """Measure the current step on the device (in the background; see ``wait``)."""
+        return self.runs.run_step()
+
+    def to_markdown(self) -> str:
+        return self.derivation.to_markdown()
+
+    def to_latex(self) -> str:
+        return self.derivation.to_latex()
+
+    def to_json(self) -> dict:
+        return self.derivation.to_json()
