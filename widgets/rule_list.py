@@ -115,7 +115,7 @@ class RuleList(w.VBox):
                 values = list(dict.fromkeys(str(r.params[p.name]) for r in self.rewrites
                                             if r.rule == name and p.name in r.params))
                 dd = w.Dropdown(options=values, value=_middle(values), description=p.name,
-                                description_tooltip=p.doc, layout=w.Layout(width="170px"))
+                                tooltip=p.doc, layout=w.Layout(width="170px"))
                 dd.add_class(f"wb-param-{p.name}")
                 dd.observe(lambda _c: self._update_preview(), "value")
                 self._dropdowns[p.name] = dd

@@ -1,0 +1,291 @@
+"""The workbench widget driven from Python, without a browser: selecting a node (what a click
+sets), the buttons (``.click()``), the derivation, the OpenCL text and runs on the CPU
+default. The browser side (the JavaScript click handler) is in ``test_browser.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("anywidget", reason="the widget needs the lab extra: pip install -e .[lab]")
+
+from widgets import Workbench
+from widgets.search_panel import NOT_INSTALLED, steps_of
+from widgets.tasks import ErrorArea, Worker
+from widgets.tree import CHANGED, LEVELS, has_dot, level, tree_svg
+from workbench import Derivation, WorkbenchError, apply, parse, parse_program, rewrites, run
+from workbench.errors import format_path
+from workbench.expr import subterm, walk
+
+SCAL = """
+mul3 : float -> float
+mul3 = λx. x * 3
+
+vectorScal : [float]_N -> [float]_N
+vectorScal = map mul3
+"""
+
+needs_dot = pytest.mark.skipif(not has_dot(), reason="graphviz's dot is not installed "
+                               "(apt-get install graphviz)")
+
+
+def scal():
+    return parse_program(SCAL)["vectorScal"]
+
+
+def has_device() -> bool:
+    from workbench.runtime import devices
+
+    try:
+        return bool(devices())
+    except Exception:
+        return False
+
+
+needs_device = pytest.mark.skipif(not has_device(), reason="no OpenCL device (PoCL missing)")
+
+
+def fills(svg: str) -> dict[str, str]:
+    """Node title (its path) -> fill colour, read from graphviz's SVG."""
+    out = {}
+    for block in re.findall(r'<g id="[^"]*" class="node">(.*?)</g>\s*</g>', svg, re.S):
+        title = re.search(r"<title>(.*?)</title>", block).group(1)
+        out[title] = re.search(r'fill="(#[0-9a-f]{6})"', block).group(1)
+    return out
+
+
+@needs_dot
+def test_tree_nodes_are_paths_and_levels_have_colours():
+    e = parse("join ∘ mapWorkgroup (map abs) ∘ split 1024")
+    svg = tree_svg(e, selected="1")
+    colours = fills(svg)
+    assert set(colours) == {format_path(p) for p, _ in walk(e)}
+    assert level(subterm(e, (1,))) == "opencl" and level(subterm(e, (1, 0))) == "high"
+    assert colours["1"] == LEVELS["opencl"][0]
+    assert colours["1.0"] == LEVELS["high"][0]
+    assert colours["1"] != colours["1.0"] != colours["2"]
+    assert not svg.startswith("<?xml") and 'id="wb_n_1_0"' in svg
+
+
+def test_selecting_a_node_lists_the_rules_that_apply_there():
+    wb = Workbench(scal(), auto_run=False)
+    wb.tree.selected = "root"  # what a click on the root node sets
+    expected = list(dict.fromkeys(r.rule for r in rewrites(wb.current, at=())))
+    assert [v for _, v in wb.rules.rule_select.options] == expected
+    assert "selected <b>root</b>" in wb.rules.header.value
+    wb.rules.rule_select.value = "split-join"
+    wb.rules._dropdowns["n"].value = "128"
+    assert "join ∘ map (map mul3) ∘ split 128" in wb.rules.preview.value
+    wb.wait()
+    assert not wb.errors.messages
+
+
+@needs_dot
+def test_the_preview_highlights_the_nodes_the_rule_changes():
+    wb = Workbench("join ∘ map (map abs) ∘ split 1024", "[float]_N", auto_run=False)
+    wb.tree.selected = "1"
+    wb.rules.rule_select.value = "map→mapWorkgroup"
+    colours = fills(wb.tree.svg)
+    assert colours["1"] == CHANGED and colours["1.0"] == CHANGED  # the map and its body
+    assert colours["0"] != CHANGED and colours["2"] != CHANGED
+    wb.rules.rule_select.value = None
+    assert CHANGED not in fills(wb.tree.svg).values()
+
+
+def test_apply_undo_redo_branch_switch_through_the_buttons():
+    wb = Workbench(scal(), auto_run=False)
+    start = wb.current
+    wb.tree.selected = "root"
+    wb.rules.rule_select.value = "split-join"
+    wb.rules._dropdowns["n"].value = "1024"
+    wb.apply_button.click()
+    assert wb.current == apply(start, "split-join", "root", n=1024)
+    assert len(wb.derivation) == 1 and not wb.undo_button.disabled and wb.redo_button.disabled
+    assert "split 1024" in wb.paper.table.value
+    wb.tree.selected = "1"
+    wb.choose("map→mapWorkgroup")
+    wb.apply_button.click()
+    assert str(wb.current) == "join ∘ mapWorkgroup (map mul3) ∘ split 1024"
+
+    wb.undo_button.click()
+    assert str(wb.current) == "join ∘ map (map mul3) ∘ split 1024"
+    assert not wb.redo_button.disabled
+    wb.redo_button.click()
+    assert str(wb.current) == "join ∘ mapWorkgroup (map mul3) ∘ split 1024"
+
+    wb.branch_step.value = 1
+    wb.branch_button.click()  # back to step 1; the mapWorkgroup step is kept as a branch
+    assert len(wb.derivation) == 1 and len(wb.derivation.branches) == 1
+    wb.select("1")
+    wb.choose("map→mapGlobal")
+    wb.apply_button.click()
+    assert str(wb.current) == "join ∘ mapGlobal (map mul3) ∘ split 1024"
+    wb.branch_choice.value = 0
+    wb.switch_button.click()
+    assert str(wb.current) == "join ∘ mapWorkgroup (map mul3) ∘ split 1024"
+    wb.wait()
+    assert not wb.errors.messages
+
+
+def test_apply_without_a_choice_is_reported_in_the_widget_not_raised():
+    wb = Workbench(scal(), auto_run=False)
+    wb.tree.selected = "0"  # the user function mul3: no rule applies there
+    assert wb.rules.rule_select.options == ()
+    wb.apply_button.click()
+    assert any("choose a rule" in m for m in wb.errors.messages)
+    wb.undo_button.click()  # disabled in the browser; from Python it is reported
+    assert any("nothing to undo" in m for m in wb.errors.messages)
+    assert len(wb.derivation) == 0
+
+
+def test_exports_are_the_derivations_own():
+    d = Derivation.load(_saved("icfp_fig3_vector_scaling.json"))
+    wb = Workbench(d, auto_run=False)
+    wb.paper.buttons["Markdown"].click()
+    assert wb.paper.text.value == d.to_markdown()
+    wb.paper.buttons["LaTeX"].click()
+    assert wb.paper.text.value == d.to_latex()
+    wb.paper.buttons["JSON"].click()
+    assert json.loads(wb.paper.text.value) == d.to_json()
+    assert "download=" in wb.paper.link.value
+    for _, rule, expr in d.lines()[1:]:
+        assert str(expr).replace("∘", "") and rule.split()[-1] in wb.paper.table.value
+
+
+def test_opencl_of_the_step_is_what_run_compiles_and_names_default_completion():
+    wb = Workbench(scal(), sizes={"N": 2048}, auto_run=False)
+    wb.wait()
+    xs = np.zeros(2048, np.float32)
+    assert "default completion" in wb.code.value
+    assert "map→mapGlobal at root" in wb.code.value
+    assert wb.opencl_source == run(wb.current, xs, repeat=1).source
+    for rule, path, params in [("split-join", "root", {"n": 512}),
+                               ("map→mapWorkgroup", "1", {}), ("map→mapLocal", "1.0", {})]:
+        wb.select(path)
+        wb.choose(rule, **params)
+        wb.apply_button.click()
+    wb.wait()
+    assert "fully low-level" in wb.code.value and "default completion" not in wb.code.value
+    assert "kernel void" in wb.opencl_source and "get_local_id" in wb.opencl_source
+    assert wb.opencl_source == run(wb.current, xs, repeat=1).source
+    assert '<span style="color' in wb.code.value  # highlighted
+
+
+@needs_device
+def test_run_this_step_on_the_default_device():
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and m.correct and m.status == "ok", wb.errors.messages
+    assert m.kernel_ms > 0 and m.completed == ["map→mapGlobal at root"]
+    assert "ok (checked)" in wb.runs.table.value and "interpreter (NumPy)" in wb.runs.table.value
+    assert bytes(wb.runs.plot.value).startswith(b"\x89PNG")
+    first_plot = bytes(wb.runs.plot.value)
+    wb.select("root")
+    wb.choose("split-join", n=256)
+    wb.apply_button.click()
+    wb.runs.run_all_button.click()
+    wb.wait()
+    steps = [wb.runs.measurement(e) for e in wb.derivation.expressions()]
+    assert all(s is not None and s.correct for s in steps)
+    assert [s.step for s in steps] == [0, 1]
+    assert bytes(wb.runs.plot.value) != first_plot
+
+
+@needs_device
+def test_each_new_step_runs_by_itself_and_a_bad_size_is_an_outcome():
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=2)
+    wb.select("root")
+    wb.choose("split-join", n=256)
+    wb.apply_button.click()
+    wb.wait()
+    assert [wb.runs.measurement(e) is not None for e in wb.derivation.expressions()] == \
+        [True, True]
+    wb.runs.size_inputs["N"].value = 1000  # split 256 does not divide 1000
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and not m.correct and m.status != "ok"
+    assert "256" in m.message or "1000" in m.message
+    assert m.status in wb.runs.table.value
+
+
+def test_program_text_expression_and_bad_input():
+    assert str(Workbench(SCAL, auto_run=False).current) == "map mul3"
+    wb = Workbench("reduce (+) 0 ∘ map abs", "[float]_N", auto_run=False)
+    assert wb.derivation.input_types and wb.runs.sizes() == {"N": 4096}
+    with pytest.raises(WorkbenchError, match="carries its input types"):
+        Workbench(Derivation("map abs", "[float]_N"), "[float]_N")
+    with pytest.raises(WorkbenchError, match="not a int"):
+        Workbench(3)
+
+
+def test_worker_shows_running_and_reports_errors():
+    import ipywidgets as w
+
+    errors = ErrorArea()
+    status = w.HTML("")
+    worker = Worker("test", status, errors)
+    gate = threading.Event()
+    worker.submit("slow job", gate.wait)
+    assert worker.busy
+    for _ in range(100):
+        if "running" in status.value:
+            break
+        threading.Event().wait(0.01)
+    assert "running… slow job" in status.value
+    gate.set()
+    worker.submit("bad job", lambda: 1 / 0)
+    worker.wait(10)
+    assert not worker.busy and "ready" in status.value
+    assert errors.messages and errors.messages[-1].startswith("bad job: ZeroDivisionError")
+
+
+def test_search_panel_follows_the_installation():
+    wb = Workbench(scal(), auto_run=False)
+    installed = importlib.util.find_spec("workbench.search") is not None
+    assert wb.search.available == installed
+    if not installed:
+        assert NOT_INSTALLED in wb.search.status.value
+        assert wb.search.start_button.disabled and wb.search.adopt_button.disabled
+
+
+def test_search_steps_in_each_accepted_form():
+    d = Derivation("map abs", "[float]_N")
+    d.apply("split-join", "root", n=128)
+    expected = [("split-join", (), {"n": d.steps[0].params["n"]})]
+    assert steps_of(d) == expected
+    assert steps_of([("split-join", (), {"n": 128})]) == [("split-join", (), {"n": 128})]
+    assert steps_of([{"rule": "split-join", "path": "root", "params": {"n": "128"}}]) == \
+        [("split-join", "root", {"n": "128"})]
+
+
+@needs_device
+@pytest.mark.skipif(importlib.util.find_spec("workbench.search") is None,
+                    reason="workbench.search is not installed")
+def test_search_from_the_widget_and_adopt_the_best():
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=2, auto_run=False)
+    wb.search.budget.value = 4
+    wb.search.start_button.click()
+    wb.wait(300)
+    assert not wb.errors.messages
+    assert wb.search.result is not None and wb.search.records
+    assert wb.search.progress.value == min(len(wb.search.records), 4)
+    assert bytes(wb.search.plot.value).startswith(b"\x89PNG")
+    wb.search.adopt_button.click()
+    assert not wb.errors.messages
+    assert wb.current == wb.search.result.best
+
+
+def _saved(name: str) -> str:
+    from pathlib import Path
+
+    import workbench
+
+    return str(Path(workbench.__file__).parent / "derivations" / name)
