@@ -81,6 +81,7 @@ def code_html(code: StepCode, step: int) -> str:
                      for k, g, l in code.launches)
     return (head + f'<div style="font-size:11px;color:#52525b">launches: {html.escape(plan)}'
             f" (generated in {code.codegen_ms:.1f} ms)</div>"
-            '<pre class="wb-opencl" style="max-height:420px;overflow:auto;font-size:11px;'
-            'background:#fafafa;border:1px solid #e4e4e7;padding:6px;margin:2px 0">'
-            f"{highlighted(code.source)}</pre>")
+            '<div class="wb-opencl" style="max-height:420px;overflow:auto;font-size:11px;'
+            "font-family:monospace;white-space:pre;line-height:1.35;background:#fafafa;"
+            'border:1px solid #e4e4e7;padding:6px;margin:2px 0">'
+            + highlighted(code.source).rstrip("\n").replace("\n", "<br>") + "</div>")
