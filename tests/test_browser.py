@@ -56,7 +56,8 @@ def browser():
     missing = _missing()
     if missing:
         if os.environ.get("WORKBENCH_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser tests are required here, but {missing}")
+            pytest.fail("browser tests are required here (WORKBENCH_REQUIRE_BROWSER=1), "
+                        f"but {missing}")
         pytest.skip(missing)
     from playwright.sync_api import sync_playwright
 
