@@ -180,15 +180,17 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     size = wb.locator(".wb-run-panel input[type=number]").first
     size.fill("2048")
     size.press("Enter")
+    plot = wb.locator(".wb-run-plot")
+    before = plot.get_attribute("src")
     wb.locator(".wb-run-panel button", has_text="run this step").click()
     table = wb.locator(".wb-run-table")
     expect(table).to_contain_text("sizes N=2048", timeout=STEP_S * 1000)
     expect(table).to_contain_text("ok (checked)")
     expect(table).to_contain_text("interpreter (NumPy)")
     expect(wb.locator(".wb-run-status")).to_contain_text("ready", timeout=STEP_S * 1000)
-    plot = wb.locator(".wb-run-plot")
-    page.wait_for_function("(img) => img.complete && img.naturalWidth > 0",
-                           arg=plot.element_handle(), timeout=STEP_S * 1000)
+    page.wait_for_function("([img, before]) => img.src !== before && img.complete"
+                           " && img.naturalWidth > 0", arg=[plot.element_handle(), before],
+                           timeout=STEP_S * 1000)  # the plot was redrawn
     expect(wb.locator(".wb-errors")).to_have_text("")
     wait_idle()
     shot.parent.mkdir(exist_ok=True)

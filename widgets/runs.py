@@ -88,6 +88,9 @@ class RunPanel(w.VBox):
         self.plot = w.Image(format="png", layout=w.Layout(max_width="640px"))
         self.plot.add_class("wb-run-plot")
         self.worker = Worker("run", self.status, errors)
+        # matplotlib takes ~0.1 s per plot: drawn off the click path, the latest one only
+        self.plot_worker = Worker("plot", w.HTML(""), errors)
+        self._plot_version = 0
         self.measurements: dict[tuple, Measurement] = {}
         self.peers: dict[tuple, dict[str, float]] = {}
         self._inputs: dict[tuple, list] = {}
@@ -188,10 +191,18 @@ class RunPanel(w.VBox):
             + "".join(f"<tr><td></td><td>{html.escape(name)}</td><td>peer</td><td></td>"
                       f"<td>{ms:.4f}</td><td></td></tr>" for name, ms in peers.items())
             + "</table>")
-        self.plot.value = plots.steps_plot(labels, times, failed, peers, device)
+        self._plot_version += 1
+        version = self._plot_version
+
+        def draw():
+            if version == self._plot_version:
+                self.plot.value = plots.steps_plot(labels, times, failed, peers, device)
+
+        self.plot_worker.submit("plot", draw)
 
     def wait(self, timeout: float | None = None) -> None:
         self.worker.wait(timeout)
+        self.plot_worker.wait(timeout)
 
 
 def _numpy_ms(start: Expr, arrays: list, sizes: dict[str, int], repeat: int = 5) -> float:
