@@ -68,6 +68,7 @@ class SearchPanel(w.VBox):
         self._derivation = derivation
         self._inputs = inputs
         self._adopt = adopt
+        self._errors = errors
         self.search_fn, strategies = find_search()
         self.strategy = w.Dropdown(options=strategies or DEFAULT_STRATEGIES,
                                    description="strategy", layout=w.Layout(width="220px"))
@@ -145,7 +146,10 @@ class SearchPanel(w.VBox):
         """Called by the search with each finished candidate (from any thread)."""
         with self._lock:
             self.records.append(record)
-        self._draw()
+        try:
+            self._draw()
+        except Exception as err:  # a drawing problem must not stop the search
+            self._errors.report("search progress", err)
 
     def _times(self) -> tuple[list, list]:
         times, best, low = [], [], None

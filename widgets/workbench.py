@@ -196,7 +196,8 @@ class Workbench(w.VBox):
             if start_step >= len(exprs) or str(exprs[start_step]) != start_text:
                 raise WorkbenchError(f"step {start_step} is no longer the expression the "
                                      f"search started from (`{start_text}`)")
-            d.branch(start_step)
+            if len(d.steps) > start_step:
+                d.branch(start_step)  # the steps after it are kept as a branch
             done = 0
             try:
                 for rule, path, params in steps:
