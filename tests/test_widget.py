@@ -289,3 +289,12 @@ def _saved(name: str) -> str:
     import workbench
 
     return str(Path(workbench.__file__).parent / "derivations" / name)
+
+
+def test_without_graphviz_the_tree_is_a_clickable_list():
+    from widgets.tree import tree_html
+
+    e = parse("join ∘ mapWorkgroup (map abs) ∘ split 1024")
+    page = tree_html(e, selected="1", changed={"1.0"})
+    assert re.findall(r'data-path="([^"]*)"', page) == [format_path(p) for p, _ in walk(e)]
+    assert "apt-get install graphviz" in page and CHANGED in page
