@@ -284,3 +284,13 @@ def test_maps_over_two_and_three_dimensions_launch_nd_ranges(text, shape, global
     assert program.launches[0].local_size == local_size
     result = run(parse(text), XS.reshape(shape), repeat=2)
     assert result.status == "ok" and result.correct, result.message
+
+
+def test_replicate_is_a_view_and_array_accumulators_are_a_clear_refusal():
+    rows = XS.reshape(64, 64)
+    result = run(parse("mapGlobal (λrow. mapSeq (+) (zip row (replicate 64 1.0)))"), rows,
+                 repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    result = run(parse("reduceSeq (λ(acc, row). mapSeq (+) (zip acc row)) (replicate 64 0.0)"),
+                 rows)
+    assert result.status == "codegen error" and "internal error" not in result.message

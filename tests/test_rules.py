@@ -219,3 +219,30 @@ def test_each_rule_says_why_it_is_refused(name):
     with pytest.raises(RewriteRefused) as info:
         apply(parse(text), name, path, "[float]_64", **params)
     assert words in info.value.reason, info.value.reason
+
+
+def test_a_registered_rule_is_found_by_rewrites_apply_and_derivations(tmp_path):
+    from workbench import Derivation
+    from workbench.expr import Compose, Prim
+    from workbench.rules import CATALOGUE, Refused, Rule, register, rewrites, unregister
+
+    def double_abs(site, params):
+        node = site.node
+        if not (isinstance(node, Prim) and node.name == "map" and str(node.args[0]) == "abs"):
+            return Refused("not map abs")
+        return Compose((node, node))
+
+    rule = Rule("abs-twice", "map abs → map abs ∘ map abs", "algorithmic", "test",
+                double_abs)
+    register(rule)
+    try:
+        with pytest.raises(ValueError):
+            register(rule)
+        assert any(r.rule == "abs-twice" for r in rewrites(parse("map abs"), "[float]_N"))
+        d = Derivation("map abs", "[float]_N")
+        d.apply("abs-twice", "root")
+        d.save(tmp_path / "d.json")
+        assert str(Derivation.load(tmp_path / "d.json").current) == "map abs ∘ map abs"
+    finally:
+        unregister("abs-twice")
+    assert "abs-twice" not in CATALOGUE

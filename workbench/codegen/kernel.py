@@ -21,11 +21,12 @@ from ..typecheck import Annotation, Typing
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError
 from .arith import Index, var
-from .scalar import CProgram, c_type, define_function
+from .scalar import CProgram, ScalarCodegenError, c_type, define_function
 from .views import (
     LAYOUT,
     BufferView,
     Prefix,
+    ReplicateView,
     VecLocation,
     View,
     ZipView,
@@ -279,8 +280,11 @@ class Emitter:
             extra = [env[v] for v in free]
         arg_types = [v.type for v in extra] + list(typing.args)
         base = getattr(fn, "name", None) or f"{self.name}_f"
-        name = define_function(target, arg_types, self.cprog,
-                               name=base if isinstance(fn, UserFun) else self.fresh(base))
+        try:
+            name = define_function(target, arg_types, self.cprog,
+                                   name=base if isinstance(fn, UserFun) else self.fresh(base))
+        except ScalarCodegenError as err:
+            raise CodegenError(f"{_short(fn)}: {err}") from None
         return f"{name}({', '.join(self.scalar_text(a) for a in extra + args)})"
 
     def scalar_text(self, v: Value) -> str:
@@ -369,6 +373,10 @@ class Emitter:
             if dest is not None:
                 raise CodegenError(f"writing {e.name} to an output needs a copy (map id)")
             return env[e.name]
+        if _literal(e):  # a constant argument (replicate n 1.0)
+            typing = self.note.typings.get(path)
+            t = typing.result if typing is not None else FLOAT
+            return Value(t, c=_literal_c(e, t))
         if isinstance(e, Apply):
             if dest is not None and _layout(e.fn) and len(e.args) == 1:
                 # join (map f xs) written to dest: map f writes through the inverse view
@@ -392,6 +400,15 @@ class Emitter:
             return v
         if name == "zip":
             return Value(result, view=ZipView(tuple(a.view for a in args)))
+        if name == "replicate":
+            (value,) = args
+            if value.parts:
+                raise CodegenError("replicate of a tuple is not generated")
+            v = Value(result, view=ReplicateView(value.view if value.view is not None
+                                                 else value.c))
+            if dest is not None:
+                raise CodegenError("replicate as the last step needs a copy (map id) to write")
+            return v
         if name == "at":  # xs[i] with i computed at run time
             index, array = args
             value = array.element(var(f"({self.scalar_text(index)})"))

@@ -156,6 +156,19 @@ class IndexFnView(View):
 
 
 @dataclass(frozen=True)
+class ReplicateView(View):
+    """``replicate n v``: every element is v (a value, or a view of an array value)."""
+
+    value: object  # C text of a scalar, or the View of an array element
+
+    def access(self, idx):
+        _, *rest = idx
+        if isinstance(self.value, View):
+            return self.value.access(rest)
+        return self.value
+
+
+@dataclass(frozen=True)
 class Padded:
     """A read of a padded array: the padding value outside the original elements."""
 
