@@ -1,0 +1,213 @@
+"""Evaluating candidates: each one is generated, built, run, checked against the interpreter
+and timed on a device, in a worker process (SPEC 7, 8).
+
+A *job* is a plain dict (expression text, the program text of its user functions, concrete
+input types, sizes, device, seed), so it travels to any worker — a local process pool or a
+Dask cluster. Its *record* is a plain dict too: what the log stores and the plots read.
+
+Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
+- ``PoolEvaluator``: local worker processes (spawned), a time limit per candidate (a worker
+  that overruns is killed and replaced), and a crash of one candidate costs only that one;
+- ``ExecutorEvaluator``: any ``concurrent.futures``-style executor, or a Dask ``Client``;
+  each candidate then runs in a process of its own on the worker, with the time limit;
+- ``ReplayEvaluator``: answers from a recorded log, so a search recorded on one machine can
+  be replayed on another (Kernel Tuner's simulation mode);
+- ``InlineEvaluator``: in this process, for quick experiments.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import time
+from collections.abc import Iterable, Iterator
+
+TIMEOUT = "timeout"
+
+
+def job_key(expression: str, sizes: dict, device: str | None) -> str:
+    """Candidates are equal when their expressions print the same (expressions print in a
+    normal form, up to renaming of bound variables) for the same sizes and device."""
+    size_text = ",".join(f"{k}={v}" for k, v in sorted(sizes.items()))
+    return f"{expression} | {size_text} | {device or 'default'}"
+
+
+def evaluate_candidate(job: dict) -> dict:
+    """Run one candidate; every failure is a status in the record, never an exception."""
+    start = time.perf_counter()
+    record = {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
+              "sizes": job["sizes"], "device": job.get("device") or "default"}
+    try:
+        from ..cli import random_inputs
+        from ..derivation import _userfuns
+        from ..notation import parse, parse_type
+        from ..run import run
+
+        expr = parse(job["expression"], _userfuns(job.get("definitions", "")))
+        types = [parse_type(t) for t in job["types"]]
+        inputs = random_inputs(types, job["sizes"], job.get("seed", 0))
+        result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
+                     sizes=job["sizes"])
+        record.update(status=result.status, correct=result.correct, message=result.message,
+                      kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
+                      kernel_ms_max=result.kernel_ms_max, max_error=result.max_error,
+                      source_sha256=result.source_sha256, device_name=result.device,
+                      codegen_ms=result.codegen_ms, build_ms=result.build_ms)
+    except Exception as err:  # a bug in one candidate must not end the search
+        record.update(status="error", correct=False, message=f"{type(err).__name__}: {err}",
+                      kernel_ms=None)
+    record["seconds"] = time.perf_counter() - start
+    return record
+
+
+def evaluate_isolated(job: dict, timeout: float) -> dict:
+    """``evaluate_candidate`` in a fresh process of its own, with a time limit."""
+    from ..runtime import run_isolated
+
+    outcome = run_isolated(evaluate_candidate, job, timeout=timeout)
+    if outcome.ok:
+        return outcome.value
+    return failed(job, outcome.status, outcome.message)
+
+
+def failed(job: dict, status: str, message: str) -> dict:
+    return {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
+            "sizes": job["sizes"], "device": job.get("device") or "default", "status": status,
+            "correct": False, "message": message, "kernel_ms": None}
+
+
+class InlineEvaluator:
+    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
+        for job in jobs:
+            yield evaluate_candidate(job)
+
+    def close(self) -> None:
+        pass
+
+
+class PoolEvaluator:
+    """Worker processes of our own, at most ``workers`` candidates at once."""
+
+    def __init__(self, workers: int = 2, timeout: float = 60.0):
+        self.workers = max(1, workers)
+        self.timeout = timeout
+        self._pool: cf.ProcessPoolExecutor | None = None
+
+    def _fresh_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = cf.ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def _kill_pool(self) -> None:
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.kill()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
+        waiting = list(jobs)
+        running: dict[cf.Future, tuple[dict, float, int]] = {}
+        while waiting or running:
+            while waiting and len(running) < self.workers:
+                job = waiting.pop(0)
+                tries = job.pop("_tries", 0)
+                running[self._fresh_pool().submit(evaluate_candidate, job)] = (
+                    job, time.monotonic(), tries)
+            oldest = min(start for _, start, _ in running.values())
+            left = max(0.0, self.timeout - (time.monotonic() - oldest))
+            done, _ = cf.wait(list(running), timeout=left, return_when=cf.FIRST_COMPLETED)
+            broken = False
+            for future in done:
+                job, _, tries = running.pop(future)
+                try:
+                    yield future.result()
+                except cf.process.BrokenProcessPool:
+                    broken = True
+                    if tries >= 1:
+                        yield failed(job, "crashed", "the worker process died while running "
+                                     "this candidate")
+                    else:  # maybe another candidate killed the pool: try once more, alone
+                        job["_tries"] = tries + 1
+                        waiting.insert(0, job)
+            now = time.monotonic()
+            late = [f for f, (_, start, _) in running.items() if now - start >= self.timeout]
+            if late or broken:
+                for future in late:
+                    job, _, _ = running.pop(future)
+                    yield failed(job, TIMEOUT, f"no result within {self.timeout:g} s; the "
+                                 f"worker was stopped")
+                for job, _, tries in list(running.values()):
+                    job["_tries"] = tries  # in flight in a pool that goes: run again
+                    waiting.insert(0, job)
+                running.clear()
+                self._kill_pool()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class ExecutorEvaluator:
+    """Candidates submitted to a ``concurrent.futures`` executor or a Dask ``Client``
+    (``dask.distributed``), each in a process of its own on the worker, with a time limit."""
+
+    def __init__(self, executor, timeout: float = 60.0):
+        self.executor = executor
+        self.timeout = timeout
+        self.dask = type(executor).__module__.startswith("distributed")
+
+    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
+        jobs = list(jobs)
+        if not jobs:
+            return
+        if self.dask:
+            from distributed import as_completed
+
+            futures = {self.executor.submit(evaluate_isolated, job, self.timeout, pure=False):
+                       job for job in jobs}
+            for future in as_completed(list(futures)):
+                try:
+                    yield future.result()
+                except Exception as err:
+                    yield failed(futures[future], "crashed", f"{type(err).__name__}: {err}")
+            return
+        futures = {self.executor.submit(evaluate_isolated, job, self.timeout): job
+                   for job in jobs}
+        for future in cf.as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as err:
+                yield failed(futures[future], "crashed", f"{type(err).__name__}: {err}")
+
+    def close(self) -> None:
+        pass
+
+
+class ReplayEvaluator:
+    """Answers from recorded records (keyed by candidate); a candidate that was never
+    measured is reported as such, and counts as a failed evaluation."""
+
+    def __init__(self, records: Iterable[dict], device: str | None = None):
+        self.records = {}
+        for r in records:
+            self.records.setdefault(_replay_key(r["key"]), r)
+
+    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
+        for job in jobs:
+            found = self.records.get(_replay_key(job["key"]))
+            if found is None:
+                yield failed(job, "not in log", "this candidate was not measured in the "
+                             "replayed log")
+            else:
+                yield dict(found, key=job["key"], steps=job.get("steps", found.get("steps")))
+
+    def close(self) -> None:
+        pass
+
+
+def _replay_key(key: str) -> str:
+    """The key without its device: a log from another machine answers for this one."""
+    return key.rsplit(" | ", 1)[0]

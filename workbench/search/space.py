@@ -1,0 +1,99 @@
+"""The search space: the rewrites that move an expression towards a kernel, and random walks
+through them (ICFP 2015 Sect. 6).
+
+A *move* is one applicable rewrite (rule, place, parameters), so numerical parameters —
+split sizes, vector widths, strides — are chosen together with the rules. A walk applies
+random moves until the expression is *terminal* (fully low-level: no high-level primitive
+left) or a depth is reached, and then lowers what is left with the default completion, so
+every walk ends in something that can be measured.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from ..codegen.completion import complete
+from ..errors import WorkbenchError
+from ..expr import Expr, Path, Prim, walk
+from ..rules import Rewrite, apply, rewrites
+from ..types import Type
+
+# Rules that only add or remove identities, or undo another rule: they make walks longer
+# without reaching new kernels.
+NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
+                          "iterate-decomposition", "partial-reorder"})
+
+
+@dataclass(frozen=True)
+class Move:
+    rule: str
+    path: Path
+    params: dict = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        from ..errors import format_path
+
+        return {"rule": self.rule, "path": format_path(self.path),
+                "params": {k: str(v) for k, v in self.params.items()}}
+
+
+def terminal(expr: Expr) -> bool:
+    """Fully low-level: every node is known to the code generator."""
+    return not any(isinstance(n, Prim) and n.decl.high_level for _, n in walk(expr))
+
+
+def within(path: Path, at: Path | None) -> bool:
+    return at is None or tuple(path[:len(at)]) == tuple(at)
+
+
+def moves(expr: Expr, types: tuple[Type, ...], at: Path | None = None) -> list[Rewrite]:
+    """The rewrites a search may take at ``expr`` (only inside the subtree ``at``)."""
+    return [r for r in rewrites(expr, *types)
+            if r.rule not in NOT_IN_WALKS and within(r.path, at)]
+
+
+class DeadEnd(WorkbenchError):
+    """A walk reached an expression that no rule and no default lowering can finish (e.g. a
+    mapGlobal nested in a map that can then only become another mapGlobal)."""
+
+
+def random_walk(expr: Expr, types: tuple[Type, ...], rng: random.Random, depth: int = 12,
+                at: Path | None = None, tries: int = 5) -> tuple[Expr, list[Move]]:
+    """Random moves until terminal (or ``depth`` moves), then the default completion; a walk
+    into a dead end is started again (up to ``tries`` times)."""
+    for attempt in range(tries):
+        try:
+            return _walk(expr, types, rng, depth, at)
+        except WorkbenchError as err:
+            if attempt == tries - 1:
+                raise DeadEnd(f"no kernel below {expr}: {err}") from None
+    raise AssertionError("unreachable")
+
+
+def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
+    steps: list[Move] = []
+    for _ in range(depth):
+        if terminal(expr):
+            break
+        options = moves(expr, types, at)
+        if not options:
+            break
+        choice = rng.choice(options)
+        expr = choice.result
+        steps.append(Move(choice.rule, choice.path, dict(choice.params)))
+    if not terminal(expr):
+        expr, completed = complete(expr, *types)
+        steps += [Move(s.rule, s.path, dict(s.params)) for s in completed]
+    return expr, steps
+
+
+def replay(start: Expr, types: tuple[Type, ...], steps: list[Move]) -> Expr:
+    expr = start
+    for s in steps:
+        expr = apply(expr, s.rule, s.path, *types, **s.params)
+    return expr
+
+
+__all__ = ["Move", "DeadEnd", "terminal", "moves", "random_walk", "replay", "NOT_IN_WALKS",
+           "WorkbenchError"]

@@ -1,0 +1,136 @@
+"""Search strategies. Each takes a ``Context`` (start expression, types, budget, how to
+measure) and spends the budget through ``Context.measure``.
+
+- ``mcts``: the Monte-Carlo descent of ICFP 2015 Sect. 6: from the current expression, try
+  each of a sample of next moves, follow each with a random walk to a kernel and measure it;
+  fix the move whose walk gave the fastest correct kernel; repeat from there until the
+  expression is fully low-level.
+- ``random``: random walks from the start, each measured.
+- ``exhaustive``: every expression reachable in up to ``depth`` moves, breadth first, equal
+  expressions visited once, each lowered by the default completion and measured in order.
+- ``ranked``: many random walks, generated without running anything, ranked by the
+  analytical cost model (``cost.py``); the best ranked are measured first.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..codegen.completion import complete
+from ..codegen.program import opencl
+from ..errors import WorkbenchError
+from . import cost
+from .space import DeadEnd, Move, moves, random_walk, terminal
+
+
+def _best(records: list[dict]) -> dict | None:
+    ok = [r for r in records if r.get("correct") and r.get("kernel_ms") is not None]
+    return min(ok, key=lambda r: r["kernel_ms"]) if ok else None
+
+
+def random_search(ctx) -> None:
+    rng = random.Random(ctx.seed)
+    attempts = 0
+    while ctx.left() > 0 and attempts < 5 * ctx.budget:
+        batch = []
+        for _ in range(min(ctx.left(), ctx.batch)):
+            attempts += 1
+            try:
+                batch.append(random_walk(ctx.start, ctx.types, rng, at=ctx.at))
+            except DeadEnd:
+                continue
+        ctx.measure(batch)
+
+
+def mcts(ctx, width: int = 6) -> None:
+    rng = random.Random(ctx.seed)
+    current, fixed, stuck = ctx.start, [], 0
+    while ctx.left() > 0 and not terminal(current):
+        options = moves(current, ctx.types, ctx.at)
+        if not options:
+            break
+        rng.shuffle(options)
+        options = options[:min(width, ctx.left())]
+        batch, firsts = [], []
+        for option in options:
+            first = Move(option.rule, option.path, dict(option.params))
+            try:
+                expr, steps = random_walk(option.result, ctx.types, rng, at=ctx.at)
+            except DeadEnd:
+                continue  # no kernel below this move
+            batch.append((expr, fixed + [first] + steps))
+            firsts.append((first, option.result))
+        records = ctx.measure(batch)
+        scored = [(r["kernel_ms"], i) for i, r in enumerate(records)
+                  if r.get("correct") and r.get("kernel_ms") is not None]
+        if not scored:
+            stuck += 1
+            if stuck > 5:
+                break
+            continue  # no correct kernel below any of these moves: sample again
+        _, i = min(scored)
+        fixed = fixed + [firsts[i][0]]
+        current = firsts[i][1]
+        ctx.fix(fixed)
+    if ctx.left() > 0 and terminal(current):
+        ctx.measure([(current, fixed)])
+
+
+def exhaustive(ctx, depth: int = 3) -> None:
+    seen = {str(ctx.start)}
+    frontier: list[tuple[object, list[Move]]] = [(ctx.start, [])]
+    measured: set[str] = set()
+    for level in range(depth + 1):
+        batch = []
+        for expr, steps in frontier:
+            try:
+                low, completed = complete(expr, *ctx.types) if not terminal(expr) \
+                    else (expr, [])
+            except WorkbenchError:
+                continue  # a dead end: no default lowering finishes it
+            if str(low) in measured:
+                continue
+            measured.add(str(low))
+            batch.append((low, steps + [Move(s.rule, s.path, dict(s.params))
+                                        for s in completed]))
+        while batch and ctx.left() > 0:
+            chunk, batch = batch[:ctx.left()], batch[ctx.left():]
+            ctx.measure(chunk)
+        if ctx.left() <= 0 or level == depth:
+            return
+        nxt = []
+        for expr, steps in frontier:
+            for r in moves(expr, ctx.types, ctx.at):
+                if str(r.result) not in seen:
+                    seen.add(str(r.result))
+                    nxt.append((r.result, steps + [Move(r.rule, r.path, dict(r.params))]))
+        frontier = nxt
+
+
+def ranked(ctx, pool: int | None = None) -> None:
+    rng = random.Random(ctx.seed)
+    pool = pool or min(5 * ctx.budget, 200)
+    found: dict[str, tuple[float, object, list[Move]]] = {}
+    for _ in range(pool):
+        try:
+            expr, steps = random_walk(ctx.start, ctx.types, rng, at=ctx.at)
+        except DeadEnd:
+            continue
+        if str(expr) in found:
+            continue
+        try:
+            score = cost.estimate(opencl(expr, *ctx.types, sizes=ctx.sizes))
+        except Exception:  # what cannot be generated ranks last (and is still logged)
+            score = float("inf")
+        found[str(expr)] = (score, expr, steps)
+    order = sorted(found.values(), key=lambda t: t[0])
+    ctx.ranks = [score for score, _, _ in order]
+    for i in range(0, len(order), ctx.batch):
+        if ctx.left() <= 0:
+            return
+        ctx.measure([(e, s) for _, e, s in order[i:i + min(ctx.batch, ctx.left())]])
+
+
+STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
+                                   "exhaustive": exhaustive, "ranked": ranked}
