@@ -294,3 +294,17 @@ def test_replicate_is_a_view_and_array_accumulators_are_a_clear_refusal():
     result = run(parse("reduceSeq (λ(acc, row). mapSeq (+) (zip acc row)) (replicate 64 0.0)"),
                  rows)
     assert result.status == "codegen error" and "internal error" not in result.message
+
+
+def test_private_results_written_by_their_caller_are_copied():
+    text = "join ∘ mapGlobal (toPrivate (mapSeq abs)) ∘ split 8"
+    result = run(parse(text), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
+    assert "float prv" in result.source
+
+
+def test_memory_rules_do_not_stack():
+    from workbench import rewrites
+
+    once = parse("join ∘ mapGlobal (toPrivate (mapSeq abs)) ∘ split 8")
+    assert not [r for r in rewrites(once, "[float]_N") if r.rule == "toPrivate"]

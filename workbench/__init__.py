@@ -16,6 +16,8 @@ from .expr import Expr
 from .notation import Program, load, parse, parse_program, parse_type, to_text
 from .rules import RewriteRefused, apply, rewrites, rules
 from .run import run
+from .runtime import devices
+from .search import SearchResult, search
 from .semantics import evaluate
 from .typecheck import annotate, typecheck
 
@@ -24,7 +26,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Expr", "Program", "parse", "parse_program", "parse_type", "load", "to_text", "typecheck",
     "annotate", "evaluate", "rewrites", "apply", "rules", "Derivation", "RewriteRefused",
-    "DerivationError", "opencl", "run", "CodegenError", "WorkbenchError", "ParseError",
+    "DerivationError", "opencl", "run", "search", "SearchResult", "devices", "CodegenError",
+    "WorkbenchError", "ParseError",
     "TypeCheckError", "SizeError", "EvaluationError",
     "__version__",
 ]

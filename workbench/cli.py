@@ -407,6 +407,45 @@ def cmd_demo(args) -> dict:
     return doc
 
 
+def cmd_search(args) -> dict:
+    from .search import search
+
+    name, expr, types, sizes = _concrete(args)
+    progress = None
+    if not args.json:
+        def progress(record):
+            mark = f"{record['kernel_ms']:.4f} ms" if record.get("correct") else \
+                record.get("status")
+            print(f"  candidate: {mark}", file=sys.stderr, flush=True)
+    result = search(expr, *[str(t) for t in types], strategy=args.strategy,
+                    budget=args.budget, device=args.device, log=args.log, seed=args.seed,
+                    timeout=args.timeout, workers=args.workers, progress=progress,
+                    sizes=sizes)
+    doc = result.as_json()
+    doc["name"] = name
+    if args.plot:
+        from .plots import efficiency_curve
+
+        efficiency_curve(result.log, result.fixed, title=f"{name}: {args.strategy}",
+                         path=args.plot)
+        doc["plot"] = args.plot
+    if result.best is None:
+        raise UserError(f"no correct kernel among {result.evaluated} candidates"
+                        + (f" (log: {args.log})" if args.log else ""))
+    doc["best"]["markdown"] = result.derivation.to_markdown()
+    return doc
+
+
+def show_search(doc: dict) -> str:
+    best = doc["best"]
+    lines = [f"{doc['name']}: {doc['evaluated']} candidates ({doc['strategy']}), "
+             f"{doc['failures']} failed or wrong, {doc['seconds']:.1f} s",
+             f"best: {best['kernel_ms']:.4f} ms", best["expression"], "", best["markdown"]]
+    if doc.get("plot"):
+        lines.append(f"plot: {doc['plot']}")
+    return "\n".join(lines)
+
+
 def show_demo(doc: dict) -> str:
     from .demo import show
 
@@ -414,6 +453,7 @@ def show_demo(doc: dict) -> str:
 
 
 COMMANDS = {"devices": (cmd_devices, show_devices), "demo": (cmd_demo, show_demo),
+            "search": (cmd_search, show_search),
             "codegen": (cmd_codegen, show_codegen),
             "run": (cmd_run, show_run), "check": (cmd_check, show_check),
             "eval": (cmd_eval, show_eval),
@@ -469,6 +509,20 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("rule", help="rule name (see 'workbench rules')")
     ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
+
+    from .search import STRATEGIES
+
+    se = _expression_command(sub, "search", "search for the fastest correct kernel",
+                             sizes=True)
+    se.add_argument("--device", help="device id, cpu/gpu, or part of its name")
+    se.add_argument("--strategy", default="mcts", choices=sorted(STRATEGIES))
+    se.add_argument("--budget", type=int, default=40, help="candidates to measure")
+    se.add_argument("--log", help="JSON-lines log: every candidate as it finishes; an "
+                    "existing log is resumed")
+    se.add_argument("--plot", help="write the efficiency curve (ICFP Fig. 12) to this file")
+    se.add_argument("--seed", type=int, default=0)
+    se.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
+    se.add_argument("--workers", type=int, default=None, help="worker processes")
 
     dm = sub.add_parser("demo", help="a derivation end to end on the default device: every "
                         "step run, checked and timed")

@@ -180,6 +180,23 @@ class Emitter:
             return lambda i: f"{name}({i}, {length})"
         return lambda i: f"{name}({i})"
 
+    def copy(self, src: View, dest: View, t: Type) -> None:
+        """Element-wise copy by this work-item (loops over the array levels of t)."""
+        shape = _shape(t)
+        idx = []
+        for n in shape:
+            i = self.fresh("c")
+            self.emit(f"for (int {i} = 0; {i} < {n}; {i}++) {{")
+            self.indent += 1
+            idx.append(var(i, n))
+        leaf = t
+        while isinstance(leaf, ArrayType):
+            leaf = leaf.elem
+        self.store_at(dest.access(idx), _leaf(leaf, src.access(idx)))
+        for _ in shape:
+            self.indent -= 1
+            self.emit("}")
+
     def barrier(self) -> None:
         self.kernel.barriers.append((len(self.kernel.source_lines), tuple(self.parallel)))
         self.emit(BARRIER)
@@ -418,7 +435,11 @@ class Emitter:
         if name in ("toGlobal", "toLocal", "toPrivate"):
             space = fn.decl.extra["address_space"]
             if dest is not None and space != "global":
-                raise CodegenError(f"{name} cannot write the result of its caller")
+                # computed in the chosen memory, then copied to where the caller wants it
+                temporary = self.temporary(result, space)
+                self.apply(fn.args[0], args, path + (0,), env, temporary)
+                self.copy(temporary, dest, result)
+                return Value(result, view=dest)
             if dest is None:
                 dest = self.temporary(result, space)
             self.apply(fn.args[0], args, path + (0,), env, dest)

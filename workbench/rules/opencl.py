@@ -4,7 +4,7 @@ and the memory rules (toLocal/toGlobal around mapLocal, toPrivate around mapSeq)
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, compose, walk
+from ..expr import Expr, Prim, compose, subterm, walk
 from ..nesting import problem_with
 from ..primitives import PRIMITIVES
 from ..sizes import Size
@@ -75,6 +75,10 @@ def _wrap(space: str, inner: str):
     def rewrite(site: Site, p) -> Expr | Refused:
         if not is_prim(site.node, inner):
             return Refused(f"it wraps a {inner}")
+        if site.path:
+            parent = subterm(site.root, site.path[:-1])
+            if isinstance(parent, Prim) and parent.name in ("toGlobal", "toLocal", "toPrivate"):
+                return Refused(f"its result is already placed by {parent.name}")
         return Prim(space, (site.node,))
 
     return rewrite

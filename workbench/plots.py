@@ -1,0 +1,159 @@
+"""Plots of search logs (SPEC 8). They read records only — from a log file of today or of
+last month, recorded here or on a GPU machine — never a device.
+
+- ``efficiency_curve``: ICFP 2015 Fig. 12: every evaluated candidate a point (its kernel
+  time, in the order evaluated), the best-so-far line, and vertical bars where the
+  Monte-Carlo descent fixed a derivation step;
+- ``best_so_far_band``: best-so-far against evaluations (or wall time) over seeded repeats,
+  the median and the 10–90 % band, for several strategies (random search as the baseline);
+- ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
+- ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2).
+
+Matplotlib's object API is used (no pyplot state), so plots can be drawn from threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def _figure(size=(6.4, 3.6)):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=size, layout="constrained")
+
+
+def times(records: Sequence[dict]) -> np.ndarray:
+    """Kernel time of each record in order, NaN for failed or wrong candidates."""
+    return np.array([r["kernel_ms"] if r.get("correct") and r.get("kernel_ms") is not None
+                     else np.nan for r in records], dtype=float)
+
+
+def best_so_far(records: Sequence[dict]) -> np.ndarray:
+    t = times(records)
+    out = np.full(len(t), np.nan)
+    best = np.inf
+    for i, x in enumerate(t):
+        if not np.isnan(x):
+            best = min(best, x)
+        out[i] = best if best < np.inf else np.nan
+    return out
+
+
+def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: str = "",
+                     ax=None, path: str | Path | None = None):
+    """ICFP Fig. 12 for one search."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    t = times(records)
+    x = np.arange(1, len(t) + 1)
+    ok = ~np.isnan(t)
+    ax.scatter(x[ok], t[ok], s=12, alpha=0.6, label="candidate")
+    failed = [i + 1 for i, r in enumerate(records) if not r.get("correct")]
+    if failed:
+        top = np.nanmax(t) if ok.any() else 1.0
+        ax.scatter(failed, [top] * len(failed), marker="x", color="tab:red", s=14,
+                   label="failed / wrong")
+    ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
+    for i, k in enumerate(fixed):
+        ax.axvline(k + 0.5, color="grey", ls="--", lw=0.8,
+                   label="step fixed" if i == 0 else None)
+    ax.set_xlabel("evaluated candidates")
+    ax.set_ylabel("kernel time (ms)")
+    if ok.any() and np.nanmax(t) / max(np.nanmin(t), 1e-9) > 20:
+        ax.set_yscale("log")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure
+
+
+def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str = "evaluations",
+                     title: str = "", ax=None, path: str | Path | None = None):
+    """Best-so-far over seeded repeats of each strategy: median line, 10-90 % band.
+    ``against`` is "evaluations" or "seconds" (wall time, from each record's ``finished``)."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    for name, repeats in runs.items():
+        curves = [best_so_far(r) for r in repeats if len(r)]
+        if not curves:
+            continue
+        if against == "seconds":
+            grid = np.linspace(0, max(_elapsed(r)[-1] for r in repeats if len(r)), 100)
+            curves = [_on_grid(_elapsed(r), best_so_far(r), grid) for r in repeats if len(r)]
+            x = grid
+        else:
+            n = max(len(c) for c in curves)
+            curves = [np.concatenate([c, np.full(n - len(c), c[-1])]) for c in curves]
+            x = np.arange(1, n + 1)
+        stack = np.vstack(curves)
+        with np.errstate(all="ignore"):
+            median = np.nanmedian(stack, axis=0)
+            low, high = np.nanpercentile(stack, 10, axis=0), np.nanpercentile(stack, 90, axis=0)
+        line = ax.plot(x, median, label=f"{name} (median of {len(curves)})")[0]
+        ax.fill_between(x, low, high, color=line.get_color(), alpha=0.2)
+    ax.set_xlabel("evaluated candidates" if against == "evaluations" else "wall time (s)")
+    ax.set_ylabel("best kernel time so far (ms)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure
+
+
+def _elapsed(records: Sequence[dict]) -> np.ndarray:
+    finished = np.array([r.get("finished", i) for i, r in enumerate(records)], dtype=float)
+    return finished - finished[0] + 1e-9
+
+
+def _on_grid(x: np.ndarray, y: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    idx = np.searchsorted(x, grid, side="right") - 1
+    return np.where(idx >= 0, y[np.clip(idx, 0, len(y) - 1)], np.nan)
+
+
+def versus_peers(best_ms: Mapping[str, float], peers_ms: Mapping[str, Mapping[str, float]],
+                 title: str = "", ax=None, path: str | Path | None = None):
+    """Bars per program: the best kernel found and each peer (lower is better)."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    programs = list(best_ms)
+    names = ["best found"] + sorted({p for peers in peers_ms.values() for p in peers})
+    width = 0.8 / len(names)
+    for j, name in enumerate(names):
+        values = [best_ms[p] if name == "best found" else peers_ms.get(p, {}).get(name, np.nan)
+                  for p in programs]
+        ax.bar(np.arange(len(programs)) + j * width, values, width, label=name)
+    ax.set_xticks(np.arange(len(programs)) + 0.4 - width / 2, programs)
+    ax.set_ylabel("kernel time (ms)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure
+
+
+def portability_table(results: Mapping[tuple[str, str], float]) -> str:
+    """CASES 2016 Table 2: ``results[(tuned_for, run_on)]`` = kernel time; each cell as a
+    fraction of the kernel tuned for the device it runs on (1.00 on the diagonal)."""
+    tuned = sorted({a for a, _ in results})
+    run_on = sorted({b for _, b in results})
+    lines = ["| tuned for \\ run on | " + " | ".join(run_on) + " |",
+             "|---|" + "---|" * len(run_on)]
+    for a in tuned:
+        cells = []
+        for b in run_on:
+            own = results.get((b, b))
+            value = results.get((a, b))
+            cells.append("-" if value is None or own is None else f"{own / value:.2f}")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
