@@ -48,7 +48,7 @@ TEMPLATES = {
     "reorder→id": ["reduce {OP} {Z} ∘ reorder"],
     "toLocal": [WG.replace("{BODY}", "mapLocal {F}")],
     "toGlobal": [WG.replace("{BODY}", "mapLocal {F}")],
-    "toPrivate": ["mapSeq {F}"],
+    "toPrivate": ["join ∘ mapGlobal (mapSeq {F}) ∘ split {D}"],
     "vectorize": ["map {F}"],
     "id-after": ["map {F}", "reduce {OP} {Z} ∘ map {F}"],
     "id-before": ["map {F}"],

@@ -46,13 +46,13 @@ def problem_with(level: str, dim: int, context: Context) -> str | None:
     levels = {lvl for lvl, _ in context}
     same_dim = {lvl for lvl, d in context if d == dim}
     if level == "global":
-        inside = levels & {"workgroup", "local", "warp", "lane"}
+        inside = levels & {"workgroup", "local", "warp", "lane", "seq"}
         if inside:
             return f"mapGlobal cannot run inside a map{_name(inside)} (it already owns work-items)"
         if "global" in same_dim:
             return f"mapGlobal {dim} is nested in another mapGlobal of dimension {dim}"
     elif level == "workgroup":
-        inside = levels & {"global", "local", "warp", "lane"}
+        inside = levels & {"global", "local", "warp", "lane", "seq"}
         if inside:
             return f"mapWorkgroup cannot run inside a map{_name(inside)}"
         if "workgroup" in same_dim:
@@ -80,7 +80,7 @@ def problem_with(level: str, dim: int, context: Context) -> str | None:
 
 
 def _name(levels: set[str]) -> str:
-    return sorted(levels)[0].capitalize()
+    return sorted(levels)[0].capitalize()  # mapGlobal, mapSeq, ...
 
 
 def check_nesting(expr: Expr, outer: Context = (), at: Path = ()) -> list[NestingProblem]:
@@ -103,6 +103,11 @@ def _walk(node: Expr, path: Path, context: Context, problems: list[NestingProble
             and "workgroup" not in {lvl for lvl, _ in context}:
         problems.append(NestingProblem(
             path, "toLocal must be inside a mapWorkgroup (local memory belongs to a work-group)"))
+    elif isinstance(node, Prim) and node.name == "toPrivate" \
+            and not {lvl for lvl, _ in context} & {"global", "local", "lane"}:
+        problems.append(NestingProblem(
+            path, "toPrivate must be inside a map over work-items (mapGlobal, mapLocal or "
+                  "mapLane): private memory belongs to one work-item"))
     for i, child in enumerate(node.children()):
         _walk(child, path + (i,), inner, problems)
 

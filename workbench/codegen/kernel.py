@@ -27,6 +27,7 @@ from .views import (
     BufferView,
     Prefix,
     ReplicateView,
+    SplitVecView,
     VecLocation,
     View,
     ZipView,
@@ -96,6 +97,12 @@ def component_buffers(name: str, t: Type, role: str, space: str = "global"
             buffers += parts
             views.append(view)
         return buffers, ZipView(tuple(views))
+    if isinstance(leaf, VectorType):  # stored as scalars, read and written with vloadN
+        if not (isinstance(t, ArrayType) and t.elem is leaf):
+            raise CodegenError(f"{role} {name}: arrays of arrays of vectors ({t}) are not "
+                               f"stored yet")
+        buf = Buffer(name, space, t, role)
+        return [buf], SplitVecView(int(leaf.size.value), BufferView(name, (buf.length,)))
     buf = Buffer(name, space, t, role)
     return [buf], BufferView(name, buf.shape or (1,))
 
@@ -341,14 +348,14 @@ class Emitter:
             self.barrier()
             return
         loc = dest.access(idx)
-        if isinstance(loc, VecLocation):
-            self.emit(loc.store(self.scalar_text(value)))
-            return
         self.store_at(loc, value)
 
     def store_at(self, loc, value: Value) -> None:
         """Write a value to a location; a tuple goes component by component (to one buffer
         per component, or to the fields of a struct)."""
+        if isinstance(loc, VecLocation):
+            self.emit(loc.store(self.scalar_text(value)))
+            return
         if isinstance(loc, tuple):
             if not value.parts and not value.c.isidentifier():  # compute a struct once
                 name = self.fresh("t")
@@ -495,7 +502,10 @@ class Emitter:
             condition += f" && {self.warps[-1][0]} < {self.warps[-1][1]}"
         if level in ("local", "lane", "warp") and self.singles:
             raise CodegenError(f"{fn.name} inside sequential code of a single work-item")
-        first = self.single() if level == "seq" else None
+        parallel_inside = any(isinstance(n, Prim) and n.decl.extra.get("map_level") in
+                              ("local", "warp", "lane") for _, n in walk(fn))
+        # a sequential loop around local maps is run by all work-items alike
+        first = self.single() if level == "seq" and not parallel_inside else None
         if first is not None:
             condition += f" && {first}"
         self.emit(f"/* {_short(fn)} */")

@@ -253,6 +253,10 @@ def view_through(node: Prim, input_type: Type, inner: View, index_fn=None) -> Vi
         return inner
     if name == "splitVec":
         return SplitVecView(int(node.args[0].value), inner)
+    if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
+        if isinstance(inner, SplitVecView):
+            return inner.inner
+        raise CodegenError("joinVec can only read vectors stored as consecutive scalars")
     raise ValueError(f"{name} is not a data-layout primitive")
 
 

@@ -76,16 +76,28 @@ def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
     for _ in range(depth):
         if terminal(expr):
             break
-        options = moves(expr, types, at)
-        if not options:
+        choice = _random_move(expr, types, rng, at)
+        if choice is None:
             break
-        choice = rng.choice(options)
         expr = choice.result
         steps.append(Move(choice.rule, choice.path, dict(choice.params)))
     if not terminal(expr):
         expr, completed = complete(expr, *types)
         steps += [Move(s.rule, s.path, dict(s.params)) for s in completed]
     return expr, steps
+
+
+def _random_move(expr: Expr, types, rng: random.Random, at) -> Rewrite | None:
+    """A random applicable move: nodes are tried in random order, and one of the rewrites at
+    the first node that has any is taken (listing the rewrites of one node is much cheaper
+    than of all of them)."""
+    paths = [p for p, _ in walk(expr) if within(p, at)]
+    rng.shuffle(paths)
+    for path in paths:
+        options = [r for r in rewrites(expr, *types, at=path) if r.rule not in NOT_IN_WALKS]
+        if options:
+            return rng.choice(options)
+    return None
 
 
 def replay(start: Expr, types: tuple[Type, ...], steps: list[Move]) -> Expr:

@@ -1,0 +1,221 @@
+"""Automatic search: strategies replayed from recorded logs (fast and deterministic), real
+searches on the CPU default, a Dask cluster as executor, a search killed and resumed from
+its log, failing candidates logged and never adopted, the command line and the plots."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench import parse
+from workbench.programs import library
+from workbench.search import STRATEGIES, LogError, read, search
+from workbench.search.evaluation import PoolEvaluator, evaluate_candidate, job_key
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
+ASUM = library("blas")["asum"]
+
+
+def recorded(strategy: str) -> list[dict]:
+    return read(DATA / f"asum_4096_{strategy}.jsonl")
+
+
+@pytest.mark.parametrize("strategy", ["mcts", "random"])
+def test_a_recorded_search_replays_to_the_same_best(strategy):
+    log = recorded(strategy)
+    result = search(ASUM, "[float]_4096", strategy=strategy, budget=len(log), replay_log=log,
+                    repeat=3, device="another machine's GPU")
+    best = min((r for r in log if r["correct"]), key=lambda r: r["kernel_ms"])
+    assert result.evaluated == len(log)
+    assert result.best_kernel_ms == best["kernel_ms"]
+    assert str(result.best) == best["expression"]
+    assert not [r for r in result.log if r["status"] == "not in log"]
+    # the derivation replays from the program to the best kernel
+    assert str(result.derivation.current) == best["expression"]
+    assert str(result.derivation.start) == str(ASUM)
+
+
+def test_monte_carlo_descent_fixes_steps_and_improves():
+    log = recorded("mcts")
+    result = search(ASUM, "[float]_4096", strategy="mcts", budget=len(log), replay_log=log,
+                    repeat=3)
+    assert result.fixed and result.fixed == sorted(result.fixed)
+    times = [r["kernel_ms"] for r in result.log if r["correct"]]
+    assert result.best_kernel_ms == min(times)
+
+
+def test_candidates_missing_from_a_replayed_log_are_failures():
+    result = search(ASUM, "[float]_4096", strategy="random", budget=5, seed=99,
+                    replay_log=recorded("random"))
+    assert all(r["status"] in ("not in log", "ok", "codegen error") for r in result.log)
+    assert result.best is None or result.best_kernel_ms is not None
+
+
+def test_failures_are_logged_and_never_adopted():
+    log = [dict(r) for r in recorded("random")]
+    ranked = sorted((r for r in log if r["correct"]), key=lambda r: r["kernel_ms"])
+    ranked[0].update(status="wrong result", correct=False, message="differs")
+    ranked[1].update(status="timeout", correct=False, kernel_ms=None)
+    ranked[2].update(status="compile error", correct=False, kernel_ms=None)
+    result = search(ASUM, "[float]_4096", strategy="random", budget=len(log), replay_log=log,
+                    repeat=3)
+    assert result.best_kernel_ms == ranked[3]["kernel_ms"]
+    statuses = {r["status"] for r in result.log}
+    assert {"wrong result", "timeout", "compile error"} <= statuses
+
+
+def test_a_search_whose_kernels_often_do_not_compile_completes():
+    # `half` is a type name in OpenCL C: a user function of that name cannot compile
+    program = "half : float -> float\nhalf = λx. x * 0.5\n\nf : [float]_N -> [float]_N\n" \
+              "f = map half\n"
+    from workbench import parse_program
+
+    expr = parse_program(program)["f"]
+    result = search(expr, "[float]_1024", strategy="random", budget=6, workers=1, repeat=1)
+    assert result.evaluated == 6
+    assert "compile error" in {r["status"] for r in result.log}
+    if result.best is not None:  # a vectorised variant (half_v4) compiles
+        assert result.best_record["correct"] and result.best_record["status"] == "ok"
+        assert "half_v" in result.best_record["expression"] or "mapVec" in str(result.best)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_every_strategy_finds_a_correct_kernel_on_the_cpu(strategy, tmp_path):
+    result = search(library("blas")["scal"], "float", "[float]_2048", strategy=strategy,
+                    budget=4, workers=1, repeat=2, log=tmp_path / "log.jsonl")
+    assert result.best is not None and result.best_kernel_ms > 0
+    lines = (tmp_path / "log.jsonl").read_text().splitlines()
+    assert len(lines) == result.evaluated <= 4
+    assert result.derivation.current == result.best
+
+
+def test_exhaustive_search_measures_each_kernel_once():
+    result = search(parse("map abs"), "[float]_1024", strategy="exhaustive", budget=12,
+                    workers=0, repeat=1)
+    expressions = [r["expression"] for r in result.log]
+    assert len(expressions) == len(set(expressions))
+
+
+def test_search_is_restricted_to_a_subtree():
+    expr = parse("reduce (+) 0 ∘ map abs")
+    result = search(expr, "[float]_1024", strategy="random", budget=3, workers=0, repeat=1,
+                    at="1")
+    for record in result.log:
+        walked = [s for s in record["steps"] if s["rule"] not in ("reduce→reduceSeq",)]
+        assert all(s["path"].startswith("1") for s in walked[:1])
+
+
+def test_a_dask_cluster_evaluates_the_candidates():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        result = search(library("blas")["scal"], "float", "[float]_2048", strategy="random",
+                        budget=3, executor=client, repeat=1, timeout=120)
+    assert result.evaluated == 3 and result.best is not None
+
+
+def test_a_pool_worker_that_hangs_is_stopped_and_the_search_goes_on():
+    job = {"key": job_key("x", {}, None), "expression": "map abs", "types": ["[float]_64"],
+           "sizes": {}, "repeat": 1}
+    slow = dict(job, key="slow", expression="SLEEP")
+    evaluator = PoolEvaluator(workers=1, timeout=3)
+    evaluator_module = sys.modules["workbench.search.evaluation"]
+    assert evaluator_module.evaluate_candidate is evaluate_candidate
+    records = list(evaluator.evaluate([job, slow]))
+    evaluator.close()
+    by_key = {r["key"]: r for r in records}
+    assert by_key[job["key"]]["status"] == "ok"
+    assert by_key["slow"]["status"] == "error"  # not an expression: an outcome, not a crash
+
+
+KILLED = """
+import sys
+from workbench.programs import library
+from workbench.search import search
+if __name__ == "__main__":
+    search(library("blas")["asum"], "[float]_4096", strategy="random", budget=12, workers=1,
+           repeat=2, log=sys.argv[1], seed=5)
+"""
+
+
+def test_a_killed_search_resumes_from_its_log_without_running_candidates_again(tmp_path):
+    log = tmp_path / "search.jsonl"
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    proc = subprocess.Popen([sys.executable, str(script), str(log)], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 240
+    while time.time() < deadline and (not log.exists() or
+                                      len(log.read_text().splitlines()) < 3):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with open(log, "a") as f:
+        f.write('{"key": "cut sho')  # as if killed while writing a line
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        before = read(log)
+    assert any("cut short" in str(w.message) for w in caught)
+    assert len(before) >= 3
+    result = search(ASUM, "[float]_4096", strategy="random", budget=12, workers=1, repeat=2,
+                    log=log, seed=5)
+    after = read(log)
+    assert result.evaluated == 12
+    assert after[:len(before)] == before  # nothing lost, nothing rewritten
+    keys = [r["key"] for r in after]
+    assert len(keys) == len(set(keys))  # no finished candidate was run again
+    assert {r["key"] for r in before} <= {r["key"] for r in result.log}
+
+
+def test_a_corrupt_log_line_is_named(tmp_path):
+    log = tmp_path / "bad.jsonl"
+    good = json.dumps(recorded("random")[0])
+    log.write_text(good + "\nnot json\n" + good + "\n")
+    with pytest.raises(LogError, match="line 2"):
+        read(log)
+
+
+def test_cli_search_json(tmp_path, capsys):
+    from workbench.cli import main
+
+    argv = ["search", "@workbench/programs/blas.lift:scal", "--size", "N=2048", "--budget",
+            "3", "--workers", "1", "--json", "--log", str(tmp_path / "l.jsonl"),
+            "--plot", str(tmp_path / "curve.png")]
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(argv) == 0
+    finally:
+        os.chdir(old)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["evaluated"] == 3 and doc["best"]["kernel_ms"] > 0
+    assert doc["best"]["expression"] and isinstance(doc["best"]["derivation"], list)
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+def test_plots_read_logs():
+    from workbench import plots
+
+    log = recorded("mcts")
+    fig = plots.efficiency_curve(log, fixed=[6, 11], title="asum")
+    assert fig.axes[0].get_xlabel() == "evaluated candidates"
+    curve = plots.best_so_far(log)
+    assert np.all(np.diff(curve[~np.isnan(curve)]) <= 0)
+    fig = plots.best_so_far_band({"mcts": [log], "random": [recorded("random")]})
+    assert len(fig.axes[0].lines) == 2
+    fig = plots.best_so_far_band({"mcts": [log]}, against="seconds")
+    assert fig.axes[0].get_xlabel() == "wall time (s)"
+    table = plots.portability_table({("cpu", "cpu"): 1.0, ("cpu", "gpu"): 0.5,
+                                     ("gpu", "gpu"): 0.1, ("gpu", "cpu"): 2.0})
+    assert "| cpu | 1.00 | 0.20 |" in table and "| gpu | 0.50 | 1.00 |" in table
