@@ -1,0 +1,162 @@
+"""Search benchmark (SPEC 9; ICFP 2015 Sect. 8): searches for scal, asum, dot and gemv on one
+device, the best kernel found within the first 40 candidates against the best of the whole
+run, and the peers measured in the same run: NumPy on the CPU, cuBLAS through CuPy (and a
+device-to-device copy) on an NVIDIA GPU.
+
+    python -m benchmarks.search                       # PoCL, small sizes, budget 400
+    python -m benchmarks.search --device gpu --sizes paper --budget 60
+
+Prints a table; writes benchmarks/results/search_<device>.json and one log per program
+(benchmarks/results/logs/), which can be replayed and plotted anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from workbench.programs import library
+from workbench.runtime import find_device
+from workbench.search import search
+
+RESULTS = Path(__file__).parent / "results"
+
+SIZES = {
+    "small": {"scal": {"N": 1 << 16}, "asum": {"N": 1 << 16}, "dot": {"N": 1 << 16},
+              "gemv": {"M": 256, "N": 256}},
+    "paper": {"scal": {"N": 1 << 24}, "asum": {"N": 1 << 24}, "dot": {"N": 1 << 24},
+              "gemv": {"M": 4096, "N": 4096}},
+}
+
+
+def types_of(name: str, s: dict) -> list[str]:
+    n = s["N"]
+    if name == "gemv":
+        m = s["M"]
+        return [f"[[float]_{n}]_{m}", f"[float]_{n}", f"[float]_{m}", "float", "float"]
+    return {"scal": ["float", f"[float]_{n}"], "asum": [f"[float]_{n}"],
+            "dot": [f"[float]_{n}", f"[float]_{n}"]}[name]
+
+
+def _median_ms(fn, repeat: int = 20) -> float:
+    fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def numpy_peers(name: str, s: dict) -> dict[str, float]:
+    rng = np.random.default_rng(0)
+    n = s.get("N")
+    if name == "gemv":
+        a = rng.uniform(-1, 1, (s["M"], s["N"])).astype(np.float32)
+        x = rng.uniform(-1, 1, s["N"]).astype(np.float32)
+        y = rng.uniform(-1, 1, s["M"]).astype(np.float32)
+        return {"NumPy": _median_ms(lambda: 1.5 * (a @ x) + 0.5 * y)}
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    fn = {"scal": lambda: 2.5 * x, "asum": lambda: np.abs(x).sum(),
+          "dot": lambda: np.dot(x, y)}[name]
+    return {"NumPy": _median_ms(fn)}
+
+
+def cupy_peers(name: str, s: dict) -> dict[str, float]:
+    """cuBLAS through CuPy, timed with CUDA events like the kernels (median of 20)."""
+    try:
+        import cupy as cp
+        from cupy import cublas
+    except Exception:
+        return {}
+    n = s.get("N")
+    rng = cp.random.default_rng(0)
+
+    def timed(fn):
+        fn()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        samples = []
+        for _ in range(20):
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            samples.append(cp.cuda.get_elapsed_time(start, end))
+        return statistics.median(samples)
+
+    if name == "gemv":
+        a = rng.uniform(-1, 1, (s["M"], s["N"]), dtype=cp.float32)
+        x = rng.uniform(-1, 1, s["N"], dtype=cp.float32)
+        y = rng.uniform(-1, 1, s["M"], dtype=cp.float32)
+        return {"cuBLAS": timed(lambda: cublas.gemv("N", 1.5, a, x, 0.5, y.copy()))}
+    x = rng.uniform(-1, 1, n, dtype=cp.float32)
+    y = rng.uniform(-1, 1, n, dtype=cp.float32)
+    fn = {"scal": lambda: cublas.scal(2.5, x), "asum": lambda: cublas.asum(x),
+          "dot": lambda: cublas.dot(x, y)}[name]
+    out = cp.empty_like(x)
+    return {"cuBLAS": timed(fn), "copy (same bytes)": timed(lambda: out.__setitem__(..., x))}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--sizes", choices=sorted(SIZES), default="small")
+    parser.add_argument("--budget", type=int, default=400)
+    parser.add_argument("--early", type=int, default=40, help="the early budget compared")
+    parser.add_argument("--strategy", default="mcts")
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--programs", default="scal,asum,dot,gemv")
+    args = parser.parse_args(argv)
+
+    info, _ = find_device(args.device)
+    tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
+    logs = RESULTS / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
+           "machine": platform.machine(), "sizes": args.sizes, "strategy": args.strategy,
+           "budget": args.budget, "early": args.early, "programs": {}}
+    print(f"device: {info.name} ({info.platform}); strategy {args.strategy}, budget "
+          f"{args.budget}")
+    header = (f"{'program':<6} {'sizes':<16} {'best@' + str(args.early):>10} "
+              f"{'best@' + str(args.budget):>10} {'ratio':>6}  peers (ms)")
+    print(header)
+    for name in args.programs.split(","):
+        s = SIZES[args.sizes][name]
+        log = logs / f"{name}_{tag}_{args.sizes}_{args.strategy}.jsonl"
+        start = time.time()
+        result = search(library("blas")[name], *types_of(name, s), strategy=args.strategy,
+                        budget=args.budget, device=args.device, log=log,
+                        workers=args.workers, timeout=args.timeout, repeat=args.repeat)
+        ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in result.log]
+        early = min(ok[:args.early], default=np.inf)
+        best = min(ok, default=np.inf)
+        peers = numpy_peers(name, s) if info.kind != "gpu" else cupy_peers(name, s)
+        doc["programs"][name] = {
+            "sizes": s, "evaluated": result.evaluated, "seconds": time.time() - start,
+            "best_ms": None if best == np.inf else best,
+            "best_early_ms": None if early == np.inf else early,
+            "early_over_best": None if best == np.inf else early / best,
+            "failures": sum(1 for r in result.log if not r.get("correct")),
+            "best_expression": str(result.best), "fixed": result.fixed, "peers_ms": peers,
+            "log": str(log.relative_to(Path(__file__).parent.parent)),
+        }
+        sizes = ",".join(f"{k}={v}" for k, v in s.items())
+        peer_text = ", ".join(f"{k} {v:.4f}" for k, v in peers.items())
+        print(f"{name:<6} {sizes:<16} {early:>10.4f} {best:>10.4f} {early / best:>6.2f}  "
+              f"{peer_text}", flush=True)
+    out = RESULTS / f"search_{tag}_{args.sizes}.json"
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
