@@ -219,3 +219,17 @@ def test_plots_read_logs():
     table = plots.portability_table({("cpu", "cpu"): 1.0, ("cpu", "gpu"): 0.5,
                                      ("gpu", "gpu"): 0.1, ("gpu", "cpu"): 2.0})
     assert "| cpu | 1.00 | 0.20 |" in table and "| gpu | 0.50 | 1.00 |" in table
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program,types,seed", [
+    ("asum", ["[float]_4096"], 11), ("dot", ["[float]_4096", "[float]_4096"], 12),
+    ("gemv", ["[[float]_64]_32", "[float]_64", "[float]_32", "float", "float"], 13),
+])
+def test_random_derivations_never_generate_a_wrong_kernel(program, types, seed):
+    """Every rule is sound, so a kernel that disagrees with the interpreter is a code
+    generator bug: random searches look for them (what cannot be generated is refused)."""
+    result = search(library("blas")[program], *types, strategy="random", budget=16,
+                    workers=2, repeat=1, seed=seed)
+    wrong = [r["expression"] for r in result.log if r["status"] == "wrong result"]
+    assert not wrong, wrong

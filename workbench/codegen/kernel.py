@@ -453,12 +453,19 @@ class Emitter:
             return Value(result, view=dest)
         if dest is None and name == "iterate":
             return self.iterate(fn, args[0], env, None)
+        level = fn.decl.extra.get("map_level")
         if dest is None:
             space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
                                                                              "global") else \
                 "local" if self.parallel else "global"
+            if (space == "private" and level in ("global", "workgroup", "local", "warp",
+                                                 "lane")) or \
+                    (self.parallel and level in ("global", "workgroup")):
+                # its elements would be computed by other work-items, in their own memory
+                raise CodegenError(f"{name} inside a work-item's code must write its result "
+                                   f"where it goes (global memory), not to a temporary that "
+                                   f"this work-item reads")
             dest = self.temporary(result, space)
-        level = fn.decl.extra.get("map_level")
         if level == "vector":  # mapVec f: f lane-wise on a SIMD value
             value = Value(result, c=self.scalar_call(fn.args[0], args, typing, env))
             self.store(dest, [], value)
