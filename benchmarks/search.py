@@ -13,6 +13,7 @@ Prints a table; writes benchmarks/results/search_<device>.json and one log per p
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import platform
 import statistics
@@ -136,6 +137,10 @@ def main(argv=None) -> None:
         result = search(library("blas")[name], *types_of(name, s), strategy=args.strategy,
                         budget=args.budget, device=args.device, log=log,
                         workers=args.workers, timeout=args.timeout, repeat=args.repeat)
+        archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
+        archived.write_bytes(gzip.compress(log.read_bytes()))
+        log.unlink()
+        log = archived
         ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in result.log]
         early = min(ok[:args.early], default=np.inf)
         best = min(ok, default=np.inf)
