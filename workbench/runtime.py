@@ -83,7 +83,7 @@ class DeviceInfo:
     id: str
     platform: str
     name: str
-    kind: str  # "cpu", "gpu", "accelerator"
+    kind: str  # "cpu", "gpu", "accelerator", "simulator" (Oclgrind)
     driver: str
     compute_units: int
     max_work_group_size: int
@@ -96,6 +96,8 @@ class DeviceInfo:
 
 def _kind(device) -> str:
     cl = opencl()
+    if "oclgrind" in device.platform.name.lower():
+        return "simulator"  # Oclgrind calls itself a GPU; it checks kernels, it is not one
     if device.type & cl.device_type.GPU:
         return "gpu"
     if device.type & cl.device_type.CPU:
