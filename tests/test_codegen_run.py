@@ -45,7 +45,9 @@ def test_generated_code_is_readable():
     program = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 4) "
                            "∘ split 1024"), "[float]_4096")
     source = program.source
-    assert "for (int wg1 = get_group_id(0); wg1 < 4; wg1 += get_num_groups(0))" in source
+    # strides are the launch's sizes, as constants
+    assert "for (int wg1 = get_group_id(0); wg1 < 4; wg1 += 4)" in source
+    assert "l2 += 256" in source
     assert "barrier(" not in source  # the only one would end the kernel
     assert "out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];" in source
     indexing = [line for line in source.splitlines() if "[" in line and "=" in line]
@@ -308,3 +310,56 @@ def test_memory_rules_do_not_stack():
 
     once = parse("join ∘ mapGlobal (toPrivate (mapSeq abs)) ∘ split 8")
     assert not [r for r in rewrites(once, "[float]_N") if r.rule == "toPrivate"]
+
+
+# Kernels that searches once derived wrongly (from the benchmark logs): each now runs
+# correctly or is refused with a message.
+WARP_REDUCTION = (
+    "join ∘ mapWorkgroup (reduceSeq (+) 0 ∘ iterate 1 (join ∘ mapLocal (reduceSeq (+) 0) ∘ "
+    "split 2) ∘ join ∘ mapSeq (join ∘ mapSeq (reduceSeq (+) 0) ∘ split 2) ∘ split 8 ∘ join ∘ "
+    "mapWarp (reduceSeq (+) 0 ∘ join ∘ mapSeq (reduceSeq (+) 0) ∘ split 2) ∘ split 16)")
+GEMV_2D_LOCAL = (
+    "λmat xs ys α β. (join ∘ mapGlobal (join ∘ toPrivate (mapSeq (join ∘ toPrivate (mapSe"
+    "q (join ∘ toPrivate (mapSeq (join ∘ mapSeq (toPrivate (mapSeq (+))) ∘ split 2)) ∘ sp"
+    "lit 4)) ∘ split 16)) ∘ split 32) ∘ split 64) (zip (join (mapWorkgroup ((λa. mapWorkg"
+    "roup 1 (*a)) α ∘ (λxs ys. (reduceSeq (+) 0 ∘ join ∘ mapLocal (join ∘ mapSeq (reduceS"
+    "eq (+) 0) ∘ split 4) ∘ split 8 ∘ join ∘ mapSeq (iterate 1 (join ∘ mapLocal (join ∘ m"
+    "apLocal 1 (iterate 1 (join ∘ mapSeq (reduceSeq (+) 0) ∘ split 2)) ∘ split 2) ∘ split"
+    " 2)) ∘ split 8 ∘ iterate 1 (join ∘ join ∘ toLocal (mapLocal (join ∘ mapSeq (mapLocal"
+    " 1 (reduceSeq (+) 0)) ∘ split 2)) ∘ split 8 ∘ split 16) ∘ join ∘ join ∘ mapSeq (mapS"
+    "eq (mapSeq (*))) ∘ split 16 ∘ split 2) (zip xs ys)) xs) mat)) ((λa. mapSeq (*a)) β y"
+    "s))")
+NESTED_LOCAL_TEMPORARY = (
+    "λa. join ∘ mapWorkgroup (join ∘ mapSeq (join ∘ toLocal (mapLocal (joinVec ∘ toLocal "
+    "(mapLocal 1 (mapVec (*a))) ∘ splitVec 2)) ∘ split 4) ∘ split 16) ∘ split 64")
+
+
+def test_sequential_work_of_a_warp_is_guarded_outside_its_loop():
+    # PoCL miscompiled a guard in the loop condition followed by barriers (all zeros)
+    program = opencl(parse(WARP_REDUCTION), "[[float]_256]_4")
+    loops = [line for line in program.source.splitlines() if "for (int" in line]
+    assert not any("== 0" in line for line in loops)
+    result = run(parse(WARP_REDUCTION), XS[:1024].reshape(4, 256), repeat=1)
+    assert result.status == "ok", result.message
+
+
+def test_loops_stride_by_the_launch_sizes_as_constants():
+    # striding by get_local_size() in two local dimensions: PoCL computed a wrong gemv
+    mat = RNG.uniform(-1, 1, (256, 256)).astype(np.float32)
+    args = (mat, XS[:256], YS[:256], np.float32(1.5), np.float32(-0.5))
+    result = run(parse(GEMV_2D_LOCAL, _gemv_functions()), *args, repeat=1)
+    assert result.status == "ok", result.message
+    assert "get_local_size" not in result.source and "get_num_groups" not in result.source
+
+
+def test_a_local_temporary_of_nested_work_items_is_refused():
+    result = run(parse(NESTED_LOCAL_TEMPORARY), np.float32(2.0), XS[:1024], repeat=1)
+    assert result.status == "codegen error"
+    assert "inside a work-item's loop" in result.message and "toLocal" in result.message
+
+
+def _gemv_functions():
+    from workbench.derivation import _definitions_of, _userfuns
+    from workbench.programs import library
+
+    return _userfuns(_definitions_of(library("blas")["gemv"]))

@@ -38,6 +38,28 @@ from .views import (
 
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 WARP = 32  # work-items per warp: NVIDIA's warp size; on other devices a grouping
+WARPS = "LAUNCH_WARPS"  # replaced by the number of warps of the launch
+
+
+def launch_size(kind: str, dim: int) -> str:
+    """A placeholder for one of the launch's sizes (``global``, ``groups``, ``local``), which
+    ``bind_launch`` replaces by its value."""
+    return f"LAUNCH_{kind.upper()}_{dim}"
+
+
+def bind_launch(source: str, global_size: tuple[int, ...],
+                local_size: tuple[int, ...] | None) -> str:
+    """The kernel source with the placeholders of ``launch_size`` and ``WARPS`` replaced."""
+    for dim, n in enumerate(global_size):
+        source = source.replace(launch_size("global", dim), str(n))
+        if local_size is not None:
+            source = source.replace(launch_size("local", dim), str(local_size[dim]))
+            source = source.replace(launch_size("groups", dim), str(n // local_size[dim]))
+    if local_size is not None:
+        source = source.replace(WARPS, str(local_size[0] // WARP))
+    if "LAUNCH_" in source:
+        raise CodegenError("a loop strides over a dimension the launch does not have")
+    return source
 
 
 @dataclass
@@ -215,6 +237,27 @@ class Emitter:
         return typing
 
     # --- memory ---------------------------------------------------------------------------
+    def in_work_item(self) -> bool:
+        """Inside the loop of a map over work-items (global, local or lane ids): code that
+        each work-item runs on its own, where no barrier may stand."""
+        return any(loop[0] in ("global", "local", "lane") for loop in self.parallel)
+
+    def temporary_space(self) -> str:
+        """Where an intermediate result goes: a work-item's own values in private memory,
+        values of a work-group (or warp) in local memory, which all its work-items read,
+        and at the top level global memory."""
+        if not self.parallel:
+            return "global"
+        return "private" if self.in_work_item() else "local"
+
+    def check_shared_temporary(self, fn: Prim) -> None:
+        """A temporary written by parallel work-items and then read inside one work-item's
+        loop would need a barrier between them, which cannot stand there."""
+        if self.in_work_item():
+            raise CodegenError(f"{_short(fn)} inside a work-item's loop: its parallel map "
+                               f"writes a temporary that is read before any barrier can "
+                               f"separate them; write to the enclosing destination instead")
+
     def temporary(self, t: Type, space: str) -> View:
         if space == "global" and self.parallel:
             raise CodegenError("a temporary in global memory inside a map is not supported "
@@ -441,11 +484,16 @@ class Emitter:
             return value
         if name in ("toGlobal", "toLocal", "toPrivate"):
             space = fn.decl.extra["address_space"]
+            shared = _parallel_inside(fn.args[0])
+            if (dest is None or space != "global") and shared:
+                self.check_shared_temporary(fn)
             if dest is not None and space != "global":
                 # computed in the chosen memory, then copied to where the caller wants it
                 temporary = self.temporary(result, space)
                 self.apply(fn.args[0], args, path + (0,), env, temporary)
                 self.copy(temporary, dest, result)
+                if shared:  # nobody overwrites the temporary before all have copied it
+                    self.barrier()
                 return Value(result, view=dest)
             if dest is None:
                 dest = self.temporary(result, space)
@@ -455,17 +503,13 @@ class Emitter:
             return self.iterate(fn, args[0], env, None)
         level = fn.decl.extra.get("map_level")
         if dest is None:
-            space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
-                                                                             "global") else \
-                "local" if self.parallel else "global"
-            if (space == "private" and level in ("global", "workgroup", "local", "warp",
-                                                 "lane")) or \
-                    (self.parallel and level in ("global", "workgroup")):
+            if self.parallel and (level in ("global", "workgroup") or
+                                  (level in ("local", "warp", "lane") and self.in_work_item())):
                 # its elements would be computed by other work-items, in their own memory
                 raise CodegenError(f"{name} inside a work-item's code must write its result "
                                    f"where it goes (global memory), not to a temporary that "
                                    f"this work-item reads")
-            dest = self.temporary(result, space)
+            dest = self.temporary(result, self.temporary_space())
         if level == "vector":  # mapVec f: f lane-wise on a SIMD value
             value = Value(result, c=self.scalar_call(fn.args[0], args, typing, env))
             self.store(dest, [], value)
@@ -488,20 +532,26 @@ class Emitter:
                                "the default completion")
         i = self.fresh({"global": "gl", "workgroup": "wg", "local": "l", "seq": "i",
                         "warp": "w", "lane": "ln", "vector": "v"}[level])
+        # The strides are the launch's sizes, filled in as constants once it is planned:
+        # PoCL miscompiles some loops striding by get_local_size() around barriers.
         start, step = {
-            "global": (f"get_global_id({dim})", f"get_global_size({dim})"),
-            "workgroup": (f"get_group_id({dim})", f"get_num_groups({dim})"),
-            "local": (f"get_local_id({dim})", f"get_local_size({dim})"),
-            "warp": (f"get_local_id(0) / {WARP}", f"get_local_size(0) / {WARP}"),
+            "global": (f"get_global_id({dim})", launch_size("global", dim)),
+            "workgroup": (f"get_group_id({dim})", launch_size("groups", dim)),
+            "local": (f"get_local_id({dim})", launch_size("local", dim)),
             "lane": (f"get_local_id(0) % {WARP}", f"{WARP}"),
         }.get(level, ("0", "1"))
+        if level == "warp":
+            start, step = f"get_local_id(0) / {WARP}", WARPS
         condition = f"{i} < {n}"
+        uniform = None
         if level == "warp":
             if self.warps:
                 raise CodegenError("mapWarp inside mapWarp cannot be generated")
-            # Every work-item runs the same number of iterations (the barriers of the lanes
-            # inside are reached uniformly); warps beyond n only skip their lane loops.
-            condition = f"{i} - {start} < {n}"
+            # Every work-item runs the same number of iterations, counted by a variable and
+            # a bound that are the same for all (the barriers of the lanes inside are
+            # reached uniformly; PoCL needs to see that); warps beyond n only skip their
+            # lane loops. The number of warps is known once the launch is planned.
+            uniform = self.fresh("k")
             self.uses_warps = True
         elif level == "lane":
             if not self.warps:
@@ -513,10 +563,17 @@ class Emitter:
                               ("local", "warp", "lane") for _, n in walk(fn))
         # a sequential loop around local maps is run by all work-items alike
         first = self.single() if level == "seq" and not parallel_inside else None
-        if first is not None:
-            condition += f" && {first}"
         self.emit(f"/* {_short(fn)} */")
-        self.emit(f"for (int {i} = {start}; {condition}; {i} += {step}) {{")
+        if first is not None:
+            # The guard encloses the loop: in the loop's condition PoCL miscompiles it when
+            # barriers follow (seen with warps).
+            self.emit(f"if ({first}) {{")
+            self.indent += 1
+        if uniform is not None:
+            self.emit(f"for (int {uniform} = 0; {uniform} * {WARPS} < {n}; {uniform}++) {{")
+            self.emit(f"    int {i} = {start} + {uniform} * {WARPS};")
+        else:
+            self.emit(f"for (int {i} = {start}; {condition}; {i} += {step}) {{")
         self.indent += 1
         self.parallel.append((level, n, dim))
         self.singles += first is not None
@@ -546,6 +603,9 @@ class Emitter:
             self.warps.pop()
         self.indent -= 1
         self.emit("}")
+        if first is not None:
+            self.indent -= 1
+            self.emit("}")
         nested = any(loop[0] == level for loop in self.parallel)  # the outer one synchronises
         if (level in ("local", "lane") and not nested) or first is not None:
             # A lane map synchronises too: neither PoCL nor GPUs since NVIDIA Volta run the
@@ -563,9 +623,9 @@ class Emitter:
             raise CodegenError("iterate over mapGlobal/mapWorkgroup inside a kernel: it needs "
                                "a kernel per iteration, so it must be at the top level")
         notes = iteration_types(fn, arg.type)
-        space = "private" if self.parallel and self.parallel[-1][0] in ("local", "seq",
-                                                                         "global") else \
-            "local" if self.parallel else "global"
+        if len(notes) > 1 and _parallel_inside(f):
+            self.check_shared_temporary(fn)
+        space = self.temporary_space()
         value = arg
         outer_note = self.note
         buffers = pingpong(notes, lambda t: self.temporary(t, space)) if len(notes) > 1 else []
@@ -608,8 +668,10 @@ class Emitter:
         self.emit(f"{c_type(acc_type, self.cprog)} {acc} = {init};")
         i = self.fresh("i")
         first = self.single()  # the store after the loop is guarded by the same condition
-        condition = f"{i} < {n}" + (f" && {first}" if first else "")
-        self.emit(f"for (int {i} = 0; {condition}; {i}++) {{")
+        if first:
+            self.emit(f"if ({first}) {{")
+            self.indent += 1
+        self.emit(f"for (int {i} = 0; {i} < {n}; {i}++) {{")
         self.indent += 1
         element = arg.element(var(i, n))
         pair = TupleType((acc_type, arg.type.elem))
@@ -623,6 +685,9 @@ class Emitter:
             self.emit(f"{acc} = {call};")
         self.indent -= 1
         self.emit("}")
+        if first:
+            self.indent -= 1
+            self.emit("}")
         self.store(Prefix((Index.of(0),), dest), [], Value(acc_type, c=acc))
 
 
@@ -670,6 +735,12 @@ def _shape(t: Type) -> tuple[int, ...]:
         out.append(int(t.size.value))
         t = t.elem
     return tuple(out)
+
+
+def _parallel_inside(e: Expr) -> bool:
+    """Whether some map of e runs over work-items (its elements computed by several)."""
+    return any(isinstance(n, Prim) and n.decl.extra.get("map_level") in
+               ("global", "workgroup", "local", "warp", "lane") for _, n in walk(e))
 
 
 def _operator_call(f: Expr, acc: Expr, x: Expr) -> Expr:

@@ -34,6 +34,7 @@ from .kernel import (
     Value,
     _layout,
     _shape,
+    bind_launch,
     component_buffers,
     iteration_types,
     pingpong,
@@ -245,8 +246,11 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
     launches = []
     for kernel, emitter in gen.kernels:
         parts.append(f"// {to_text(expr)[:200]}")
-        parts.append(_kernel_source(kernel, emitter, gen.buffers, gen.cprog))
-        launches.append(_launch(kernel, emitter))
+        launch = _launch(kernel, emitter)
+        source = _kernel_source(kernel, emitter, gen.buffers, gen.cprog)
+        source = bind_launch(source, launch.global_size, launch.local_size)
+        parts.append(source)
+        launches.append(launch)
     source = "\n\n".join(parts) + "\n"
     temporaries = [(b.name, b.length, b.scalar.name) for b in gen.buffers
                    if b.role == "temporary"]
