@@ -22,7 +22,8 @@ import statistics
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -266,6 +267,26 @@ class Launch:
     args: tuple[str, ...]
 
 
+@contextmanager
+def exclusive(info: DeviceInfo) -> Iterator[None]:
+    """Hold the device alone while timing on it: processes of one machine (search workers,
+    Dask workers) take turns through a lock file per device. A CPU device is held from the
+    build on, since compiling uses the same cores the kernels run on."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    key = hashlib.sha256(info.id.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"workbench-device-{key}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.ndarray],
                 outputs: dict[str, tuple[tuple[int, ...], np.dtype]],
                 scratch: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None,
@@ -280,6 +301,17 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         ctx = context_for(device)
     except (DeviceNotFound, cl.Error) as err:
         return Outcome("no device", str(err))
+    if ctx.info.kind == "cpu":
+        with exclusive(ctx.info):
+            return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat,
+                                  warmup, options)
+    return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup,
+                          options, lock=True)
+
+
+def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup, options,
+                   lock: bool = False) -> Outcome:
+    cl = opencl()
     try:
         program, build_ms = build(ctx, source, options)
     except CompileError as err:
@@ -301,16 +333,17 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         transfer_ms = (time.perf_counter() - start) * 1000
         kernels = {name: cl.Kernel(program, name) for name in {l.kernel for l in launches}}
         samples = []
-        for i in range(warmup + repeat):
-            total = 0.0
-            for launch in launches:
-                k = kernels[launch.kernel]
-                event = k(ctx.queue, launch.global_size, launch.local_size,
-                          *[buffers[a] for a in launch.args])
-                event.wait()
-                total += (event.profile.end - event.profile.start) * 1e-6
-            if i >= warmup:
-                samples.append(total)
+        with exclusive(ctx.info) if lock else _nothing():
+            for i in range(warmup + repeat):
+                total = 0.0
+                for launch in launches:
+                    k = kernels[launch.kernel]
+                    event = k(ctx.queue, launch.global_size, launch.local_size,
+                              *[buffers[a] for a in launch.args])
+                    event.wait()
+                    total += (event.profile.end - event.profile.start) * 1e-6
+                if i >= warmup:
+                    samples.append(total)
         start = time.perf_counter()
         for name in outputs:
             cl.enqueue_copy(ctx.queue, host_out[name], buffers[name])
@@ -323,6 +356,11 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         return Outcome(LAUNCH_ERROR, str(err), device=ctx.info.name, build_ms=build_ms)
     return Outcome(OK, value={n: host_out[n] for n in outputs}, kernel=Timing(samples),
                    transfer_ms=transfer_ms, build_ms=build_ms, device=ctx.info.name)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 # --- isolation ---------------------------------------------------------------------------------

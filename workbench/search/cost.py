@@ -23,8 +23,8 @@ def estimate(program: OpenCLProgram, parallelism: int = 4096) -> float:
         # Sequential trip counts on the path of one work-item: the product of the extents
         # of the loops that do not stride by a get_* size.
         serial = 1
-        for extent, step in re.findall(r"< (\d+)[^;]*; \w+ (?:\+= |\+\+)([\w()]*)", body):
-            if "get_" not in step:
+        for start, extent in re.findall(r"for \(int \w+ = ([^;]+); [^;<]*< (\d+)", body):
+            if "get_" not in start:  # a work-item's loop, not one over ids
                 serial *= int(extent)
         occupancy = min(1.0, items / parallelism)
         work = serial / max(occupancy, 1e-6) / 1e3
