@@ -109,7 +109,7 @@ def _finite(x: float) -> float | None:
     return None if not np.isfinite(x) else float(x)
 
 
-def retime(name: str, s: dict, records: list[dict], rounds: int = 5, repeat: int = 20
+def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: int = 20
            ) -> list[float]:
     """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
     (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
@@ -204,6 +204,11 @@ def main(argv=None) -> None:
         print(f"{'':<6} {'timed again':<16} {early_retimed:>10.4f} {best_retimed:>10.4f} "
               f"{early_retimed / best_retimed:>6.2f}", flush=True)
     out = RESULTS / f"search_{tag}_{args.sizes}.json"
+    if out.exists():  # programs run separately (--programs) are gathered in one file
+        old = json.loads(out.read_text())
+        same = all(old.get(k) == doc[k] for k in ("device", "strategy", "budget", "early"))
+        if same:
+            doc["programs"] = {**old["programs"], **doc["programs"]}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {out}")
 
