@@ -55,6 +55,7 @@ TEMPLATES = {
     "id-elim": ["map {F} ∘ id", "id ∘ map {F}"],
     "id→map": ["id ∘ map {F}", "map {F} ∘ id"],
     "map-reduce-fusion": ["reduce {OP} {Z} ∘ map {F}"],
+    "map-reduce-fusion-strided": ["reduce {OP} {Z} ∘ map {F}"],
 }
 
 
@@ -152,6 +153,13 @@ def test_rewrites_lists_paths_rules_params_and_results():
     assert {"path", "rule", "params", "result"} <= set(fusions[0].as_json())
 
 
+def test_strided_fusion_reads_neighbouring_elements_in_neighbouring_reductions():
+    result = apply(parse("reduce (+) 0 ∘ map abs"), "map-reduce-fusion-strided", "0",
+                   "[float]_4096", chunk=128)
+    assert str(result) == ("reduce (+) 0 ∘ join ∘ map (reduceSeq (λ(acc, x). acc + abs x) 0) "
+                           "∘ split 128 ∘ reorderStride 32")
+
+
 def test_vectorisation_happens_at_most_once_on_a_path():
     # PACT's [¬vec : vec] pre/post condition: a vectorised map is not vectorised again,
     # neither itself nor through an enclosing map.
@@ -206,6 +214,8 @@ REFUSALS = {
     "id→map": ("map abs", "root", {}, "it rewrites id"),
     "map-reduce-fusion": ("map abs ∘ map abs", "0", {"chunk": 2},
                           "it rewrites reduce f z ∘ map g"),
+    "map-reduce-fusion-strided": ("reduce (+) 0 ∘ map abs", "0", {"chunk": 3},
+                                  "3 does not divide the array length 64"),
 }
 
 

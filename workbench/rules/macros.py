@@ -10,11 +10,19 @@ from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 from .strategies import State, Step, rule_at, seq
 
 
-def map_reduce_fusion_steps(chunk: Size, length: Size) -> list[Step]:
-    """The basic steps of ICFP Fig. 10 on ``reduce f z ∘ map g`` (at paths 0 and 1)."""
+def map_reduce_fusion_steps(chunk: Size, length: Size, strided: bool = False) -> list[Step]:
+    """The basic steps of ICFP Fig. 10 on ``reduce f z ∘ map g`` (at paths 0 and 1); with
+    ``strided``, the input is first read with the stride of the number of chunks, so that
+    neighbouring sequential reductions read neighbouring elements (ICFP Fig. 11, GPUs)."""
     parts = length / chunk
+    reorder = [
+        Step("partial-reorder", (1,), {}),                    # 6d (3)
+        Step("reorder-commute-back", (2,), {}),               # 6b
+        Step("reorder→reorderStride", (3,), {"s": parts}),    # 7c
+    ] if strided else []
     return [
         Step("reduce-partial", (0,), {"n": parts}),            # (1) 6d
+        *reorder,
         Step("partial-split", (1,), {"j": Size.const(1)}),    # (2) 6d
         Step("split-join", (4,), {"n": chunk}),               # (3) 6c
         Step("split-join-cancel", (3,), {}),                  # (4) 6e
@@ -27,14 +35,21 @@ def map_reduce_fusion_steps(chunk: Size, length: Size) -> list[Step]:
 
 
 def _map_reduce_fusion(site: Site, p) -> list | Refused:
-    expansion = expand_map_reduce_fusion(site, p)
+    return _result(expand_map_reduce_fusion(site, p))
+
+
+def _map_reduce_fusion_strided(site: Site, p) -> list | Refused:
+    return _result(expand_map_reduce_fusion(site, p, strided=True))
+
+
+def _result(expansion: State | Refused) -> list | Refused:
     if isinstance(expansion, Refused):
         return expansion
     final = expansion.expr
     return list(final.fns) if isinstance(final, Compose) else [final]
 
 
-def expand_map_reduce_fusion(site: Site, p) -> State | Refused:
+def expand_map_reduce_fusion(site: Site, p, strided: bool = False) -> State | Refused:
     if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
         return Refused("it rewrites reduce f z ∘ map g")
     length = array_length(site, of_next=True)
@@ -45,7 +60,7 @@ def expand_map_reduce_fusion(site: Site, p) -> State | Refused:
     if bad:
         return bad
     local: Expr = Compose((site.node, site.next))
-    steps = map_reduce_fusion_steps(chunk, length)
+    steps = map_reduce_fusion_steps(chunk, length, strided)
     result = seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
         State(local, tuple(site.next_typing.args)))
     return result
@@ -60,7 +75,21 @@ MAP_REDUCE_FUSION = Rule(
     pair=True,
     doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
 
-MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion}
-RULES = [MAP_REDUCE_FUSION]
+MAP_REDUCE_FUSION_STRIDED = Rule(
+    "map-reduce-fusion-strided",
+    "reduce f z ∘ map g → reduce f z ∘ join ∘ map (reduceSeq (λ(acc, x). f (acc, g x)) z) "
+    "∘ split I ∘ reorderStride (N/I)", "macro", "ICFP Sect. 6.1, Fig. 10, 11",
+    _map_reduce_fusion_strided,
+    params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
+                      lambda s: powers_of_two_dividing(array_length(s, of_next=True))),),
+    pair=True,
+    doc="Fig. 10 with the reordering of Fig. 11's GPU kernels: 6d, 6d, 6b, 7c, 6d, 6c, 6e, "
+        "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
+        "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
+
+MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion,
+          MAP_REDUCE_FUSION_STRIDED.name: lambda site, p: expand_map_reduce_fusion(
+              site, p, strided=True)}
+RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED]
 
 
