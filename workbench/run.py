@@ -55,7 +55,7 @@ def tolerance(expected: np.ndarray) -> float:
 
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
-        sizes=None, warmup: int = 2) -> RunResult:
+        sizes=None, warmup: int = 2, time_limit_ms: float | None = None) -> RunResult:
     try:
         values, types = prepare_inputs(expr, arrays)
         expected_value = evaluate(expr, *values, sizes=sizes)
@@ -82,7 +82,7 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size, order)
                 for l in program.launches]
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
-                          repeat=repeat, warmup=warmup)
+                          repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms)
     result = RunResult(outcome.status, outcome.message, expected=expected,
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,

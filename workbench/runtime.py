@@ -16,6 +16,7 @@ driver (as PoCL can) only ends that process.
 from __future__ import annotations
 
 import hashlib
+import math
 import multiprocessing
 import os
 import statistics
@@ -291,11 +292,13 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 outputs: dict[str, tuple[tuple[int, ...], np.dtype]],
                 scratch: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None,
                 device: str | None = None, repeat: int = 20, warmup: int = 2,
-                options: Sequence[str] = ()) -> Outcome:
+                options: Sequence[str] = (), time_limit_ms: float | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
-    not completely written shows up as wrong)."""
+    not completely written shows up as wrong). With ``time_limit_ms``, repetitions stop
+    once the runs have taken that long and three are timed (a search need not time a
+    kernel a hundred times slower than its best twenty times)."""
     cl = opencl()
     try:
         ctx = context_for(device)
@@ -304,14 +307,17 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     if ctx.info.kind == "cpu":
         with exclusive(ctx.info):
             return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat,
-                                  warmup, options)
+                                  warmup, options, time_limit_ms=time_limit_ms)
     return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup,
-                          options, lock=True)
+                          options, lock=True, time_limit_ms=time_limit_ms)
 
 
 def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup, options,
-                   lock: bool = False) -> Outcome:
+                   lock: bool = False, time_limit_ms: float | None = None) -> Outcome:
     cl = opencl()
+    too_large = oversized_work_group(ctx.device, launches)
+    if too_large:
+        return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
     try:
         program, build_ms = build(ctx, source, options)
     except CompileError as err:
@@ -332,7 +338,7 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
         ctx.queue.finish()
         transfer_ms = (time.perf_counter() - start) * 1000
         kernels = {name: cl.Kernel(program, name) for name in {l.kernel for l in launches}}
-        samples = []
+        samples, spent = [], 0.0
         with exclusive(ctx.info) if lock else _nothing():
             for i in range(warmup + repeat):
                 total = 0.0
@@ -342,8 +348,11 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
                               *[buffers[a] for a in launch.args])
                     event.wait()
                     total += (event.profile.end - event.profile.start) * 1e-6
+                spent += total
                 if i >= warmup:
                     samples.append(total)
+                if time_limit_ms is not None and len(samples) >= 3 and spent > time_limit_ms:
+                    break
         start = time.perf_counter()
         for name in outputs:
             cl.enqueue_copy(ctx.queue, host_out[name], buffers[name])
@@ -356,6 +365,26 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
         return Outcome(LAUNCH_ERROR, str(err), device=ctx.info.name, build_ms=build_ms)
     return Outcome(OK, value={n: host_out[n] for n in outputs}, kernel=Timing(samples),
                    transfer_ms=transfer_ms, build_ms=build_ms, device=ctx.info.name)
+
+
+def oversized_work_group(device, launches: Sequence[Launch]) -> str | None:
+    """Why a launch's work-groups do not fit the device (None when they all do): checked
+    before building, so the message names the kernel and both sizes, where OpenCL only says
+    INVALID_WORK_GROUP_SIZE."""
+    most = device.max_work_group_size
+    per_dim = list(device.max_work_item_sizes)
+    for launch in launches:
+        if launch.local_size is None:
+            continue
+        items = math.prod(launch.local_size)
+        dims = [d for d, n in enumerate(launch.local_size) if n > per_dim[min(d, 2)]]
+        if items > most or dims:
+            shape = " x ".join(map(str, launch.local_size))
+            limit = (f"at most {most} work-items" if items > most else
+                     f"at most {per_dim[dims[0]]} in dimension {dims[0]}")
+            return (f"{launch.kernel}: work-groups of {shape} work-items do not fit the "
+                    f"device ({limit})")
+    return None
 
 
 @contextmanager

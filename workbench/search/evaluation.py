@@ -47,7 +47,7 @@ def evaluate_candidate(job: dict) -> dict:
         types = [parse_type(t) for t in job["types"]]
         inputs = random_inputs(types, job["sizes"], job.get("seed", 0))
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
-                     sizes=job["sizes"])
+                     sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0))
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
                       kernel_ms_max=result.kernel_ms_max, max_error=result.max_error,
