@@ -88,16 +88,26 @@ def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
 
 
 def _random_move(expr: Expr, types, rng: random.Random, at) -> Rewrite | None:
-    """A random applicable move: nodes are tried in random order, and one of the rewrites at
-    the first node that has any is taken (listing the rewrites of one node is much cheaper
-    than of all of them)."""
+    """A random applicable move: nodes are tried in random order, and at the first node that
+    has any rewrite a rule is drawn, then its parameters (listing the rewrites of one node
+    is much cheaper than of all of them)."""
     paths = [p for p, _ in walk(expr) if within(p, at)]
     rng.shuffle(paths)
     for path in paths:
         options = [r for r in rewrites(expr, *types, at=path) if r.rule not in NOT_IN_WALKS]
         if options:
-            return rng.choice(options)
+            return rng.choice(rng.choice(by_rule(options)))
     return None
+
+
+def by_rule(options: list[Rewrite]) -> list[list[Rewrite]]:
+    """Rewrites grouped by rule and place, so that drawing a group and then one of its
+    parameter choices gives each rule the same chance, whatever its number of parameters
+    (otherwise a rule with 20 split sizes is drawn 20 times as often as one with none)."""
+    groups: dict[tuple, list[Rewrite]] = {}
+    for r in options:
+        groups.setdefault((r.rule, tuple(r.path)), []).append(r)
+    return list(groups.values())
 
 
 def replay(start: Expr, types: tuple[Type, ...], steps: list[Move]) -> Expr:
@@ -107,5 +117,5 @@ def replay(start: Expr, types: tuple[Type, ...], steps: list[Move]) -> Expr:
     return expr
 
 
-__all__ = ["Move", "DeadEnd", "terminal", "moves", "random_walk", "replay", "NOT_IN_WALKS",
-           "WorkbenchError"]
+__all__ = ["Move", "DeadEnd", "by_rule", "terminal", "moves", "random_walk", "replay",
+           "NOT_IN_WALKS", "WorkbenchError"]

@@ -2,9 +2,11 @@
 measure) and spends the budget through ``Context.measure``.
 
 - ``mcts``: the Monte-Carlo descent of ICFP 2015 Sect. 6: from the current expression, try
-  each of a sample of next moves, follow each with a random walk to a kernel and measure it;
-  fix the move whose walk gave the fastest correct kernel; repeat from there until the
-  expression is fully low-level.
+  each of a sample of next moves (rules and places drawn first, then their parameters),
+  follow each with a random walk to a kernel and measure it; fix the move whose walk gave
+  the fastest correct kernel; repeat from there until the expression is fully low-level.
+  A descent that ends with budget left is followed by another from the start (until
+  several in a row find no candidate that was not measured before).
 - ``random``: random walks from the start, each measured.
 - ``exhaustive``: every expression reachable in up to ``depth`` moves, breadth first, equal
   expressions visited once, each lowered by the default completion and measured in order.
@@ -21,7 +23,7 @@ from ..codegen.completion import complete
 from ..codegen.program import opencl
 from ..errors import WorkbenchError
 from . import cost
-from .space import DeadEnd, Move, moves, random_walk, terminal
+from .space import DeadEnd, Move, by_rule, moves, random_walk, terminal
 
 
 def _best(records: list[dict]) -> dict | None:
@@ -43,15 +45,27 @@ def random_search(ctx) -> None:
         ctx.measure(batch)
 
 
-def mcts(ctx, width: int = 6) -> None:
+def mcts(ctx, width: int = 6, patience: int = 8) -> None:
     rng = random.Random(ctx.seed)
+    idle = 0
+    while ctx.left() > 0 and idle < patience:
+        before = len(ctx.records)
+        _descent(ctx, rng, width)
+        # a small space is exhausted when descent after descent finds nothing new
+        idle = idle + 1 if len(ctx.records) == before else 0
+
+
+def _descent(ctx, rng: random.Random, width: int) -> None:
+    """One descent from the start to a kernel; the search starts another while budget is
+    left (its walks, drawn afresh, differ)."""
     current, fixed, stuck = ctx.start, [], 0
     while ctx.left() > 0 and not terminal(current):
-        options = moves(current, ctx.types, ctx.at)
-        if not options:
+        groups = by_rule(moves(current, ctx.types, ctx.at))
+        if not groups:
             break
-        rng.shuffle(options)
-        options = options[:min(width, ctx.left())]
+        # a sample of rules (each with parameters drawn at random), not of rewrites
+        rng.shuffle(groups)
+        options = [rng.choice(g) for g in groups[:min(width, ctx.left())]]
         batch, firsts = [], []
         for option in options:
             first = Move(option.rule, option.path, dict(option.params))
