@@ -253,8 +253,10 @@ def test_scatter_cannot_be_read_through():
 def test_temporaries_with_disjoint_lifetimes_share_memory():
     text = "mapGlobal abs ∘ mapGlobal (λx. x + 1) ∘ mapGlobal abs ∘ mapGlobal (λx. x * 2)"
     program = opencl(parse(text), "[float]_4096")
-    assert len([b for b in program.buffers if b.role == "temporary"]) == 3
-    assert len(program.storages) == 2 and program.storage["tmp4"] == program.storage["tmp2"]
+    first, second, third = [b.name for b in program.buffers if b.role == "temporary"]
+    # the first and third temporaries are never alive together
+    assert len(program.storages) == 2 and program.storage[third] == program.storage[first]
+    assert program.storage[second] != program.storage[first]
     result = run(parse(text), XS, repeat=2)
     assert result.status == "ok" and result.correct, result.message
 
@@ -363,3 +365,46 @@ def _gemv_functions():
     from workbench.programs import library
 
     return _userfuns(_definitions_of(library("blas")["gemv"]))
+
+
+# Found by searches (their logs hold the full candidates); each reduced to its cause.
+PRIVATE_WRITTEN_BY_OTHERS = (
+    "join ∘ mapWorkgroup (join ∘ toLocal (mapLocal (join ∘ toGlobal (mapLocal 1 (reduceSeq (+) "
+    "0)) ∘ split 4 ∘ join ∘ join ∘ mapSeq (mapLocal 1 (reduceSeq (+) 0)) ∘ split 8 ∘ split 2)) "
+    "∘ split 32) ∘ split 512")
+
+
+def test_a_private_temporary_written_by_a_parallel_map_is_refused():
+    # mapLocal 1 inside a work-item's sequential loop would fill the work-item's private
+    # array with elements computed by other work-items (a wrong kernel, before this check)
+    result = run(parse(PRIVATE_WRITTEN_BY_OTHERS), XS, repeat=1)
+    assert result.status == "codegen error"
+    assert "private temporary" in result.message and "mapLocal" in result.message
+
+
+def test_global_temporaries_of_a_program_have_distinct_names():
+    # a top-level stage's temporary and an in-kernel iterate's buffer were both called tmp6
+    text = ("reduceSeq (+) 0 ∘ join ∘ mapGlobal (join ∘ mapSeq (reduceSeq (+) 0) ∘ split 256) "
+            "∘ split 2048 ∘ iterate 5 (join ∘ mapSeq (reduceSeq (+) 0) ∘ split 2) ∘ join "
+            "∘ mapGlobal (toPrivate (mapSeq abs)) ∘ split 8")
+    program = opencl(parse(text), "[float]_65536")
+    names = [b.name for b in program.buffers]
+    assert len(names) == len(set(names))
+    xs = RNG.uniform(-1, 1, 65536).astype(np.float32)
+    result = run(parse(text), xs, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_layouts_after_an_intermediate_stage_are_views_of_its_result():
+    # join ∘ join ∘ mapGlobal (…) as the argument of another stage: no destination yet
+    text = ("λxs ys. mapGlobal (+) (zip ((join ∘ join ∘ mapGlobal (mapSeq (mapSeq abs)) "
+            "∘ split 2 ∘ split 8) xs) ys)")
+    result = run(parse(text), XS, YS, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_work_groups_larger_than_the_device_allows_are_named():
+    result = run(parse("join ∘ mapWorkgroup (mapLocal abs) ∘ split 8192"), np.tile(XS, 4),
+                 repeat=1)
+    assert result.status == "launch error"
+    assert "work-groups of 8192 work-items do not fit the device" in result.message

@@ -31,6 +31,7 @@ from .views import (
     VecLocation,
     View,
     ZipView,
+    buffers_of,
     reshaped,
     view_before,
     view_through,
@@ -186,6 +187,7 @@ class Emitter:
         self.singles = 0  # enclosing loops run by one work-item of a warp or work-group
         self.groups: dict[int, int] = {}  # per dimension: work-groups
         self.globals_: dict[int, int] = {}  # per dimension: work-items of global maps
+        self.private: set[str] = set()  # temporaries in private memory
 
     # --- helpers --------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -277,6 +279,7 @@ class Emitter:
                 self.kernel.locals_.append(buf)
             else:
                 self.emit(f"{c_type(buf.scalar, self.cprog)} {buf.name}[{buf.length}];")
+                self.private.add(buf.name)
         return view
 
     # --- functions ------------------------------------------------------------------------
@@ -542,6 +545,12 @@ class Emitter:
         }.get(level, ("0", "1"))
         if level == "warp":
             start, step = f"get_local_id(0) / {WARP}", WARPS
+        if level in ("global", "workgroup", "local", "warp", "lane") and \
+                buffers_of(dest) & self.private:
+            # other work-items would compute elements of this work-item's private array
+            raise CodegenError(f"{fn.name} writes a private temporary of one work-item; its "
+                               f"elements would be computed by other work-items (write to "
+                               f"local or global memory instead)")
         condition = f"{i} < {n}"
         uniform = None
         if level == "warp":

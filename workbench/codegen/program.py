@@ -96,7 +96,9 @@ class _Generator:
         return e
 
     def temporary(self, t: Type) -> View:
-        buffers, view = component_buffers(f"tmp{len(self.buffers)}", t, "temporary")
+        # named by the counter the kernels' own temporaries are named by, so no two buffers
+        # of the program share a name
+        buffers, view = component_buffers(self.emitter.fresh("tmp"), t, "temporary")
         self.buffers.extend(buffers)
         return view
 
@@ -108,6 +110,14 @@ class _Generator:
             first_compute = next((i for i, f in enumerate(fns) if not _layout(f)), None)
             if first_compute is None:
                 raise CodegenError("the program only rearranges data: add a copy (map id)")
+            if dest is None:
+                # an intermediate result (an argument of another stage): layout primitives
+                # after the last computation are views on what it wrote
+                value = None
+                for i in range(len(fns) - 1, -1, -1):
+                    value = self.top(fns[i], args if value is None else [value], path + (i,),
+                                     env, None)
+                return value
             d = dest
             for i in range(first_compute):
                 d = view_before(fns[i], self.note.typings[path + (i,)].args[0], d,

@@ -213,6 +213,16 @@ class ClampView(View):
         return self.inner.access([clamped, *rest])
 
 
+def buffers_of(view) -> set[str]:
+    """The names of the buffers a view reads or writes."""
+    if isinstance(view, BufferView):
+        return {view.buffer}
+    if isinstance(view, ZipView):
+        return set().union(*(buffers_of(p) for p in view.parts))
+    inner = getattr(view, "inner", None) if not isinstance(view, ReplicateView) else view.value
+    return buffers_of(inner) if isinstance(inner, View) else set()
+
+
 LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder", "splitVec",
           "joinVec", "gather", "scatter", "pad", "padClamp"}
 
