@@ -56,6 +56,8 @@ TEMPLATES = {
     "id→map": ["id ∘ map {F}", "map {F} ∘ id"],
     "map-reduce-fusion": ["reduce {OP} {Z} ∘ map {F}"],
     "map-reduce-fusion-strided": ["reduce {OP} {Z} ∘ map {F}"],
+    "reduce-chunks": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
+    "reduce-chunks-strided": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
 }
 
 
@@ -160,6 +162,16 @@ def test_strided_fusion_reads_neighbouring_elements_in_neighbouring_reductions()
                            "∘ split 128 ∘ reorderStride 32")
 
 
+def test_a_reduction_gets_a_parallel_first_stage_in_one_step():
+    result = apply(parse("reduce (+) 0"), "reduce-chunks-strided", "root", "[float]_4096",
+                   chunk=128)
+    assert str(result) == ("reduce (+) 0 ∘ join ∘ map (reduceSeq (+) 0) ∘ split 128 "
+                           "∘ reorderStride 32")
+    # and again on what is left: three stages
+    again = apply(result, "reduce-chunks", "0", "[float]_4096", chunk=8)
+    assert str(again).startswith("reduce (+) 0 ∘ join ∘ map (reduceSeq (+) 0) ∘ split 8 ∘ join")
+
+
 def test_vectorisation_happens_at_most_once_on_a_path():
     # PACT's [¬vec : vec] pre/post condition: a vectorised map is not vectorised again,
     # neither itself nor through an enclosing map.
@@ -216,6 +228,9 @@ REFUSALS = {
                           "it rewrites reduce f z ∘ map g"),
     "map-reduce-fusion-strided": ("reduce (+) 0 ∘ map abs", "0", {"chunk": 3},
                                   "3 does not divide the array length 64"),
+    "reduce-chunks": ("map abs", "root", {"chunk": 2}, "it rewrites reduce f z"),
+    "reduce-chunks-strided": ("reduce (+) 0", "root", {"chunk": 3},
+                              "3 does not divide the array length 64"),
 }
 
 

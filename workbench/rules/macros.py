@@ -87,9 +87,77 @@ MAP_REDUCE_FUSION_STRIDED = Rule(
         "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
         "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
 
+def reduce_chunks_steps(chunk: Size, length: Size, strided: bool = False) -> list[Step]:
+    """The first steps of ICFP Fig. 10 on ``reduce f z`` alone (at the root): a parallel
+    first stage of sequential reductions of chunks; with ``strided``, chunk k holds elements
+    k, k + N/I, k + 2N/I, …"""
+    parts = length / chunk
+    reorder = [
+        Step("partial-reorder", (1,), {}),                    # 6d (3)
+        Step("reorder→reorderStride", (2,), {"s": parts}),    # 7c
+    ] if strided else []
+    return [
+        Step("reduce-partial", (), {"n": parts}),              # 6d (1)
+        *reorder,
+        Step("partial-split", (1,), {"j": Size.const(1)}),    # 6d (2)
+        Step("partial-reduce", (2, 0), {}),                   # 6d (1)
+        Step("reduce→reduceSeq", (2, 0), {}),                 # 7b
+    ]
+
+
+def expand_reduce_chunks(site: Site, p, strided: bool = False) -> State | Refused:
+    if not is_prim(site.node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    length = array_length(site)
+    if length is None:
+        return Refused("the input length is not known here")
+    chunk = p["chunk"]
+    bad = divides(chunk, length, f"chunks of {chunk}")
+    if bad:
+        return bad
+    steps = reduce_chunks_steps(chunk, length, strided)
+    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
+        State(site.node, tuple(site.typing.args)))
+
+
+def _reduce_chunks(site: Site, p) -> Expr | Refused:
+    expansion = expand_reduce_chunks(site, p)
+    return expansion if isinstance(expansion, Refused) else expansion.expr
+
+
+def _reduce_chunks_strided(site: Site, p) -> Expr | Refused:
+    expansion = expand_reduce_chunks(site, p, strided=True)
+    return expansion if isinstance(expansion, Refused) else expansion.expr
+
+
+def _chunk_sizes(site: Site) -> list[Size]:
+    return powers_of_two_dividing(array_length(site))
+
+
+REDUCE_CHUNKS = Rule(
+    "reduce-chunks",
+    "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I", "macro",
+    "ICFP Sect. 6.1, Fig. 10 (1)-(2)", _reduce_chunks,
+    params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
+                      _chunk_sizes),),
+    doc="A reduction's parallel first stage as one step: 6d, 6d, 6d, 7b. The reduce left "
+        "in front takes N/I partial results (another stage, or a sequential one).")
+
+REDUCE_CHUNKS_STRIDED = Rule(
+    "reduce-chunks-strided",
+    "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I ∘ reorderStride (N/I)",
+    "macro", "ICFP Sect. 6.1, Fig. 10 (1)-(2), Fig. 11", _reduce_chunks_strided,
+    params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
+                      _chunk_sizes),),
+    doc="reduce-chunks with the reordering of Fig. 11's GPU kernels: 6d, 6d, 7c, 6d, 6d, "
+        "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
+
 MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion,
           MAP_REDUCE_FUSION_STRIDED.name: lambda site, p: expand_map_reduce_fusion(
+              site, p, strided=True),
+          REDUCE_CHUNKS.name: expand_reduce_chunks,
+          REDUCE_CHUNKS_STRIDED.name: lambda site, p: expand_reduce_chunks(
               site, p, strided=True)}
-RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED]
+RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED, REDUCE_CHUNKS, REDUCE_CHUNKS_STRIDED]
 
 
