@@ -67,3 +67,15 @@ def test_tuple_struct_is_declared_once():
     program = CProgram()
     assert program.struct(TupleType((FLOAT, FLOAT))) == program.struct(TupleType((FLOAT, FLOAT)))
     assert program.source().count("struct Tuple_float_float {") == 1
+
+
+@pytest.mark.parametrize("text", ["mapGlobal abs", "joinVec ∘ mapGlobal (mapVec abs) ∘ splitVec 4"])
+def test_float_abs_clears_the_sign_bit_like_fabs(text):
+    from workbench.run import run
+
+    special = np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -np.nan, -1.5, 3.25,
+                        -1e-45, 1e38, -3.4e38, 7.0], dtype=np.float32)
+    result = run(parse(text), np.tile(special, 4), repeat=1)
+    assert "fabs" not in result.source and "0x7fffffff" in result.source
+    np.testing.assert_array_equal(result.output.view(np.uint32),
+                                  np.abs(np.tile(special, 4)).view(np.uint32))

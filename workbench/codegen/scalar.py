@@ -2,8 +2,9 @@
 scalar bodies of lambdas become C functions; tuples become structs.
 
 Typing comes from ``annotate``: every node's type is known, so a literal is written as
-``3.0f`` where the context is float, ``min`` becomes ``fmin`` on floats, and a tuple type
-``(float, float)`` becomes ``struct Tuple_float_float``.
+``3.0f`` where the context is float, ``min`` becomes ``fmin`` on floats, ``abs`` of a float
+clears its sign bit, and a tuple type ``(float, float)`` becomes ``struct
+Tuple_float_float``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 
-_FLOAT_FUNCS = {"abs": "fabs", "min": "fmin", "max": "fmax"}
+_FLOAT_FUNCS = {"min": "fmin", "max": "fmax"}
 _INT_FUNCS = {"abs": "abs", "min": "min", "max": "max"}
 
 
@@ -80,10 +81,22 @@ def literal(value, t: Type) -> str:
     return str(int(value))
 
 
+def float_abs(arg: str, precision: str, width: int | None = None) -> str:
+    """|x| of a float or double (or a vector of them) by clearing the sign bit: the same
+    value as ``fabs`` for every input (NaN, -0.0 and infinities included), and about ten
+    times faster than ``fabs`` on PoCL's CPU device."""
+    n = str(width or "")
+    if precision == "double":
+        return f"as_double{n}(as_ulong{n}({arg}) & 0x7fffffffffffffffUL)"
+    return f"as_float{n}(as_uint{n}({arg}) & 0x7fffffffu)"
+
+
 class _Emitter:
-    def __init__(self, program: CProgram, typings: dict[Path, Typing]):
+    def __init__(self, program: CProgram, typings: dict[Path, Typing],
+                 width: int | None = None):
         self.program = program
         self.typings = typings
+        self.width = width  # lanes, when a scalar function is generated for mapVec
 
     def type_at(self, path: Path) -> Type:
         return self.typings[path].result
@@ -155,6 +168,8 @@ class _Emitter:
         if decl.category != "scalar":
             raise ScalarCodegenError(f"{name} is not a scalar operation")
         floating = isinstance(result, ScalarType) and result.name in ("float", "double")
+        if floating and name == "abs":
+            return float_abs(args[0], result.name, self.width)
         c_name = (_FLOAT_FUNCS if floating else _INT_FUNCS).get(name, decl.extra.get("c", name))
         return f"{c_name}({', '.join(args)})"
 
@@ -198,7 +213,7 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         vector = f"{name}_v{width}"
         env: dict[str, str] = {}
         decls = []
-        emitter = _Emitter(program, note.typings)
+        emitter = _Emitter(program, note.typings, width)
         for i, (pattern, t) in enumerate(zip(params, types)):
             c_name = pattern if isinstance(pattern, str) else f"p{i}"
             decls.append(f"{c_type(t, program)} {c_name}")
