@@ -24,8 +24,8 @@ ROOT = Path(__file__).parent.parent
 ASUM = library("blas")["asum"]
 
 
-# The logs were recorded on PoCL by search(ASUM, "[float]_4096", strategy=..., budget=24,
-# log=...); a replay must be given the same budget to draw the same candidates.
+# The logs were recorded on PoCL by `python -m tests.data.record`; a replay must be given
+# the same budget (and rule catalogue) to draw the same candidates.
 RECORDED_BUDGET = 24
 
 
