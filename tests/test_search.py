@@ -238,3 +238,30 @@ def test_random_derivations_never_generate_a_wrong_kernel(program, types, seed):
                     workers=2, repeat=1, seed=seed)
     wrong = [r["expression"] for r in result.log if r["status"] == "wrong result"]
     assert not wrong, wrong
+
+
+def _take_the_device_then(job: dict) -> dict:
+    """A stand-in for evaluate_candidate: takes a lock file (as a CPU device is held from
+    the build on), then sleeps for "hang" and returns at once otherwise."""
+    import fcntl
+
+    if job["expression"] != "hang":
+        time.sleep(1)  # the hanging one takes the device first
+    with open(job["lock"], "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        if job["expression"] == "hang":
+            time.sleep(60)
+    return {"key": job["key"], "status": "ok", "correct": True, "kernel_ms": 1.0}
+
+
+def test_a_candidate_that_waited_behind_a_hanging_one_is_run_again_alone(tmp_path):
+    lock = str(tmp_path / "device.lock")
+    # quick is started first, so it is the first to overrun while it waits for the lock
+    jobs = [{"key": k, "expression": k, "lock": lock, "sizes": {}} for k in ("quick", "hang")]
+    evaluator = PoolEvaluator(workers=2, timeout=4, task=_take_the_device_then)
+    try:
+        records = {r["key"]: r for r in evaluator.evaluate(jobs)}
+    finally:
+        evaluator.close()
+    assert records["hang"]["status"] == "timeout"
+    assert records["quick"]["status"] == "ok"  # its first try waited for the lock

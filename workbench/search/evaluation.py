@@ -88,9 +88,10 @@ class InlineEvaluator:
 class PoolEvaluator:
     """Worker processes of our own, at most ``workers`` candidates at once."""
 
-    def __init__(self, workers: int = 2, timeout: float = 60.0):
+    def __init__(self, workers: int = 2, timeout: float = 60.0, task=None):
         self.workers = max(1, workers)
         self.timeout = timeout
+        self.task = task or evaluate_candidate  # job -> record, in a worker process
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def _fresh_pool(self) -> cf.ProcessPoolExecutor:
@@ -107,37 +108,47 @@ class PoolEvaluator:
             self._pool = None
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
+        """Records as candidates finish. A candidate that timed out or crashed while others
+        ran beside it is run once more, alone, before that outcome is recorded: on a CPU
+        device the candidates take turns, so one whose build hangs makes the one waiting
+        for the device overrun as well, and one crash stops the whole pool."""
         waiting = list(jobs)
         running: dict[cf.Future, tuple[dict, float, int]] = {}
         while waiting or running:
             while waiting and len(running) < self.workers:
+                alone = any(j.get("_alone") for j, _, _ in running.values())
+                if alone or (running and waiting[0].get("_alone")):
+                    break  # a candidate run again waits for an empty pool, and runs alone
                 job = waiting.pop(0)
                 tries = job.pop("_tries", 0)
-                running[self._fresh_pool().submit(evaluate_candidate, job)] = (
+                running[self._fresh_pool().submit(self.task, job)] = (
                     job, time.monotonic(), tries)
             oldest = min(start for _, start, _ in running.values())
             left = max(0.0, self.timeout - (time.monotonic() - oldest))
             done, _ = cf.wait(list(running), timeout=left, return_when=cf.FIRST_COMPLETED)
             broken = False
+            shared = len(running) > 1
             for future in done:
                 job, _, tries = running.pop(future)
                 try:
                     yield future.result()
                 except cf.process.BrokenProcessPool:
                     broken = True
-                    if tries >= 1:
+                    if tries >= 1 or not shared:
                         yield failed(job, "crashed", "the worker process died while running "
                                      "this candidate")
                     else:  # maybe another candidate killed the pool: try once more, alone
-                        job["_tries"] = tries + 1
-                        waiting.insert(0, job)
+                        waiting.insert(0, dict(job, _tries=tries + 1, _alone=True))
             now = time.monotonic()
             late = [f for f, (_, start, _) in running.items() if now - start >= self.timeout]
             if late or broken:
                 for future in late:
-                    job, _, _ = running.pop(future)
-                    yield failed(job, TIMEOUT, f"no result within {self.timeout:g} s; the "
-                                 f"worker was stopped")
+                    job, _, tries = running.pop(future)
+                    if tries >= 1 or not shared:
+                        yield failed(job, TIMEOUT, f"no result within {self.timeout:g} s; "
+                                     f"the worker was stopped")
+                    else:  # maybe it waited for a device that another candidate held
+                        waiting.insert(0, dict(job, _tries=tries + 1, _alone=True))
                 for job, _, tries in list(running.values()):
                     job["_tries"] = tries  # in flight in a pool that goes: run again
                     waiting.insert(0, job)
