@@ -139,3 +139,21 @@ def test_gpu_runs_the_same_kernel():
                           {"xs": xs}, {"out": ((1 << 20,), np.float32)}, device="gpu")
     assert outcome.ok, outcome.message
     np.testing.assert_allclose(outcome.value["out"], xs * 3)
+
+
+def test_wide_vectors_that_would_crash_pocl_3_are_refused_in_process():
+    info, _ = runtime.find_device(None)
+    if not ("Portable" in info.platform and info.driver.startswith("3.0")):
+        pytest.skip("the default device is not PoCL 3.0")
+    from workbench import parse
+    from workbench.run import run
+
+    xs = np.arange(64, dtype=np.float32)
+    # run here, in the test's own process: building it would abort the process
+    result = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16"),
+                 np.float32(2.0), xs, repeat=1)
+    assert result.status == "compile error"
+    assert "16-wide vectors (float16)" in result.message and "widths up to 8" in result.message
+    narrow = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 8"),
+                 np.float32(2.0), xs, repeat=1)
+    assert narrow.correct

@@ -19,6 +19,7 @@ import hashlib
 import math
 import multiprocessing
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -318,6 +319,9 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
     too_large = oversized_work_group(ctx.device, launches)
     if too_large:
         return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
+    crash = known_compiler_crash(ctx.info, source)
+    if crash:
+        return Outcome(COMPILE_ERROR, crash, device=ctx.info.name)
     try:
         program, build_ms = build(ctx, source, options)
     except CompileError as err:
@@ -365,6 +369,19 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
         return Outcome(LAUNCH_ERROR, str(err), device=ctx.info.name, build_ms=build_ms)
     return Outcome(OK, value={n: host_out[n] for n in outputs}, kernel=Timing(samples),
                    transfer_ms=transfer_ms, build_ms=build_ms, device=ctx.info.name)
+
+
+def known_compiler_crash(info: DeviceInfo, source: str) -> str | None:
+    """Why building ``source`` would kill this process (None when nothing is known): the
+    LLVM of PoCL 3.0 from PyPI aborts on every 16-wide vector kernel on x86 CPUs, so such a
+    kernel is refused before it is built (a notebook's kernel would die with it)."""
+    pocl_3 = "portable computing language" in info.platform.lower() and \
+        info.driver.startswith("3.0")
+    wide = re.search(r"\b(float|double|u?int|u?long|u?short|u?char)16\b", source)
+    if pocl_3 and wide:
+        return (f"PoCL {info.driver}'s compiler crashes on 16-wide vectors ({wide.group(0)}) "
+                f"on this CPU and would stop the process: use vector widths up to 8 here")
+    return None
 
 
 def oversized_work_group(device, launches: Sequence[Launch]) -> str | None:
