@@ -134,6 +134,53 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
 DEVICE: str | None = None
 
 
+def _write(doc: dict, out: Path) -> Path:
+    """Write the results (JSON, and the table as Markdown beside it), gathered with those of
+    programs run separately (--programs) on the same device, strategy and budget."""
+    if out.exists():
+        old = json.loads(out.read_text())
+        if all(old.get(k) == doc[k] for k in ("device", "strategy", "budget", "early")):
+            doc["programs"] = {**old["programs"], **doc["programs"]}
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    out.with_suffix(".md").write_text(table(doc))
+    return out
+
+
+def _ms(x: float | None) -> str:
+    return "–" if x is None else f"{x:.4f}"
+
+
+def table(doc: dict) -> str:
+    """The results as a Markdown table: best of the first candidates and of the whole run
+    (as logged and timed again side by side), and the peers measured in the same run."""
+    early, budget = doc["early"], doc["budget"]
+    lines = [f"# Search results: {doc['device']} ({doc['platform']}, driver {doc['driver']})",
+             "",
+             f"Strategy {doc['strategy']}, budget {budget}; kernel times in ms (device "
+             f"events, median), transfers excluded. Written by `python -m benchmarks.search`.",
+             "",
+             f"| program | sizes | evaluated | best@{early} | best | ratio | best@{early} "
+             f"again | best again | ratio again | peers | best vs peer |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, p in doc["programs"].items():
+        sizes = ", ".join(f"{k}={v}" for k, v in p["sizes"].items())
+        again = p["retimed"]
+        peers = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
+        main_peer = next(iter(p["peers_ms"].values()), None)
+        best = again["best_ms"] or p["best_ms"]
+        versus = f"{main_peer / best:.2f}x" if main_peer and best else "–"
+        ratio = p["early_over_best"]
+        ratio_again = again["early_over_best"]
+        lines.append(
+            f"| {name} | {sizes} | {p['evaluated']} | {_ms(p['best_early_ms'])} | "
+            f"{_ms(p['best_ms'])} | {'–' if ratio is None else f'{ratio:.2f}'} | "
+            f"{_ms(again['best_early_ms'])} | {_ms(again['best_ms'])} | "
+            f"{'–' if ratio_again is None else f'{ratio_again:.2f}'} | {peers} | {versus} |")
+    lines += ["", "best vs peer: the peer's time over the best kernel's (above 1: faster than "
+              "the peer).", ""]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
@@ -175,13 +222,15 @@ def main(argv=None) -> None:
         ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in result.log]
         early = min(ok[:args.early], default=np.inf)
         best = min(ok, default=np.inf)
-        # The early winner and the run's three fastest, timed again side by side.
+        # The search's own times were taken one candidate at a time, minutes apart, on a
+        # device whose speed drifts: the three fastest of the first candidates and the three
+        # fastest of the run (those within twice the best) are timed again, side by side.
         order = sorted((t, i) for i, t in enumerate(ok) if t < np.inf)
-        chosen = sorted({i for _, i in order[:3]} |
-                        {i for t, i in order if i < args.early and t == early})
+        leading_early = [i for t, i in order if i < args.early][:3]
+        leading = [i for t, i in order[:3] if t <= 2 * best]
+        chosen = sorted(set(leading_early) | set(leading))
         times = dict(zip(chosen, retime(name, s, [result.log[i] for i in chosen])))
-        early_index = next((i for t, i in order if i < args.early and t == early), None)
-        early_retimed = times.get(early_index, np.inf)
+        early_retimed = min((times[i] for i in leading_early), default=np.inf)
         best_retimed = min(times.values(), default=np.inf)
         peers = numpy_peers(name, s) if info.kind != "gpu" else cupy_peers(name, s)
         doc["programs"][name] = {
@@ -190,6 +239,7 @@ def main(argv=None) -> None:
             "best_early_ms": None if early == np.inf else early,
             "early_over_best": None if best == np.inf else early / best,
             "retimed": {"candidates": chosen, "ms": [times[i] for i in chosen],
+                        "early_candidates": leading_early,
                         "best_early_ms": _finite(early_retimed),
                         "best_ms": _finite(best_retimed),
                         "early_over_best": _finite(early_retimed / best_retimed)},
@@ -203,14 +253,8 @@ def main(argv=None) -> None:
               f"{peer_text}", flush=True)
         print(f"{'':<6} {'timed again':<16} {early_retimed:>10.4f} {best_retimed:>10.4f} "
               f"{early_retimed / best_retimed:>6.2f}", flush=True)
-    out = RESULTS / f"search_{tag}_{args.sizes}.json"
-    if out.exists():  # programs run separately (--programs) are gathered in one file
-        old = json.loads(out.read_text())
-        same = all(old.get(k) == doc[k] for k in ("device", "strategy", "budget", "early"))
-        if same:
-            doc["programs"] = {**old["programs"], **doc["programs"]}
-    out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {out}")
+        _write(doc, RESULTS / f"search_{tag}_{args.sizes}.json")  # a cut-off run keeps these
+    print(f"wrote {RESULTS / f'search_{tag}_{args.sizes}.json'}")
 
 
 if __name__ == "__main__":

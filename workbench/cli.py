@@ -413,10 +413,17 @@ def cmd_search(args) -> dict:
     name, expr, types, sizes = _concrete(args)
     progress = None
     if not args.json:
+        seen = {"n": 0, "best": None}
+
         def progress(record):
-            mark = f"{record['kernel_ms']:.4f} ms" if record.get("correct") else \
-                record.get("status")
-            print(f"  candidate: {mark}", file=sys.stderr, flush=True)
+            seen["n"] += 1
+            ok = record.get("correct") and record.get("kernel_ms") is not None
+            if ok and (seen["best"] is None or record["kernel_ms"] < seen["best"]):
+                seen["best"] = record["kernel_ms"]
+            mark = f"{record['kernel_ms']:.4f} ms" if ok else record.get("status")
+            best = "–" if seen["best"] is None else f"{seen['best']:.4f} ms"
+            print(f"  [{seen['n']:>{len(str(args.budget))}}/{args.budget}] best {best}; "
+                  f"candidate: {mark}", file=sys.stderr, flush=True)
     result = search(expr, *[str(t) for t in types], strategy=args.strategy,
                     budget=args.budget, device=args.device, log=args.log, seed=args.seed,
                     timeout=args.timeout, workers=args.workers, progress=progress,
