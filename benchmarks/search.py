@@ -6,8 +6,9 @@ device-to-device copy) on an NVIDIA GPU.
     python -m benchmarks.search                       # PoCL, small sizes, budget 400
     python -m benchmarks.search --device gpu --sizes paper --budget 60
 
-Prints a table; writes benchmarks/results/search_<device>.json and one log per program
-(benchmarks/results/logs/), which can be replayed and plotted anywhere.
+Prints a table; writes benchmarks/results/search_<device>_<sizes>.json (and .md), one log
+per program (benchmarks/results/logs/), which can be replayed and plotted anywhere, and its
+efficiency curve (benchmarks/results/plots/; `--plots-only RESULTS_JSON` draws them again).
 """
 
 from __future__ import annotations
@@ -181,6 +182,28 @@ def table(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def plot(doc: dict, name: str, path: Path) -> Path:
+    """The search's efficiency curve (ICFP Fig. 12) from its log, with the peers measured in
+    the same run and the early budget marked."""
+    from workbench.plots import efficiency_curve
+    from workbench.search import read
+
+    p = doc["programs"][name]
+    records = read(Path(__file__).parent.parent / p["log"])
+    sizes = ", ".join(f"{k}={v}" for k, v in p["sizes"].items())
+    fig = efficiency_curve(records, p["fixed"],
+                           title=f"{name} ({sizes}) on {doc['device']}: {doc['strategy']}")
+    ax = fig.axes[0]
+    ax.axvline(doc["early"] + 0.5, color="tab:orange", lw=1,
+               label=f"first {doc['early']} candidates")
+    for (peer, ms), color in zip(p["peers_ms"].items(), ["tab:green", "tab:purple"]):
+        ax.axhline(ms, color=color, lw=1, ls=":", label=peer)
+    ax.legend(fontsize="x-small")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    return path
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
@@ -192,7 +215,15 @@ def main(argv=None) -> None:
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--programs", default="scal,asum,dot,gemv")
+    parser.add_argument("--plots-only", metavar="RESULTS_JSON",
+                        help="only draw the plots of recorded results (no device needed)")
     args = parser.parse_args(argv)
+    if args.plots_only:
+        doc = json.loads(Path(args.plots_only).read_text())
+        stem = Path(args.plots_only).stem.removeprefix("search_")
+        for name in doc["programs"]:
+            print(plot(doc, name, RESULTS / "plots" / f"{name}_{stem}_{doc['strategy']}.png"))
+        return
 
     global DEVICE
     DEVICE = args.device
@@ -254,6 +285,7 @@ def main(argv=None) -> None:
         print(f"{'':<6} {'timed again':<16} {early_retimed:>10.4f} {best_retimed:>10.4f} "
               f"{early_retimed / best_retimed:>6.2f}", flush=True)
         _write(doc, RESULTS / f"search_{tag}_{args.sizes}.json")  # a cut-off run keeps these
+        plot(doc, name, RESULTS / "plots" / f"{name}_{tag}_{args.sizes}_{args.strategy}.png")
     print(f"wrote {RESULTS / f'search_{tag}_{args.sizes}.json'}")
 
 
