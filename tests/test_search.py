@@ -102,6 +102,15 @@ def test_every_strategy_finds_a_correct_kernel_on_the_cpu(strategy, tmp_path):
     assert result.derivation.current == result.best
 
 
+def test_the_result_lists_candidates_in_the_order_of_the_log_file(tmp_path):
+    # with two workers candidates finish out of order; indices into result.log (the
+    # evaluations after which steps were fixed, the first 40) must mean the same in the file
+    log = tmp_path / "log.jsonl"
+    result = search(ASUM, "[float]_4096", strategy="mcts", budget=12, workers=2, repeat=2,
+                    log=log, seed=3)
+    assert [r["key"] for r in result.log] == [r["key"] for r in read(log)]
+
+
 def test_exhaustive_search_measures_each_kernel_once():
     result = search(parse("map abs"), "[float]_1024", strategy="exhaustive", budget=12,
                     workers=0, repeat=1)

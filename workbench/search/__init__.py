@@ -85,7 +85,9 @@ class Context:
 
     def measure(self, candidates: list[tuple[Expr, list[Move]]]) -> list[dict]:
         """Records for the candidates, in their order: from the log when they were measured
-        before (a resumed search), else measured now and appended to the log."""
+        before (a resumed search), else measured now and appended to the log. The search's
+        records (``SearchResult.log``) are in the order candidates finished, as in the log
+        file."""
         jobs, order = [], []
         for expr, steps in candidates:
             text = str(expr)
@@ -102,16 +104,20 @@ class Context:
             record["strategy"] = self.strategy
             self.cache[record["key"]] = record
             self.log.append(record)
+            self._count(record)  # in the order they finish, as in the log file
         out = []
         for key in order:
             record = self.cache[key]
-            if key not in self.seen:
-                self.seen.add(key)
-                self.records.append(record)
-                if self.progress is not None:
-                    self.progress(record)
+            self._count(record)  # measured before (a resumed search)
             out.append(record)
         return out
+
+    def _count(self, record: dict) -> None:
+        if record["key"] not in self.seen:
+            self.seen.add(record["key"])
+            self.records.append(record)
+            if self.progress is not None:
+                self.progress(record)
 
 
 def _types(expr: Expr, arrays) -> tuple[list[Type], dict[str, int]]:
