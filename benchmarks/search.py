@@ -25,8 +25,9 @@ import numpy as np
 
 from workbench.programs import library
 from workbench.runtime import find_device
-from workbench.search import search
+from workbench.search import read, search
 
+ROOT = Path(__file__).parent.parent
 RESULTS = Path(__file__).parent / "results"
 
 SIZES = {
@@ -186,10 +187,9 @@ def plot(doc: dict, name: str, path: Path) -> Path:
     """The search's efficiency curve (ICFP Fig. 12) from its log, with the peers measured in
     the same run and the early budget marked."""
     from workbench.plots import efficiency_curve
-    from workbench.search import read
 
     p = doc["programs"][name]
-    records = read(Path(__file__).parent.parent / p["log"])
+    records = read(ROOT / p["log"])
     sizes = ", ".join(f"{k}={v}" for k, v in p["sizes"].items())
     fig = efficiency_curve(records, p["fixed"],
                            title=f"{name} ({sizes}) on {doc['device']}: {doc['strategy']}")
@@ -202,6 +202,61 @@ def plot(doc: dict, name: str, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     return path
+
+
+def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers) -> dict:
+    """What a search found, from its records in the order they finished (as in its log):
+    the best of the first ``early_budget`` candidates and of the whole run as the search
+    timed them, and the leading candidates timed again side by side with the peers.
+
+    The search's own times were taken one candidate at a time, minutes apart, on a device
+    whose speed drifts: the three fastest of the first candidates and the three fastest of
+    the run (those within twice the best) are timed again, interleaved. The program's best
+    kernel (``best_expression``) is the fastest of them when so timed: a search's own time
+    for a candidate can be a lucky one."""
+    ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in records]
+    early = min(ok[:early_budget], default=np.inf)
+    best = min(ok, default=np.inf)
+    order = sorted((t, i) for i, t in enumerate(ok) if t < np.inf)
+    leading_early = [i for t, i in order if i < early_budget][:3]
+    leading = [i for t, i in order[:3] if t <= 2 * best]
+    chosen = sorted(set(leading_early) | set(leading))
+    times = dict(zip(chosen, retime(name, s, [records[i] for i in chosen])))
+    peers = peers(name, s)  # measured in the same run as the kernels' second timing
+    early_retimed = min((times[i] for i in leading_early), default=np.inf)
+    best_retimed = min(times.values(), default=np.inf)
+    winner = min((i for i in chosen if times[i] < np.inf), key=times.get, default=None)
+    logged_best = order[0][1] if order else None
+    return {
+        "sizes": s, "evaluated": len(records),
+        "best_ms": _finite(best), "best_early_ms": _finite(early),
+        "early_over_best": _finite(early / best),
+        "retimed": {"candidates": chosen, "ms": [times[i] for i in chosen],
+                    "early_candidates": leading_early,
+                    "best_early_ms": _finite(early_retimed), "best_ms": _finite(best_retimed),
+                    "early_over_best": _finite(early_retimed / best_retimed)},
+        "failures": sum(1 for r in records if not r.get("correct")),
+        "best_expression": records[winner]["expression"] if winner is not None else None,
+        "winner": winner,
+        "logged_best_expression": records[logged_best]["expression"]
+        if logged_best is not None else None,
+        "peers_ms": peers,
+    }
+
+
+def _show(name: str, p: dict) -> None:
+    sizes = ",".join(f"{k}={v}" for k, v in p["sizes"].items())
+    peer_text = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
+    again = p["retimed"]
+
+    def row(a, b, r):
+        return f"{_ms(a):>10} {_ms(b):>10} {'–' if r is None else f'{r:.2f}':>6}"
+
+    print(f"{name:<6} {sizes:<16} {row(p['best_early_ms'], p['best_ms'], p['early_over_best'])}"
+          f"  {peer_text}", flush=True)
+    print(f"{'':<6} {'timed again':<16} "
+          f"{row(again['best_early_ms'], again['best_ms'], again['early_over_best'])}",
+          flush=True)
 
 
 def main(argv=None) -> None:
@@ -217,6 +272,9 @@ def main(argv=None) -> None:
     parser.add_argument("--programs", default="scal,asum,dot,gemv")
     parser.add_argument("--plots-only", metavar="RESULTS_JSON",
                         help="only draw the plots of recorded results (no device needed)")
+    parser.add_argument("--retime-only", metavar="RESULTS_JSON",
+                        help="time the leading candidates of recorded searches (their logs) "
+                             "and the peers again, on this device")
     args = parser.parse_args(argv)
     if args.plots_only:
         doc = json.loads(Path(args.plots_only).read_text())
@@ -229,6 +287,20 @@ def main(argv=None) -> None:
     DEVICE = args.device
     info, _ = find_device(args.device)
     tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
+    peers = numpy_peers if info.kind != "gpu" else cupy_peers
+    if args.retime_only:
+        path = Path(args.retime_only)
+        doc = json.loads(path.read_text())
+        for name, p in doc["programs"].items():
+            records = read(ROOT / p["log"])
+            doc["programs"][name] = {**p, **summarize(name, p["sizes"], records, doc["early"],
+                                                      peers)}
+            _show(name, doc["programs"][name])
+        path.write_text(json.dumps(doc, indent=2) + "\n")
+        path.with_suffix(".md").write_text(table(doc))
+        print(f"wrote {path}")
+        return
+
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
@@ -236,9 +308,8 @@ def main(argv=None) -> None:
            "budget": args.budget, "early": args.early, "programs": {}}
     print(f"device: {info.name} ({info.platform}); strategy {args.strategy}, budget "
           f"{args.budget}")
-    header = (f"{'program':<6} {'sizes':<16} {'best@' + str(args.early):>10} "
-              f"{'best@' + str(args.budget):>10} {'ratio':>6}  peers (ms)")
-    print(header)
+    print(f"{'program':<6} {'sizes':<16} {'best@' + str(args.early):>10} "
+          f"{'best@' + str(args.budget):>10} {'ratio':>6}  peers (ms)")
     for name in args.programs.split(","):
         s = SIZES[args.sizes][name]
         log = logs / f"{name}_{tag}_{args.sizes}_{args.strategy}.jsonl"
@@ -246,48 +317,18 @@ def main(argv=None) -> None:
         result = search(library("blas")[name], *types_of(name, s), strategy=args.strategy,
                         budget=args.budget, device=args.device, log=log,
                         workers=args.workers, timeout=args.timeout, repeat=args.repeat)
+        seconds = time.time() - start
         archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
         archived.write_bytes(gzip.compress(log.read_bytes()))
         log.unlink()
-        log = archived
-        ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in result.log]
-        early = min(ok[:args.early], default=np.inf)
-        best = min(ok, default=np.inf)
-        # The search's own times were taken one candidate at a time, minutes apart, on a
-        # device whose speed drifts: the three fastest of the first candidates and the three
-        # fastest of the run (those within twice the best) are timed again, side by side.
-        order = sorted((t, i) for i, t in enumerate(ok) if t < np.inf)
-        leading_early = [i for t, i in order if i < args.early][:3]
-        leading = [i for t, i in order[:3] if t <= 2 * best]
-        chosen = sorted(set(leading_early) | set(leading))
-        times = dict(zip(chosen, retime(name, s, [result.log[i] for i in chosen])))
-        early_retimed = min((times[i] for i in leading_early), default=np.inf)
-        best_retimed = min(times.values(), default=np.inf)
-        peers = numpy_peers(name, s) if info.kind != "gpu" else cupy_peers(name, s)
         doc["programs"][name] = {
-            "sizes": s, "evaluated": result.evaluated, "seconds": time.time() - start,
-            "best_ms": None if best == np.inf else best,
-            "best_early_ms": None if early == np.inf else early,
-            "early_over_best": None if best == np.inf else early / best,
-            "retimed": {"candidates": chosen, "ms": [times[i] for i in chosen],
-                        "early_candidates": leading_early,
-                        "best_early_ms": _finite(early_retimed),
-                        "best_ms": _finite(best_retimed),
-                        "early_over_best": _finite(early_retimed / best_retimed)},
-            "failures": sum(1 for r in result.log if not r.get("correct")),
-            "best_expression": str(result.best), "fixed": result.fixed, "peers_ms": peers,
-            "log": str(log.relative_to(Path(__file__).parent.parent)),
-        }
-        sizes = ",".join(f"{k}={v}" for k, v in s.items())
-        peer_text = ", ".join(f"{k} {v:.4f}" for k, v in peers.items())
-        print(f"{name:<6} {sizes:<16} {early:>10.4f} {best:>10.4f} {early / best:>6.2f}  "
-              f"{peer_text}", flush=True)
-        print(f"{'':<6} {'timed again':<16} {early_retimed:>10.4f} {best_retimed:>10.4f} "
-              f"{early_retimed / best_retimed:>6.2f}", flush=True)
+            **summarize(name, s, read(archived), args.early, peers),
+            "seconds": seconds, "fixed": result.fixed,
+            "log": str(archived.relative_to(ROOT))}
+        _show(name, doc["programs"][name])
         _write(doc, RESULTS / f"search_{tag}_{args.sizes}.json")  # a cut-off run keeps these
         plot(doc, name, RESULTS / "plots" / f"{name}_{tag}_{args.sizes}_{args.strategy}.png")
     print(f"wrote {RESULTS / f'search_{tag}_{args.sizes}.json'}")
-
 
 if __name__ == "__main__":
     main()
