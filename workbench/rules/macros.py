@@ -52,18 +52,20 @@ def _result(expansion: State | Refused) -> list | Refused:
 def expand_map_reduce_fusion(site: Site, p, strided: bool = False) -> State | Refused:
     if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
         return Refused("it rewrites reduce f z ∘ map g")
-    length = array_length(site, of_next=True)
+    return _expand(Compose((site.node, site.next)), site.next_typing,
+                   array_length(site, of_next=True), p["chunk"],
+                   lambda chunk, length: map_reduce_fusion_steps(chunk, length, strided))
+
+
+def _expand(local: Expr, typing, length: Size | None, chunk: Size, steps) -> State | Refused:
+    """Run the basic steps ``steps(chunk, length)`` on ``local`` (typed by ``typing``)."""
     if length is None:
         return Refused("the input length is not known here")
-    chunk = p["chunk"]
     bad = divides(chunk, length, f"chunks of {chunk}")
     if bad:
         return bad
-    local: Expr = Compose((site.node, site.next))
-    steps = map_reduce_fusion_steps(chunk, length, strided)
-    result = seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
-        State(local, tuple(site.next_typing.args)))
-    return result
+    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps(chunk, length)))(
+        State(local, tuple(typing.args)))
 
 
 MAP_REDUCE_FUSION = Rule(
@@ -87,6 +89,7 @@ MAP_REDUCE_FUSION_STRIDED = Rule(
         "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
         "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
 
+
 def reduce_chunks_steps(chunk: Size, length: Size, strided: bool = False) -> list[Step]:
     """The first steps of ICFP Fig. 10 on ``reduce f z`` alone (at the root): a parallel
     first stage of sequential reductions of chunks; with ``strided``, chunk k holds elements
@@ -108,16 +111,8 @@ def reduce_chunks_steps(chunk: Size, length: Size, strided: bool = False) -> lis
 def expand_reduce_chunks(site: Site, p, strided: bool = False) -> State | Refused:
     if not is_prim(site.node, "reduce"):
         return Refused("it rewrites reduce f z")
-    length = array_length(site)
-    if length is None:
-        return Refused("the input length is not known here")
-    chunk = p["chunk"]
-    bad = divides(chunk, length, f"chunks of {chunk}")
-    if bad:
-        return bad
-    steps = reduce_chunks_steps(chunk, length, strided)
-    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
-        State(site.node, tuple(site.typing.args)))
+    return _expand(site.node, site.typing, array_length(site), p["chunk"],
+                   lambda chunk, length: reduce_chunks_steps(chunk, length, strided))
 
 
 def _reduce_chunks(site: Site, p) -> Expr | Refused:
