@@ -70,5 +70,6 @@ def main(argv=None) -> None:
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {out}")
 
+
 if __name__ == "__main__":
     main()

@@ -305,6 +305,13 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         ctx = context_for(device)
     except (DeviceNotFound, cl.Error) as err:
         return Outcome("no device", str(err))
+    # refusals that need no device, so not its lock either
+    too_large = oversized_work_group(ctx.device, launches)
+    if too_large:
+        return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
+    crash = known_compiler_crash(ctx.info, source)
+    if crash:
+        return Outcome(COMPILE_ERROR, crash, device=ctx.info.name)
     if ctx.info.kind == "cpu":
         with exclusive(ctx.info):
             return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat,
@@ -316,12 +323,6 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
 def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup, options,
                    lock: bool = False, time_limit_ms: float | None = None) -> Outcome:
     cl = opencl()
-    too_large = oversized_work_group(ctx.device, launches)
-    if too_large:
-        return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
-    crash = known_compiler_crash(ctx.info, source)
-    if crash:
-        return Outcome(COMPILE_ERROR, crash, device=ctx.info.name)
     try:
         program, build_ms = build(ctx, source, options)
     except CompileError as err:

@@ -3,6 +3,8 @@ one step of a derivation, and its expansion into basic rules stays visible."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..expr import Compose, Expr
 from ..sizes import Size
 from .algorithmic import array_length, divides, is_prim
@@ -43,10 +45,15 @@ def _map_reduce_fusion_strided(site: Site, p) -> list | Refused:
 
 
 def _result(expansion: State | Refused) -> list | Refused:
+    """A pair rule's result: the functions that replace the pair."""
     if isinstance(expansion, Refused):
         return expansion
     final = expansion.expr
     return list(final.fns) if isinstance(final, Compose) else [final]
+
+
+def _fused_chunk_sizes(site: Site) -> list[Size]:
+    return powers_of_two_dividing(array_length(site, of_next=True))
 
 
 def expand_map_reduce_fusion(site: Site, p, strided: bool = False) -> State | Refused:
@@ -73,7 +80,7 @@ MAP_REDUCE_FUSION = Rule(
     "reduce f z ∘ map g → reduce f z ∘ join ∘ map (reduceSeq (λ(acc, x). f (acc, g x)) z) "
     "∘ split I", "macro", "ICFP Sect. 6.1, Fig. 10", _map_reduce_fusion,
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      lambda s: powers_of_two_dividing(array_length(s, of_next=True))),),
+                      _fused_chunk_sizes),),
     pair=True,
     doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
 
@@ -83,7 +90,7 @@ MAP_REDUCE_FUSION_STRIDED = Rule(
     "∘ split I ∘ reorderStride (N/I)", "macro", "ICFP Sect. 6.1, Fig. 10, 11",
     _map_reduce_fusion_strided,
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      lambda s: powers_of_two_dividing(array_length(s, of_next=True))),),
+                      _fused_chunk_sizes),),
     pair=True,
     doc="Fig. 10 with the reordering of Fig. 11's GPU kernels: 6d, 6d, 6b, 7c, 6d, 6c, 6e, "
         "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
@@ -116,12 +123,14 @@ def expand_reduce_chunks(site: Site, p, strided: bool = False) -> State | Refuse
 
 
 def _reduce_chunks(site: Site, p) -> Expr | Refused:
-    expansion = expand_reduce_chunks(site, p)
-    return expansion if isinstance(expansion, Refused) else expansion.expr
+    return _final(expand_reduce_chunks(site, p))
 
 
 def _reduce_chunks_strided(site: Site, p) -> Expr | Refused:
-    expansion = expand_reduce_chunks(site, p, strided=True)
+    return _final(expand_reduce_chunks(site, p, strided=True))
+
+
+def _final(expansion: State | Refused) -> Expr | Refused:
     return expansion if isinstance(expansion, Refused) else expansion.expr
 
 
@@ -148,11 +157,9 @@ REDUCE_CHUNKS_STRIDED = Rule(
         "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
 
 MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion,
-          MAP_REDUCE_FUSION_STRIDED.name: lambda site, p: expand_map_reduce_fusion(
-              site, p, strided=True),
+          MAP_REDUCE_FUSION_STRIDED.name: partial(expand_map_reduce_fusion, strided=True),
           REDUCE_CHUNKS.name: expand_reduce_chunks,
-          REDUCE_CHUNKS_STRIDED.name: lambda site, p: expand_reduce_chunks(
-              site, p, strided=True)}
+          REDUCE_CHUNKS_STRIDED.name: partial(expand_reduce_chunks, strided=True)}
 RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED, REDUCE_CHUNKS, REDUCE_CHUNKS_STRIDED]
 
 
