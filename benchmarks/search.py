@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.opencl_devices import find_device
 from workbench.programs import library
-from workbench.runtime import find_device
 from workbench.search import read, search
 
 ROOT = Path(__file__).parent.parent

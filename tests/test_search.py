@@ -250,27 +250,27 @@ def test_random_derivations_never_generate_a_wrong_kernel(program, types, seed):
 
 
 def _take_the_device_then(job: dict) -> dict:
-    """A stand-in for evaluate_candidate: takes a lock file (as a CPU device is held from
-    the build on), then sleeps for "hang" and returns at once otherwise."""
-    import fcntl
+    """A stand-in for evaluate_candidate: takes the device lock (as a CPU device is held
+    from the build on), then sleeps for "hang" and returns at once otherwise."""
+    from workbench import device_lock
 
     if job["expression"] != "hang":
         time.sleep(1)  # the hanging one takes the device first
-    with open(job["lock"], "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    with device_lock.exclusive(job["lock"]):
         if job["expression"] == "hang":
             time.sleep(60)
     return {"key": job["key"], "status": "ok", "correct": True, "kernel_ms": 1.0}
 
 
-def test_a_candidate_that_waited_behind_a_hanging_one_is_run_again_alone(tmp_path):
-    lock = str(tmp_path / "device.lock")
-    # quick is started first, so it is the first to overrun while it waits for the lock
-    jobs = [{"key": k, "expression": k, "lock": lock, "sizes": {}} for k in ("quick", "hang")]
+def test_waiting_for_the_device_does_not_count_against_a_candidates_time_limit():
+    lock = f"test device {time.time()}"
+    # quick waits for the device longer than the time limit while hang holds it
+    jobs = [{"key": k, "expression": k, "lock": lock, "sizes": {}} for k in ("hang", "quick")]
     evaluator = PoolEvaluator(workers=2, timeout=4, task=_take_the_device_then)
     try:
         records = {r["key"]: r for r in evaluator.evaluate(jobs)}
     finally:
         evaluator.close()
     assert records["hang"]["status"] == "timeout"
-    assert records["quick"]["status"] == "ok"  # its first try waited for the lock
+    assert records["quick"]["status"] == "ok"
+    assert evaluator.pool.replaced == 1  # only the hanging candidate's worker was stopped

@@ -39,7 +39,7 @@ def scal():
 
 
 def has_device() -> bool:
-    from workbench.runtime import devices
+    from workbench.opencl_devices import devices
 
     try:
         return bool(devices())

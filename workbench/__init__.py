@@ -14,9 +14,9 @@ from .derivation import Derivation, DerivationError
 from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError
 from .expr import Expr
 from .notation import Program, load, parse, parse_program, parse_type, to_text
+from .opencl_devices import devices
 from .rules import RewriteRefused, apply, rewrites, rules
 from .run import run
-from .runtime import devices
 from .search import SearchResult, search
 from .semantics import evaluate
 from .typecheck import annotate, typecheck

@@ -306,22 +306,33 @@ def show_derive(doc: dict) -> str:
 
 
 def cmd_devices(args) -> dict:
-    from . import runtime
+    from . import opencl_devices as devices
 
-    found = runtime.devices()
-    default = runtime.find_device()[0].id if found else None
-    return {"devices": [d.as_json() for d in found], "default": default,
-            "notes": runtime.notes()}
+    found = devices.devices(check=args.check)
+    try:
+        default, problem = devices.find_device()[0].id, ""
+    except devices.DeviceError as err:
+        default, problem = None, str(err)
+    doc = {"devices": [d.as_json() for d in found], "default": default,
+           "notes": devices.notes()}
+    if problem:
+        doc["problem"] = problem
+    return doc
 
 
 def show_devices(doc: dict) -> str:
     if not doc["devices"]:
-        return "no OpenCL device found"
+        return doc.get("problem") or "no OpenCL device found"
     lines = []
     for d in doc["devices"]:
         mark = "*" if d["id"] == doc["default"] else " "
         lines.append(f"{mark} {d['id']}  {d['name']} ({d['platform']}, {d['kind']}, "
-                     f"{d['compute_units']} compute units, driver {d['driver']})")
+                     f"{d['compute_units']} compute units, driver {d['driver']})  "
+                     f"{d['health']}")
+    if doc["default"] is not None:
+        lines.append("* the default device (WORKBENCH_DEVICE=<id> chooses another)")
+    else:
+        lines.append(doc.get("problem", "no working device"))
     lines.extend(f"note: {n}" for n in doc["notes"])
     return "\n".join(lines)
 
@@ -486,8 +497,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="workbench", description="Derive OpenCL kernels from functional expressions.")
     sub = top.add_subparsers(dest="command", required=True)
 
-    dev = sub.add_parser("devices", help="OpenCL platforms and devices the workbench can use")
-    dev.add_argument("--json", action="store_true")
+    dev = sub.add_parser("devices", help="OpenCL devices, each probed (ok / broken: reason); "
+                         "the default marked *")
+    dev.add_argument("--check", action="store_true",
+                     help="probe every device again instead of using remembered answers")
+    dev.add_argument("--json", action="store_true", help="print one JSON document")
 
     cg = _expression_command(sub, "codegen", "OpenCL source and launch plan", sizes=True)
     cg.add_argument("--complete", action="store_true",

@@ -1,9 +1,7 @@
 """OpenCL devices, compilation, timing and isolation (SPEC 7).
 
-The embedded default device is PoCL's CPU device, installed from PyPI with the package.
-NVIDIA GPUs are found through their ICD; when ``libnvidia-opencl.so.1`` is present but no
-ICD file names it, the workbench registers it through ``OCL_ICD_VENDORS`` (before the ICD
-loader first looks) and says so in ``notes()``.
+Devices, their health and the default device are ``opencl_devices``'s; this module builds and
+runs on them.
 
 Kernels are timed like the tuners do it: warm-up launches, then repetitions timed with
 OpenCL profiling events; every sample is kept, median/min/max reported; transfers are timed
@@ -17,153 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import math
-import multiprocessing
-import os
 import re
 import statistics
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
-                       "/usr/lib64", "/usr/lib")
-_NOTES: list[str] = []
-_cl = None
-
-
-def _register_nvidia_icd() -> None:
-    """Point the ICD loader at NVIDIA's OpenCL library when nothing registers it."""
-    if "OCL_ICD_VENDORS" in os.environ:
-        return
-    registered = Path("/etc/OpenCL/vendors")
-    if registered.is_dir() and any("nvidia" in p.name.lower() for p in registered.iterdir()):
-        return
-    for folder in NVIDIA_LIBRARY_DIRS:
-        library = Path(folder) / "libnvidia-opencl.so.1"
-        if library.exists():
-            icd_dir = Path(tempfile.gettempdir()) / "workbench-icd"
-            icd_dir.mkdir(exist_ok=True)
-            (icd_dir / "nvidia.icd").write_text(str(library) + "\n")
-            # Keep the vendors already registered system-wide visible as well.
-            if registered.is_dir():
-                for icd in registered.glob("*.icd"):
-                    target = icd_dir / icd.name
-                    if not target.exists():
-                        target.write_text(icd.read_text())
-            os.environ["OCL_ICD_VENDORS"] = str(icd_dir)
-            _NOTES.append(f"registered NVIDIA's OpenCL driver {library} (no ICD file named "
-                          f"it) through OCL_ICD_VENDORS={icd_dir}")
-            return
-
-
-def opencl():
-    """The pyopencl module, imported once the ICD environment is set up."""
-    global _cl
-    if _cl is None:
-        _register_nvidia_icd()
-        import pyopencl
-
-        _cl = pyopencl
-    return _cl
-
-
-def notes() -> list[str]:
-    """What the runtime did on its own (e.g. registering a driver)."""
-    opencl()
-    return list(_NOTES)
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    """A device the workbench can use; ``id`` is what ``--device`` accepts."""
-
-    id: str
-    platform: str
-    name: str
-    kind: str  # "cpu", "gpu", "accelerator", "simulator" (Oclgrind)
-    driver: str
-    compute_units: int
-    max_work_group_size: int
-    local_memory_bytes: int
-    doubles: bool
-
-    def as_json(self) -> dict:
-        return dict(self.__dict__)
-
-
-def _kind(device) -> str:
-    cl = opencl()
-    if "oclgrind" in device.platform.name.lower():
-        return "simulator"  # Oclgrind calls itself a GPU; it checks kernels, it is not one
-    if device.type & cl.device_type.GPU:
-        return "gpu"
-    if device.type & cl.device_type.CPU:
-        return "cpu"
-    return "accelerator"
-
-
-def _all_devices() -> list[tuple[DeviceInfo, object]]:
-    cl = opencl()
-    out = []
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error:  # no ICD at all
-        return []
-    for p, platform in enumerate(platforms):
-        try:
-            devices = platform.get_devices()
-        except cl.Error:
-            continue
-        for d, device in enumerate(devices):
-            info = DeviceInfo(
-                id=f"{p}:{d}", platform=platform.name.strip(), name=device.name.strip(),
-                kind=_kind(device), driver=device.driver_version.strip(),
-                compute_units=device.max_compute_units,
-                max_work_group_size=device.max_work_group_size,
-                local_memory_bytes=device.local_mem_size,
-                doubles="cl_khr_fp64" in device.extensions)
-            out.append((info, device))
-    return out
-
-
-def devices() -> list[DeviceInfo]:
-    """Every OpenCL device found (PoCL's CPU device at least, when installed)."""
-    return [info for info, _ in _all_devices()]
-
-
-class DeviceNotFound(Exception):
-    pass
-
-
-def find_device(spec: str | None = None):
-    """``(DeviceInfo, pyopencl.Device)`` for ``spec``: None (the default: PoCL's CPU device,
-    else the first device), ``cpu``/``gpu``, an id ``P:D``, or part of a device/platform
-    name (``pthread``, ``NVIDIA``, ``H100``)."""
-    found = _all_devices()
-    if not found:
-        raise DeviceNotFound("no OpenCL device: install the package's dependencies "
-                             "(pocl-binary-distribution provides a CPU device)")
-    if spec is None:
-        for info, device in found:
-            if "portable computing language" in info.platform.lower():
-                return info, device
-        # a simulator (Oclgrind) only when asked for
-        return next((f for f in found if "oclgrind" not in f[0].platform.lower()), found[0])
-    for info, device in found:
-        if spec in (info.id, info.kind):
-            return info, device
-    for info, device in found:
-        if spec.lower() in (info.name + " " + info.platform).lower():
-            return info, device
-    known = ", ".join(f"{i.id} {i.name} ({i.platform})" for i, _ in found)
-    raise DeviceNotFound(f"no device matches {spec!r}; found: {known}")
-
+from . import device_lock, isolation
+from .opencl_devices import DeviceError, DeviceInfo, find_device, opencl
 
 # --- compilation ------------------------------------------------------------------------------
 
@@ -221,8 +84,8 @@ def build(ctx: _Context, source: str, options: Sequence[str] = ()) -> tuple[obje
 
 # --- outcomes and timing -----------------------------------------------------------------------
 
-OK, COMPILE_ERROR, LAUNCH_ERROR, TIMEOUT, CRASHED, WRONG_RESULT = (
-    "ok", "compile error", "launch error", "timeout", "crashed", "wrong result")
+OK, COMPILE_ERROR, LAUNCH_ERROR, TIMEOUT, CRASHED, WRONG_RESULT, NO_DEVICE = (
+    "ok", "compile error", "launch error", "timeout", "crashed", "wrong result", "no device")
 
 
 @dataclass
@@ -269,24 +132,17 @@ class Launch:
     args: tuple[str, ...]
 
 
+def device_key(info: DeviceInfo) -> str:
+    """What the device lock is keyed by."""
+    return f"{info.platform}|{info.name}|{info.driver}|{info.id}"
+
+
 @contextmanager
 def exclusive(info: DeviceInfo) -> Iterator[None]:
-    """Hold the device alone while timing on it: processes of one machine (search workers,
-    Dask workers) take turns through a lock file per device. A CPU device is held from the
-    build on, since compiling uses the same cores the kernels run on."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock
+    """Hold the device alone while timing on it (``device_lock``). A CPU device is held from
+    the build on, since compiling uses the same cores the kernels run on."""
+    with device_lock.exclusive(device_key(info)):
         yield
-        return
-    key = hashlib.sha256(info.id.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"workbench-device-{key}.lock"
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.ndarray],
@@ -303,8 +159,10 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     cl = opencl()
     try:
         ctx = context_for(device)
-    except (DeviceNotFound, cl.Error) as err:
-        return Outcome("no device", str(err))
+    except DeviceError as err:
+        return Outcome(NO_DEVICE, str(err))
+    except cl.Error as err:
+        return Outcome(NO_DEVICE, f"the device cannot be opened: {err}")
     # refusals that need no device, so not its lock either
     too_large = oversized_work_group(ctx.device, launches)
     if too_large:
@@ -412,33 +270,14 @@ def _nothing() -> Iterator[None]:
 
 # --- isolation ---------------------------------------------------------------------------------
 
-def _child(conn, job, args, kwargs):
-    try:
-        conn.send(("value", job(*args, **kwargs)))
-    except BaseException as err:  # reported to the parent, which survives
-        conn.send(("error", f"{type(err).__name__}: {err}"))
-    finally:
-        conn.close()
-
-
 def run_isolated(job: Callable, *args, timeout: float = 60.0, **kwargs) -> Outcome:
-    """Run ``job(*args, **kwargs)`` in a fresh process; a hang becomes a ``timeout``
-    outcome and a crash (even one that kills the process) a ``crashed`` outcome."""
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, args=(child, job, args, kwargs), daemon=True)
-    process.start()
-    child.close()
-    if not parent.poll(timeout):
-        process.kill()
-        process.join()
-        return Outcome(TIMEOUT, f"no result within {timeout:g} s; the worker was stopped")
-    try:
-        kind, payload = parent.recv()
-    except EOFError:
-        process.join()
-        return Outcome(CRASHED, f"the worker process died (exit code {process.exitcode})")
-    process.join()
-    if kind == "error":
-        return Outcome(CRASHED, payload)
-    return payload if isinstance(payload, Outcome) else Outcome(OK, value=payload)
+    """Run ``job(*args, **kwargs)`` in a fresh process (``isolation``); a hang becomes a
+    ``timeout`` outcome and a crash (even one that kills the process) a ``crashed`` outcome.
+    A job's ``Outcome`` is returned as it is, any other value as ``Outcome(OK, value=…)``."""
+    finished = isolation.run_isolated(job, *args, timeout=timeout, **kwargs)
+    if finished.kind == "value":
+        value = finished.payload
+        return value if isinstance(value, Outcome) else Outcome(OK, value=value)
+    if finished.kind == "error":
+        return Outcome(CRASHED, finished.payload)
+    return Outcome(TIMEOUT if finished.kind == isolation.TIMEOUT else CRASHED, finished.payload)

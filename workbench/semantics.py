@@ -324,6 +324,12 @@ def prepare_inputs(expr: Expr, inputs) -> tuple[list, list[Type]]:
     return values, [_type_of_input(v) for v in values]
 
 
+def typed_input(value, want: Type):
+    """One input as the interpreter and the runtime take it for the input type ``want``
+    (e.g. a tuple of arrays given for an array of tuples becomes that array of tuples)."""
+    return _coerce_input(value, want)
+
+
 def input_type(value) -> Type:
     """The type of one input value (a NumPy array, a scalar, a tuple of arrays)."""
     return _type_of_input(_coerce_input(value, None))

@@ -7,7 +7,8 @@ Dask cluster. Its *record* is a plain dict too: what the log stores and the plot
 
 Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 - ``PoolEvaluator``: local worker processes (spawned), a time limit per candidate (a worker
-  that overruns is killed and replaced), and a crash of one candidate costs only that one;
+  that overruns is killed and replaced; time spent waiting for the device does not count),
+  and a crash of one candidate costs only that one;
 - ``ExecutorEvaluator``: any ``concurrent.futures``-style executor, or a Dask ``Client``;
   each candidate then runs in a process of its own on the worker, with the time limit;
 - ``ReplayEvaluator``: answers from a recorded log, so a search recorded on one machine can
@@ -18,7 +19,6 @@ Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import time
 from collections.abc import Iterable, Iterator
 
@@ -42,10 +42,13 @@ def evaluate_candidate(job: dict) -> dict:
         from ..derivation import _userfuns
         from ..notation import parse, parse_type
         from ..run import run
+        from ..semantics import typed_input
 
         expr = parse(job["expression"], _userfuns(job.get("definitions", "")))
         types = [parse_type(t) for t in job["types"]]
-        inputs = random_inputs(types, job["sizes"], job.get("seed", 0))
+        # the candidate's text carries no signature: its inputs take the job's types
+        inputs = [typed_input(v, t) for v, t in
+                  zip(random_inputs(types, job["sizes"], job.get("seed", 0)), types)]
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0))
         record.update(status=result.status, correct=result.correct, message=result.message,
@@ -86,79 +89,30 @@ class InlineEvaluator:
 
 
 class PoolEvaluator:
-    """Worker processes of our own, at most ``workers`` candidates at once."""
+    """Worker processes of our own (``isolation.WorkerPool``), at most ``workers`` candidates
+    at once. A candidate that overruns ``timeout`` seconds of its own time (waiting for the
+    device does not count) or kills its worker is recorded with that outcome; the worker is
+    replaced and the search goes on. The workers die with the search's process."""
 
     def __init__(self, workers: int = 2, timeout: float = 60.0, task=None):
+        from ..isolation import WorkerPool
+
         self.workers = max(1, workers)
         self.timeout = timeout
-        self.task = task or evaluate_candidate  # job -> record, in a worker process
-        self._pool: cf.ProcessPoolExecutor | None = None
-
-    def _fresh_pool(self) -> cf.ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
-
-    def _kill_pool(self) -> None:
-        if self._pool is not None:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.kill()
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self.pool = WorkerPool(task or evaluate_candidate, self.workers, timeout)
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
-        """Records as candidates finish. A candidate that timed out or crashed while others
-        ran beside it is run once more, alone, before that outcome is recorded: on a CPU
-        device the candidates take turns, so one whose build hangs makes the one waiting
-        for the device overrun as well, and one crash stops the whole pool."""
-        waiting = list(jobs)
-        running: dict[cf.Future, tuple[dict, float, int]] = {}
-        while waiting or running:
-            while waiting and len(running) < self.workers:
-                alone = any(j.get("_alone") for j, _, _ in running.values())
-                if alone or (running and waiting[0].get("_alone")):
-                    break  # a candidate run again waits for an empty pool, and runs alone
-                job = waiting.pop(0)
-                tries = job.pop("_tries", 0)
-                running[self._fresh_pool().submit(self.task, job)] = (
-                    job, time.monotonic(), tries)
-            oldest = min(start for _, start, _ in running.values())
-            left = max(0.0, self.timeout - (time.monotonic() - oldest))
-            done, _ = cf.wait(list(running), timeout=left, return_when=cf.FIRST_COMPLETED)
-            broken = False
-            shared = len(running) > 1
-            for future in done:
-                job, _, tries = running.pop(future)
-                try:
-                    yield future.result()
-                except cf.process.BrokenProcessPool:
-                    broken = True
-                    if tries >= 1 or not shared:
-                        yield failed(job, "crashed", "the worker process died while running "
-                                     "this candidate")
-                    else:  # maybe another candidate killed the pool: try once more, alone
-                        waiting.insert(0, dict(job, _tries=tries + 1, _alone=True))
-            now = time.monotonic()
-            late = [f for f, (_, start, _) in running.items() if now - start >= self.timeout]
-            if late or broken:
-                for future in late:
-                    job, _, tries = running.pop(future)
-                    if tries >= 1 or not shared:
-                        yield failed(job, TIMEOUT, f"no result within {self.timeout:g} s; "
-                                     f"the worker was stopped")
-                    else:  # maybe it waited for a device that another candidate held
-                        waiting.insert(0, dict(job, _tries=tries + 1, _alone=True))
-                for job, _, tries in list(running.values()):
-                    job["_tries"] = tries  # in flight in a pool that goes: run again
-                    waiting.insert(0, job)
-                running.clear()
-                self._kill_pool()
+        """Records as candidates finish."""
+        for job, finished in self.pool.run(jobs):
+            if finished.kind == "value":
+                yield finished.payload
+            elif finished.kind == "error":
+                yield failed(job, "error", finished.payload)
+            else:
+                yield failed(job, finished.kind, finished.payload)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        self.pool.close()
 
 
 class ExecutorEvaluator:

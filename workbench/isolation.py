@@ -1,0 +1,271 @@
+"""Running jobs in processes of their own, so that a kernel that hangs or crashes the driver
+(as PoCL can: its LLVM aborts the process on some kernels) ends only that process (SPEC 7).
+
+- ``run_isolated(job, …)``: one job in a fresh process, with a time limit.
+- ``WorkerPool``: persistent worker processes that take jobs one at a time; a worker that
+  overruns its job's time limit is killed and replaced, one that dies is replaced, and the
+  pool goes on with the next job.
+
+Workers die with their parent (``die_with_parent``): a search that is killed leaves no
+worker behind holding the device. The time a job spends waiting for the device lock
+(``device_lock``) is not counted against its time limit: the worker tells its parent when
+it waits and when it has the device.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait as wait_for
+
+from . import device_lock
+
+TIMEOUT, CRASHED = "timeout", "crashed"
+
+
+def die_with_parent() -> None:
+    """End this process when its parent ends: the kernel's parent-death signal (Linux), and
+    a watch on the parent's pid everywhere (the signal follows the parent *thread*)."""
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent ended before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
+class _Clock:
+    """A job's own time: wall time since it started, less the time it waited for a device."""
+
+    def __init__(self):
+        self.started = time.monotonic()
+        self.waited = 0.0
+        self.waiting_since: float | None = None
+
+    def event(self, name: str) -> None:
+        now = time.monotonic()
+        if name == device_lock.WAITING:
+            self.waiting_since = now
+        elif name == device_lock.ACQUIRED and self.waiting_since is not None:
+            self.waited += now - self.waiting_since
+            self.waiting_since = None
+
+    def spent(self) -> float:
+        now = time.monotonic()
+        waiting = now - self.waiting_since if self.waiting_since is not None else 0.0
+        return now - self.started - self.waited - waiting
+
+    def left(self, limit: float) -> float | None:
+        """Seconds until the limit (None while the job waits for the device)."""
+        return None if self.waiting_since is not None else limit - self.spent()
+
+
+# --- one job, one process --------------------------------------------------------------------
+
+def _one_job(conn, job, args, kwargs):
+    die_with_parent()
+    device_lock.listen(lambda event: conn.send(("lock", event)), worker=True)
+    try:
+        conn.send(("value", job(*args, **kwargs)))
+    except BaseException as err:  # reported to the parent, which survives
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        conn.close()
+
+
+@dataclass
+class Finished:
+    """How an isolated job ended: ``value`` (its result), ``error`` (it raised; ``payload`` is
+    the message), ``timeout`` or ``crashed`` (``payload`` says what happened)."""
+
+    kind: str
+    payload: object = None
+
+
+def run_isolated(job: Callable, *args, timeout: float = 60.0, **kwargs) -> Finished:
+    """Run ``job(*args, **kwargs)`` in a fresh process; a hang past ``timeout`` seconds of its
+    own time (waiting for a device does not count) is a ``timeout``, a crash (even one that
+    kills the process) ``crashed``."""
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=_one_job, args=(child, job, args, kwargs), daemon=True)
+    process.start()
+    child.close()
+    clock = _Clock()
+    try:
+        while True:
+            left = clock.left(timeout)
+            if left is not None and left <= 0:
+                process.kill()
+                return Finished(TIMEOUT, f"no result within {timeout:g} s; the worker was "
+                                f"stopped")
+            if not parent.poll(left if left is not None else 1.0):
+                continue
+            try:
+                kind, payload = parent.recv()
+            except EOFError:
+                process.join()
+                return Finished(CRASHED, f"the worker process died "
+                                f"({_exit_text(process.exitcode)})")
+            if kind == "lock":
+                clock.event(payload)
+            else:
+                return Finished(kind, payload)
+    finally:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+        parent.close()
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    return f"signal {-code}" if code < 0 else f"exit code {code}"
+
+
+# --- a pool of workers -----------------------------------------------------------------------
+
+def _worker_loop(conn, task):
+    die_with_parent()
+    device_lock.listen(lambda event: conn.send(("lock", event)), worker=True)
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        ticket, job = message
+        try:
+            conn.send(("value", ticket, task(job)))
+        except BaseException as err:  # the job's failure, reported; the worker goes on
+            conn.send(("error", ticket, f"{type(err).__name__}: {err}"))
+
+
+def _overran(clock: _Clock, limit: float) -> bool:
+    left = clock.left(limit)
+    return left is not None and left <= 0
+
+
+@dataclass
+class _Worker:
+    process: object
+    conn: object
+    ticket: int | None = None
+    job: object = None
+    clock: _Clock = field(default_factory=_Clock)
+
+
+class WorkerPool:
+    """``workers`` persistent processes running ``task(job)`` (a picklable function), one job
+    each at a time. ``run(jobs)`` yields ``(job, Finished)`` as jobs finish."""
+
+    def __init__(self, task: Callable, workers: int = 2, timeout: float = 60.0):
+        self.task, self.size, self.timeout = task, max(1, workers), timeout
+        self._ctx = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self.replaced = 0  # workers that died or were stopped and were replaced
+
+    def _start(self) -> _Worker:
+        parent, child = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(target=_worker_loop, args=(child, self.task), daemon=True)
+        process.start()
+        child.close()
+        return _Worker(process, parent)
+
+    def _stop(self, worker: _Worker) -> None:
+        worker.process.kill()
+        worker.process.join(timeout=5)
+        worker.conn.close()
+        self._workers.remove(worker)
+
+    def _give(self, worker: _Worker, ticket: int, job) -> bool:
+        try:
+            worker.conn.send((ticket, job))
+        except (BrokenPipeError, OSError):  # it died between jobs
+            self._stop(worker)
+            self.replaced += 1
+            return False
+        worker.ticket, worker.job, worker.clock = ticket, job, _Clock()
+        return True
+
+    def run(self, jobs: Iterable) -> Iterator[tuple[object, Finished]]:
+        waiting = list(enumerate(jobs))
+        while waiting or any(w.ticket is not None for w in self._workers):
+            while waiting:
+                idle = next((w for w in self._workers if w.ticket is None), None)
+                if idle is None and len(self._workers) < self.size:
+                    idle = self._start()
+                    self._workers.append(idle)
+                if idle is None:
+                    break
+                ticket, job = waiting[0]
+                if self._give(idle, ticket, job):
+                    waiting.pop(0)
+            busy = [w for w in self._workers if w.ticket is not None]
+            lefts = [w.clock.left(self.timeout) for w in busy]
+            timed = [left for left in lefts if left is not None]
+            pause = max(0.0, min(timed)) if timed else 1.0
+            ready = wait_for([w.conn for w in busy], timeout=min(pause, 1.0))
+            for worker in busy:
+                if worker.conn in ready:
+                    finished = self._receive(worker)
+                    if finished is not None:
+                        yield finished
+                elif _overran(worker.clock, self.timeout):
+                    job = worker.job
+                    self._stop(worker)
+                    self.replaced += 1
+                    yield job, Finished(TIMEOUT, f"no result within {self.timeout:g} s; the "
+                                        f"worker was stopped")
+
+    def _receive(self, worker: _Worker) -> tuple[object, Finished] | None:
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            job = worker.job
+            self._stop(worker)
+            self.replaced += 1
+            return job, Finished(CRASHED, f"the worker process died while running this job "
+                                 f"({_exit_text(worker.process.exitcode)})")
+        if message[0] == "lock":
+            worker.clock.event(message[1])
+            return None
+        kind, ticket, payload = message
+        if ticket != worker.ticket:  # pragma: no cover - one job at a time per worker
+            return None
+        job = worker.job
+        worker.ticket, worker.job = None, None
+        return job, Finished(kind, payload)
+
+    def close(self) -> None:
+        for worker in list(self._workers):
+            try:
+                worker.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        deadline = time.monotonic() + 5
+        for worker in list(self._workers):
+            worker.process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self._workers.clear()

@@ -1,0 +1,433 @@
+"""OpenCL devices: discovery, health and the default device (SPEC 7, 14).
+
+Devices come through pyopencl's ICD loader: PoCL's CPU device from PyPI
+(pocl-binary-distribution), the drivers registered in ``/etc/OpenCL/vendors`` (Debian's
+``pocl-opencl-icd``, a GPU vendor's), and Oclgrind, a simulator. When NVIDIA's
+``libnvidia-opencl.so.1`` is present but no ICD file names it, the workbench registers it
+itself through ``OCL_ICD_VENDORS`` (before the loader first looks) and says so in
+``notes()``.
+
+Every device is probed before it is used (``probe``): a device that lists itself but
+builds nothing is *broken* and is never chosen by default. The default is, in order, the
+device ``WORKBENCH_DEVICE`` names, the first working CPU device, the first working device
+that is not a simulator. When nothing works, one ``NoWorkingDevice`` error says what
+failed on each device and the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import platform as host_platform
+import selectors
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .errors import WorkbenchError
+from .probe import INJECT_ENV, PROBE_VERSION, injected_for
+from .userdirs import private_dir
+
+NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
+                       "/usr/lib64", "/usr/lib")
+SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
+DEVICE_ENV = "WORKBENCH_DEVICE"
+PROBE_TIMEOUT_S = 120.0  # per device; a first build on a GPU can take seconds
+FIX_POCL = "apt-get install -y pocl-opencl-icd"
+
+_NOTES: list[str] = []
+_cl = None
+
+
+class DeviceError(WorkbenchError):
+    """A device that cannot be had: none matches, it is broken, or none works."""
+
+
+class DeviceNotFound(DeviceError):
+    pass
+
+
+class BrokenDevice(DeviceError):
+    pass
+
+
+class NoWorkingDevice(DeviceError):
+    pass
+
+
+# --- the ICD loader ---------------------------------------------------------------------------
+
+def _register_nvidia_icd() -> None:
+    """Point the ICD loader at NVIDIA's OpenCL library when nothing registers it. The ICD
+    folder is private to this user (``userdirs``): the loader loads whatever library an
+    ``.icd`` file there names."""
+    if "OCL_ICD_VENDORS" in os.environ:
+        return
+    if SYSTEM_VENDORS.is_dir() and any("nvidia" in p.name.lower()
+                                       for p in SYSTEM_VENDORS.iterdir()):
+        return
+    for folder in NVIDIA_LIBRARY_DIRS:
+        library = Path(folder) / "libnvidia-opencl.so.1"
+        if library.exists():
+            icd_dir = private_dir("icd")
+            for old in icd_dir.glob("*.icd"):
+                old.unlink()
+            (icd_dir / "nvidia.icd").write_text(str(library) + "\n")
+            # Keep the vendors already registered system-wide visible as well.
+            if SYSTEM_VENDORS.is_dir():
+                for icd in SYSTEM_VENDORS.glob("*.icd"):
+                    (icd_dir / icd.name).write_text(icd.read_text())
+            os.environ["OCL_ICD_VENDORS"] = str(icd_dir)
+            _NOTES.append(f"registered NVIDIA's OpenCL driver {library} (no ICD file named "
+                          f"it) through OCL_ICD_VENDORS={icd_dir}")
+            return
+
+
+def opencl():
+    """The pyopencl module, imported once the ICD environment is set up."""
+    global _cl
+    if _cl is None:
+        _register_nvidia_icd()
+        import pyopencl
+
+        _cl = pyopencl
+    return _cl
+
+
+def notes() -> list[str]:
+    """What the runtime did on its own (e.g. registering a driver)."""
+    opencl()
+    return list(_NOTES)
+
+
+# --- discovery --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """A device the workbench can use; ``id`` is what ``--device`` accepts. ``health`` is
+    ``ok``, ``broken: <reason>``, or ``unknown`` before the device was probed."""
+
+    id: str
+    platform: str
+    name: str
+    kind: str  # "cpu", "gpu", "accelerator", "simulator" (Oclgrind)
+    driver: str
+    compute_units: int
+    max_work_group_size: int
+    local_memory_bytes: int
+    doubles: bool
+    health: str = "unknown"
+
+    @property
+    def ok(self) -> bool:
+        return self.health == "ok"
+
+    @property
+    def reason(self) -> str:
+        """Why the device is broken ('' when it works)."""
+        return self.health.removeprefix("broken: ") if self.health.startswith("broken") else ""
+
+    @property
+    def is_pocl(self) -> bool:
+        return "portable computing language" in self.platform.lower()
+
+    def describe(self) -> str:
+        return f"{self.id} {self.name} ({self.platform}, driver {self.driver})"
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _kind(device, platform_name: str) -> str:
+    cl = opencl()
+    if "oclgrind" in platform_name.lower():
+        return "simulator"  # Oclgrind calls itself a GPU; it checks kernels, it is not one
+    if device.type & cl.device_type.GPU:
+        return "gpu"
+    if device.type & cl.device_type.CPU:
+        return "cpu"
+    return "accelerator"
+
+
+_FOUND: list[tuple[DeviceInfo, object]] | None = None
+
+
+def _discover() -> list[tuple[DeviceInfo, object]]:
+    """The devices the ICD loader lists (once per process: the list does not change)."""
+    global _FOUND
+    if _FOUND is None:
+        _FOUND = _enumerate()
+    return list(_FOUND)
+
+
+def _enumerate() -> list[tuple[DeviceInfo, object]]:
+    cl = opencl()
+    out = []
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:  # no ICD at all
+        return []
+    for p, platform in enumerate(platforms):
+        try:
+            found = platform.get_devices()
+        except cl.Error:
+            continue
+        for d, device in enumerate(found):
+            out.append((DeviceInfo(
+                id=f"{p}:{d}", platform=platform.name.strip(), name=device.name.strip(),
+                kind=_kind(device, platform.name), driver=device.driver_version.strip(),
+                compute_units=device.max_compute_units,
+                max_work_group_size=device.max_work_group_size,
+                local_memory_bytes=device.local_mem_size,
+                doubles="cl_khr_fp64" in device.extensions), device))
+    return out
+
+
+# --- health -----------------------------------------------------------------------------------
+
+_HEALTH: dict[str, str] = {}  # health key -> "ok" / "broken: reason", for this process
+
+
+@functools.cache
+def _host_fingerprint() -> str:
+    """The host CPU, as the drivers see it: a driver's health holds for one CPU model (PoCL
+    3.0 builds on Zen 4 and not on Zen 5, which both call themselves 'AMD EPYC')."""
+    text = host_platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("vendor_id", "cpu family", "model", "model name", "flags"):
+                    text += line
+                elif not line.strip():
+                    break  # the first processor is enough
+    except OSError:
+        pass
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def health_key(info: DeviceInfo) -> str:
+    """What a device's health is kept under: device, driver, host CPU, the probe's version
+    and any injected failure."""
+    inject = injected_for(info.id, f"{info.name} {info.platform}")
+    text = "\0".join([info.platform, info.name, info.driver, info.id if inject else "",
+                      _host_fingerprint(), str(PROBE_VERSION), "injected" if inject else ""])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cache_file() -> Path:
+    return private_dir("probes") / "health.json"
+
+
+def _read_cache() -> dict:
+    try:
+        data = json.loads(_cache_file().read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # missing or damaged: probe again
+
+
+def _write_cache(entries: dict) -> None:
+    path = _cache_file()
+    cached = _read_cache()
+    cached.update(entries)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(cached, indent=1))
+    os.replace(tmp, path)
+
+
+def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, str]:
+    """Health of each device, probed in child processes (``python -m workbench.probe``): a
+    device whose probe kills or hangs its process is broken, and the others are probed by a
+    fresh one."""
+    out: dict[str, str] = {}
+    waiting = [i.id for i in infos]
+    while waiting:
+        child = subprocess.Popen([sys.executable, "-m", "workbench.probe", *waiting],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        current, deadline = None, time.monotonic() + PROBE_TIMEOUT_S
+        with selectors.DefaultSelector() as sel:
+            sel.register(child.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(timeout=left):
+                    child.kill()
+                    reason = f"its probe did not finish within {PROBE_TIMEOUT_S:g} s"
+                    break
+                line = child.stdout.readline()
+                if not line:  # the child is gone
+                    code = child.wait()
+                    reason = (f"its probe stopped the process ({_exit_text(code)}): "
+                              f"{_last_line(child.stderr.read())}")
+                    break
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue  # a driver printed something on stdout
+                if "probing" in message:
+                    current, deadline = message["probing"], time.monotonic() + PROBE_TIMEOUT_S
+                elif message.get("id") in waiting:
+                    out[message["id"]] = "ok" if message["ok"] else f"broken: {message['reason']}"
+                    waiting.remove(message["id"])
+                    current = None
+                    if not waiting:
+                        reason = ""
+                        break
+        child.wait()
+        for stream in (child.stdout, child.stderr):
+            stream.close()
+        if waiting:
+            failed = current or waiting[0]
+            out[failed] = f"broken: {reason}"
+            waiting.remove(failed)
+    return out
+
+
+def _exit_text(code: int) -> str:
+    return f"signal {-code}" if code < 0 else f"exit code {code}"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no message"
+
+
+def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
+                 only: set[str] | None = None) -> list[tuple[DeviceInfo, object]]:
+    """``found`` with each device's health (probing the devices in ``only``, or all, whose
+    health is not known yet; ``check`` probes them again)."""
+    wanted = [info for info, _ in found if only is None or info.id in only]
+    keys = {info.id: health_key(info) for info in wanted}
+    known: dict[str, str] = {}
+    if not check:
+        known = {i.id: _HEALTH[keys[i.id]] for i in wanted if keys[i.id] in _HEALTH}
+    missing = [i for i in wanted if i.id not in known]
+    if missing:
+        known.update(_probe_with_disk_cache(missing, keys, check))
+    for device_id, health in known.items():
+        _HEALTH[keys[device_id]] = health
+    return [(replace(info, health=known.get(info.id, info.health)), device)
+            for info, device in found]
+
+
+def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
+                           check: bool) -> dict[str, str]:
+    """Health from the user's cache, probing what it does not hold; one process at a time
+    probes (search workers starting together wait for the first one's answers)."""
+    lock_path = private_dir("probes") / "probe.lock"
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            cached = {} if check else _read_cache()
+            out = {i.id: cached[keys[i.id]]["health"] for i in missing
+                   if isinstance(cached.get(keys[i.id]), dict)
+                   and isinstance(cached[keys[i.id]].get("health"), str)}
+            todo = [i for i in missing if i.id not in out]
+            if todo:
+                probed = _probe_in_child(todo)
+                out.update(probed)
+                _write_cache({keys[device_id]: {"health": health, "device": _label(todo,
+                              device_id), "checked": time.time()}
+                              for device_id, health in probed.items()})
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return out
+
+
+def _label(infos: list[DeviceInfo], device_id: str) -> str:
+    return next((i.describe() for i in infos if i.id == device_id), device_id)
+
+
+# --- the public surface -----------------------------------------------------------------------
+
+def devices(check: bool = False) -> list[DeviceInfo]:
+    """Every OpenCL device found, each with its health (probed once per device, driver and
+    CPU, then remembered; ``check=True`` probes every device again)."""
+    return [info for info, _ in _with_health(_discover(), check=check)]
+
+
+def _choose_default(found: list[tuple[DeviceInfo, object]]) -> tuple[DeviceInfo, object]:
+    """The first working CPU device, else the first working device; a simulator only when
+    asked for."""
+    order = ([f for f in found if f[0].kind == "cpu"]
+             + [f for f in found if f[0].kind not in ("cpu", "simulator")])
+    probed = dict((info.id, (info, device)) for info, device in
+                  _with_health(found, only={info.id for info, _ in order}))
+    for info, _ in order:
+        if probed[info.id][0].ok:
+            return probed[info.id]
+    raise NoWorkingDevice(no_working_device_message(list(probed.values())))
+
+
+def no_working_device_message(found: list[tuple[DeviceInfo, object]]) -> str:
+    """One message for a machine where no device works: what failed on each device and the
+    command that fixes it."""
+    usable = [info for info, _ in found if info.kind != "simulator"]
+    lines = ["no working OpenCL device:"]
+    lines += [f"  {info.describe()}: {info.health}" for info in usable]
+    if not usable:
+        lines.append("  (no OpenCL device found, apart from simulators)")
+    debian_pocl = SYSTEM_VENDORS.is_dir() and any("pocl" in p.name.lower()
+                                                  for p in SYSTEM_VENDORS.glob("*.icd"))
+    if not debian_pocl:
+        root = hasattr(os, "geteuid") and os.geteuid() == 0
+        command = FIX_POCL if root else "sudo " + FIX_POCL
+        lines.append(f"fix: install Debian's PoCL, which builds for this CPU:  {command}")
+        lines.append("     then check with:  workbench devices --check")
+    else:
+        lines.append("fix: Debian's PoCL is installed but does not work here either; run "
+                     "`workbench devices --check` to see each device's reason, or choose "
+                     f"a device with {DEVICE_ENV}=<id>")
+    return "\n".join(lines)
+
+
+def find_device(spec: str | None = None) -> tuple[DeviceInfo, object]:
+    """``(DeviceInfo, pyopencl.Device)`` for ``spec``: None (the default: the device
+    ``WORKBENCH_DEVICE`` names, else the first working CPU device, else the first working
+    device), ``cpu``/``gpu``, an id ``P:D``, or part of a device/platform name (``pthread``,
+    ``NVIDIA``, ``H100``). A device that fails its probe is refused with the reason."""
+    found = _discover()
+    source = "--device"
+    if spec is None and os.environ.get(DEVICE_ENV, "").strip():
+        spec, source = os.environ[DEVICE_ENV].strip(), DEVICE_ENV
+    if not found:
+        raise NoWorkingDevice(no_working_device_message([]))
+    if spec is None:
+        return _choose_default(found)
+    matches = [f for f in found if spec in (f[0].id, f[0].kind)]
+    if not matches:
+        matches = [f for f in found if spec.lower() in (f[0].name + " " + f[0].platform).lower()]
+    if not matches:
+        known = ", ".join(info.describe() for info, _ in found)
+        raise DeviceNotFound(f"{source}: no device matches {spec!r}; found: {known}")
+    probed = _with_health(matches)
+    for info, device in probed:
+        if info.ok:
+            return info, device
+    info = probed[0][0]
+    raise BrokenDevice(f"{source} {spec!r}: device {info.describe()} is {info.health}"
+                       + _other_choices(found, info))
+
+
+def _other_choices(found, broken: DeviceInfo) -> str:
+    usable = _with_health(found, only={i.id for i, _ in found if i.kind != "simulator"})
+    usable = [f for f in usable if f[0].kind != "simulator"]
+    others = [info for info, _ in usable if info.ok and info.id != broken.id]
+    if not others:
+        return "\n" + no_working_device_message(usable)
+    return "; working devices: " + ", ".join(info.describe() for info in others)
+
+
+def default_device() -> DeviceInfo:
+    """The device runs use when none is named."""
+    return find_device(None)[0]
+
+
+__all__ = ["DeviceInfo", "DeviceError", "DeviceNotFound", "BrokenDevice", "NoWorkingDevice",
+           "devices", "find_device", "default_device", "notes", "opencl", "DEVICE_ENV",
+           "INJECT_ENV", "FIX_POCL"]

@@ -1,0 +1,119 @@
+"""Device health probes: does a device build, run and compute a tiny kernel correctly?
+
+A driver can list a device that builds nothing (PoCL 3.0 from PyPI on a CPU its LLVM does
+not know answers every build with ``unknown target CPU 'generic'``), or one whose compiler
+aborts the process. So every device is probed once, in a separate process (a crash or a
+hang there only marks the device broken), and the answer is kept per device, driver and
+host CPU: in this process and in the user's cache folder (``userdirs``).
+
+``python -m workbench.probe ID ...`` is that separate process: it probes the devices with
+those ids (``P:D`` as ``opencl_devices`` numbers them) one after the other and prints a JSON line
+before (``{"probing": id}``) and after (``{"id": …, "ok": …, "reason": …}``) each.
+
+``WORKBENCH_PROBE_FAIL`` (device ids or parts of names, comma-separated) makes the probe of
+the matching devices fail for real: their probe kernel carries an ``#error`` line, so the
+build fails in the driver and everything after it (the device's health, the choice of the
+default, the messages) runs as it would for a broken driver. The tests use it to exercise
+the fallback to another device on machines where every device works.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+PROBE_VERSION = 1  # bump when the probe changes, so cached answers are asked again
+INJECT_ENV = "WORKBENCH_PROBE_FAIL"
+PROBE_SOURCE = """
+kernel void workbench_probe(global const float *xs, global float *out) {
+    size_t i = get_global_id(0);
+    out[i] = xs[i] * 2.0f + 1.0f;
+}
+"""
+INJECTED = '#error "probe failure injected by WORKBENCH_PROBE_FAIL"\n'
+
+
+def injected_for(device_id: str, description: str) -> bool:
+    """Whether ``WORKBENCH_PROBE_FAIL`` names this device (by id or part of its name)."""
+    spec = os.environ.get(INJECT_ENV, "")
+    for item in (s.strip() for s in spec.split(",")):
+        if item and (item == device_id or item.lower() in description.lower()):
+            return True
+    return False
+
+
+def first_error_line(log: str) -> str:
+    """The line of a build log that says what went wrong (the compiler's first error)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for line in lines:
+        if "error" in line.lower() and "build_program_failure" not in line.lower():
+            return line
+    return lines[0] if lines else "the build failed without a log"
+
+
+def probe(device, inject: bool = False) -> tuple[bool, str]:
+    """Build, run and check the probe kernel on a pyopencl device: ``(ok, reason)``."""
+    import warnings
+
+    import pyopencl as cl
+
+    n = 64
+    xs = np.arange(n, dtype=np.float32) - 20.5
+    try:
+        context = cl.Context([device])
+        queue = cl.CommandQueue(context)
+    except cl.Error as err:
+        return False, f"no context: {err}"
+    source = (INJECTED if inject else "") + PROBE_SOURCE
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            program = cl.Program(context, source).build()
+    except cl.Error as err:
+        return False, f"builds nothing: {first_error_line(str(err))}"
+    try:
+        mf = cl.mem_flags
+        inp = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
+        out = np.full(n, np.nan, np.float32)
+        buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+        program.workbench_probe(queue, (n,), None, inp, buf)
+        cl.enqueue_copy(queue, out, buf)
+        queue.finish()
+    except cl.Error as err:
+        return False, f"cannot run a kernel: {err}"
+    if not np.array_equal(out, xs * 2 + 1):
+        return False, "runs kernels but computes wrong results"
+    return True, ""
+
+
+def main(ids: list[str]) -> int:
+    """Probe the devices with these ids, printing JSON lines (see the module's text)."""
+    import pyopencl as cl
+
+    found = {}
+    try:
+        for p, platform in enumerate(cl.get_platforms()):
+            try:
+                for d, device in enumerate(platform.get_devices()):
+                    found[f"{p}:{d}"] = (platform, device)
+            except cl.Error:
+                continue
+    except cl.Error:
+        pass
+    for device_id in ids:
+        print(json.dumps({"probing": device_id}), flush=True)
+        if device_id not in found:
+            ok, reason = False, "the device is gone (the list of devices changed)"
+        else:
+            platform, device = found[device_id]
+            description = f"{device.name.strip()} {platform.name.strip()}"
+            ok, reason = probe(device, injected_for(device_id, description))
+        print(json.dumps({"id": device_id, "ok": ok, "reason": reason}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
