@@ -192,6 +192,127 @@ def test_a_killed_search_resumes_from_its_log_without_running_candidates_again(t
     assert {r["key"] for r in before} <= {r["key"] for r in result.log}
 
 
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (read from /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_killing_only_the_search_process_stops_its_workers_and_frees_the_device(tmp_path):
+    log = tmp_path / "search.jsonl"
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED.replace("workers=1", "workers=2"))
+    proc = subprocess.Popen([sys.executable, str(script), str(log)], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while time.time() < deadline and (not log.exists() or
+                                      len(log.read_text().splitlines()) < 2):
+        time.sleep(0.1)
+    workers = _descendants(proc.pid)
+    assert workers, "the search runs its candidates in worker processes"
+    os.kill(proc.pid, signal.SIGKILL)  # the search alone, not its process group
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.1)
+    assert not [p for p in workers if _alive(p)], "workers outlived their search"
+    before = read(log)
+    result = search(ASUM, "[float]_4096", strategy="random", budget=12, workers=2, repeat=2,
+                    log=log, seed=5, timeout=30)
+    after = read(log)
+    assert result.evaluated == 12
+    assert after[:len(before)] == before
+    keys = [r["key"] for r in after]
+    assert len(keys) == len(set(keys))  # no finished candidate was run again
+    assert not [r for r in after if r["status"] in ("timeout", "crashed")]
+
+
+HOLDS_THE_DEVICE = """
+import sys, time
+from workbench.search.evaluation import PoolEvaluator
+from tests.test_search import _take_the_device_then
+if __name__ == "__main__":
+    pool = PoolEvaluator(workers=1, timeout=600, task=_take_the_device_then)
+    list(pool.evaluate([{"key": "hang", "expression": "hang", "lock": sys.argv[1]}]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_a_worker_busy_with_the_device_dies_with_its_search_and_frees_the_device(tmp_path):
+    from workbench import device_lock
+
+    key = f"test device {time.time()}"
+    script = tmp_path / "holds.py"
+    script.write_text(HOLDS_THE_DEVICE)
+    proc = subprocess.Popen([sys.executable, str(script), key], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    deadline = time.time() + 60
+    while time.time() < deadline and not (device_lock.holder(device_lock.lock_path(key))
+                                          or {}).get("pid"):
+        time.sleep(0.1)
+    workers = _descendants(proc.pid)
+    assert device_lock.holder(device_lock.lock_path(key))["pid"] in workers
+    os.kill(proc.pid, signal.SIGKILL)  # the search alone; its worker is in a 60 s job
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.1)
+    assert not [p for p in workers if _alive(p)]
+    started = time.time()
+    with device_lock.exclusive(key):  # the device is free
+        waited = time.time() - started
+    assert waited < 1
+
+
+def test_a_lock_held_by_an_orphaned_search_worker_is_taken_back(tmp_path):
+    """A worker whose search is gone but that still holds the device (one started before
+    workers died with their parent, or on a system without the parent-death signal)."""
+    from workbench import device_lock
+
+    key = f"test device {time.time()}"
+    path = device_lock.lock_path(key)
+    # a process that takes the lock as a search worker whose recorded parent is long gone
+    holder_code = (
+        "import sys, time, json, fcntl\n"
+        "f = open(sys.argv[1], 'a+'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "f.seek(0); f.truncate(); f.write(json.dumps({'pid': __import__('os').getpid(),"
+        " 'parent': 999999999, 'worker': True})); f.flush()\n"
+        "print('held', flush=True); time.sleep(120)\n")
+    holder = subprocess.Popen([sys.executable, "-c", holder_code, str(path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.time()
+        with device_lock.exclusive(key):
+            waited = time.time() - started
+        assert waited < 10
+        assert holder.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+
+
 def test_a_corrupt_log_line_is_named(tmp_path):
     log = tmp_path / "bad.jsonl"
     good = json.dumps(recorded("random")[0])
