@@ -4,6 +4,7 @@ default. The browser side (the JavaScript click handler) is in ``test_browser.py
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import re
@@ -174,6 +175,29 @@ def test_opencl_of_the_step_is_what_run_compiles_and_names_default_completion():
     assert "kernel void" in wb.opencl_source and "get_local_id" in wb.opencl_source
     assert wb.opencl_source == run(wb.current, xs, repeat=1).source
     assert '<span style="color' in wb.code.value  # highlighted
+
+
+@needs_device
+def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device():
+    from workbench.opencl_devices import default_device, devices
+
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)
+    labels = dict((value, label) for label, value in wb.device_menu.menu.options)
+    assert labels[None].startswith(f"default: {default_device().id} ")
+    for d in devices():
+        assert labels[d.id].endswith("ok" if d.ok else d.health)
+    broken = [d for d in devices() if not d.ok]
+    if broken:
+        wb.device_menu.menu.value = broken[0].id
+        assert html.escape(broken[0].reason) in wb.device_menu.note.value  # said at once
+        assert wb.runs.device == broken[0].id and wb.device == broken[0].id
+    working = next(d for d in devices() if d.ok and d.kind != "simulator")
+    wb.device_menu.menu.value = working.id
+    assert wb.device_menu.note.value == ""
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and m.correct and m.device == working.name
 
 
 @needs_device

@@ -63,10 +63,11 @@ class SearchPanel(w.VBox):
     """Runs a search from the current step; ``result`` is the last finished search."""
 
     def __init__(self, derivation: Callable[[], Derivation], inputs: Callable[[], list],
-                 device: str | None, errors: ErrorArea,
+                 device: Callable[[], str | None], errors: ErrorArea,
                  adopt: Callable[[int, list], None]):
         self._derivation = derivation
         self._inputs = inputs
+        self._device = device  # the workbench's device menu chooses it
         self._adopt = adopt
         self._errors = errors
         self.search_fn, strategies = find_search()
@@ -74,8 +75,6 @@ class SearchPanel(w.VBox):
                                    description="strategy", layout=w.Layout(width="220px"))
         self.budget = w.BoundedIntText(value=40, min=1, max=100_000, description="budget",
                                        layout=w.Layout(width="160px"))
-        self.device = w.Text(value=device or "", placeholder="default device",
-                             description="device", layout=w.Layout(width="260px"))
         self.start_button = w.Button(description="search from this step", icon="search",
                                      button_style="primary", layout=w.Layout(width="200px"))
         self.adopt_button = w.Button(description="adopt best", icon="check", disabled=True)
@@ -95,11 +94,11 @@ class SearchPanel(w.VBox):
         self.start_button.on_click(guarded(errors, "search", lambda _: self.start()))
         self.adopt_button.on_click(guarded(errors, "adopt best", lambda _: self.adopt()))
         children = [w.HTML("<b>Automatic search</b>"),
-                    w.HBox([self.strategy, self.budget, self.device]),
+                    w.HBox([self.strategy, self.budget]),
                     w.HBox([self.start_button, self.adopt_button, self.progress, self.status]),
                     self.best, self.plot]
         if self.search_fn is None:
-            for control in (self.strategy, self.budget, self.device, self.start_button,
+            for control in (self.strategy, self.budget, self.start_button,
                             self.adopt_button, self.progress):
                 control.disabled = True
             self.status.value = f'<span class="wb-search-missing">{NOT_INSTALLED}</span>'
@@ -115,7 +114,7 @@ class SearchPanel(w.VBox):
             raise RuntimeError(NOT_INSTALLED)
         d = self._derivation()
         expr, budget = d.current, int(self.budget.value)
-        strategy, device = self.strategy.value, self.device.value.strip() or None
+        strategy, device = self.strategy.value, self._device()
         self._start_step, self._start_text = len(d.steps), str(expr)
         self.records, self.result = [], None
         self.adopt_button.disabled = True

@@ -22,6 +22,7 @@ from workbench.errors import format_path, parse_path
 from workbench.expr import UserFun, subterm
 
 from . import code as code_panel
+from .device_menu import DeviceMenu
 from .paper import PaperView
 from .rule_list import RuleList
 from .runs import RunPanel
@@ -98,11 +99,13 @@ class Workbench(w.VBox):
         self.code.add_class("wb-code")
         self.code_worker = Worker("code", self.code_status, self.errors)
         self.code_text: code_panel.StepCode | None = None
+        self.device_menu = DeviceMenu(device)
+        self.device_menu.observe_choice(self._device_chosen)
         self.runs = RunPanel(lambda: self.derivation, device, self.errors, sizes, repeat,
                              auto_run)
         self.search = SearchPanel(lambda: self.derivation,
-                                  lambda: self.runs.inputs(self.runs.sizes()), device,
-                                  self.errors, self._adopt)
+                                  lambda: self.runs.inputs(self.runs.sizes()),
+                                  lambda: self.device, self.errors, self._adopt)
 
         self.tree.observe(guarded(self.errors, "select", self._selected), "selected")
         self.apply_button.on_click(guarded(self.errors, "apply", lambda _: self.apply()))
@@ -119,8 +122,7 @@ class Workbench(w.VBox):
         types = " → ".join(map(str, d.input_types)) or str(getattr(d.start, "declared_type",
                                                                     ""))
         title = w.HTML(f'<div style="font-size:15px"><b>{html.escape(d.name)}</b> '
-                       f"<code>{html.escape(types)}</code> — device: "
-                       f"{html.escape(device or 'default')}</div>"
+                       f"<code>{html.escape(types)}</code></div>"
                        f"<div>{legend_html()}</div>")
         controls = w.VBox([
             w.HTML("<b>Rules at the selected node</b>"), self.rules,
@@ -129,13 +131,18 @@ class Workbench(w.VBox):
             w.HBox([self.branch_choice, self.switch_button])])
         code_box = w.VBox([w.HTML("<b>OpenCL</b>"), self.code_status, self.code])
         super().__init__([
-            title, self.errors,
+            title, self.device_menu, self.errors,
             w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
                     _half(controls)]),
             w.HBox([_half(self.paper), _half(code_box)]),
             self.runs, self.search])
         self.add_class("wb-workbench")
         self._changed(select="root")
+
+    def _device_chosen(self, device: str | None) -> None:
+        """Runs and searches from now on use ``device`` (None: the default device)."""
+        self.device = device
+        self.runs.device = device
 
     # --- the derivation -------------------------------------------------------------------
     @property

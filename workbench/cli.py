@@ -317,6 +317,7 @@ def cmd_devices(args) -> dict:
            "notes": devices.notes()}
     if problem:
         doc["problem"] = problem
+        doc["_exit"] = 1  # no working device: the command says so with its status too
     return doc
 
 
@@ -587,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         doc_json = doc
     print(json.dumps(doc_json, indent=2, ensure_ascii=False) if args.json else show(doc))
-    return 0
+    return doc.get("_exit", 0) if isinstance(doc, dict) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

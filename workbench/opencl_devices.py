@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import WorkbenchError
-from .probe import INJECT_ENV, PROBE_VERSION, injected_for
+from .probe import INJECT_ENV, PROBE_VERSION, injected
 from .userdirs import private_dir
 
 NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
@@ -38,7 +38,10 @@ NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 DEVICE_ENV = "WORKBENCH_DEVICE"
 PROBE_TIMEOUT_S = 120.0  # per device; a first build on a GPU can take seconds
+PROBE_TIMEOUT_ENV = "WORKBENCH_PROBE_TIMEOUT"
 FIX_POCL = "apt-get install -y pocl-opencl-icd"
+
+PROBE_CHILD = "import sys; from workbench.probe import main; sys.exit(main(sys.argv[1:]))"
 
 _NOTES: list[str] = []
 _cl = None
@@ -214,9 +217,9 @@ def _host_fingerprint() -> str:
 def health_key(info: DeviceInfo) -> str:
     """What a device's health is kept under: device, driver, host CPU, the probe's version
     and any injected failure."""
-    inject = injected_for(info.id, f"{info.name} {info.platform}")
+    inject = injected(info.id, f"{info.name} {info.platform}")
     text = "\0".join([info.platform, info.name, info.driver, info.id if inject else "",
-                      _host_fingerprint(), str(PROBE_VERSION), "injected" if inject else ""])
+                      _host_fingerprint(), str(PROBE_VERSION), inject])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -247,30 +250,32 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, str]:
     fresh one."""
     out: dict[str, str] = {}
     waiting = [i.id for i in infos]
+    limit = _probe_timeout()
     while waiting:
-        child = subprocess.Popen([sys.executable, "-m", "workbench.probe", *waiting],
+        child = subprocess.Popen([sys.executable, "-c", PROBE_CHILD, *waiting],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        current, deadline = None, time.monotonic() + PROBE_TIMEOUT_S
+        current, deadline = None, time.monotonic() + limit
         with selectors.DefaultSelector() as sel:
             sel.register(child.stdout, selectors.EVENT_READ)
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0 or not sel.select(timeout=left):
                     child.kill()
-                    reason = f"its probe did not finish within {PROBE_TIMEOUT_S:g} s"
+                    reason = f"its probe did not finish within {limit:g} s"
                     break
                 line = child.stdout.readline()
                 if not line:  # the child is gone
                     code = child.wait()
-                    reason = (f"its probe stopped the process ({_exit_text(code)}): "
-                              f"{_last_line(child.stderr.read())}")
+                    said = _last_line(child.stderr.read())
+                    reason = (f"its probe stopped the process ({_exit_text(code)})"
+                              + (f": {said}" if said else ""))
                     break
                 try:
                     message = json.loads(line)
                 except ValueError:
                     continue  # a driver printed something on stdout
                 if "probing" in message:
-                    current, deadline = message["probing"], time.monotonic() + PROBE_TIMEOUT_S
+                    current, deadline = message["probing"], time.monotonic() + limit
                 elif message.get("id") in waiting:
                     out[message["id"]] = "ok" if message["ok"] else f"broken: {message['reason']}"
                     waiting.remove(message["id"])
@@ -288,13 +293,20 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, str]:
     return out
 
 
+def _probe_timeout() -> float:
+    try:
+        return float(os.environ.get(PROBE_TIMEOUT_ENV, PROBE_TIMEOUT_S))
+    except ValueError:
+        return PROBE_TIMEOUT_S
+
+
 def _exit_text(code: int) -> str:
     return f"signal {-code}" if code < 0 else f"exit code {code}"
 
 
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else "no message"
+    return lines[-1][:300] if lines else ""
 
 
 def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
@@ -307,6 +319,11 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     if not check:
         known = {i.id: _HEALTH[keys[i.id]] for i in wanted if keys[i.id] in _HEALTH}
     missing = [i for i in wanted if i.id not in known]
+    # an injected failure is the test's, not the device's: never kept on disk
+    trial = [i for i in missing if injected(i.id, f"{i.name} {i.platform}")]
+    if trial:
+        known.update(_probe_in_child(trial))
+    missing = [i for i in missing if i not in trial]
     if missing:
         known.update(_probe_with_disk_cache(missing, keys, check))
     for device_id, health in known.items():
@@ -333,10 +350,17 @@ def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
                 out.update(probed)
                 _write_cache({keys[device_id]: {"health": health, "device": _label(todo,
                               device_id), "checked": time.time()}
-                              for device_id, health in probed.items()})
+                              for device_id, health in probed.items()
+                              if _lasting(health)})
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return out
+
+
+def _lasting(health: str) -> bool:
+    """Whether an answer holds for later processes: not a probe that ran out of time (the
+    machine may only have been busy)."""
+    return "did not finish" not in health
 
 
 def _label(infos: list[DeviceInfo], device_id: str) -> str:

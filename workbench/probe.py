@@ -6,21 +6,23 @@ aborts the process. So every device is probed once, in a separate process (a cra
 hang there only marks the device broken), and the answer is kept per device, driver and
 host CPU: in this process and in the user's cache folder (``userdirs``).
 
-``python -m workbench.probe ID ...`` is that separate process: it probes the devices with
+``main(ids)`` runs in that separate process: it probes the devices with
 those ids (``P:D`` as ``opencl_devices`` numbers them) one after the other and prints a JSON line
 before (``{"probing": id}``) and after (``{"id": …, "ok": …, "reason": …}``) each.
 
 ``WORKBENCH_PROBE_FAIL`` (device ids or parts of names, comma-separated) makes the probe of
 the matching devices fail for real: their probe kernel carries an ``#error`` line, so the
 build fails in the driver and everything after it (the device's health, the choice of the
-default, the messages) runs as it would for a broken driver. The tests use it to exercise
-the fallback to another device on machines where every device works.
+default, the messages) runs as it would for a broken driver; ``crash:<device>`` aborts the
+probing process and ``hang:<device>`` never finishes. The tests use it to exercise the
+fallback to another device on machines where every device works.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -36,29 +38,41 @@ kernel void workbench_probe(global const float *xs, global float *out) {
 INJECTED = '#error "probe failure injected by WORKBENCH_PROBE_FAIL"\n'
 
 
-def injected_for(device_id: str, description: str) -> bool:
-    """Whether ``WORKBENCH_PROBE_FAIL`` names this device (by id or part of its name)."""
-    spec = os.environ.get(INJECT_ENV, "")
-    for item in (s.strip() for s in spec.split(",")):
-        if item and (item == device_id or item.lower() in description.lower()):
-            return True
-    return False
+def injected(device_id: str, description: str) -> str:
+    """The failure ``WORKBENCH_PROBE_FAIL`` injects into this device's probe: ``build`` (the
+    kernel does not compile), ``crash`` (the probing process aborts), ``hang`` (it never
+    finishes), or '' for none. Items are ``[crash:|hang:]<device id or part of its name>``."""
+    for item in (s.strip() for s in os.environ.get(INJECT_ENV, "").split(",")):
+        kind, _, target = item.partition(":") if item.startswith(("crash:", "hang:")) \
+            else ("build", "", item)
+        if target and (target == device_id or target.lower() in description.lower()):
+            return kind
+    return ""
 
 
 def first_error_line(log: str) -> str:
-    """The line of a build log that says what went wrong (the compiler's first error)."""
+    """The line of a build log that says what went wrong (the compiler's first error),
+    without the driver's temporary file name."""
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     for line in lines:
         if "error" in line.lower() and "build_program_failure" not in line.lower():
-            return line
+            return re.sub(r"\S+\.cl:(\d+):(\d+):", r"line \1, column \2:", line)
     return lines[0] if lines else "the build failed without a log"
 
 
-def probe(device, inject: bool = False) -> tuple[bool, str]:
-    """Build, run and check the probe kernel on a pyopencl device: ``(ok, reason)``."""
+def probe(device, inject: str = "") -> tuple[bool, str]:
+    """Build, run and check the probe kernel on a pyopencl device: ``(ok, reason)``;
+    ``inject`` is a failure to inject (see ``injected``)."""
+    import time
     import warnings
 
     import pyopencl as cl
+
+    if inject == "crash":
+        os.abort()
+    if inject == "hang":
+        while True:
+            time.sleep(1)
 
     n = 64
     xs = np.arange(n, dtype=np.float32) - 20.5
@@ -67,7 +81,7 @@ def probe(device, inject: bool = False) -> tuple[bool, str]:
         queue = cl.CommandQueue(context)
     except cl.Error as err:
         return False, f"no context: {err}"
-    source = (INJECTED if inject else "") + PROBE_SOURCE
+    source = (INJECTED if inject == "build" else "") + PROBE_SOURCE
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -110,10 +124,10 @@ def main(ids: list[str]) -> int:
         else:
             platform, device = found[device_id]
             description = f"{device.name.strip()} {platform.name.strip()}"
-            ok, reason = probe(device, injected_for(device_id, description))
+            ok, reason = probe(device, injected(device_id, description))
         print(json.dumps({"id": device_id, "ok": ok, "reason": reason}), flush=True)
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover - the devices module runs main() itself
     sys.exit(main(sys.argv[1:]))

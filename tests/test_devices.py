@@ -1,0 +1,211 @@
+"""Devices are probed before they are used; the default is a working one; a machine where no
+device works gets one clear error with the command that fixes it (SPEC 7, 14).
+
+Failures are injected for real with WORKBENCH_PROBE_FAIL (the probe kernel of the named
+device does not compile, or its probing process aborts or hangs), so the choice of the
+default and the messages run as they would for a broken driver. Commands run in fresh
+processes: device discovery happens once per process."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from workbench import opencl_devices, parse, userdirs
+from workbench.run import run
+
+ROOT = Path(__file__).parent.parent
+TOUR = ROOT / "notebooks" / "tour.ipynb"
+
+
+def workbench(*argv: str, env: dict | None = None, timeout: float = 300):
+    """``workbench ARGV`` in a fresh process: (exit status, stdout, stderr)."""
+    done = subprocess.run([sys.executable, "-m", "workbench", *argv], cwd=ROOT,
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def devices_doc(env: dict | None = None) -> dict:
+    _, out, err = workbench("devices", "--json", env=env)
+    return json.loads(out)
+
+
+def usable(doc: dict) -> list[dict]:
+    return [d for d in doc["devices"] if d["kind"] != "simulator"]
+
+
+def test_every_device_has_a_health_and_the_default_works():
+    found = opencl_devices.devices()
+    assert found, "PoCL provides at least one device"
+    for d in found:
+        assert d.health == "ok" or d.health.startswith("broken: ")
+    default = opencl_devices.default_device()
+    assert default.ok and default.kind != "simulator"
+    working_cpus = [d for d in found if d.kind == "cpu" and d.ok]
+    if working_cpus:
+        assert default.id == working_cpus[0].id  # the first working CPU device
+
+
+def test_devices_json_carries_health_and_marks_the_default():
+    status, out, _ = workbench("devices", "--json")
+    doc = json.loads(out)
+    assert status == 0
+    by_id = {d["id"]: d for d in doc["devices"]}
+    assert by_id[doc["default"]]["health"] == "ok"
+    assert all("health" in d for d in doc["devices"])
+    status, text, _ = workbench("devices")
+    assert f"* {doc['default']} " in text
+
+
+def test_a_broken_first_cpu_device_is_passed_over_for_a_working_one():
+    """The first CPU device's probe fails (as PoCL 3.0's does on CPUs its LLVM does not
+    know): the default is another device that works. Where this machine has no second
+    working CPU device, PoCL is asked for a second one (its single-threaded 'basic')."""
+    env = {}
+    doc = devices_doc(env)
+    first = next(d for d in usable(doc) if d["kind"] == "cpu")
+    env["WORKBENCH_PROBE_FAIL"] = first["id"]
+    doc = devices_doc(env)
+    if not [d for d in usable(doc) if d["health"] == "ok"]:
+        env["POCL_DEVICES"] = "pthread basic"
+        first = next(d for d in usable(devices_doc(env)) if d["kind"] == "cpu")
+        env["WORKBENCH_PROBE_FAIL"] = first["id"]
+        doc = devices_doc(env)
+    by_id = {d["id"]: d for d in doc["devices"]}
+    assert "injected" in by_id[first["id"]]["health"]
+    assert doc["default"] not in (None, first["id"])
+    assert by_id[doc["default"]]["health"] == "ok"
+    assert by_id[doc["default"]]["kind"] != "simulator"
+    status, out, err = workbench("run", "map abs", "--type", "[float]_N", "--size", "N=4096",
+                                 "--json", env=env)
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["correct"] and result["device"] == by_id[doc["default"]]["name"]
+
+
+@pytest.mark.slow
+def test_the_tour_notebook_runs_on_the_device_chosen_when_the_first_fails(monkeypatch):
+    from nbclient import NotebookClient
+
+    env = {}
+    first = next(d for d in usable(devices_doc()) if d["kind"] == "cpu")
+    env["WORKBENCH_PROBE_FAIL"] = first["id"]
+    doc = devices_doc(env)
+    if not [d for d in usable(doc) if d["health"] == "ok"]:
+        env["POCL_DEVICES"] = "pthread basic"
+        first = next(d for d in usable(devices_doc(env)) if d["kind"] == "cpu")
+        env["WORKBENCH_PROBE_FAIL"] = first["id"]
+        doc = devices_doc(env)
+    chosen = {d["id"]: d for d in doc["devices"]}[doc["default"]]["name"]
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)  # the notebook's kernel inherits them
+    nb = nbformat.read(TOUR, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(TOUR.parent)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert f"{chosen}: ok, correct: True" in text
+
+
+def _all_failing() -> dict:
+    ids = [d["id"] for d in usable(devices_doc())]
+    return {"WORKBENCH_PROBE_FAIL": ",".join(ids)}
+
+
+def test_when_no_device_works_each_command_says_so_once_with_the_fix():
+    env = _all_failing()
+    for argv in (["run", "map abs", "--type", "[float]_N", "--size", "N=64"],
+                 ["search", "map abs", "--type", "[float]_64", "--budget", "3"],
+                 ["devices"]):
+        status, out, err = workbench(*argv, env=env)
+        said = out + err
+        assert status == 1, (argv, said)
+        assert "Traceback" not in said
+        assert said.count("no working OpenCL device") == 1, said
+        assert "fix:" in said
+        if argv[0] != "devices":  # one line per device, not one build log per kernel
+            for d in usable(devices_doc()):
+                assert said.count(f"{d['id']} {d['name']} (") == 1, said
+
+
+def test_run_and_search_answer_a_missing_device_without_raising(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DEVICE", "no such device")
+    result = run(parse("map abs"), np.ones(16, np.float32), repeat=1)
+    assert result.status == "no device" and not result.correct
+    assert "WORKBENCH_DEVICE" in result.message
+    from workbench import search
+
+    with pytest.raises(opencl_devices.DeviceNotFound):
+        search(parse("map abs"), "[float]_64", budget=2, workers=0)
+
+
+def test_workbench_device_chooses_the_device():
+    doc = devices_doc()
+    for d in usable(doc):
+        status, out, err = workbench("run", "map abs", "--type", "[float]_N", "--size",
+                                     "N=64", "--json", env={"WORKBENCH_DEVICE": d["id"]})
+        if d["health"] == "ok":
+            assert status == 0 and json.loads(out)["device"] == d["name"], err
+        else:  # a broken device is refused, with its reason
+            assert status == 1 and d["health"].removeprefix("broken: ") in err
+
+
+def test_a_probe_that_kills_its_process_marks_only_that_device_broken():
+    ids = [d["id"] for d in usable(devices_doc())]
+    doc = devices_doc({"WORKBENCH_PROBE_FAIL": f"crash:{ids[0]}"})
+    by_id = {d["id"]: d for d in doc["devices"]}
+    assert by_id[ids[0]]["health"].startswith("broken: its probe stopped the process")
+    assert all(by_id[i]["health"] == d["health"]
+               for i, d in ((d["id"], d) for d in usable(devices_doc())) if i != ids[0])
+
+
+def test_a_probe_that_hangs_is_stopped():
+    ids = [d["id"] for d in usable(devices_doc())]
+    started = time.monotonic()
+    doc = devices_doc({"WORKBENCH_PROBE_FAIL": f"hang:{ids[0]}",
+                       "WORKBENCH_PROBE_TIMEOUT": "3"})
+    assert time.monotonic() - started < 60
+    by_id = {d["id"]: d for d in doc["devices"]}
+    assert "did not finish within 3 s" in by_id[ids[0]]["health"]
+
+
+def test_answers_are_kept_in_the_users_cache_and_check_asks_again(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    doc = devices_doc(env)
+    cache = tmp_path / userdirs.APP / "probes" / "health.json"
+    entries = json.loads(cache.read_text())
+    assert len(entries) == len(doc["devices"])
+    assert stat.S_IMODE(os.stat(cache.parent).st_mode) == 0o700
+    # a later process takes the kept answers (here: one planted for every device)
+    for entry in entries.values():
+        entry["health"] = "broken: an answer kept from an earlier process"
+    cache.write_text(json.dumps(entries))
+    kept = devices_doc(env)
+    assert {d["health"] for d in kept["devices"]} == {
+        "broken: an answer kept from an earlier process"}
+    # --check probes again
+    _, out, _ = workbench("devices", "--check", "--json", env=env)
+    assert [d["health"] for d in json.loads(out)["devices"]] == \
+        [d["health"] for d in doc["devices"]]
+
+
+def test_private_folders_are_not_taken_from_other_hands(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    shared = tmp_path / userdirs.APP
+    shared.mkdir(mode=0o777)
+    os.chmod(shared, 0o777)  # anyone may write here: an .icd planted there would load
+    folder = userdirs.private_dir("icd")
+    assert not folder.is_relative_to(shared)
+    assert userdirs.is_private(folder)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    os.chmod(shared, 0o700)
+    assert userdirs.private_dir("icd") == shared / "icd"

@@ -1,0 +1,71 @@
+"""The device menu (SPEC 11): every OpenCL device with its health, the default first.
+
+Devices are probed by the core (``workbench.opencl_devices``); the menu only shows the
+answers: ``ok``, or ``broken`` with the reason, so a user sees why a device is not used.
+Choosing a broken device is allowed (the runs then say why they fail) but the menu says
+what is wrong with it right away.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from workbench import opencl_devices
+
+
+def _label(info) -> str:
+    kind = f", {info.kind}" if info.kind != "cpu" else ""
+    health = "ok" if info.ok else info.health
+    return f"{info.id} {info.name}{kind} — {health}"
+
+
+class DeviceMenu(w.VBox):
+    """A dropdown of the devices; ``value`` is the chosen device id (None: the default)."""
+
+    def __init__(self, device: str | None = None):
+        self.found = opencl_devices.devices()
+        try:
+            default = opencl_devices.default_device()
+            default_text = f"default: {_label(default)}"
+            self.problem = ""
+        except opencl_devices.DeviceError as err:
+            default, default_text = None, "default: no working device"
+            self.problem = str(err)
+        options = [(default_text, None)] + [(_label(d), d.id) for d in self.found]
+        chosen = device if device in {d.id for d in self.found} else None
+        self.menu = w.Dropdown(options=options, value=chosen, description="device",
+                               layout=w.Layout(width="560px"))
+        self.menu.add_class("wb-device-menu")
+        self.note = w.HTML("")
+        self.note.add_class("wb-device-note")
+        self.menu.observe(lambda _change: self._show(), "value")
+        super().__init__([self.menu, self.note])
+        self._unmatched = device if device is not None and chosen is None else None
+        self._show()
+
+    @property
+    def value(self) -> str | None:
+        return self.menu.value if self._unmatched is None else self._unmatched
+
+    def observe_choice(self, callback) -> None:
+        """Call ``callback(device_id_or_None)`` when the user picks another device."""
+        def changed(_change):
+            self._unmatched = None
+            callback(self.menu.value)
+        self.menu.observe(changed, "value")
+
+    def _show(self) -> None:
+        chosen = next((d for d in self.found if d.id == self.menu.value), None)
+        if self.menu.value is None and self.problem:
+            text = self.problem
+        elif chosen is not None and not chosen.ok:
+            text = f"{chosen.describe()} is {chosen.health}: runs on it will fail"
+        elif self._unmatched is not None:
+            text = f"device {self._unmatched!r} (as given)"
+        else:
+            self.note.value = ""
+            return
+        self.note.value = (f'<pre style="white-space:pre-wrap;color:#a33;margin:2px 0">'
+                           f"{html.escape(text)}</pre>")
