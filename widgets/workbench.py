@@ -18,7 +18,7 @@ from pathlib import Path
 import ipywidgets as w
 
 from workbench import Derivation, Expr, WorkbenchError, parse_program
-from workbench.errors import format_path, parse_path
+from workbench.errors import as_path, format_path, parse_path
 from workbench.expr import UserFun, subterm
 
 from . import code as code_panel
@@ -149,9 +149,9 @@ class Workbench(w.VBox):
     def current(self) -> Expr:
         return self.derivation.current
 
-    def select(self, path: str) -> None:
-        """Select a node by path (what a click on the tree does)."""
-        self.tree.selected = format_path(parse_path(path))
+    def select(self, path: str | int | tuple) -> None:
+        """Select a node by path (what a click on the tree does): "1.0", (1, 0), 0, "root"."""
+        self.tree.selected = format_path(as_path(path))
 
     def choose(self, rule: str, **params):
         """Pick a rule and its parameters at the selected node (the preview shows it)."""
