@@ -38,6 +38,11 @@ from .space import Move, replay
 from .strategies import STRATEGIES
 
 
+class StopSearch(Exception):
+    """Raised by a ``progress`` callback to end the search after the candidate it was given:
+    the result then holds what was measured, and ``stopped`` says why (the message)."""
+
+
 class NoCorrectKernel(WorkbenchError):
     """A search in which no candidate built, ran and computed what the interpreter does."""
 
@@ -263,7 +268,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     ``concurrent.futures`` executor or a Dask ``Client`` (default: local worker processes,
     ``workers`` of them, each candidate limited to ``timeout`` seconds); ``log`` a JSON-lines
     file that makes the search resumable; ``replay_log`` answers from a recorded log instead
-    of running anything; ``progress(record)`` is called as each candidate finishes; ``at``
+    of running anything; ``progress(record)`` is called as each candidate finishes (it may
+    raise ``StopSearch`` to end the search there, keeping what was found); ``at``
     restricts the rewrites to the subtree at that path. A ``Derivation`` starts the search
     from its current step."""
     from ..errors import parse_path
@@ -296,15 +302,21 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     size_env = dict(sizes or {})
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
                   repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy)
+    stop = ""
     try:
         try:
             STRATEGIES[strategy](ctx)
         except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
             err.add_note(_interrupted(ctx, log))
             raise
+        except StopSearch as request:  # the caller's progress callback asked to stop
+            stop = str(request) or "stopped on request"
         good = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms") is not None]
         best_record = min(good, key=lambda r: r["kernel_ms"]) if good else None
-        best_ms, timing = _retime(ctx, best_record, replayed=replay_log is not None)
+        if stop and best_record is not None:  # candidates may still be running: no re-timing
+            best_ms, timing = best_record["kernel_ms"], "logged (the search was stopped)"
+        else:
+            best_ms, timing = _retime(ctx, best_record, replayed=replay_log is not None)
     finally:
         evaluator.close()
     best = best_derivation = None
@@ -318,7 +330,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
         best = best_derivation.current
     return SearchResult(best, best_ms, best_derivation, ctx.records, len(ctx.records),
                         strategy, ctx.fixed, best_record, time.time() - start_time, timing,
-                        budget=budget, from_log=ctx.from_log, stopped=_why_stopped(ctx))
+                        budget=budget, from_log=ctx.from_log,
+                        stopped=stop or _why_stopped(ctx))
 
 
 def _interrupted(ctx: Context, log) -> str:
@@ -374,5 +387,6 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "NoCorrectKernel", "STRATEGIES", "Log", "LogError", "read",
-           "replay", "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator", "InlineEvaluator"]
+__all__ = ["search", "SearchResult", "NoCorrectKernel", "StopSearch", "STRATEGIES", "Log",
+           "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator",
+           "InlineEvaluator"]
