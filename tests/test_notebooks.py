@@ -1,7 +1,11 @@
 """The notebooks run top to bottom on the CPU default, are committed without outputs, open
 with a title, and every cell that draws a figure shows it as an image."""
 
+import json
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -9,7 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
 
 # Each notebook should run in about two minutes on two shared cores; the limit leaves room.
@@ -85,6 +90,22 @@ def test_notebook_is_committed_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_carries_the_metadata_jupyterlab_writes(path):
+    # JupyterLab rewrites a notebook without these when it opens it, leaving the checkout
+    # modified; the language version is the one of the kernel that saved it
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get("kernelspec") == {"display_name": "Python 3 (ipykernel)",
+                                             "language": "python", "name": "python3"}
+    info = nb.metadata.get("language_info", {})
+    assert {k: v for k, v in info.items() if k != "version"} == {
+        "codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+        "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3"}
+    assert re.fullmatch(r"3\.\d+\.\d+", info.get("version", "")), info
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5) and all("id" in c for c in nb.cells)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_notebook_opens_with_a_title(path):
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0] if nb.cells else None
@@ -105,3 +126,21 @@ def test_notebook_runs(path):
     assert not errors
     assert not figure_problems(nb), figure_problems(nb)
     assert elapsed < BUDGET_S, f"{path.name} took {elapsed:.0f} s"
+
+
+def test_jupyterlab_starts_without_the_news_pop_up(tmp_path):
+    # scripts/start and binder/postBuild write the environment's overrides.json
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    overrides = venv / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True)
+    overrides.write_text('{"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}')
+    env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(["bash", "scripts/lab-settings"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    doc = json.loads(overrides.read_text())
+    assert doc["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false",
+                                                                  "checkForUpdates": False}
+    assert doc["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    for script in ("scripts/start", "binder/postBuild"):
+        assert "bash scripts/lab-settings" in (ROOT / script).read_text(), script
