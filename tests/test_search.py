@@ -593,3 +593,22 @@ def test_an_interrupted_search_in_python_keeps_its_log_and_resumes(tmp_path):
     assert result.from_log == len(before) and result.evaluated == 10
     after = read(log)
     assert after[:len(before)] == before and len({r["key"] for r in after}) == 10
+
+
+def test_a_progress_callback_may_stop_the_search_keeping_what_it_found():
+    from workbench.search import StopSearch
+
+    seen = []
+
+    def progress(record):
+        seen.append(record)
+        if len(seen) == 5:
+            raise StopSearch("enough after 5")
+
+    log = recorded("random")
+    result = search(ASUM, "[float]_4096", strategy="random", budget=len(log), replay_log=log,
+                    progress=progress)
+    assert result.evaluated == 5 and result.stopped == "enough after 5"
+    good = [r for r in seen if r["correct"]]
+    assert result.best_kernel_ms == min(r["kernel_ms"] for r in good)
+    assert result.timing == "logged (the search was stopped)"

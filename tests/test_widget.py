@@ -431,3 +431,19 @@ def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
     assert result.stopped.startswith("stopped by you after 2 of 30 candidates")
     assert "stopped by you" in wb.search.best.value
     assert wb.search.stop_button.disabled
+
+
+def test_progress_counts_candidates_and_runs_with_the_best_so_far():
+    from widgets import Progress
+
+    progress = Progress(4, "candidates", show=False)
+    progress.start("mcts, seed 0")
+    progress({"correct": True, "kernel_ms": 0.5, "status": "ok"})
+    progress({"correct": False, "kernel_ms": None, "status": "compile error"})
+    progress({"correct": True, "kernel_ms": 0.25, "status": "ok"})
+    assert progress.bar.value == 3 and progress.best_ms == 0.25
+    text = progress.text.value
+    assert "3 / 4 candidates · mcts, seed 0 · best so far 0.2500 ms · last: 0.2500 ms" in text
+    progress.advance("a run")
+    progress.finish()
+    assert progress.bar.value == 4 and "last: done" in progress.text.value
