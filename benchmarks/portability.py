@@ -17,8 +17,8 @@ import statistics
 from benchmarks.search import RESULTS, SIZES, types_of
 from workbench.cli import random_inputs
 from workbench.derivation import _userfuns
-from workbench.opencl_devices import find_device
 from workbench.notation import parse, parse_type
+from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.run import run
 

@@ -1,7 +1,12 @@
-"""The workbench widget in a real browser: JupyterLab and Voilà serve the tour notebook,
-Debian's chromium (driven by Playwright) runs it, clicks a node of the tree, applies a
-rule, undoes it and runs the step, and every check reads text that Python computed, so a
-broken JavaScript click handler fails here (the Python-only tests cannot see it).
+"""The workbench in a real browser: JupyterLab and Voilà serve the notebooks, Debian's chromium
+(driven by Playwright) runs them, and every check reads what the page shows.
+
+- the tour's widget: click a node of the tree, apply a rule, undo it, run the step (every
+  expected text is computed by Python, so a broken JavaScript click handler fails here; the
+  Python-only tests cannot see it); the OpenCL panel's longest line is readable without
+  horizontal scrolling; collapsing panels brings the run and search panels into view;
+- a widget whose kernel does not compile: the run's whole message opens on a click;
+- the search notebook, run top to bottom: every figure cell shows an image.
 
 Needs ``/usr/bin/chromium`` (``apt-get install chromium``) and the ``ui-test`` extra
 (``pip install -e .[lab,ui-test]``); skipped with the reason when either is missing, except
@@ -29,6 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 ROOT = Path(__file__).parent.parent
 TOUR = ROOT / "notebooks" / "tour.ipynb"
+SEARCH = ROOT / "notebooks" / "search.ipynb"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -36,6 +42,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-s
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 LOAD_S = 90  # server start, page load, kernel start, running the notebook
 STEP_S = 45  # one round trip through the kernel (a run compiles a kernel)
+NOTEBOOK_S = 420  # the search notebook, top to bottom, on two shared cores
+
+# A widget whose kernel cannot compile: `half` is a type name in OpenCL C.
+HALF = """
+half : float -> float
+half = λx. x * 0.5
+
+f : [float]_N -> [float]_N
+f = mapGlobal half
+"""
 
 
 def _missing() -> str:
@@ -74,11 +90,23 @@ def _free_port() -> int:
 
 
 def _stage(tmp: Path) -> tuple[Path, dict]:
-    """A copy of the tour (the servers save outputs into it) and private Jupyter folders,
-    with JupyterLab's news notification off (it can cover the widget)."""
+    """Copies of the notebooks (the servers save outputs into them) beside a link to the
+    benchmark results they read, a notebook whose kernel cannot compile, and private Jupyter
+    folders, with JupyterLab's news notification off (it can cover the widget)."""
+    import nbformat
+
     work = tmp / "notebooks"
     work.mkdir()
-    shutil.copy(TOUR, work / TOUR.name)
+    for notebook in (TOUR, SEARCH):
+        shutil.copy(notebook, work / notebook.name)
+    (tmp / "benchmarks").symlink_to(ROOT / "benchmarks")  # read as ../benchmarks/results
+    failing = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A kernel that does not compile"),
+        nbformat.v4.new_code_cell("from widgets import Workbench\n\n"
+                                  f"Workbench(\'\'\'{HALF}\'\'\', sizes={{'N': 256}}, repeat=1)")])
+    failing.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                      "language": "python"}
+    nbformat.write(failing, work / "failing.ipynb")
     settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
@@ -147,6 +175,8 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     expect(wb.locator(".wb-tree svg g.node").first).to_be_visible(timeout=LOAD_S * 1000)
     header = wb.locator(".wb-selected-text")
     expect(header).to_contain_text("selected root", timeout=STEP_S * 1000)
+    menu = wb.locator(".wb-device-menu select")
+    assert menu.evaluate("el => el.options[el.selectedIndex].text").startswith("default:")
 
     # a click on a node reaches Python: the rules listed are computed there
     _node(page, "0").click()
@@ -158,6 +188,7 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
                                    timeout=STEP_S * 1000)
     expect(wb.locator(".wb-code")).to_contain_text("kernel void", timeout=STEP_S * 1000)
     expect(wb.locator(".wb-code")).to_contain_text("default completion")
+    check_opencl_fits(wb)
 
     # choose split-join with n = 1024: preview, highlighted nodes, apply, undo
     wb.locator(".wb-rule-select select").select_option(index=rules.index("split-join"))
@@ -195,50 +226,220 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     wait_idle()
     shot.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
+    check_panels_collapse(page, wb, shot.with_name(shot.stem + "_collapsed.png"))
 
 
-def test_workbench_in_jupyterlab(browser, tmp_path):
-    work, env = _stage(tmp_path)
-    port, token = _free_port(), "wbtest" + str(os.getpid())
-    log = tmp_path / "lab.log"
-    proc = _start([sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-                   f"--port={port}", f"--IdentityProvider.token={token}",
-                   f"--ServerApp.root_dir={work}", "--allow-root",
-                   "--LabApp.extension_manager=readonly", "--LabApp.news_url=None",
-                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                   f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-                   f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
-                   "--expose-app-in-browser"], work, env, log)
-    base = f"http://127.0.0.1:{port}"
-    page = None
-    try:
-        _wait_http(f"{base}/api/status?token={token}", proc, log)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/lab/tree/{TOUR.name}?token={token}")
+def check_opencl_fits(wb) -> None:
+    """The OpenCL panel spans the widget and its longest line needs no horizontal scroll."""
+    from playwright.sync_api import expect
+
+    code = wb.locator(".wb-opencl")
+    expect(code).to_be_visible(timeout=STEP_S * 1000)
+    scroll, client = code.evaluate("el => [el.scrollWidth, el.clientWidth]")
+    assert 0 < scroll <= client, f"the code scrolls sideways: {scroll} > {client} px"
+    widget = wb.evaluate("el => el.clientWidth")
+    assert client > 0.8 * widget, f"the code panel is {client} of {widget} px"
+
+
+def check_panels_collapse(page, wb, shot: Path) -> None:
+    """Closing the tree, the derivation and the code (the bar at the top) brings the run and
+    search panels into view; opening them again restores the widget."""
+    from playwright.sync_api import expect
+
+    wb.locator(".wb-section-bar").scroll_into_view_if_needed()
+    keys = ("tree", "derivation", "code")
+    for key in keys:
+        wb.locator(f"button.wb-show-{key}").click()
+        expect(wb.locator(f".wb-section-{key} .wb-section-body")).to_be_hidden(
+            timeout=STEP_S * 1000)
+    expect(wb.locator(".wb-run-panel button", has_text="run this step")).to_be_in_viewport(
+        timeout=STEP_S * 1000)
+    page.screenshot(path=str(shot))
+    wb.locator(".wb-section-runs .wb-section-toggle").click()  # a panel's own header
+    expect(wb.locator(".wb-search-panel button", has_text="search from this step")
+           ).to_be_in_viewport(timeout=STEP_S * 1000)
+    for key in (*keys, "runs"):
+        wb.locator(f"button.wb-show-{key}").click()
+    expect(wb.locator(".wb-code")).to_be_visible(timeout=STEP_S * 1000)
+    expect(wb.locator(".wb-run-table")).to_be_visible()
+
+
+class Lab:
+    """A JupyterLab server on the staged notebooks, for the tests of this module."""
+
+    def __init__(self, tmp: Path):
+        self.work, env = _stage(tmp)
+        self.port, self.token = _free_port(), "wbtest" + str(os.getpid())
+        self.log = tmp / "lab.log"
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = _start([
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+            f"--port={self.port}", f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.work}", "--allow-root",
+            "--LabApp.extension_manager=readonly", "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+            f"--LabApp.user_settings_dir={tmp / 'settings'}",
+            "--expose-app-in-browser"], self.work, env, self.log)
+        _wait_http(f"{self.base}/api/status?token={self.token}", self.proc, self.log)
+
+    def open(self, browser, notebook: str, width: int = 1400, height: int = 1000):
+        """A page on ``notebook`` with its kernel idle, and a function that waits for idle."""
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        # a workspace of its own: JupyterLab would otherwise reopen the notebooks of earlier
+        # pages, and the one in front might not be this one
+        workspace = Path(notebook).stem
+        page.goto(f"{self.base}/lab/workspaces/{workspace}/tree/{notebook}?token={self.token}")
 
         def idle():
             page.wait_for_function(
-                "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                " const k = w && w.sessionContext && w.sessionContext.session"
-                " && w.sessionContext.session.kernel; return k && k.status === 'idle'; }",
-                timeout=LOAD_S * 1000)
+                "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+                " const k = w && w.context && w.context.path === name && w.sessionContext"
+                " && w.sessionContext.session && w.sessionContext.session.kernel;"
+                " return k && k.status === 'idle'; }", arg=notebook, timeout=LOAD_S * 1000)
 
         idle()
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        drive_workbench(page, ARTIFACTS / "jupyterlab_tour.png", idle)
-        assert not [e for e in errors if "wb" in e or "anywidget" in e.lower()], errors
-    finally:
-        if page is not None:
-            page.close()
+        return page, idle
+
+    def stop(self) -> None:
         try:
             urllib.request.urlopen(urllib.request.Request(
-                f"{base}/api/shutdown?token={token}", method="POST"), timeout=5)
-            proc.wait(10)
+                f"{self.base}/api/shutdown?token={self.token}", method="POST"), timeout=5)
+            self.proc.wait(10)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        _stop(proc)
+        _stop(self.proc)
+
+
+@pytest.fixture(scope="module")
+def lab(browser, tmp_path_factory):
+    server = Lab(tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+def _run_all(page) -> None:
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+def test_workbench_in_jupyterlab(browser, lab):
+    page, idle = lab.open(browser, TOUR.name)
+    try:
+        _run_all(page)
+        drive_workbench(page, ARTIFACTS / "jupyterlab_tour.png", idle)
+        assert not [e for e in page.errors if "wb" in e or "anywidget" in e.lower()], page.errors
+    finally:
+        page.close()
+
+
+def _failed_run_message() -> str:
+    """The message of the failing run, computed here: its last line ends the whole text."""
+    import numpy as np
+
+    from workbench import parse_program, run
+
+    result = run(parse_program(HALF)["f"], np.zeros(256, np.float32), repeat=1)
+    assert result.status == "compile error", result
+    return result.message.strip().splitlines()[-1]
+
+
+def test_a_failed_runs_whole_message_opens_in_jupyterlab(browser, lab):
+    from playwright.sync_api import expect
+
+    from workbench.opencl_devices import DeviceError, find_device
+
+    try:
+        find_device()
+    except DeviceError as err:
+        pytest.skip(f"no working OpenCL device: {err}")
+    last_line = _failed_run_message()
+    page, idle = lab.open(browser, "failing.ipynb", width=900)  # a narrow window
+    try:
+        _run_all(page)
+        wb = page.locator(".wb-workbench").first
+        expect(wb.locator(".wb-code")).to_contain_text("kernel void", timeout=LOAD_S * 1000)
+        check_opencl_fits(wb)  # the kernel's signature is wider than the panel: it wraps
+        message = wb.locator(".wb-run-table details.wb-message")
+        expect(message).to_be_visible(timeout=LOAD_S * 1000)
+        expect(message.locator("summary")).to_contain_text("compile error")
+        expect(message.locator("summary")).to_contain_text("open in full")
+        full = message.locator(".wb-message-full")
+        expect(full).to_be_hidden()
+        message.locator("summary").click()
+        expect(full).to_be_visible()
+        expect(full).to_contain_text(last_line)  # the end of the message, past any cut
+        scroll, client = full.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert scroll <= client, f"the message scrolls sideways: {scroll} > {client} px"
+        expect(wb.locator(".wb-section-runs .wb-section-summary")).to_contain_text(
+            "compile error")
+        idle()
+        full.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_failed_run.png"))
+    finally:
+        page.close()
+
+
+NOTEBOOK_STATE = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const cells = w.content.model.cells;
+  let pending = 0; const errors = [];
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type !== 'code') continue;
+    if (!c.executionCount) pending++;
+    for (let j = 0; j < c.outputs.length; j++) {
+      const o = c.outputs.get(j).toJSON();
+      if (o.output_type === 'error') errors.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+    }
+  }
+  const k = w.sessionContext.session.kernel;
+  return {pending, errors, idle: k.status === 'idle'};
+}"""
+
+
+def _run_notebook(page) -> None:
+    """Run every cell and wait until all ran (failing at once on an error output)."""
+    _run_all(page)
+    deadline = time.monotonic() + NOTEBOOK_S
+    state = {}
+    while time.monotonic() < deadline:
+        state = page.evaluate(NOTEBOOK_STATE)
+        assert not state["errors"], state["errors"]
+        if state["pending"] == 0 and state["idle"]:
+            return
+        time.sleep(1)
+    raise AssertionError(f"the notebook did not finish in {NOTEBOOK_S} s: {state}")
+
+
+def test_search_notebook_shows_every_figure_in_jupyterlab(browser, lab):
+    import nbformat
+    from playwright.sync_api import expect
+
+    from tests.test_notebooks import FIGURE_CALL
+
+    nb = nbformat.read(SEARCH, as_version=4)
+    figures = [i for i, c in enumerate(nb.cells)
+               if c.cell_type == "code" and FIGURE_CALL.search(c.source)]
+    assert len(figures) >= 4
+    page, _ = lab.open(browser, SEARCH.name)
+    try:
+        _run_notebook(page)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        expect(cells).to_have_count(len(nb.cells))
+        for i in figures:
+            cell = cells.nth(i)
+            cell.scroll_into_view_if_needed()
+            image = cell.locator(".jp-OutputArea-output img").first
+            expect(image).to_be_visible(timeout=STEP_S * 1000)
+            page.wait_for_function("img => img.complete && img.naturalWidth > 200",
+                                   arg=image.element_handle(), timeout=STEP_S * 1000)
+            expect(cell.locator(".jp-OutputArea")).not_to_contain_text("<Figure size")
+        cells.nth(figures[0]).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_search.png"))
+    finally:
+        page.close()
 
 
 def test_workbench_in_voila(browser, tmp_path):

@@ -51,7 +51,7 @@ def test_check_prints_normal_form_and_type(capsys):
 
 def test_eval_on_pasted_expression(capsys):
     code, out, _ = run(capsys, "eval", "reduce (+) 0 o map abs", "--type", "[float]_N",
-                       "--size", "N=1024", "--json")
+                       "--size", "N=1024", "--json", "--full")
     assert code == 0
     doc = json.loads(out)
     assert doc["output"]["shape"] == [1]
@@ -144,3 +144,84 @@ def test_rules_why_explains_refusals(capsys):
     assert doc["refused"]["map→mapLocal"].startswith("mapLocal must be inside a mapWorkgroup")
     assert doc["refused"]["reduce→reduceSeq"] == "it rewrites reduce f z"
     assert any(r["rule"] == "split-join" for r in doc["rewrites"])
+
+
+def test_eval_json_summarises_the_inputs_and_keeps_a_small_output(capsys):
+    import hashlib
+
+    import numpy as np
+
+    from workbench.cli import random_inputs
+    from workbench.notation import parse_type
+
+    code, out, _ = run(capsys, "eval", f"@{LIBRARY / 'blas.lift'}:dot", "--size", "N=100000",
+                       "--json")
+    assert code == 0
+    assert len(out.splitlines()) < 100  # not every input value
+    doc = json.loads(out)
+    xs, ys = random_inputs([parse_type("[float]_100000")] * 2, {"N": 100000}, seed=0)
+    for summary, array in zip(doc["inputs"], (xs, ys)):
+        assert "values" not in summary
+        assert summary["shape"] == [100000] and summary["dtype"] == "float32"
+        assert summary["size"] == 100000 and len(summary["first"]) == 8
+        assert summary["first"][0] == pytest.approx(float(array[0]))
+        assert summary["sum"] == pytest.approx(float(array.astype(np.float64).sum()))
+        assert summary["sha256"] == hashlib.sha256(array.tobytes()).hexdigest()
+    assert doc["output"]["values"] == [pytest.approx(float(np.dot(xs, ys)), rel=1e-3)]
+    # a large output is summarised too; --full prints every value
+    code, out, _ = run(capsys, "eval", "map abs", "--type", "[float]_N", "--size", "N=5000",
+                       "--json")
+    assert "values" not in json.loads(out)["output"]
+    code, out, _ = run(capsys, "eval", "map abs", "--type", "[float]_N", "--size", "N=5000",
+                       "--json", "--full")
+    doc = json.loads(out)
+    assert len(doc["output"]["values"]) == 5000 and len(doc["inputs"][0]["values"]) == 5000
+
+
+def test_rules_shows_a_rule_once_with_all_its_parameter_values(capsys):
+    argv = ["rules", "reduce (+) 0 o map abs", "--type", "[float]_4096", "--at", "0"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    partial = [line for line in lines if "reduce-partial" in line]
+    assert partial == ["0  reduce-partial  n = 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048"]
+    following = lines[lines.index(partial[0]) + 1]
+    assert following.strip() == "→ reduce (+) 0 ∘ reducePart (+) 0 {n} ∘ map abs"
+    assert lines[-1].startswith("58 rewrites of 8 rules and places")
+    code, out, _ = run(capsys, *argv, "--json")  # one object per rewrite (SPEC 14)
+    doc = json.loads(out)
+    assert len(doc) == 58 and all(set(r) == {"path", "rule", "params", "result"} for r in doc)
+    assert sum(r["rule"] == "reduce-partial" for r in doc) == 11
+
+
+def test_rules_all_lists_the_catalogue_without_an_expression(capsys):
+    from workbench.rules import rules
+
+    code, out, _ = run(capsys, "rules", "--all")
+    assert code == 0
+    for rule in rules:
+        assert f"  {rule.name} " in out and rule.equation in out
+    assert out.splitlines()[-1].startswith(f"{len(rules)} rules")
+    code, out, _ = run(capsys, "rules", "--all", "--json")
+    doc = json.loads(out)["catalogue"]
+    assert [r["name"] for r in doc] == [r.name for r in rules]
+    split_join = next(r for r in doc if r["name"] == "split-join")
+    assert split_join["params"][0]["name"] == "n" and split_join["figure"] == "ICFP Fig. 6c"
+    code, out, err = run(capsys, "rules")
+    assert code == 1 and "give an expression (EXPR)" in err and "--all" in err
+
+
+def test_every_command_has_an_example_and_every_option_a_help_text():
+    from workbench.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"check", "rules", "apply", "derive", "eval", "codegen", "run",
+                             "search", "devices", "demo"}
+    for name, command in commands.items():
+        assert command.epilog and "workbench " + name in command.epilog, name
+        for action in command._actions:
+            assert action.help, (name, action.option_strings or action.dest)
+    search = commands["search"].format_help()
+    assert "--repeat" in search and "--seed" in search and "Ctrl-C" in search
+    assert "--json keys" in commands["eval"].format_help()

@@ -408,3 +408,20 @@ def test_work_groups_larger_than_the_device_allows_are_named():
                  repeat=1)
     assert result.status == "launch error"
     assert "work-groups of 8192 work-items do not fit the device" in result.message
+
+
+def test_a_run_prints_its_outcome_and_a_failure_its_whole_message():
+    from workbench import parse_program
+
+    xs = np.random.default_rng(0).uniform(-1, 1, 256).astype(np.float32)
+    ok = run(parse("mapGlobal abs"), xs, repeat=2)
+    assert str(ok).startswith(f"ok (checked against the interpreter): {ok.kernel_ms:.4f} ms "
+                              f"median [")
+    assert ok._repr_markdown_() == f"**{ok}**"
+    # `half` is a type name in OpenCL C: the kernel does not compile
+    half = parse_program("half : float -> float\nhalf = λx. x * 0.5\n\n"
+                         "f : [float]_N -> [float]_N\nf = mapGlobal half\n")["f"]
+    failed = run(half, xs, repeat=1)
+    assert failed.status == "compile error"
+    assert str(failed) == f"compile error on {failed.device}: {failed.message}"
+    assert failed.message in failed._repr_markdown_()

@@ -130,3 +130,55 @@ def test_truncated_file(tmp_path):
     path.write_text(text[: len(text) // 2], encoding="utf-8")
     with pytest.raises(DerivationError, match="not valid JSON .* truncated"):
         Derivation.load(path)
+
+
+def test_a_derivation_prints_as_the_paper_does():
+    d = Derivation.load(SAVED / "icfp_fig10_asum.json")
+    lines = str(d).splitlines()
+    assert lines[:4] == [
+        "asum : [float]_4096",
+        "asum = reduce (+) 0 ∘ map abs",
+        "(1) → reduce-partial (n=32) at 0, Fig. 6d (1)",
+        "    = reduce (+) 0 ∘ reducePart (+) 0 32 ∘ map abs"]
+    numbered = [line for line in lines if line.startswith("(")]
+    assert [line.split(")")[0] + ")" for line in numbered] == [f"({i})" for i in range(1, 10)]
+    assert all(step.rule in line for step, line in zip(d.steps, numbered))
+    assert lines[-1] == "    = " + str(d.current)
+    assert str(d) == d.to_text()
+    assert repr(d).startswith("<Derivation asum: 9 steps, now `reduce (+) 0 ∘ join")
+
+
+def test_an_expression_shows_its_notation_and_its_structure_on_request():
+    e = parse("map abs")
+    assert repr(e) == "parse('map abs')"
+    assert repr([e]) == "[parse('map abs')]"
+    assert e.structure() == "Prim(name='map', args=(Prim(name='abs', args=()),))"
+    assert e._repr_markdown_() == "`map abs`"
+
+
+@pytest.mark.parametrize("path", [1, "1", (1,), [1]])
+def test_paths_are_given_as_text_numbers_or_tuples(path):
+    d = Derivation("join ∘ map (map abs) ∘ split 128", "[float]_1024")
+    d.apply("map→mapWorkgroup", path, dim=0)
+    assert str(d.current) == "join ∘ mapWorkgroup (map abs) ∘ split 128"
+    assert rewrites(d.current, "[float]_1024", at=path) == \
+        rewrites(d.current, "[float]_1024", at=(1,))
+
+
+@pytest.mark.parametrize("path,words", [
+    (7, "path 7 does not exist: node root `join ∘ map (map abs) ∘ split 128` has 3 children "
+        "(0 to 2)"),
+    ((1, 0, 5), "path 1.0.5 does not exist: node 1.0 `map abs` has 1 child (0)"),
+    (1.5, "bad path 1.5: a node path is 'root', a child number such as 0"),
+    (-1, "bad path -1: child numbers are not negative"),
+    ("1.x", "bad path '1.x'"),
+    (None, "bad path None"),
+])
+def test_a_bad_path_is_a_located_error(path, words):
+    from workbench import WorkbenchError
+
+    d = Derivation("join ∘ map (map abs) ∘ split 128", "[float]_1024")
+    with pytest.raises(WorkbenchError) as info:
+        d.apply("map→mapWorkgroup", path, dim=0)
+    assert words in str(info.value)
+    assert len(d) == 0

@@ -1,6 +1,11 @@
-"""The notebooks run top to bottom on the CPU default, are committed without outputs, and
-open with a title."""
+"""The notebooks run top to bottom on the CPU default, are committed without outputs, open
+with a title, and every cell that draws a figure shows it as an image."""
 
+import json
+import os
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -8,11 +13,67 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
 
 # Each notebook should run in about two minutes on two shared cores; the limit leaves room.
 BUDGET_S = 300
+
+# A cell draws a figure when it calls a plot of workbench.plots, pyplot, or makes subplots
+# (or is tagged "figure"); it must then show an image, not the figure's text.
+FIGURE_CALL = re.compile(r"\bplots\.(efficiency_curve|best_so_far_band|versus_peers|figure)\("
+                         r"|\bplt\.|\.subplots\(")
+IMAGES = ("image/png", "image/svg+xml")
+
+
+def _text_of(output) -> str:
+    if output.get("output_type") == "stream":
+        return output.get("text", "")
+    return str(output.get("data", {}).get("text/plain", ""))
+
+
+def figure_problems(nb) -> list[str]:
+    """What is wrong with the figures of an executed notebook: a figure cell without an image
+    output, or a figure shown as its text (``<Figure size 640x360 with 1 Axes>``)."""
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        images = [o for o in outputs if any(m in o.get("data", {}) for m in IMAGES)]
+        for o in outputs:
+            if "<Figure size" in _text_of(o) and o not in images:
+                problems.append(f"cell {i} shows a figure as text: {_text_of(o).strip()[:60]}")
+        wants = FIGURE_CALL.search(cell.source) or "figure" in cell.get("metadata", {}).get(
+            "tags", [])
+        if wants and not images:
+            problems.append(f"cell {i} draws a figure but shows no image")
+    return problems
+
+
+def _cell(source, outputs):
+    return nbformat.v4.new_code_cell(source, outputs=[nbformat.from_dict(o) for o in outputs])
+
+
+def test_a_figure_cell_without_an_image_is_a_problem():
+    figure_text = {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                   "data": {"text/plain": "<Figure size 640x360 with 1 Axes>"}}
+    image = {"output_type": "display_data", "metadata": {},
+             "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x360>"}}
+    printed = {"output_type": "stream", "name": "stdout",
+               "text": "<Figure size 640x360 with 1 Axes>\n"}
+    nb = nbformat.v4.new_notebook(cells=[
+        _cell("plots.efficiency_curve(log)", [figure_text]),   # the figure as text
+        _cell("fig, ax = plt.subplots()", []),                # no output at all
+        _cell("plots.versus_peers(best, peers)", [image]),    # fine
+        _cell("print(fig)", [printed]),                       # text, in a stream
+        _cell("x = 1", [])])
+    problems = figure_problems(nb)
+    assert problems == ["cell 0 shows a figure as text: <Figure size 640x360 with 1 Axes>",
+                        "cell 0 draws a figure but shows no image",
+                        "cell 1 draws a figure but shows no image",
+                        "cell 3 shows a figure as text: <Figure size 640x360 with 1 Axes>"]
 
 
 def test_the_folder_has_notebooks():
@@ -26,6 +87,22 @@ def test_notebook_is_committed_without_outputs(path):
     dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
              and (c.get("outputs") or c.get("execution_count") is not None)]
     assert not dirty, f"{path.name}: cells {dirty} have outputs (clear them before committing)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_carries_the_metadata_jupyterlab_writes(path):
+    # JupyterLab rewrites a notebook without these when it opens it, leaving the checkout
+    # modified; the language version is the one of the kernel that saved it
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get("kernelspec") == {"display_name": "Python 3 (ipykernel)",
+                                             "language": "python", "name": "python3"}
+    info = nb.metadata.get("language_info", {})
+    assert {k: v for k, v in info.items() if k != "version"} == {
+        "codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+        "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3"}
+    assert re.fullmatch(r"3\.\d+\.\d+", info.get("version", "")), info
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5) and all("id" in c for c in nb.cells)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
@@ -47,4 +124,23 @@ def test_notebook_runs(path):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    assert not figure_problems(nb), figure_problems(nb)
     assert elapsed < BUDGET_S, f"{path.name} took {elapsed:.0f} s"
+
+
+def test_jupyterlab_starts_without_the_news_pop_up(tmp_path):
+    # scripts/start and binder/postBuild write the environment's overrides.json
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    overrides = venv / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True)
+    overrides.write_text('{"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}')
+    env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(["bash", "scripts/lab-settings"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    doc = json.loads(overrides.read_text())
+    assert doc["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false",
+                                                                  "checkForUpdates": False}
+    assert doc["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    for script in ("scripts/start", "binder/postBuild"):
+        assert "bash scripts/lab-settings" in (ROOT / script).read_text(), script

@@ -395,3 +395,220 @@ def test_waiting_for_the_device_does_not_count_against_a_candidates_time_limit()
     assert records["hang"]["status"] == "timeout"
     assert records["quick"]["status"] == "ok"
     assert evaluator.pool.replaced == 1  # only the hanging candidate's worker was stopped
+
+
+def _all_failing() -> list[dict]:
+    log = [dict(r) for r in recorded("random")]
+    kinds = ["compile error", "timeout", "compile error", "wrong result"]
+    for i, r in enumerate(log):
+        r.update(status=kinds[i % 4], correct=False, kernel_ms=None,
+                 message=f"failure {i}: " + "x" * 300 + " the cause at the end")
+    return log
+
+
+def test_a_search_with_no_correct_candidate_says_so_and_why():
+    from workbench.search import NoCorrectKernel
+
+    log = _all_failing()
+    result = search(ASUM, "[float]_4096", strategy="random", budget=len(log), replay_log=log)
+    assert result.best is None and result.derivation is None
+    n = result.evaluated
+    assert result.outcome.startswith(f"no correct kernel among {n} candidates (")
+    assert sum(result.failures_by_kind.values()) == n
+    assert set(result.failures_by_kind) == {"compile error", "timeout", "wrong result"}
+    first = result.first_failure
+    assert first["candidate"] == 1 and first["message"].endswith("the cause at the end")
+    text = str(result)
+    assert result.outcome in text and first["message"] in text  # the whole message
+    assert first["message"] in result._repr_markdown_()
+    with pytest.raises(NoCorrectKernel) as info:
+        result.require_best()
+    assert result.outcome in str(info.value) and "the cause at the end" in str(info.value)
+    doc = result.as_json()
+    assert doc["best"]["expression"] is None and doc["failures"] == n
+    assert doc["failures_by_kind"] == result.failures_by_kind
+    assert doc["first_failure"]["message"] == first["message"]
+
+
+def test_a_found_kernel_prints_with_its_time_and_derivation():
+    result = search(ASUM, "[float]_4096", strategy="mcts", budget=RECORDED_BUDGET,
+                    replay_log=recorded("mcts"))
+    assert result.require_best() == result.best
+    assert str(result).startswith(f"search (mcts): best {result.best_kernel_ms:.4f} ms among "
+                                  f"{result.evaluated} candidates")
+    assert str(result.best) in str(result) and "recorded in the log" in str(result)
+    assert result.derivation.to_markdown() in result._repr_markdown_()
+
+
+def test_a_search_that_stops_early_says_why():
+    lowered = parse("mapGlobal abs")
+    result = search(lowered, "[float]_1024", budget=12, workers=0, repeat=2)
+    assert result.evaluated == 1
+    assert result.stopped == "the expression is already fully low-level: 1 candidate"
+    assert "stopped after 1 of 12: the expression is already fully low-level" in str(result)
+    result = search(ASUM, "[float]_4096", budget=RECORDED_BUDGET, replay_log=recorded("mcts"))
+    assert result.stopped == ""
+
+
+def test_a_resumed_search_counts_the_candidates_it_took_from_its_log(tmp_path):
+    log = tmp_path / "log.jsonl"
+    first = search(ASUM, "[float]_4096", strategy="random", budget=3, workers=1, repeat=2,
+                   log=log, seed=2)
+    assert first.from_log == 0
+    again = search(ASUM, "[float]_4096", strategy="random", budget=5, workers=1, repeat=2,
+                   log=log, seed=2)
+    assert again.from_log == 3 and again.evaluated == 5
+    assert "resumed: 3 candidates taken from the log" in str(again)
+    assert len(read(log)) == 5
+
+
+def test_failures_are_never_plotted_at_a_time():
+    from workbench import plots
+
+    log = [dict(r) for r in recorded("random")]
+    fig = plots.efficiency_curve(log)
+    ax = fig.axes[0]
+    failed = [c for c in ax.collections if "failed" in c.get_label()]
+    assert len(failed) == 1
+    assert failed[0].get_transform() != ax.transData  # on the axes' edge, not at a time
+    fig = plots.efficiency_curve(_all_failing())
+    assert any("no correct kernel among" in t.get_text() for t in fig.axes[0].texts)
+    assert fig._repr_png_().startswith(b"\x89PNG")  # a notebook shows it as an image
+
+
+def test_a_search_with_no_correct_kernel_on_the_command_line(tmp_path, capsys):
+    from workbench.cli import main
+
+    program = tmp_path / "half.lift"  # `half` is an OpenCL C type name: it cannot compile
+    program.write_text("half : float -> float\nhalf = λx. x * 0.5\n\n"
+                       "f : [float]_N -> [float]_N\nf = mapGlobal half\n")
+    argv = ["search", f"@{program}:f", "--size", "N=1024", "--budget", "4", "--workers", "1",
+            "--plot", str(tmp_path / "curve.png")]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and out == ""
+    assert "no correct kernel among 1 candidate (1 compile error)" in err
+    assert "the first failure (candidate 1, compile error): " in err
+    assert "stopped after 1 of 4: the expression is already fully low-level" in err
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+    assert main(argv + ["--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["best"]["expression"] is None
+    assert doc["failures_by_kind"] == {"compile error": 1}
+    assert doc["first_failure"]["status"] == "compile error"
+
+
+def _interrupt_when_logged(proc: subprocess.Popen, log: Path, lines: int) -> set[int]:
+    """Wait until the log holds ``lines`` candidates, then send SIGINT to the whole process
+    group, as Ctrl-C in a terminal and a Jupyter kernel interrupt do; returns the workers."""
+    deadline = time.time() + 240
+    while time.time() < deadline and (not log.exists() or
+                                      len(log.read_text().splitlines()) < lines):
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    workers = _descendants(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    return workers
+
+
+def _gone(pids: set[int], within: float = 10) -> bool:
+    deadline = time.time() + within
+    while time.time() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    return not any(_alive(p) for p in pids)
+
+
+def _no_interrupted_candidates(records: list[dict]) -> None:
+    # workers ignore SIGINT: no candidate is logged as failed by the interrupt
+    assert not [r for r in records if r["status"] in ("error", "crashed", "timeout")]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_ctrl_c_stops_a_command_line_search_and_the_same_command_resumes(tmp_path, capsys):
+    from workbench.cli import main
+
+    log = tmp_path / "search.jsonl"
+    argv = ["search", "@workbench/programs/blas.lift:asum", "--size", "N=4096", "--budget",
+            "10", "--workers", "1", "--repeat", "2", "--strategy", "random", "--seed", "5",
+            "--log", str(log)]
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", *argv], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    workers = _interrupt_when_logged(proc, log, 2)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and out == ""
+    before = read(log)
+    assert f"interrupted; {log} holds {len(before)} measured candidates: run the same " \
+           f"command again to resume" in err
+    assert _gone(workers), "workers outlived the interrupt"
+    _no_interrupted_candidates(before)
+
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(argv) == 0
+    finally:
+        os.chdir(old)
+    out, err = capsys.readouterr()
+    assert f"resuming from {log}: it holds {len(before)} measured candidates" in err
+    assert f"resumed: {len(before)} of the 10 candidates were taken from {log}" in out
+    after = read(log)
+    assert after[:len(before)] == before and len(after) == 10
+    assert len({r["key"] for r in after}) == 10  # nothing measured twice
+
+
+INTERRUPTED = """
+import sys
+from workbench.programs import library
+from workbench.search import search
+if __name__ == "__main__":
+    search(library("blas")["asum"], "[float]_4096", strategy="random", budget=10, workers=2,
+           repeat=2, log=sys.argv[1], seed=6)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_an_interrupted_search_in_python_keeps_its_log_and_resumes(tmp_path):
+    log = tmp_path / "search.jsonl"
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED)
+    proc = subprocess.Popen([sys.executable, str(script), str(log)], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    workers = _interrupt_when_logged(proc, log, 3)
+    _, err = proc.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err  # what a notebook shows, with the note below
+    assert f"every finished candidate is in {log}: search again with log='{log}' to " \
+           f"resume" in err
+    assert _gone(workers), "workers outlived the interrupt"
+    before = read(log)
+    _no_interrupted_candidates(before)
+    result = search(ASUM, "[float]_4096", strategy="random", budget=10, workers=2, repeat=2,
+                    log=log, seed=6)
+    assert result.from_log == len(before) and result.evaluated == 10
+    after = read(log)
+    assert after[:len(before)] == before and len({r["key"] for r in after}) == 10
+
+
+def test_a_progress_callback_may_stop_the_search_keeping_what_it_found():
+    from workbench.search import StopSearch
+
+    seen = []
+
+    def progress(record):
+        seen.append(record)
+        if len(seen) == 5:
+            raise StopSearch("enough after 5")
+
+    log = recorded("random")
+    result = search(ASUM, "[float]_4096", strategy="random", budget=len(log), replay_log=log,
+                    progress=progress)
+    assert result.evaluated == 5 and result.stopped == "enough after 5"
+    good = [r for r in seen if r["correct"]]
+    assert result.best_kernel_ms == min(r["kernel_ms"] for r in good)
+    assert result.timing == "logged (the search was stopped)"

@@ -179,11 +179,14 @@ def test_opencl_of_the_step_is_what_run_compiles_and_names_default_completion():
 
 @needs_device
 def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device():
+    from widgets.device_menu import DEFAULT
     from workbench.opencl_devices import default_device, devices
 
     wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)
     labels = dict((value, label) for label, value in wb.device_menu.menu.options)
-    assert labels[None].startswith(f"default: {default_device().id} ")
+    assert wb.device_menu.menu.label == labels[DEFAULT]  # the menu shows the default
+    assert labels[DEFAULT].startswith(f"default: {default_device().id} ")
+    assert wb.device_menu.value is None
     for d in devices():
         assert labels[d.id].endswith("ok" if d.ok else d.health)
     broken = [d for d in devices() if not d.ok]
@@ -198,6 +201,8 @@ def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device()
     wb.wait()
     m = wb.runs.measurement(wb.current)
     assert m is not None and m.correct and m.device == working.name
+    wb.device_menu.menu.value = DEFAULT  # back to the default device
+    assert wb.device is None and wb.runs.device is None
 
 
 @needs_device
@@ -322,3 +327,123 @@ def test_without_graphviz_the_tree_is_a_clickable_list():
     page = tree_html(e, selected="1", changed={"1.0"})
     assert re.findall(r'data-path="([^"]*)"', page) == [format_path(p) for p, _ in walk(e)]
     assert "apt-get install graphviz" in page and CHANGED in page
+
+
+HALF = """
+half : float -> float
+half = λx. x * 0.5
+
+f : [float]_N -> [float]_N
+f = mapGlobal half
+"""  # `half` is an OpenCL C type name: the kernel cannot compile
+
+
+@needs_device
+def test_a_failed_runs_whole_message_opens_in_the_table():
+    wb = Workbench(HALF, sizes={"N": 256}, repeat=1)
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and m.status == "compile error" and len(m.message) > 200
+    table = wb.runs.table.value
+    assert '<details class="wb-message"' in table
+    assert html.escape(m.message) in table  # all of it, one click away
+    assert "compile error" in wb.sections["runs"].summary.value
+
+
+def test_long_messages_open_in_full_and_short_ones_stay_inline():
+    from widgets.sections import message_html
+
+    short = message_html("wrong result", "differs by 0.5")
+    assert "<details" not in short and "wrong result: differs by 0.5" in short
+    long = message_html("compile error", "line one\n" + "x" * 400 + "\nthe cause <here>")
+    assert long.startswith('<details class="wb-message"')
+    assert "<summary" in long and "compile error: line one" in long
+    assert "the cause &lt;here&gt;" in long
+
+
+def test_the_opencl_panel_wraps_long_lines_in_a_full_width_panel():
+    from widgets.code import StepCode, code_html
+
+    source = "kernel void k(" + ", ".join(f"global float *restrict in{i}" for i in range(20)) \
+        + ") {\n  /* a comment */\n\n}"
+    page = code_html(StepCode("map abs", source=source, launches=[("k", (64,), None)],
+                              codegen_ms=0.1), 2)
+    panel = page[page.index('class="wb-opencl"'):]
+    assert "white-space:pre-wrap" in panel and "overflow-x:hidden" in panel
+    assert panel.count("text-indent:-6ch") == 4  # one block per line, continuations indented
+    wb = Workbench(scal(), auto_run=False)
+    wb.wait()
+    assert set(wb.sections) == {"tree", "derivation", "code", "runs", "search"}
+    assert "1 kernel" in wb.sections["code"].summary.value
+
+
+def test_panels_collapse_from_their_header_and_from_the_bar():
+    from widgets.sections import SectionBar
+
+    wb = Workbench(scal(), auto_run=False, collapsed=("derivation",))
+    assert not wb.sections["derivation"].expanded
+    assert wb.sections["derivation"].body.layout.display == "none"
+    bar = next(c for c in wb.children if isinstance(c, SectionBar))
+    bar.toggles["code"].value = False  # the bar at the top hides the OpenCL panel
+    assert not wb.sections["code"].expanded and wb.sections["code"].body.layout.display == "none"
+    assert wb.sections["code"].toggle.description == "▸ OpenCL"
+    wb.sections["code"].toggle.value = True  # its own header shows it again
+    assert bar.toggles["code"].value and wb.sections["code"].body.layout.display is None
+    with pytest.raises(WorkbenchError, match="no panel 'plots'"):
+        Workbench(scal(), auto_run=False, collapsed=("plots",))
+
+
+@needs_device
+def test_a_search_that_stops_early_or_finds_nothing_says_why():
+    wb = Workbench("mapGlobal abs", "[float]_N", sizes={"N": 1024}, repeat=1, auto_run=False)
+    wb.search.budget.value = 12
+    wb.search.start_button.click()
+    wb.wait(120)
+    assert "stopped after 1 of 12: the expression is already fully low-level: 1 candidate" \
+        in wb.search.best.value
+    assert "best 0." in wb.sections["search"].summary.value
+    wb = Workbench(HALF, sizes={"N": 256}, repeat=1, auto_run=False)
+    wb.search.start_button.click()
+    wb.wait(120)
+    assert wb.search.result.best is None and wb.search.adopt_button.disabled
+    assert "no correct kernel among 1 candidate (1 compile error)" in wb.search.best.value
+    assert "the first failure (candidate 1, compile error)" in wb.search.best.value
+    assert html.escape(wb.search.result.first_failure["message"]) in wb.search.best.value
+
+
+@needs_device
+def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=1, auto_run=False)
+    wb.search.budget.value = 30
+    original = wb.search._record
+
+    def record_then_stop(record):  # the user clicks stop once the first candidate is in
+        if len(wb.search.records) == 1:
+            wb.search.stop_button.click()
+        original(record)
+
+    wb.search._record = record_then_stop
+    wb.search.start_button.click()
+    wb.wait(300)
+    result = wb.search.result
+    assert not wb.errors.messages
+    assert result is not None and result.evaluated < 30
+    assert result.stopped.startswith("stopped by you after 2 of 30 candidates")
+    assert "stopped by you" in wb.search.best.value
+    assert wb.search.stop_button.disabled
+
+
+def test_progress_counts_candidates_and_runs_with_the_best_so_far():
+    from widgets import Progress
+
+    progress = Progress(4, "candidates", show=False)
+    progress.start("mcts, seed 0")
+    progress({"correct": True, "kernel_ms": 0.5, "status": "ok"})
+    progress({"correct": False, "kernel_ms": None, "status": "compile error"})
+    progress({"correct": True, "kernel_ms": 0.25, "status": "ok"})
+    assert progress.bar.value == 3 and progress.best_ms == 0.25
+    text = progress.text.value
+    assert "3 / 4 candidates · mcts, seed 0 · best so far 0.2500 ms · last: 0.2500 ms" in text
+    progress.advance("a run")
+    progress.finish()
+    assert progress.bar.value == 4 and "last: done" in progress.text.value

@@ -18,6 +18,8 @@ from workbench.errors import format_path
 from workbench.expr import Expr
 from workbench.types import Type, function_parts, substitute_sizes
 
+from .sections import message_html
+
 _FORMATTER = HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
 _LEXER = CLexer()
 
@@ -66,22 +68,44 @@ def highlighted(source: str) -> str:
     return highlight(source, _LEXER, _FORMATTER)
 
 
+def source_html(source: str) -> str:
+    """Highlighted source whose long lines wrap (never a horizontal scroll bar): each line is
+    a block with a hanging indent, so a wrapped line's continuation stands out."""
+    lines = highlighted(source).rstrip("\n").split("\n")  # pygments closes spans per line
+    return "".join(f'<div style="padding-left:6ch;text-indent:-6ch">{line or " "}</div>'
+                   for line in lines)
+
+
 def code_html(code: StepCode, step: int) -> str:
-    head = f"<div><b>OpenCL of step {step}</b> <code>{html.escape(code.expression)}</code></div>"
+    normal = "white-space:normal;overflow-wrap:anywhere"
+    head = (f'<div style="{normal}"><b>OpenCL of step {step}</b> '
+            f"<code>{html.escape(code.expression)}</code></div>")
     if code.completed:
-        head += ('<div class="wb-completion" style="color:#92400e">default completion '
-                 "(the step is not fully low-level): "
+        head += (f'<div class="wb-completion" style="color:#92400e;{normal}">default '
+                 "completion (the step is not fully low-level): "
                  + html.escape(", ".join(code.completed)) + "</div>")
     else:
-        head += '<div style="color:#166534">fully low-level: no completion needed</div>'
+        head += f'<div style="color:#166534;{normal}">fully low-level: no completion needed</div>'
     if code.problem:
-        return head + ('<div class="wb-codegen-problem" style="color:#b91c1c">no code: '
-                       f"{html.escape(code.problem)}</div>")
+        return head + message_html("no code", code.problem)
     plan = "; ".join(f"{k}: global {g}" + (f", local {l}" if l else "")
                      for k, g, l in code.launches)
-    return (head + f'<div style="font-size:11px;color:#52525b">launches: {html.escape(plan)}'
-            f" (generated in {code.codegen_ms:.1f} ms)</div>"
-            '<div class="wb-opencl" style="max-height:420px;overflow:auto;font-size:11px;'
-            "font-family:monospace;white-space:pre;line-height:1.35;background:#fafafa;"
-            'border:1px solid #e4e4e7;padding:6px;margin:2px 0">'
-            + highlighted(code.source).rstrip("\n").replace("\n", "<br>") + "</div>")
+    lines = code.source.count("\n") + 1
+    return (head + f'<div style="font-size:11px;color:#52525b;{normal}">launches: '
+            f"{html.escape(plan)} ({lines} lines, generated in {code.codegen_ms:.1f} ms)</div>"
+            '<div class="wb-opencl" style="max-height:480px;overflow-y:auto;overflow-x:hidden;'
+            "font-size:12px;font-family:monospace;white-space:pre-wrap;overflow-wrap:anywhere;"
+            "line-height:1.35;background:#fafafa;border:1px solid #e4e4e7;padding:6px;"
+            'margin:2px 0">' + source_html(code.source) + "</div>")
+
+
+def summary(code: StepCode | None, step: int) -> str:
+    """One line for the panel's header."""
+    if code is None:
+        return ""
+    if code.problem:
+        return f"step {step}: no code ({code.problem.splitlines()[0][:80]})"
+    kernels = len(code.launches)
+    completed = ", default completion" if code.completed else ""
+    return (f"step {step}: {kernels} kernel{'s' if kernels != 1 else ''}, "
+            f"{code.source.count(chr(10)) + 1} lines{completed}")

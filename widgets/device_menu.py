@@ -14,6 +14,8 @@ import ipywidgets as w
 
 from workbench import opencl_devices
 
+DEFAULT = "default"  # the menu's value for "the default device"
+
 
 def _label(info) -> str:
     kind = f", {info.kind}" if info.kind != "cpu" else ""
@@ -33,8 +35,10 @@ class DeviceMenu(w.VBox):
         except opencl_devices.DeviceError as err:
             default, default_text = None, "default: no working device"
             self.problem = str(err)
-        options = [(default_text, None)] + [(_label(d), d.id) for d in self.found]
-        chosen = device if device in {d.id for d in self.found} else None
+        # the default's entry has a value of its own: ipywidgets reads a value of None as
+        # "nothing chosen" and shows an empty menu
+        options = [(default_text, DEFAULT)] + [(_label(d), d.id) for d in self.found]
+        chosen = device if device in {d.id for d in self.found} else DEFAULT
         self.menu = w.Dropdown(options=options, value=chosen, description="device",
                                layout=w.Layout(width="560px"))
         self.menu.add_class("wb-device-menu")
@@ -47,18 +51,20 @@ class DeviceMenu(w.VBox):
 
     @property
     def value(self) -> str | None:
-        return self.menu.value if self._unmatched is None else self._unmatched
+        if self._unmatched is not None:
+            return self._unmatched
+        return None if self.menu.value == DEFAULT else self.menu.value
 
     def observe_choice(self, callback) -> None:
         """Call ``callback(device_id_or_None)`` when the user picks another device."""
         def changed(_change):
             self._unmatched = None
-            callback(self.menu.value)
+            callback(self.value)
         self.menu.observe(changed, "value")
 
     def _show(self) -> None:
         chosen = next((d for d in self.found if d.id == self.menu.value), None)
-        if self.menu.value is None and self.problem:
+        if self.menu.value == DEFAULT and self.problem:
             text = self.problem
         elif chosen is not None and not chosen.ok:
             text = f"{chosen.describe()} is {chosen.health}: runs on it will fail"

@@ -51,7 +51,7 @@ class PaperView(w.VBox):
         self.derivation: Derivation | None = None
         for name, button in self.buttons.items():
             button.on_click(lambda _b, name=name: self.export(name))
-        super().__init__([w.HTML("<b>Derivation</b>"), self.table,
+        super().__init__([self.table,
                           w.HBox([w.HTML("export:"), *self.buttons.values(), self.link]),
                           self.text])
         self.add_class("wb-paper-view")

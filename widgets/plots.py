@@ -47,11 +47,15 @@ def steps_plot(labels: list[str], kernel_ms: list[float | None], failed: list[bo
 
 def search_plot(times: list[float | None], best: list[float | None], budget: int) -> bytes:
     """Search efficiency (ICFP 2015 Fig. 12): every evaluated candidate a point, the best so
-    far a line."""
+    far a line; a failed candidate (no time) a cross on the bottom edge."""
     fig = Figure(figsize=(6.4, 3.0))
     ax = fig.add_subplot()
     xs = [i + 1 for i, t in enumerate(times) if t is not None]
     ax.plot(xs, [t for t in times if t is not None], ".", color="#94a3b8", label="candidate")
+    failed = [i + 1 for i, t in enumerate(times) if t is None]
+    if failed:
+        ax.plot(failed, [0.02] * len(failed), "x", color="#b91c1c", clip_on=False,
+                transform=ax.get_xaxis_transform(), label=f"failed or wrong ({len(failed)})")
     bx = [i + 1 for i, b in enumerate(best) if b is not None]
     ax.step(bx, [b for b in best if b is not None], where="post", color="#ea580c",
             label="best so far")
@@ -59,7 +63,7 @@ def search_plot(times: list[float | None], best: list[float | None], budget: int
     ax.set_xlabel("evaluated candidates")
     ax.set_ylabel("kernel time (ms)")
     ax.grid(alpha=0.3)
-    if xs:
+    if xs or failed:
         ax.legend(fontsize=8)
     fig.tight_layout()
     return _png(fig)

@@ -19,6 +19,7 @@ from workbench.expr import Expr
 from workbench.types import ArrayType, free_size_vars, function_parts
 
 from . import plots
+from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
 NUMPY_PEER = "interpreter (NumPy)"
@@ -91,6 +92,7 @@ class RunPanel(w.VBox):
         # matplotlib takes ~0.1 s per plot: drawn off the click path, the latest one only
         self.plot_worker = Worker("plot", w.HTML(""), errors)
         self._plot_version = 0
+        self.on_summary: Callable[[str], None] | None = None  # the panel header's line
         self.measurements: dict[tuple, Measurement] = {}
         self.peers: dict[tuple, dict[str, float]] = {}
         self._inputs: dict[tuple, list] = {}
@@ -99,8 +101,8 @@ class RunPanel(w.VBox):
         self.run_all_button.on_click(guarded(errors, "run all steps",
                                              lambda _: self.run_all()))
         super().__init__([
-            w.HTML("<b>Run on the device</b> (random inputs; the kernel is checked against "
-                   "the interpreter)"),
+            w.HTML('<span style="color:#52525b">Random inputs of these sizes; every kernel '
+                   "is checked against the interpreter.</span>"),
             w.HBox([*self.size_inputs.values(), self.repeat_input]),
             w.HBox([self.run_button, self.run_all_button, self.auto_run, self.status]),
             self.table, self.plot])
@@ -185,12 +187,15 @@ class RunPanel(w.VBox):
         self.table.value = (
             f'<div style="font-size:11px">sizes {html.escape(shown)}; times are medians '
             f"of the repeats, from device events</div>"
-            '<table style="font-size:12px;border-collapse:collapse">'
+            '<table style="font-size:12px;border-collapse:collapse;line-height:1.5;width:100%">'
             "<tr><th>step</th><th>rule</th><th>outcome</th><th>max error</th>"
             "<th>kernel ms</th><th>default completion</th></tr>" + "".join(rows)
             + "".join(f"<tr><td></td><td>{html.escape(name)}</td><td>peer</td><td></td>"
                       f"<td>{ms:.4f}</td><td></td></tr>" for name, ms in peers.items())
             + "</table>")
+        if self.on_summary is not None:
+            self.on_summary(summary(len(labels) - 1, self.measurements.get(
+                self._key(d.current, sizes))))
         self._plot_version += 1
         version = self._plot_version
 
@@ -216,18 +221,33 @@ def _numpy_ms(start: Expr, arrays: list, sizes: dict[str, int], repeat: int = 5)
     return float(np.median(samples))
 
 
+def summary(step: int, m: Measurement | None) -> str:
+    """One line for the panel's header: the current step's outcome."""
+    if m is None:
+        return f"step {step}: not run yet"
+    if m.correct:
+        return f"step {step}: {m.kernel_ms:.4f} ms (checked) on {m.device}"
+    return f"step {step}: {m.status}"
+
+
 def _row(k: int, label: str, m: Measurement | None) -> str:
+    """A step's row; a failure's message follows in a row of its own, across the table (a
+    long one opens in full on a click)."""
     cells = [str(k), html.escape(label)]
+    message = ""
     if m is None:
         cells += ["not run", "", "", ""]
     else:
-        outcome = "ok (checked)" if m.correct else f"{m.status}: {m.message}"
         colour = "#166534" if m.correct else "#b91c1c"
+        outcome = "ok (checked)" if m.correct else m.status
         cells.append(f'<span class="wb-outcome" style="color:{colour}">'
-                     f"{html.escape(outcome[:200])}</span>")
+                     f"{html.escape(outcome)}</span>")
         cells.append("" if m.max_error is None else f"{m.max_error:.2g}")
         cells.append("" if m.kernel_ms is None else
                      f"{m.kernel_ms:.4f} [{m.kernel_ms_min:.4f}–{m.kernel_ms_max:.4f}]")
         cells.append(html.escape(", ".join(m.completed)))
+        if not m.correct and m.message:
+            message = (f'<tr><td></td><td colspan="5" style="padding:0 6px 4px 6px">'
+                       f"{message_html(m.status, m.message)}</td></tr>")
     return ("<tr>" + "".join(f'<td style="padding:1px 6px;border-top:1px solid #e4e4e7">{c}'
-                             "</td>" for c in cells) + "</tr>")
+                             "</td>" for c in cells) + "</tr>" + message)

@@ -21,6 +21,7 @@ import ipywidgets as w
 from workbench import Derivation
 
 from . import plots
+from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
 NOT_INSTALLED = "search is not installed"
@@ -78,6 +79,13 @@ class SearchPanel(w.VBox):
         self.start_button = w.Button(description="search from this step", icon="search",
                                      button_style="primary", layout=w.Layout(width="200px"))
         self.adopt_button = w.Button(description="adopt best", icon="check", disabled=True)
+        self.stop_button = w.Button(description="stop", icon="stop", disabled=True,
+                                    tooltip="end the search after the candidate that is "
+                                            "running; what was found is kept",
+                                    layout=w.Layout(width="90px"))
+        self.stop_button.add_class("wb-search-stop")
+        self._stop = threading.Event()
+        self.on_summary: Callable[[str], None] | None = None  # the panel header's line
         self.progress = w.IntProgress(value=0, min=0, max=40, description="0 / 40")
         self.status = w.HTML("")
         self.status.add_class("wb-search-status")
@@ -93,13 +101,14 @@ class SearchPanel(w.VBox):
         self._last_draw = 0.0
         self.start_button.on_click(guarded(errors, "search", lambda _: self.start()))
         self.adopt_button.on_click(guarded(errors, "adopt best", lambda _: self.adopt()))
-        children = [w.HTML("<b>Automatic search</b>"),
-                    w.HBox([self.strategy, self.budget]),
-                    w.HBox([self.start_button, self.adopt_button, self.progress, self.status]),
+        self.stop_button.on_click(guarded(errors, "stop", lambda _: self.stop()))
+        children = [w.HBox([self.strategy, self.budget]),
+                    w.HBox([self.start_button, self.stop_button, self.adopt_button,
+                            self.progress, self.status]),
                     self.best, self.plot]
         if self.search_fn is None:
             for control in (self.strategy, self.budget, self.start_button,
-                            self.adopt_button, self.progress):
+                            self.adopt_button, self.stop_button, self.progress):
                 control.disabled = True
             self.status.value = f'<span class="wb-search-missing">{NOT_INSTALLED}</span>'
         super().__init__(children)
@@ -121,25 +130,39 @@ class SearchPanel(w.VBox):
         self.progress.max, self.progress.value = budget, 0
         self.progress.description = f"0 / {budget}"
         self.best.value = ""
+        self._stop.clear()
+        self.stop_button.disabled = False
+        self._summarize(f"running from step {self._start_step} ({strategy}, budget {budget})")
 
         def job():
             arrays = self._inputs()
-            return self.search_fn(expr, *arrays, strategy=strategy, budget=budget,
-                                  device=device, progress=self._record)
+            try:
+                return self.search_fn(expr, *arrays, strategy=strategy, budget=budget,
+                                      device=device, progress=self._record)
+            finally:
+                self.stop_button.disabled = True
 
         def done(result):
             self.result = result
             if result is not None and not self.records:
                 self.records = list(_get(result, "log") or [])
             self._draw(final=True)
-            ms = _get(result, "best_kernel_ms")
-            best = _get(result, "best")
-            self.best.value = (f'<div class="wb-search-result">best: <code>{html.escape(str(best))}'
-                               f"</code>" + (f", {ms:.4f} ms" if ms is not None else "")
-                               + f" after {len(self.records)} candidates</div>")
-            self.adopt_button.disabled = best is None
+            self.best.value = outcome_html(result, len(self.records), budget)
+            self.adopt_button.disabled = _get(result, "best") is None
+            self._summarize(summary(result, len(self.records)))
 
         return self.worker.submit(f"search ({strategy}, budget {budget})", job, done)
+
+    def stop(self) -> None:
+        """End the running search after the candidate being measured (its result is kept)."""
+        self._stop.set()
+        self.stop_button.disabled = True
+        self.status.value = ('<span class="wb-running">stopping after the candidate that is '
+                             "running…</span>")
+
+    def _summarize(self, text: str) -> None:
+        if self.on_summary is not None:
+            self.on_summary(text)
 
     def _record(self, record) -> None:
         """Called by the search with each finished candidate (from any thread)."""
@@ -149,6 +172,11 @@ class SearchPanel(w.VBox):
             self._draw()
         except Exception as err:  # a drawing problem must not stop the search
             self._errors.report("search progress", err)
+        if self._stop.is_set():
+            from workbench.search import StopSearch
+
+            raise StopSearch(f"stopped by you after {len(self.records)} of "
+                             f"{self.progress.max} candidates")
 
     def _times(self) -> tuple[list, list]:
         times, best, low = [], [], None
@@ -183,3 +211,40 @@ class SearchPanel(w.VBox):
 
     def wait(self, timeout: float | None = None) -> None:
         self.worker.wait(timeout)
+
+
+def outcome_html(result, measured: int, budget: int) -> str:
+    """What the search found, why it stopped early, or why nothing correct was found (with
+    the first failure's whole message one click away)."""
+    best = _get(result, "best")
+    stopped = _get(result, "stopped") or ""
+    parts = []
+    if best is not None:
+        ms = _get(result, "best_kernel_ms")
+        parts.append(f'<div class="wb-search-result">best: <code>{html.escape(str(best))}'
+                     "</code>" + (f", {ms:.4f} ms" if ms is not None else "")
+                     + f" after {_candidates(measured)}</div>")
+    else:
+        outcome = _get(result, "outcome") or f"no correct kernel among {_candidates(measured)}"
+        first = _get(result, "first_failure")
+        parts.append(f'<div class="wb-search-result" style="color:#b91c1c">'
+                     f"{html.escape(outcome)}</div>")
+        if first:
+            parts.append(message_html(f"the first failure (candidate {first['candidate']}, "
+                                      f"{first['status']})", first["message"]))
+    if stopped:
+        parts.append(f'<div class="wb-search-stopped" style="color:#52525b">stopped after '
+                     f"{measured} of {budget}: {html.escape(stopped)}</div>")
+    return "".join(parts)
+
+
+def summary(result, measured: int) -> str:
+    """One line for the panel's header."""
+    if _get(result, "best") is None:
+        return _get(result, "outcome") or f"no correct kernel among {_candidates(measured)}"
+    ms = _get(result, "best_kernel_ms")
+    return f"best {ms:.4f} ms after {_candidates(measured)}" if ms is not None else "done"
+
+
+def _candidates(n: int) -> str:
+    return f"{n} candidate{'s' if n != 1 else ''}"

@@ -18,7 +18,7 @@ from pathlib import Path
 import ipywidgets as w
 
 from workbench import Derivation, Expr, WorkbenchError, parse_program
-from workbench.errors import format_path, parse_path
+from workbench.errors import as_path, format_path, parse_path
 from workbench.expr import UserFun, subterm
 
 from . import code as code_panel
@@ -27,6 +27,7 @@ from .paper import PaperView
 from .rule_list import RuleList
 from .runs import RunPanel
 from .search_panel import SearchPanel
+from .sections import Section, SectionBar
 from .tasks import ErrorArea, Worker, guarded
 from .tree import TreeView, legend_html
 
@@ -53,6 +54,16 @@ def as_derivation(source, input_types: tuple, name: str = "") -> Derivation:
                          f"{type(source).__name__}")
 
 
+# The panels' headers read as headings, not as buttons (scoped to the widget).
+STYLE = """<style>
+.wb-workbench .wb-section-toggle { background: none; box-shadow: none; font-weight: bold;
+  font-size: 14px; padding: 0 6px 0 0; text-align: left; color: #18181b; }
+.wb-workbench .wb-section-toggle:hover { color: #2563eb; }
+.wb-workbench .wb-section-bar .widget-toggle-button { height: 24px; line-height: 22px;
+  font-size: 12px; }
+</style>"""
+
+
 def _half(*children) -> w.VBox:
     return w.VBox(list(children), layout=w.Layout(flex="1 1 50%", min_width="0",
                                                   padding="0 6px"))
@@ -63,12 +74,14 @@ class Workbench(w.VBox):
     pick a rule, apply; see the derivation, the OpenCL and the measured time of every step.
 
     ``sizes`` sets the run sizes (default N = 4096), ``repeat`` the timed runs per step,
-    ``auto_run`` whether every new step is measured as soon as it is made.
+    ``auto_run`` whether every new step is measured as soon as it is made, ``collapsed`` the
+    panels shown closed at first (of "tree", "derivation", "code", "runs", "search"; the
+    bar at the top and each panel's header open and close them).
     """
 
     def __init__(self, program_or_expr, *input_types, device: str | None = None,
                  sizes: dict[str, int] | None = None, repeat: int = 10,
-                 auto_run: bool = True, name: str = ""):
+                 auto_run: bool = True, name: str = "", collapsed: tuple[str, ...] = ()):
         self.derivation = as_derivation(program_or_expr, input_types, name)
         self.device = device
         self.errors = ErrorArea()
@@ -123,19 +136,32 @@ class Workbench(w.VBox):
                                                                     ""))
         title = w.HTML(f'<div style="font-size:15px"><b>{html.escape(d.name)}</b> '
                        f"<code>{html.escape(types)}</code></div>"
-                       f"<div>{legend_html()}</div>")
+                       f"<div>{legend_html()}</div>{STYLE}")
         controls = w.VBox([
             w.HTML("<b>Rules at the selected node</b>"), self.rules,
             w.HBox([self.apply_button, self.undo_button, self.redo_button]),
             w.HBox([self.branch_step, self.branch_button]),
             w.HBox([self.branch_choice, self.switch_button])])
-        code_box = w.VBox([w.HTML("<b>OpenCL</b>"), self.code_status, self.code])
-        super().__init__([
-            title, self.device_menu, self.errors,
-            w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
-                    _half(controls)]),
-            w.HBox([_half(self.paper), _half(code_box)]),
-            self.runs, self.search])
+        code_box = w.VBox([self.code_status, self.code], layout=w.Layout(width="100%"))
+        # Full-width panels, each collapsible (its header, or the bar at the top), so the
+        # code has room and the run and search panels are a click away.
+        self.sections = {s.key: s for s in (
+            Section("tree", "Expression tree and rules",
+                    w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
+                            _half(controls)])),
+            Section("derivation", "Derivation", self.paper),
+            Section("code", "OpenCL", code_box),
+            Section("runs", "Run on the device", self.runs),
+            Section("search", "Automatic search", self.search))}
+        for key in collapsed:
+            if key not in self.sections:
+                raise WorkbenchError(f"no panel {key!r} to collapse (the panels: "
+                                     f"{', '.join(self.sections)})")
+            self.sections[key].expanded = False
+        self.runs.on_summary = self.sections["runs"].summarize
+        self.search.on_summary = self.sections["search"].summarize
+        super().__init__([title, self.device_menu, SectionBar(list(self.sections.values())),
+                          self.errors, *self.sections.values()])
         self.add_class("wb-workbench")
         self._changed(select="root")
 
@@ -149,9 +175,9 @@ class Workbench(w.VBox):
     def current(self) -> Expr:
         return self.derivation.current
 
-    def select(self, path: str) -> None:
-        """Select a node by path (what a click on the tree does)."""
-        self.tree.selected = format_path(parse_path(path))
+    def select(self, path: str | int | tuple) -> None:
+        """Select a node by path (what a click on the tree does): "1.0", (1, 0), 0, "root"."""
+        self.tree.selected = format_path(as_path(path))
 
     def choose(self, rule: str, **params):
         """Pick a rule and its parameters at the selected node (the preview shows it)."""
@@ -256,6 +282,7 @@ class Workbench(w.VBox):
             if version == self._version:
                 self.code_text = result
                 self.code.value = code_panel.code_html(result, step)
+                self.sections["code"].summarize(code_panel.summary(result, step))
 
         self.code_worker.submit(f"OpenCL of step {step}",
                                 lambda: code_panel.generate(expr, sizes), done)

@@ -8,7 +8,10 @@ on success, 1 on a user error (a one-paragraph message on stderr, never a traceb
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -32,11 +35,13 @@ from .types import (
     substitute_sizes,
 )
 
-MAX_PRINTED = 4096
-
 
 class UserError(WorkbenchError):
     pass
+
+
+class Interrupted(UserError):
+    """Ctrl-C: the command says what was kept, and exits with 130 (as the shell does)."""
 
 
 # --- EXPR and options --------------------------------------------------------------------------
@@ -179,15 +184,27 @@ def _random_value(t: Type, rng, limit: int):
     return data if shape else dtype(data)
 
 
-def to_json_value(value):
+SHOWN = 8  # values in a summary's "first"
+OUTPUT_VALUES = 1024  # an output of at most this many values is printed whole
+
+
+def summary(value, whole: bool = False):
+    """A JSON summary of an array (a list of them for a tuple): ``shape``, ``dtype``,
+    ``size``, ``first`` (its first values), ``sum``/``min``/``max`` (numbers only) and
+    ``sha256`` (of its values' bytes in C order, as ``np.ascontiguousarray(a).tobytes()``);
+    ``values`` (every value) when ``whole``."""
     if isinstance(value, tuple):
-        return [to_json_value(v) for v in value]
+        return [summary(v, whole) for v in value]
     arr = np.asarray(value)
     flat = arr.reshape(-1)
-    doc = {"shape": list(arr.shape), "dtype": str(arr.dtype),
-           "values": flat[:MAX_PRINTED].tolist(), "truncated": bool(flat.size > MAX_PRINTED)}
-    if arr.dtype.kind in "fiu" and flat.size:
-        doc["sum"] = float(flat.astype(np.float64).sum())
+    doc = {"shape": list(arr.shape), "dtype": str(arr.dtype), "size": int(flat.size),
+           "first": flat[:SHOWN].tolist()}
+    if arr.dtype.kind in "fiub" and flat.size:
+        numbers = flat.astype(np.float64)
+        doc.update(sum=float(numbers.sum()), min=float(numbers.min()), max=float(numbers.max()))
+    doc["sha256"] = hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()
+    if whole:
+        doc["values"] = flat.tolist()
     return doc
 
 
@@ -200,18 +217,21 @@ def cmd_eval(args) -> dict:
                         "definition with a signature (@FILE:NAME)")
     inputs = random_inputs(types, sizes, args.seed)
     output = evaluate(expr, *inputs, sizes=sizes)
+    size = sum(np.size(v) for v in (output if isinstance(output, tuple) else (output,)))
     return {"name": name, "expression": str(expr), "sizes": sizes, "seed": args.seed,
-            "inputs": [to_json_value(v) for v in inputs], "output": to_json_value(output)}
+            "inputs": [summary(v, args.full) for v in inputs],
+            "output": summary(output, args.full or size <= OUTPUT_VALUES)}
 
 
 def show_eval(doc: dict) -> str:
     def fmt(v):
         if isinstance(v, list):
             return "(" + ", ".join(fmt(x) for x in v) + ")"
-        values = v["values"][:8]
-        more = " ..." if len(v["values"]) > 8 or v["truncated"] else ""
+        values = v["first"]
+        more = " ..." if v["size"] > len(values) else ""
         shown = ", ".join(f"{x:.6g}" if isinstance(x, float) else str(x) for x in values)
-        return f"{v['dtype']}{v['shape']} [{shown}{more}]"
+        total = f", sum {v['sum']:.6g}" if "sum" in v and v["size"] > 1 else ""
+        return f"{v['dtype']}{v['shape']} [{shown}{more}]{total}"
 
     lines = [f"{doc['name']} = {doc['expression']}",
              "sizes: " + (", ".join(f"{k}={v}" for k, v in doc["sizes"].items()) or "-"),
@@ -231,6 +251,13 @@ def _typed_expression(args) -> tuple[str, Expr, list[Type]]:
 def cmd_rules(args) -> list:
     from .rules import rewrites
 
+    if args.all:
+        if args.expr is not None or args.at is not None or args.why:
+            raise UserError("--all lists the whole catalogue: give no EXPR, --at or --why")
+        return catalogue()
+    if args.expr is None:
+        raise UserError("give an expression (EXPR) to list the rewrites that apply to it, or "
+                        "--all for the whole catalogue")
     _, expr, types = _typed_expression(args)
     at = parse_path(args.at) if args.at is not None else None
     if at is not None:
@@ -245,18 +272,93 @@ def cmd_rules(args) -> list:
     return {"rewrites": found, "refused": refusals(expr, at, *types)}
 
 
+def catalogue() -> dict:
+    """Every rule: name, equation, category, figure, parameters."""
+    from .rules import rules
+
+    return {"catalogue": [{"name": r.name, "equation": r.equation, "category": r.category,
+                           "figure": r.figure, "pair": r.pair,
+                           "params": [{"name": p.name, "doc": p.doc} for p in r.params]}
+                          for r in rules]}
+
+
+def show_catalogue(doc: dict) -> str:
+    by_category: dict[str, list] = {}
+    for r in doc["catalogue"]:
+        by_category.setdefault(r["category"], []).append(r)
+    width = max(len(r["name"]) for r in doc["catalogue"])
+    lines = []
+    for category, found in by_category.items():
+        lines.append(f"{category} ({len(found)})")
+        for r in found:
+            params = ", ".join(p["name"] for p in r["params"])
+            lines.append(f"  {r['name']:<{width}}  {r['equation']}")
+            lines.append(f"  {'':<{width}}  {r['figure']}"
+                         + (f"; parameters: {params}" if params else ""))
+    lines.append(f"{len(doc['catalogue'])} rules; `workbench rules EXPR` lists where they "
+                 f"apply")
+    return "\n".join(lines)
+
+
+def group_rewrites(found: list[dict]) -> list[dict]:
+    """Rewrites of one rule at one place, whatever their parameters, as one group: the
+    values of each parameter, and the result with each parameter written ``{name}`` when
+    the results differ only there (else the first result, with its parameters)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in found:
+        groups.setdefault((r["path"], r["rule"]), []).append(r)
+    out = []
+    for (path, rule), members in groups.items():
+        values: dict[str, list[str]] = {}
+        for m in members:
+            for k, v in m["params"].items():
+                if v not in values.setdefault(k, []):
+                    values[k].append(v)
+        template = _template(members)
+        out.append({"path": path, "rule": rule, "values": values, "count": len(members),
+                    "result": template if template is not None else members[0]["result"],
+                    "example": None if template is not None else members[0]["params"]})
+    return out
+
+
+def _template(members: list[dict]) -> str | None:
+    if len(members) == 1:
+        return members[0]["result"]  # its parameter values are on the rule's line
+    templates = set()
+    for m in members:
+        text = m["result"]
+        chosen = list(m["params"].items())
+        if len({v for _, v in chosen}) < len(chosen):
+            return None  # two parameters with one value: which is which cannot be told
+        for k, v in chosen:
+            text = re.sub(rf"(?<![\w.]){re.escape(v)}(?![\w.])", f"{{{k}}}", text)
+        templates.add(text)
+    return templates.pop() if len(templates) == 1 else None
+
+
 def show_rules(doc) -> str:
+    if isinstance(doc, dict) and "catalogue" in doc:
+        return show_catalogue(doc)
     if isinstance(doc, dict):
         refused = [f"  {rule}: {reason}" for rule, reason in doc["refused"].items()]
         return show_rules(doc["rewrites"]) + "\nrefused here:\n" + "\n".join(refused)
     if not doc:
         return "no rule applies here"
-    width = max(len(r["path"]) for r in doc)
+    groups = group_rewrites(doc)
+    width = max(len(g["path"]) for g in groups)
     lines = []
-    for r in doc:
-        params = " ".join(f"{k}={v}" for k, v in r["params"].items())
-        lines.append(f"{r['path']:<{width}}  {r['rule']} {params}".rstrip())
-        lines.append(f"{'':<{width}}    → {r['result']}")
+    for g in groups:
+        params = "; ".join(f"{k} = {', '.join(v)}" for k, v in g["values"].items())
+        several = len(g["values"]) > 1 and g["count"] > 1
+        count = f" ({g['count']} combinations)" if several else ""
+        lines.append(f"{g['path']:<{width}}  {g['rule']}  {params}{count}".rstrip())
+        example = ""
+        if g["example"]:
+            example = "  (with " + ", ".join(f"{k}={v}" for k, v in g["example"].items()) + ")"
+        lines.append(f"{'':<{width}}    → {g['result']}{example}")
+    rewrites = len(doc)
+    lines.append(f"{rewrites} rewrite{'s' if rewrites != 1 else ''} of {len(groups)} rules "
+                 f"and places; --json lists each rewrite")
     return "\n".join(lines)
 
 
@@ -287,6 +389,7 @@ def cmd_derive(args) -> dict:
     doc["final"] = str(d.current)
     doc["markdown"] = d.to_markdown()
     doc["latex"] = d.to_latex()
+    doc["text"] = d.to_text()
     doc["_show"] = "latex" if args.latex else "markdown" if args.markdown else "plain"
     return doc
 
@@ -296,13 +399,7 @@ def show_derive(doc: dict) -> str:
         return doc["latex"].rstrip()
     if doc["_show"] == "markdown":
         return doc["markdown"].rstrip()
-    lines = [f"{doc['name']} = {doc['start']}"]
-    for i, step in enumerate(doc["steps"], start=1):
-        params = " ".join(f"{k}={v}" for k, v in step["params"].items())
-        lines.append(f"  →({i}) {step['rule']} {params} at {step['path']}".rstrip())
-        lines.append(f"      {step['result']}")
-    lines.append(f"replayed {len(doc['steps'])} steps: every step checks")
-    return "\n".join(lines)
+    return doc["text"] + f"\nreplayed {len(doc['steps'])} steps: every step checks"
 
 
 def cmd_devices(args) -> dict:
@@ -420,9 +517,13 @@ def cmd_demo(args) -> dict:
 
 
 def cmd_search(args) -> dict:
-    from .search import search
+    from .search import read, search
 
     name, expr, types, sizes = _concrete(args)
+    logged = {r["key"] for r in read(args.log)} if args.log else set()
+    if logged:
+        print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (they "
+              f"are not run again)", file=sys.stderr, flush=True)
     progress = None
     if not args.json:
         seen = {"n": 0, "best": None}
@@ -433,15 +534,27 @@ def cmd_search(args) -> dict:
             if ok and (seen["best"] is None or record["kernel_ms"] < seen["best"]):
                 seen["best"] = record["kernel_ms"]
             mark = f"{record['kernel_ms']:.4f} ms" if ok else record.get("status")
+            if record["key"] in logged:
+                mark += " (from the log)"
             best = "–" if seen["best"] is None else f"{seen['best']:.4f} ms"
             print(f"  [{seen['n']:>{len(str(args.budget))}}/{args.budget}] best {best}; "
                   f"candidate: {mark}", file=sys.stderr, flush=True)
-    result = search(expr, *[str(t) for t in types], strategy=args.strategy,
-                    budget=args.budget, device=args.device, log=args.log, seed=args.seed,
-                    timeout=args.timeout, workers=args.workers, progress=progress,
-                    sizes=sizes)
+    try:
+        result = search(expr, *[str(t) for t in types], strategy=args.strategy,
+                        budget=args.budget, device=args.device, log=args.log, seed=args.seed,
+                        timeout=args.timeout, workers=args.workers, progress=progress,
+                        repeat=args.repeat,
+                        sizes=sizes)
+    except KeyboardInterrupt:
+        if args.log:
+            held = len(read(args.log))
+            raise Interrupted(f"interrupted; {args.log} holds {held} measured candidates: run "
+                              f"the same command again to resume") from None
+        raise Interrupted("interrupted; nothing was kept (give --log FILE to make a search "
+                          "resumable)") from None
     doc = result.as_json()
     doc["name"] = name
+    doc["log"] = args.log
     if args.plot:
         from .plots import efficiency_curve
 
@@ -449,28 +562,33 @@ def cmd_search(args) -> dict:
                          path=args.plot)
         doc["plot"] = args.plot
     if result.best is None:
-        raise UserError(f"no correct kernel among {result.evaluated} candidates"
-                        + (f" (log: {args.log})" if args.log else ""))
+        message = result._explanation() + (f"\nlog: {args.log}" if args.log else "") + (
+            f"\nplot: {args.plot} (failures marked on the bottom edge)" if args.plot else "")
+        if not args.json:
+            raise UserError(message)
+        doc["_exit"], doc["_stderr"] = 1, message  # the JSON still says what failed
+        return doc
     doc["best"]["markdown"] = result.derivation.to_markdown()
+    doc["best"]["text"] = str(result.derivation)
+    doc["best"]["timing_text"] = result.timing_text
     return doc
 
 
 def show_search(doc: dict) -> str:
     best = doc["best"]
+    failures = ", ".join(f"{n} {kind}" for kind, n in doc["failures_by_kind"].items())
     lines = [f"{doc['name']}: {doc['evaluated']} candidates ({doc['strategy']}), "
-             f"{doc['failures']} failed or wrong, {doc['seconds']:.1f} s",
-             f"best: {best['kernel_ms']:.4f} ms ({_timing_text(best)})", best["expression"],
-             "", best["markdown"]]
+             f"{doc['seconds']:.1f} s" + (f"; failed or wrong: {failures}" if failures else ""),
+             f"best: {best['kernel_ms']:.4f} ms ({best['timing_text']})"]
+    if doc["stopped"]:
+        lines.append(f"stopped after {doc['evaluated']} of {doc['budget']}: {doc['stopped']}")
+    if doc["from_log"]:
+        lines.append(f"resumed: {doc['from_log']} of the {doc['evaluated']} candidates were "
+                     f"taken from {doc['log']}")
+    lines += ["", best["text"]]
     if doc.get("plot"):
         lines.append(f"plot: {doc['plot']}")
     return "\n".join(lines)
-
-
-def _timing_text(best: dict) -> str:
-    logged = best.get("logged_kernel_ms")
-    if best.get("timing") == "re-timed" and logged is not None:
-        return f"measured again after the search; {logged:.4f} ms when it ran"
-    return best.get("timing", "")
 
 
 def show_demo(doc: dict) -> str:
@@ -488,29 +606,93 @@ COMMANDS = {"devices": (cmd_devices, show_devices), "demo": (cmd_demo, show_demo
             "derive": (cmd_derive, show_derive)}
 
 
+JSON_HELP = "print one JSON document on stdout instead of text"
+SEED_HELP = "seed of the random inputs (default 0: the same inputs every time)"
+DEVICE_HELP = "device id (see 'workbench devices'), cpu/gpu, or part of its name"
+REPEAT_HELP = "timed runs of the kernel; the median is reported (default %(default)s)"
+SIZE_HELP = "NAME=VALUE for a size variable of the input types (repeat for several)"
+
+EXAMPLES = {
+    "check": """examples:
+  workbench check 'reduce (+) 0 o map abs' --type '[float]_N'
+  workbench check @workbench/programs/blas.lift          # every definition of a file
+  workbench check @workbench/programs/blas.lift:asum --json""",
+    "rules": """examples:
+  workbench rules 'reduce (+) 0 o map abs' --type '[float]_4096'
+  workbench rules 'map abs' --type '[float]_64' --at root --why
+  workbench rules --all                                   # the whole catalogue
+
+A rule that applies with several parameter values is one line listing the values; --json
+lists every rewrite as its own object (path, rule, params, result).""",
+    "apply": """example:
+  workbench apply 'map abs' split-join --at root --param n=128 --type '[float]_N'""",
+    "derive": """examples:
+  workbench derive workbench/derivations/icfp_fig10_asum.json
+  workbench derive workbench/derivations/icfp_fig10_asum.json --latex""",
+    "eval": """examples:
+  workbench eval 'reduce (+) 0 o map abs' --type '[float]_N' --size N=1024
+  workbench eval @workbench/programs/blas.lift:dot --size N=1024 --json
+
+--json keys: name, expression, sizes, seed, inputs (one summary per input), output (a
+summary). A summary (a list of them for a tuple) has shape, dtype, size, first (the first
+8 values), sum, min and max (numbers only), sha256 (of the values' bytes in C order) and
+values (every value): for the output when it has at most 1024 values, for everything with
+--full.""",
+    "codegen": """examples:
+  workbench codegen @workbench/programs/figures.lift:vectorScalLow --size N=8192
+  workbench codegen 'map abs' --type '[float]_N' --size N=4096 --complete""",
+    "run": """examples:
+  workbench run @workbench/programs/blas.lift:dot --size N=1048576
+  workbench run 'mapGlobal abs' --type '[float]_N' --size N=4096 --repeat 50 --json""",
+    "search": """examples:
+  workbench search @workbench/programs/blas.lift:asum --size N=65536 --budget 40 \\
+                   --log asum.jsonl --plot asum.png
+  workbench search @workbench/programs/blas.lift:scal --size N=4096 --strategy random
+
+Ctrl-C stops a search; with --log every finished candidate is kept, and the same command
+run again resumes (nothing is measured twice). With no correct candidate the command says
+so, with the failures counted by kind and the first one's whole message, and exits 1.""",
+    "devices": """examples:
+  workbench devices
+  workbench devices --check          # probe every device again
+  WORKBENCH_DEVICE=0:0 workbench run 'mapGlobal abs' --type '[float]_N' --size N=64""",
+    "demo": """examples:
+  workbench demo
+  workbench demo --derivation workbench/derivations/icfp_fig10_asum.json --size N=65536""",
+}
+
+
+def _parser(sub, name: str, help: str):
+    return sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".",
+                          epilog=EXAMPLES.get(name),
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _expression_command(sub, name: str, help: str, sizes: bool = False,
-                        type_help: str = "input type (repeat for several inputs)"):
+                        type_help: str = "input type (repeat for several inputs)",
+                        optional: bool = False):
     """A subcommand on an EXPR, with --type (and --size) and --json."""
-    cmd = sub.add_parser(name, help=help)
-    cmd.add_argument("expr", help="expression text or @FILE[:NAME]")
+    cmd = _parser(sub, name, help)
+    cmd.add_argument("expr", help="expression text or @FILE[:NAME]",
+                     **({"nargs": "?"} if optional else {}))
     cmd.add_argument("--type", action="append", default=[], help=type_help)
     if sizes:
-        cmd.add_argument("--size", action="append", default=[],
-                         help="NAME=VALUE for a size variable")
-    cmd.add_argument("--json", action="store_true")
+        cmd.add_argument("--size", action="append", default=[], help=SIZE_HELP)
+    cmd.add_argument("--json", action="store_true", help=JSON_HELP)
     return cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="workbench", description="Derive OpenCL kernels from functional expressions.")
+        prog="workbench", description="Derive OpenCL kernels from functional expressions.",
+        epilog="'workbench COMMAND --help' shows a command's options and examples.")
     sub = top.add_subparsers(dest="command", required=True)
 
-    dev = sub.add_parser("devices", help="OpenCL devices, each probed (ok / broken: reason); "
-                         "the default marked *")
+    dev = _parser(sub, "devices", "OpenCL devices, each probed (ok / broken: reason); the "
+                  "default marked *")
     dev.add_argument("--check", action="store_true",
                      help="probe every device again instead of using remembered answers")
-    dev.add_argument("--json", action="store_true", help="print one JSON document")
+    dev.add_argument("--json", action="store_true", help=JSON_HELP)
 
     cg = _expression_command(sub, "codegen", "OpenCL source and launch plan", sizes=True)
     cg.add_argument("--complete", action="store_true",
@@ -518,25 +700,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     rn = _expression_command(sub, "run", "run on a device, check against the interpreter, "
                              "time", sizes=True)
-    rn.add_argument("--device", help="device id, cpu/gpu, or part of its name")
-    rn.add_argument("--repeat", type=int, default=20)
-    rn.add_argument("--seed", type=int, default=0)
+    rn.add_argument("--device", help=DEVICE_HELP)
+    rn.add_argument("--repeat", type=int, default=20, help=REPEAT_HELP)
+    rn.add_argument("--seed", type=int, default=0, help=SEED_HELP)
 
     _expression_command(sub, "check", "parse and type-check; print normal form and type",
                         type_help="input type (repeat for several inputs) or a whole "
                                   "function type")
 
     ev = _expression_command(sub, "eval", "run the interpreter on random inputs", sizes=True)
-    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--seed", type=int, default=0, help=SEED_HELP)
+    ev.add_argument("--full", action="store_true",
+                    help="with --json: every value of the inputs and the output, not only "
+                    "their summaries")
 
     rl = _expression_command(sub, "rules", "every applicable rewrite: path, rule, params, "
-                             "result")
+                             "result", optional=True)
     rl.add_argument("--at", help="only at this node path (e.g. 1.0; 'root' for the root)")
     rl.add_argument("--why", action="store_true",
                     help="with --at: also say why each other rule is refused there")
+    rl.add_argument("--all", action="store_true",
+                    help="list the whole rule catalogue (no EXPR needed)")
 
     ap = _expression_command(sub, "apply", "apply one rewrite and print the result")
-    ap.add_argument("rule", help="rule name (see 'workbench rules')")
+    ap.add_argument("rule", help="rule name (see 'workbench rules --all')")
     ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
 
@@ -544,31 +731,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     se = _expression_command(sub, "search", "search for the fastest correct kernel",
                              sizes=True)
-    se.add_argument("--device", help="device id, cpu/gpu, or part of its name")
-    se.add_argument("--strategy", default="mcts", choices=sorted(STRATEGIES))
-    se.add_argument("--budget", type=int, default=40, help="candidates to measure")
+    se.add_argument("--device", help=DEVICE_HELP)
+    se.add_argument("--strategy", default="mcts", choices=sorted(STRATEGIES),
+                    help="how candidates are chosen (default %(default)s: the Monte-Carlo "
+                    "descent of ICFP 2015)")
+    se.add_argument("--budget", type=int, default=40,
+                    help="candidates to measure (default %(default)s)")
     se.add_argument("--log", help="JSON-lines log: every candidate as it finishes; an "
                     "existing log is resumed")
     se.add_argument("--plot", help="write the efficiency curve (ICFP Fig. 12) to this file")
-    se.add_argument("--seed", type=int, default=0)
-    se.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
-    se.add_argument("--workers", type=int, default=None, help="worker processes")
+    se.add_argument("--seed", type=int, default=0,
+                    help="seed of the strategy's random choices and of the inputs (default 0)")
+    se.add_argument("--repeat", type=int, default=10, help=REPEAT_HELP)
+    se.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds per candidate (default %(default)s)")
+    se.add_argument("--workers", type=int, default=None,
+                    help="worker processes (default: up to 4, one per core)")
 
-    dm = sub.add_parser("demo", help="a derivation end to end on the default device: every "
-                        "step run, checked and timed")
-    dm.add_argument("--derivation", help="a saved derivation (default: ICFP Fig. 3, vector "
-                    "scaling)")
+    dm = _parser(sub, "demo", "a derivation end to end on the default device: every step "
+                 "run, checked and timed")
+    dm.add_argument("--derivation", help="a saved derivation (JSON) to replay instead of "
+                    "ICFP Fig. 3's vector scaling")
     dm.add_argument("--size", action="append", default=[], help="NAME=VALUE (default N=2^20)")
-    dm.add_argument("--device", help="device id, cpu/gpu, or part of its name")
-    dm.add_argument("--repeat", type=int, default=10)
-    dm.add_argument("--json", action="store_true")
+    dm.add_argument("--device", help=DEVICE_HELP)
+    dm.add_argument("--repeat", type=int, default=10, help=REPEAT_HELP)
+    dm.add_argument("--json", action="store_true", help=JSON_HELP)
 
-    dv = sub.add_parser("derive", help="replay a saved derivation and check every step")
+    dv = _parser(sub, "derive", "replay a saved derivation and check every step")
     dv.add_argument("file", help="a derivation saved as JSON")
     form = dv.add_mutually_exclusive_group()
-    form.add_argument("--markdown", action="store_true")
-    form.add_argument("--latex", action="store_true")
-    dv.add_argument("--json", action="store_true")
+    form.add_argument("--markdown", action="store_true", help="print it as a Markdown table")
+    form.add_argument("--latex", action="store_true", help="print it as LaTeX (align*)")
+    dv.add_argument("--json", action="store_true", help=JSON_HELP)
     return top
 
 
@@ -577,6 +771,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     run, show = COMMANDS[args.command]
     try:
         doc = run(args)
+    except Interrupted as err:
+        print(f"workbench {args.command}: {err}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(f"workbench {args.command}: interrupted", file=sys.stderr)
+        return 130
     except WorkbenchError as err:
         print(f"workbench {args.command}: {err}", file=sys.stderr)
         return 1
@@ -587,7 +787,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         doc_json = {k: v for k, v in doc.items() if not k.startswith("_")}
     else:
         doc_json = doc
-    print(json.dumps(doc_json, indent=2, ensure_ascii=False) if args.json else show(doc))
+    try:
+        print(json.dumps(doc_json, indent=2, ensure_ascii=False) if args.json else show(doc),
+              flush=True)
+    except BrokenPipeError:  # e.g. `workbench rules ... | head`: the reader has enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    if isinstance(doc, dict) and doc.get("_stderr"):
+        print(f"workbench {args.command}: {doc['_stderr']}", file=sys.stderr)
     return doc.get("_exit", 0) if isinstance(doc, dict) else 0
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-from .errors import WorkbenchError, format_path, parse_path
+from .errors import WorkbenchError, as_path, format_path, parse_path
 from .expr import Expr, Path, UserFun, walk
 from .notation import parse, parse_program, parse_type
 from .notation.printer import to_text
@@ -78,10 +78,11 @@ class Derivation:
     def expressions(self) -> list[Expr]:
         return [self.start] + [s.result for s in self.steps]
 
-    def apply(self, rule: str, path: Path | str, **params) -> Expr:
-        """Apply a rule to the current expression; raises ``RewriteRefused`` if it does not
-        apply (the derivation is then unchanged)."""
-        path = parse_path(path) if isinstance(path, str) else tuple(path)
+    def apply(self, rule: str, path: Path | str | int, **params) -> Expr:
+        """Apply a rule to the current expression at ``path`` (``"1.0"``, ``(1, 0)``, ``0``
+        or ``"root"``); raises ``RewriteRefused`` if it does not apply (the derivation is
+        then unchanged)."""
+        path = as_path(path)
         result = apply(self.current, rule, path, *self.input_types, **params)
         rule_obj = lookup_rule(rule)
         values = {p.name: params[p.name] for p in rule_obj.params if p.name in params}
@@ -229,6 +230,26 @@ class Derivation:
         out.append("\\end{align*}")
         return "\n".join(out) + "\n"
 
+    def to_text(self) -> str:
+        """Plain text in the style of ICFP 2015 Fig. 10: the start, then one numbered line
+        per step naming its rule (parameters, place, figure) above the expression it
+        gives. This is ``str(derivation)``."""
+        out = [f"{self.name} : " + " → ".join(str(t) for t in self.input_types)
+               ] if self.input_types else []
+        out.append(f"{self.name} = {self.start}")
+        width = len(f"({len(self.steps)})") + 1
+        for i, step in enumerate(self.steps, start=1):
+            out.append(f"{f'({i})':<{width}}→ {_rule_line(step)}")
+            out.append(" " * width + f"= {step.result}")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return (f"<Derivation {self.name}: {len(self.steps)} step"
+                f"{'s' if len(self.steps) != 1 else ''}, now `{self.current}`>")
+
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
@@ -251,6 +272,14 @@ def _annotation(step: Step) -> str:
     fig = m.group(1) if m else ""
     params = ", ".join(f"{k}={v}" for k, v in step.params.items())
     return " ".join(x for x in (fig, step.rule, f"({params})" if params else "") if x)
+
+
+def _rule_line(step: Step) -> str:
+    """``split-join (n=128) at 0, Fig. 6c``: a step's rule for the plain-text form."""
+    figure = lookup_rule(step.rule).figure
+    params = ", ".join(f"{k}={v}" for k, v in step.params.items())
+    return (step.rule + (f" ({params})" if params else "") + f" at {format_path(step.path)}"
+            + (f", {figure.removeprefix('ICFP ')}" if figure else ""))
 
 
 def _declared_inputs(expr: Expr) -> list[Type]:

@@ -73,3 +73,23 @@ def parse_path(text: str) -> tuple[int, ...]:
     if any(step < 0 for step in steps):
         raise WorkbenchError(f"bad path {text!r}: child numbers are not negative")
     return steps
+
+
+def as_path(path: object) -> tuple[int, ...]:
+    """A node path from what users write: ``"1.0.2"``, ``"root"``, a child number ``0``, or a
+    tuple or list of child numbers; anything else is a ``WorkbenchError`` saying what a path
+    is."""
+    if isinstance(path, str):
+        return parse_path(path)
+    if isinstance(path, int) and not isinstance(path, bool):
+        if path < 0:
+            raise WorkbenchError(f"bad path {path}: child numbers are not negative")
+        return (path,)
+    if isinstance(path, tuple | list) and all(isinstance(i, int) and not isinstance(i, bool)
+                                              for i in path):
+        if any(i < 0 for i in path):
+            raise WorkbenchError(f"bad path {format_path(tuple(path))}: child numbers are not "
+                                 f"negative")
+        return tuple(path)
+    raise WorkbenchError(f"bad path {path!r}: a node path is 'root', a child number such as 0, "
+                         f"dot-separated child numbers such as '1.0.2', or a tuple of them")

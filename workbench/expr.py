@@ -85,7 +85,25 @@ class Expr:
         return to_text(self)
 
     def __repr__(self) -> str:
+        """The notation (``parse('map abs')``); ``structure()`` shows the node classes."""
         return f"parse({str(self)!r})"
+
+    def structure(self) -> str:
+        """The tree as node classes and their fields, e.g.
+        ``Prim(name='map', args=(Prim(name='abs', args=()),))``."""
+        from dataclasses import fields
+
+        def show(value) -> str:
+            if isinstance(value, Expr):
+                return value.structure()
+            if isinstance(value, tuple):
+                inner = ", ".join(show(v) for v in value)
+                return f"({inner},)" if len(value) == 1 else f"({inner})"
+            return repr(value)
+
+        parts = ", ".join(f"{f.name}={show(getattr(self, f.name))}" for f in fields(self)
+                          if f.repr)
+        return f"{type(self).__name__}({parts})"
 
     def _repr_markdown_(self) -> str:
         return f"`{self}`"
@@ -105,7 +123,7 @@ def _pattern_shape(pattern: Pattern):
     return "_" if isinstance(pattern, str) else tuple(_pattern_shape(p) for p in pattern)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Var(Expr):
     name: str
 
@@ -119,7 +137,7 @@ class Var(Expr):
         return frozenset((self.name,))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Lit(Expr):
     """A numeric or boolean literal. ``0`` is an int literal, ``0.0`` (or ``0.0f``) a float."""
 
@@ -129,7 +147,7 @@ class Lit(Expr):
         return ("lit", type(self.value).__name__, self.value)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Lambda(Expr):
     """``λx. e``, ``λ(acc, x). e`` (a tuple pattern) or ``λxs ys. e`` (curried)."""
 
@@ -157,7 +175,7 @@ class Lambda(Expr):
         return self.body.free_vars() - set(self.names())
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Apply(Expr):
     """Application ``f a b``; nested applications are flattened (``(f a) b`` is ``f a b``)."""
 
@@ -181,7 +199,7 @@ class Apply(Expr):
         return ("app", self.fn.key_in(bound), tuple(a.key_in(bound) for a in self.args))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Compose(Expr):
     """``f ∘ g ∘ h``: data flows right to left. Always flat and of length >= 2."""
 
@@ -205,7 +223,7 @@ class Compose(Expr):
         return ("comp", tuple(f.key_in(bound) for f in self.fns))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class TupleExpr(Expr):
     items: tuple[Expr, ...]
 
@@ -219,7 +237,7 @@ class TupleExpr(Expr):
         return ("tuple", tuple(i.key_in(bound) for i in self.items))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Prim(Expr):
     """A primitive with its static arguments (``split 128``, ``map f``, ``reduce (+) 0``).
 
@@ -250,7 +268,7 @@ class Prim(Expr):
         return PRIMITIVES[self.name]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinOp(Expr):
     """Infix scalar operator: ``+ - * / % < <= > >= == != && ||``."""
 
@@ -268,7 +286,7 @@ class BinOp(Expr):
         return ("bin", self.op, self.left.key_in(bound), self.right.key_in(bound))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class UnOp(Expr):
     """Prefix scalar operator: ``-x`` or ``!x``."""
 
@@ -285,7 +303,7 @@ class UnOp(Expr):
         return ("un", self.op, self.operand.key_in(bound))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Section(Expr):
     """Operator section: ``(+)`` (a function of a pair, ICFP Fig. 13), ``(*a)``, ``(2*)``."""
 
@@ -314,7 +332,7 @@ class Section(Expr):
                 None if self.right is None else self.right.key_in(bound))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class UserFun(Expr):
     """A named user function (``mul3``, ``compCallPut``): printed by name, opaque to rewrites.
 
@@ -370,9 +388,12 @@ def subterm(expr: Expr, path: Path) -> Expr:
         if not 0 <= step < len(kids):
             from .errors import WorkbenchError, format_path
 
+            shown = str(node) if len(str(node)) <= 60 else str(node)[:57] + "..."
+            has = ("no children" if not kids else "1 child (0)" if len(kids) == 1
+                   else f"{len(kids)} children (0 to {len(kids) - 1})")
             raise WorkbenchError(
                 f"path {format_path(path)} does not exist: node {format_path(path[:depth])} "
-                f"has {len(kids)} children")
+                f"`{shown}` has {has}")
         node = kids[step]
     return node
 

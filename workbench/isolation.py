@@ -7,9 +7,11 @@
   pool goes on with the next job.
 
 Workers die with their parent (``die_with_parent``): a search that is killed leaves no
-worker behind holding the device. The time a job spends waiting for the device lock
-(``device_lock``) is not counted against its time limit: the worker tells its parent when
-it waits and when it has the device.
+worker behind holding the device. Workers ignore SIGINT: Ctrl-C in a terminal and a
+Jupyter kernel interrupt signal the whole process group, and only the parent decides what
+an interrupt ends (a job cut short by it must not be reported as the job's own failure).
+The time a job spends waiting for the device lock (``device_lock``) is not counted against
+its time limit: the worker tells its parent when it waits and when it has the device.
 """
 
 from __future__ import annotations
@@ -78,8 +80,13 @@ class _Clock:
 
 # --- one job, one process --------------------------------------------------------------------
 
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _one_job(conn, job, args, kwargs):
     die_with_parent()
+    _ignore_interrupts()
     device_lock.listen(lambda event: conn.send(("lock", event)), worker=True)
     try:
         conn.send(("value", job(*args, **kwargs)))
@@ -127,6 +134,9 @@ def run_isolated(job: Callable, *args, timeout: float = 60.0, **kwargs) -> Finis
                 clock.event(payload)
             else:
                 return Finished(kind, payload)
+    except KeyboardInterrupt:  # the caller was interrupted: the job's result is not wanted
+        process.kill()
+        raise
     finally:
         process.join(timeout=5)
         if process.is_alive():
@@ -144,6 +154,7 @@ def _exit_text(code: int | None) -> str:
 
 def _worker_loop(conn, task):
     die_with_parent()
+    _ignore_interrupts()
     device_lock.listen(lambda event: conn.send(("lock", event)), worker=True)
     while True:
         try:
@@ -256,7 +267,12 @@ class WorkerPool:
         return job, Finished(kind, payload)
 
     def close(self) -> None:
+        """Stop the workers: idle ones are told to end, busy ones (the caller stopped waiting
+        for their jobs, e.g. on an interrupt) are killed at once."""
         for worker in list(self._workers):
+            if worker.ticket is not None:
+                worker.process.kill()
+                continue
             try:
                 worker.conn.send(None)
             except (BrokenPipeError, OSError):

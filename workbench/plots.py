@@ -9,21 +9,58 @@ last month, recorded here or on a GPU machine — never a device.
 - ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
 - ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2).
 
-Matplotlib's object API is used (no pyplot state), so plots can be drawn from threads.
+Matplotlib's object API is used (no pyplot state), so plots can be drawn from threads. The
+figures returned are ``plots.Figure``: a matplotlib figure that shows itself as a PNG image
+in a notebook (``_repr_png_``), with no pyplot call and no Jupyter import here.
+
+A candidate that failed (did not build, crashed, timed out, computed something else) has no
+time: it is drawn as a red cross on the bottom edge of the axes, never at a kernel time.
 """
 
 from __future__ import annotations
 
+import io
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from .errors import WorkbenchError
+
+try:
+    from matplotlib.figure import Figure as _MatplotlibFigure
+except ImportError:  # only the plots need matplotlib (the lab extra); reading logs does not
+    _MatplotlibFigure = None
+
+PNG_DPI = 100
+
+
+if _MatplotlibFigure is not None:
+    class Figure(_MatplotlibFigure):
+        """A matplotlib figure that a notebook shows as an image (``_repr_png_``) when it is
+        a cell's value or passed to ``display``; ``savefig`` works as usual."""
+
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=PNG_DPI)
+            return buf.getvalue()
+else:  # pragma: no cover - matplotlib is installed with the lab extra
+    Figure = None
+
+
+def figure(size: tuple[float, float] = (6.4, 3.6), **kwargs):
+    """A new ``plots.Figure`` (constrained layout), e.g. ``fig = plots.figure((10, 6));
+    axes = fig.subplots(2, 2)`` for several curves side by side."""
+    if Figure is None:
+        raise WorkbenchError("plots need matplotlib: pip install matplotlib (or the lab extra: "
+                             "pip install -e '.[lab]')")
+    kwargs.setdefault("layout", "constrained")
+    return Figure(figsize=size, **kwargs)
+
 
 def _figure(size=(6.4, 3.6)):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=size, layout="constrained")
+    return figure(size)
 
 
 def times(records: Sequence[dict]) -> np.ndarray:
@@ -53,13 +90,26 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
     t = times(records)
     x = np.arange(1, len(t) + 1)
     ok = ~np.isnan(t)
-    ax.scatter(x[ok], t[ok], s=12, alpha=0.6, label="candidate")
-    failed = [i + 1 for i, r in enumerate(records) if not r.get("correct")]
-    if failed:
-        top = np.nanmax(t) if ok.any() else 1.0
-        ax.scatter(failed, [top] * len(failed), marker="x", color="tab:red", s=14,
-                   label="failed / wrong")
-    ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
+    if ok.any():
+        ax.scatter(x[ok], t[ok], s=12, alpha=0.6, label="candidate")
+    failed = x[~ok]
+    if len(failed):
+        # on the bottom edge of the axes (y in axes coordinates): a failure has no time
+        ax.scatter(failed, np.full(len(failed), 0.02), marker="x", color="tab:red", s=14,
+                   clip_on=False, transform=ax.get_xaxis_transform(),
+                   label=f"failed or wrong ({len(failed)})")
+    if ok.any():
+        ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
+    else:
+        n = len(records)
+        ax.text(0.5, 0.5, f"no correct kernel among {n} candidate{'s' if n != 1 else ''}"
+                if n else "no candidates", transform=ax.transAxes,
+                ha="center", va="center", color="tab:red")
+        ax.set_yticks([])
+    ax.set_xlim(0.5, max(len(t), 2) + 0.5)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # candidates are counted
     for i, k in enumerate(fixed):
         ax.axvline(k + 0.5, color="grey", ls="--", lw=0.8,
                    label="step fixed" if i == 0 else None)
@@ -68,7 +118,8 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
     if ok.any() and np.nanmax(t) / max(np.nanmin(t), 1e-9) > 20:
         ax.set_yscale("log")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
     if path is not None and fig is not None:
         fig.savefig(path)
     return fig if fig is not None else ax.figure
@@ -82,6 +133,7 @@ def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str 
     if ax is None:
         fig = _figure()
         ax = fig.add_subplot()
+    drawn = False
     for name, repeats in runs.items():
         curves = [best_so_far(r) for r in repeats if len(r)]
         if not curves:
@@ -95,11 +147,17 @@ def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str 
             curves = [np.concatenate([c, np.full(n - len(c), c[-1])]) for c in curves]
             x = np.arange(1, n + 1)
         stack = np.vstack(curves)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # steps before any success
             median = np.nanmedian(stack, axis=0)
             low, high = np.nanpercentile(stack, 10, axis=0), np.nanpercentile(stack, 90, axis=0)
         line = ax.plot(x, median, label=f"{name} (median of {len(curves)})")[0]
         ax.fill_between(x, low, high, color=line.get_color(), alpha=0.2)
+        drawn = drawn or bool(np.isfinite(median).any())
+    if not drawn:
+        total = sum(len(r) for repeats in runs.values() for r in repeats)
+        ax.text(0.5, 0.5, f"no correct kernel among {total} candidates", color="tab:red",
+                transform=ax.transAxes, ha="center", va="center")
     ax.set_xlabel("evaluated candidates" if against == "evaluations" else "wall time (s)")
     ax.set_ylabel("best kernel time so far (ms)")
     ax.set_title(title)

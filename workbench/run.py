@@ -47,6 +47,20 @@ class RunResult:
     def as_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("output", "expected")}
 
+    def __str__(self) -> str:
+        """One line when it ran correctly; else the status and the whole message."""
+        on = f" on {self.device}" if self.device else ""
+        if self.correct and self.kernel_ms is not None:
+            return (f"ok (checked against the interpreter): {self.kernel_ms:.4f} ms median "
+                    f"[{self.kernel_ms_min:.4f}–{self.kernel_ms_max:.4f}]{on}")
+        return f"{self.status}{on}: {self.message}" if self.message else f"{self.status}{on}"
+
+    def _repr_markdown_(self) -> str:
+        if self.correct and self.kernel_ms is not None:
+            return f"**{self}**"
+        on = f" on {self.device}" if self.device else ""
+        return f"**{self.status}**{on}\n\n```\n{self.message}\n```\n"
+
 
 def tolerance(expected: np.ndarray) -> float:
     """Float sums reassociate: allow an error growing with the magnitude of the result."""

@@ -199,13 +199,13 @@ def _annotation(expr: Expr, input_types: tuple) -> Annotation | None:
     return annotate(expr, *input_types)
 
 
-def apply(expr: Expr, rule: str | Rule, path: Path | str, *input_types: Type | str,
+def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Type | str,
           **params) -> Expr:
     """Apply one rule at one place; raises ``RewriteRefused`` with the failed condition."""
-    from ..errors import parse_path
+    from ..errors import as_path
 
     rule = lookup_rule(rule) if isinstance(rule, str) else rule
-    path = parse_path(path) if isinstance(path, str) else tuple(path)
+    path = as_path(path)
     note = _annotation(expr, input_types)
     site = _site(expr, path, note)
     values = _coerce_params(rule, params)
@@ -227,10 +227,15 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str, *input_types: Type | s
     return out
 
 
-def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
+def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None = None,
              rules: list[Rule] | None = None) -> list[Rewrite]:
     """Every rewrite that applies: for each node (or only ``at``), rule and candidate
     parameters, the result (type-checked where the rewrite happens)."""
+    if at is not None:
+        from ..errors import as_path
+
+        at = as_path(at)
+        subterm(expr, at)  # a path that is not in the expression is named
     note = _annotation(expr, input_types)
     catalogue = rules if rules is not None else list(_catalogue().values())
     declared = getattr(expr, "declared_type", None)
@@ -258,9 +263,12 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
     return found
 
 
-def refusals(expr: Expr, path: Path, *input_types: Type | str) -> dict[str, str]:
+def refusals(expr: Expr, path: Path | str | int, *input_types: Type | str) -> dict[str, str]:
     """Why each rule that does not apply at ``path`` is refused there (the widget and
     ``workbench rules --why`` show these)."""
+    from ..errors import as_path
+
+    path = as_path(path)
     note = _annotation(expr, input_types)
     site = _site(expr, path, note)
     out = {}

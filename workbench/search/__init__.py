@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..derivation import Derivation, _definitions_of
-from ..errors import WorkbenchError
+from ..errors import WorkbenchError, format_path
 from ..expr import Expr
 from ..expr import Path as NodePath
 from ..notation import parse_type
@@ -38,8 +38,22 @@ from .space import Move, replay
 from .strategies import STRATEGIES
 
 
+class StopSearch(Exception):
+    """Raised by a ``progress`` callback to end the search after the candidate it was given:
+    the result then holds what was measured, and ``stopped`` says why (the message)."""
+
+
+class NoCorrectKernel(WorkbenchError):
+    """A search in which no candidate built, ran and computed what the interpreter does."""
+
+
 @dataclass
 class SearchResult:
+    """What a search found. ``best`` is None when no candidate was correct: ``outcome`` then
+    says so, ``failures_by_kind`` counts the failures by status and ``first_failure`` holds
+    the first one's whole message; ``require_best()`` raises ``NoCorrectKernel`` with all
+    of it. ``str(result)`` and a notebook's display say the same."""
+
     best: Expr | None
     best_kernel_ms: float | None
     derivation: Derivation | None
@@ -52,6 +66,93 @@ class SearchResult:
     # how best_kernel_ms was had: "re-timed" (measured again on the device after the
     # search), "recorded" (a replayed log's time), or "logged (…)" when re-timing failed
     timing: str = "recorded"
+    budget: int | None = None
+    from_log: int = 0  # candidates answered by the log of an earlier run (a resumed search)
+    stopped: str = ""  # why the search measured fewer candidates than its budget
+
+    @property
+    def failures_by_kind(self) -> dict[str, int]:
+        """Failed or wrong candidates counted by outcome (``compile error``, ``timeout``,
+        ``wrong result``, ...), the most frequent first."""
+        counts: dict[str, int] = {}
+        for r in self.log:
+            if not r.get("correct"):
+                kind = r.get("status") or "failed"
+                counts[kind] = counts.get(kind, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    @property
+    def first_failure(self) -> dict | None:
+        """The first failed candidate: its number, status, expression and whole message."""
+        for i, r in enumerate(self.log, start=1):
+            if not r.get("correct"):
+                return {"candidate": i, "status": r.get("status") or "failed",
+                        "expression": r.get("expression", ""),
+                        "message": r.get("message") or ""}
+        return None
+
+    @property
+    def outcome(self) -> str:
+        """One line: what was found, or that nothing correct was."""
+        failures = _counted(self.failures_by_kind)
+        among = f"among {_plural(self.evaluated, 'candidate')}"
+        if self.best is None:
+            return f"no correct kernel {among}" + (f" ({failures})" if failures else "")
+        ms = f"{self.best_kernel_ms:.4f} ms" if self.best_kernel_ms is not None else "no time"
+        return f"best {ms} {among}" + (f"; {failures}" if failures else "")
+
+    @property
+    def timing_text(self) -> str:
+        """How the best time was had, in words."""
+        logged = self.best_record.get("kernel_ms") if self.best_record else None
+        if self.timing == "re-timed" and logged is not None:
+            return f"measured again after the search; {logged:.4f} ms when it ran"
+        if self.timing == "recorded":
+            return "the time recorded in the log"
+        return self.timing
+
+    def require_best(self) -> Expr:
+        """The best kernel's expression, or ``NoCorrectKernel`` saying why there is none."""
+        if self.best is None:
+            raise NoCorrectKernel(self._explanation())
+        return self.best
+
+    def _explanation(self) -> str:
+        lines = [f"search ({self.strategy}): {self.outcome}"]
+        first = self.first_failure
+        if first is not None:
+            lines.append(f"the first failure (candidate {first['candidate']}, "
+                         f"{first['status']}): {first['message'] or '(no message)'}")
+            lines.append(f"  its expression: {first['expression']}")
+        if self.stopped:
+            lines.append(f"stopped after {self.evaluated} of {self.budget}: {self.stopped}")
+        if self.from_log:
+            lines.append(f"resumed: {self.from_log} candidates taken from the log")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        if self.best is None:
+            return self._explanation()
+        lines = [f"search ({self.strategy}): {self.outcome}, {self.seconds:.1f} s"]
+        lines.append(f"  {self.best}")
+        lines.append(f"  ({self.timing_text})")
+        if self.stopped:
+            lines.append(f"stopped after {self.evaluated} of {self.budget}: {self.stopped}")
+        if self.from_log:
+            lines.append(f"resumed: {self.from_log} candidates taken from the log")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        if self.best is None:
+            head, *rest = self._explanation().split("\n")
+            return f"**{head}**\n\n```\n" + "\n".join(rest) + "\n```\n"
+        notes = [f"stopped after {self.evaluated} of {self.budget}: {self.stopped}"
+                 if self.stopped else "",
+                 f"resumed: {self.from_log} candidates taken from the log"
+                 if self.from_log else "", f"time: {self.timing_text}"]
+        return (f"**search ({self.strategy}): {self.outcome}**, {self.seconds:.1f} s\n\n"
+                + "".join(f"- {n}\n" for n in notes if n) + "\n"
+                + (self.derivation.to_markdown() if self.derivation is not None else ""))
 
     def as_json(self) -> dict:
         return {"best": {"expression": str(self.best) if self.best is not None else None,
@@ -61,9 +162,21 @@ class SearchResult:
                          "timing": self.timing,
                          "derivation": self.best_record.get("steps") if self.best_record
                          else None},
-                "evaluated": self.evaluated, "strategy": self.strategy, "fixed": self.fixed,
-                "seconds": self.seconds,
-                "failures": sum(1 for r in self.log if not r.get("correct"))}
+                "outcome": self.outcome,
+                "evaluated": self.evaluated, "budget": self.budget, "strategy": self.strategy,
+                "fixed": self.fixed, "seconds": self.seconds,
+                "failures": sum(1 for r in self.log if not r.get("correct")),
+                "failures_by_kind": self.failures_by_kind,
+                "first_failure": self.first_failure,
+                "from_log": self.from_log, "stopped": self.stopped}
+
+
+def _counted(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in counts.items())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 class Context:
@@ -78,6 +191,8 @@ class Context:
                                                                  strategy)
         self.definitions = _definitions_of(start)
         self.cache = log.by_key()
+        self.logged_before = set(self.cache)  # measured by an earlier run (resuming)
+        self.from_log = 0
         self.records: list[dict] = []
         self.seen: set[str] = set()
         self.fixed: list[int] = []
@@ -122,6 +237,8 @@ class Context:
         if record["key"] not in self.seen:
             self.seen.add(record["key"])
             self.records.append(record)
+            if record["key"] in self.logged_before:
+                self.from_log += 1
             if self.progress is not None:
                 self.progress(record)
 
@@ -151,7 +268,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     ``concurrent.futures`` executor or a Dask ``Client`` (default: local worker processes,
     ``workers`` of them, each candidate limited to ``timeout`` seconds); ``log`` a JSON-lines
     file that makes the search resumable; ``replay_log`` answers from a recorded log instead
-    of running anything; ``progress(record)`` is called as each candidate finishes; ``at``
+    of running anything; ``progress(record)`` is called as each candidate finishes (it may
+    raise ``StopSearch`` to end the search there, keeping what was found); ``at``
     restricts the rewrites to the subtree at that path. A ``Derivation`` starts the search
     from its current step."""
     from ..errors import parse_path
@@ -184,11 +302,21 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     size_env = dict(sizes or {})
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
                   repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy)
+    stop = ""
     try:
-        STRATEGIES[strategy](ctx)
+        try:
+            STRATEGIES[strategy](ctx)
+        except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
+            err.add_note(_interrupted(ctx, log))
+            raise
+        except StopSearch as request:  # the caller's progress callback asked to stop
+            stop = str(request) or "stopped on request"
         good = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms") is not None]
         best_record = min(good, key=lambda r: r["kernel_ms"]) if good else None
-        best_ms, timing = _retime(ctx, best_record, replayed=replay_log is not None)
+        if stop and best_record is not None:  # candidates may still be running: no re-timing
+            best_ms, timing = best_record["kernel_ms"], "logged (the search was stopped)"
+        else:
+            best_ms, timing = _retime(ctx, best_record, replayed=replay_log is not None)
     finally:
         evaluator.close()
     best = best_derivation = None
@@ -201,7 +329,38 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
             best_derivation.apply(s.rule, s.path, **s.params)
         best = best_derivation.current
     return SearchResult(best, best_ms, best_derivation, ctx.records, len(ctx.records),
-                        strategy, ctx.fixed, best_record, time.time() - start_time, timing)
+                        strategy, ctx.fixed, best_record, time.time() - start_time, timing,
+                        budget=budget, from_log=ctx.from_log,
+                        stopped=stop or _why_stopped(ctx))
+
+
+def _interrupted(ctx: Context, log) -> str:
+    done = _plural(len(ctx.records), "candidate")
+    if log is None:
+        return (f"search interrupted after {done}; nothing was kept (give log=FILE to make "
+                f"a search resumable)")
+    return (f"search interrupted after {done}; every finished candidate is in {log}: search "
+            f"again with log={str(log)!r} to resume (nothing is measured twice)")
+
+
+def _why_stopped(ctx: Context) -> str:
+    """Why a search measured fewer candidates than its budget ("" when it spent it)."""
+    from .space import moves, terminal
+
+    n = len(ctx.records)
+    if n >= ctx.budget:
+        return ""
+    candidates = _plural(n, "candidate")
+    if terminal(ctx.start):
+        return f"the expression is already fully low-level: {candidates}"
+    where = f" inside {format_path(ctx.at)}" if ctx.at else ""
+    if not moves(ctx.start, ctx.types, ctx.at):
+        return (f"no rule applies{where}: only the default completion could be measured "
+                f"({candidates})")
+    if ctx.strategy == "exhaustive":
+        return f"every expression within the search's depth was measured: {candidates}"
+    return (f"the search found no candidate it had not measured before{where}: the space it "
+            f"reaches holds {candidates}")
 
 
 def _retime(ctx: Context, best: dict | None, replayed: bool) -> tuple[float | None, str]:
@@ -228,5 +387,6 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "STRATEGIES", "Log", "LogError", "read", "replay",
-           "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator", "InlineEvaluator"]
+__all__ = ["search", "SearchResult", "NoCorrectKernel", "StopSearch", "STRATEGIES", "Log",
+           "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator",
+           "InlineEvaluator"]
