@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..domain import ranges_of
 from ..errors import TypeCheckError, WorkbenchError, format_path
 from ..expr import Compose, Expr, Path, Prim, compose, replace, subterm
 from ..nesting import check_nesting, context
@@ -152,7 +153,7 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
             from ..notation.program import named
 
             result = named(result, getattr(site.root, "definition_name", "expression"),
-                           declared)
+                           declared, ranges_of(site.root))
         problem = _globally_typed(result, tuple(input_types))
         if problem is not None:
             return problem
@@ -223,7 +224,8 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str, *input_types: Type | s
     if declared is not None:
         from ..notation.program import named
 
-        out = named(result, getattr(expr, "definition_name", "expression"), declared)
+        out = named(result, getattr(expr, "definition_name", "expression"), declared,
+                    ranges_of(expr))
     return out
 
 
@@ -253,7 +255,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | None = None,
                     from ..notation.program import named
 
                     result = named(result, getattr(expr, "definition_name", "expression"),
-                                   declared)
+                                   declared, ranges_of(expr))
                 found.append(Rewrite(path, rule.name, params, result))
     return found
 
