@@ -160,24 +160,62 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
     return result
 
 
+class ParameterError(WorkbenchError):
+    """A rule parameter that is unknown or not a value of its kind: names the ``rule`` and
+    the ``parameter``."""
+
+    def __init__(self, message: str, rule: str, parameter: str):
+        super().__init__(message)
+        self.rule = rule
+        self.parameter = parameter
+
+
 def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
     known = {p.name: p for p in rule.params}
     out = {}
     for name, value in params.items():
         if name not in known:
             names = ", ".join(known) or "none"
-            raise WorkbenchError(f"rule {rule.name} has no parameter {name!r} (its parameters: "
-                                 f"{names})")
-        if known[name].kind == "size":
-            if isinstance(value, str):
-                from ..sizes import parse_size
-
-                value = parse_size(value)
-            value = Size.of(value)
-        else:
-            value = int(value)
-        out[name] = value
+            raise ParameterError(f"rule {rule.name} has no parameter {name!r} (its "
+                                 f"parameters: {names})", rule.name, name)
+        try:
+            out[name] = _parameter_value(known[name].kind, value)
+        except (ValueError, TypeError, OverflowError) as err:
+            kind = "a size (a number or a size expression such as N/4)" \
+                if known[name].kind == "size" else "a whole number"
+            raise ParameterError(f"rule {rule.name}: parameter {name} = {_short(value)} is not "
+                                 f"{kind}: {_short(str(err), 200)}", rule.name, name) from None
     return out
+
+
+def _parameter_value(kind: str, value: object):
+    from ..sizes import MAX_SIZE_CONSTANT, magnitude_refusal, parse_size
+
+    if isinstance(value, bool):
+        raise TypeError("a truth value")
+    if kind == "size":
+        size = parse_size(value) if isinstance(value, str) else Size.of(value)
+        reason = magnitude_refusal(size)
+        if reason is not None:
+            raise ValueError(reason)
+        return size
+    if isinstance(value, str):
+        text = value.strip().lstrip("+-")
+        if len(text) > len(str(MAX_SIZE_CONSTANT)):
+            raise ValueError(f"a number of {len(text)} digits")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("not whole")
+    number = int(value)
+    if abs(number) > MAX_SIZE_CONSTANT:
+        raise ValueError("past 64 bits")
+    return number
+
+
+def _short(value: object, width: int = 40) -> str:
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"(a number of {value.bit_length()} bits)"
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[:width - 13] + f"... ({len(text)} chars)"
 
 
 def lookup_rule(name: str) -> Rule:
