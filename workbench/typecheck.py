@@ -104,6 +104,8 @@ class Checker:
     def require_divides(self, total: Size, divisor: Size, path: Path, what: str) -> None:
         if divisor.is_constant and divisor.value <= 0:
             self.fail(path, f"{what}: the size {divisor} must be positive", SizeError)
+        if divisor.is_constant and not divisor.is_integer_constant:
+            self.fail(path, f"{what}: the size {divisor} is not a whole number", SizeError)
         known = total.divisible_by(divisor)
         if known is False:
             self.fail(path, f"{what}: {divisor} does not divide the array length {total}",
