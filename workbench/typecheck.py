@@ -330,6 +330,8 @@ def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:
 
 def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Checker, Type]:
     args = input_types_of(expr, input_types)
+    if input_types:
+        size_env = {**_declared_sizes(expr, args), **(size_env or {})}
     checker = Checker(expr, size_env, record=record)
     try:
         if args:
@@ -345,6 +347,21 @@ def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Chec
         if not match_sizes(want, result, fixed):
             checker.fail((), f"declared result type {want}, but the expression produces {result}")
     return checker, result
+
+
+def _declared_sizes(expr: Expr, args: list[Type]) -> dict[str, int]:
+    """The sizes of a definition's signature that concrete input types fix: ``N = 512`` for
+    ``fig10_1 : [float]_N -> ...`` checked at ``[float]_512``, so that the ``N`` of its body
+    (``reducePart (+) 0 (N/128)``) is 512 too and every size in it is known."""
+    declared = declared_type_of(expr)
+    if declared is None or isinstance(expr, UserFun):
+        return {}
+    params = function_parts(declared)[0]
+    bindings: dict[str, Size] = {}
+    if len(params) != len(args) or not all(match_sizes(want, got, bindings)
+                                           for want, got in zip(params, args)):
+        return {}
+    return {name: int(s.value) for name, s in bindings.items() if s.is_integer_constant}
 
 
 def typecheck(expr: Expr, *input_types: Type | str,
