@@ -375,10 +375,12 @@ class Annotation:
     result: Type
     typings: dict[Path, Typing]
     assumptions: tuple[Assumption, ...]
+    sizes: Mapping[str, int] = field(default_factory=dict)  # the size values it used
 
 
 def annotate(expr: Expr, *input_types: Type | str,
              sizes: Mapping[str, int] | None = None) -> Annotation:
     """Type-check and keep, for every node path, what it was applied to and produced."""
     checker, result = _check(expr, input_types, sizes, record=True)
-    return Annotation(result, checker.typings or {}, tuple(checker.assumptions))
+    return Annotation(result, checker.typings or {}, tuple(checker.assumptions),
+                      dict(checker.size_env))

@@ -89,7 +89,7 @@ def _locally_typed(site: Site, produced, note: Annotation | None) -> Refused | N
         return None
     new = (compose(*produced) if produced else Prim("id")) if isinstance(produced, list) \
         else produced
-    checker = Checker(new)
+    checker = Checker(new, note.sizes)  # the sizes the input types bind
     try:
         after = checker.apply(new, list(args_from.args), args_from.env, ())
     except TypeCheckError as err:
