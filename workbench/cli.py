@@ -21,6 +21,7 @@ from .inputs import random_inputs, size_names
 from .nesting import check_nesting
 from .notation import load, parse, parse_type
 from .semantics import evaluate
+from .sizes import MAX_SIZE_CONSTANT
 from .typecheck import annotate, declared_type_of
 from .types import (
     FunctionType,
@@ -69,10 +70,14 @@ def parse_sizes(pairs: Sequence[str]) -> dict[str, int]:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip().isidentifier():
             raise UserError(f"bad --size {pair!r}: write NAME=VALUE, e.g. --size N=1024")
+        digits = value.strip().lstrip("+-")
         try:
-            number = int(value)
+            number = int(value) if len(digits) <= len(str(MAX_SIZE_CONSTANT)) else None
         except ValueError:
-            raise UserError(f"bad --size {pair!r}: {value!r} is not a whole number") from None
+            raise UserError(f"bad --size {pair[:60]!r}: {value[:40]!r} is not a whole "
+                            f"number") from None
+        if number is None or number > MAX_SIZE_CONSTANT:
+            raise UserError(f"bad --size {name.strip()}: sizes are below 2^63")
         if number <= 0:
             raise UserError(f"bad --size {pair!r}: sizes are positive")
         sizes[name.strip()] = number
