@@ -119,8 +119,9 @@ class NotText(WorkbenchError):
     """File contents that are not UTF-8 text: ``line`` and ``column`` (1-based) locate the
     first byte that is not."""
 
-    def __init__(self, message: str, line: int, column: int):
-        super().__init__(message)
+    def __init__(self, reason: str, line: int, column: int):
+        super().__init__(f"line {line}, column {column}: {reason}")
+        self.reason = reason
         self.line = line
         self.column = column
 
@@ -141,6 +142,5 @@ def decode_utf8(data: bytes) -> str:
             kind = "it looks like a binary file"
         else:
             kind = f"byte 0x{data[err.start]:02x} starts no UTF-8 character"
-        raise NotText(f"line {line}, column {column}: not UTF-8 text ({kind})", line,
-                      column) from None
+        raise NotText(f"not UTF-8 text ({kind})", line, column) from None
     return text[1:] if text.startswith("\ufeff") else text

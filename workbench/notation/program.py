@@ -242,8 +242,8 @@ def load(path: str | FilePath) -> Program:
     except OSError as err:
         raise WorkbenchError(f"cannot read program file {path}: {err.strerror}") from None
     except NotText as err:
-        raise ParseError("not UTF-8 text" + str(err).partition("not UTF-8 text")[2],
-                         err.line, err.column, "", "UTF-8 text", path=str(path)) from None
+        raise ParseError(err.reason, err.line, err.column, "", "UTF-8 text",
+                         path=str(path)) from None
     try:
         return parse_program(text)
     except ParseError as err:
