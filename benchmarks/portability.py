@@ -15,8 +15,8 @@ import json
 import statistics
 
 from benchmarks.search import RESULTS, SIZES, types_of
-from workbench.cli import random_inputs
 from workbench.derivation import _userfuns
+from workbench.inputs import random_inputs
 from workbench.notation import parse, parse_type
 from workbench.opencl_devices import find_device
 from workbench.programs import library

@@ -116,8 +116,8 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
     """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
     (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
     times a search logs were taken while other candidates built or ran beside them."""
-    from workbench.cli import random_inputs
     from workbench.derivation import _definitions_of, _userfuns
+    from workbench.inputs import random_inputs
     from workbench.notation import parse, parse_type
     from workbench.run import run
 

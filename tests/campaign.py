@@ -91,11 +91,12 @@ class Report:
         return "\n".join(lines)
 
 
-def _inputs(types, sizes, seed):
-    from workbench.cli import random_inputs
+def _inputs(types, sizes, seed, ranges=None):
+    from workbench.inputs import random_inputs
     from workbench.semantics import typed_input
 
-    return [typed_input(v, t) for v, t in zip(random_inputs(types, sizes, seed), types)]
+    return [typed_input(v, t) for v, t in zip(random_inputs(types, sizes, seed, ranges),
+                                               types)]
 
 
 def _close(got, expected) -> bool:
@@ -116,6 +117,7 @@ def derive(program: str, rng: np.random.Generator, steps: int, report: Report):
     """One random derivation of ``program``: every step's result evaluated and compared with
     the program's; returns the expressions of its steps (the last one first)."""
     from workbench import evaluate, rewrites
+    from workbench.domain import ranges_of
     from workbench.errors import WorkbenchError
     from workbench.programs import library
     from workbench.types import function_parts, substitute_sizes
@@ -123,7 +125,7 @@ def derive(program: str, rng: np.random.Generator, steps: int, report: Report):
     file, name, sizes = PROGRAMS[program]
     expr = library(file)[name]
     types = [substitute_sizes(t, sizes) for t in function_parts(expr.declared_type)[0]]
-    args = _inputs(types, sizes, int(rng.integers(1 << 30)))
+    args = _inputs(types, sizes, int(rng.integers(1 << 30)), ranges_of(expr))
     expected = evaluate(expr, *args)
     current, path = expr, []
     report.derivations += 1
@@ -175,15 +177,16 @@ for line in sys.stdin:
 def run_job(job: dict) -> dict:
     """Run one derived kernel (in a child process); the outcome as a plain dict."""
     from workbench.derivation import _userfuns
-    from workbench.notation import parse, parse_type
+    from workbench.notation import parse, parse_ranges, parse_type
     from workbench.run import run
 
     out = {"n": job["n"]}
     try:
         expr = parse(job["expression"], _userfuns(job["definitions"]))
         types = [parse_type(t) for t in job["types"]]
-        result = run(expr, *_inputs(types, job["sizes"], job["seed"]), device=job["device"],
-                     repeat=1, warmup=0, sizes=job["sizes"])
+        ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
+        result = run(expr, *_inputs(types, job["sizes"], job["seed"], ranges),
+                     device=job["device"], repeat=1, warmup=0, sizes=job["sizes"])
         status = result.status
         if status == "codegen error" and result.message.startswith("internal error"):
             status = "internal error"
@@ -253,6 +256,7 @@ def campaign(derivations: int, kernels: int, seed: int = 0, steps: int = 6,
     run as kernels (``kernels`` in all on the default device, a share of them under
     Oclgrind, which interprets every work-item)."""
     from workbench.derivation import _definitions_of
+    from workbench.domain import ranges_of, ranges_text
 
     report = Report()
     rng = np.random.default_rng(seed)
@@ -263,8 +267,10 @@ def campaign(derivations: int, kernels: int, seed: int = 0, steps: int = 6,
         program = names[i % len(names)]
         expr, types, sizes, path = derive(program, rng, steps, report)
         if path and i % every == 0 and len(jobs) < kernels:
+            ranges = ranges_of(expr)
             jobs.append({"n": len(jobs), "program": program, "expression": str(path[-1]),
                          "definitions": _definitions_of(expr), "types": [str(t) for t in types],
+                         "ranges": ranges_text(ranges) if ranges is not None else None,
                          "sizes": sizes, "seed": int(rng.integers(1 << 30))})
     for device in devices:
         chosen = jobs if device is None else jobs[:max(1, int(len(jobs) * oclgrind_share))]

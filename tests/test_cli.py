@@ -151,7 +151,7 @@ def test_eval_json_summarises_the_inputs_and_keeps_a_small_output(capsys):
 
     import numpy as np
 
-    from workbench.cli import random_inputs
+    from workbench.inputs import random_inputs
     from workbench.notation import parse_type
 
     code, out, _ = run(capsys, "eval", f"@{LIBRARY / 'blas.lift'}:dot", "--size", "N=100000",

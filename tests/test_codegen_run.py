@@ -136,7 +136,7 @@ def test_md_reads_positions_from_three_buffers_and_neighbours_by_index(n, k):
     ("figures", "vectorScal", {"N": 8192}),
 ])
 def test_library_programs_run_after_default_completion(file, name, sizes):
-    from workbench.cli import random_inputs
+    from workbench.inputs import random_inputs
     from workbench.programs import library
     from workbench.types import function_parts, substitute_sizes
 

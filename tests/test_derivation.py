@@ -105,31 +105,34 @@ def saved(name="icfp_fig10_asum"):
     return json.loads((SAVED / f"{name}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("corrupt,words", [
-    (lambda doc: doc["steps"][3].update(rule="split-jion"), "step 4: unknown rule 'split-jion'"),
-    (lambda doc: doc["steps"][2].update(path="7.7"), "step 3: path 7.7 does not exist"),
-    (lambda doc: doc["steps"][1].update(result="map abs"), "step 2: replaying partial-split"),
-    (lambda doc: doc["steps"][0]["params"].update(n="3"), "step 1 does not replay"),
-    (lambda doc: doc.pop("steps"), "missing \"steps\""),
-    (lambda doc: doc.update(format="something else"), "not a saved derivation"),
-    (lambda doc: doc.update(start="reduce (+ 0"), "the start expression"),
+@pytest.mark.parametrize("corrupt,entry,step", [
+    (lambda doc: doc["steps"][3].update(rule="split-jion"), "steps", 4),    # unknown rule
+    (lambda doc: doc["steps"][2].update(path="7.7"), "steps", 3),           # no such node
+    (lambda doc: doc["steps"][1].update(result="map abs"), "steps", 2),     # another result
+    (lambda doc: doc["steps"][0]["params"].update(n="3"), "steps", 1),      # does not replay
+    (lambda doc: doc.pop("steps"), "steps", None),                           # truncated
+    (lambda doc: doc.update(format="something else"), "format", None),
+    (lambda doc: doc.update(start="reduce (+ 0"), "start", None),
+    (lambda doc: doc.update(inputs=[None]), "inputs", None),
+    (lambda doc: doc.update(ranges="[1, 0]"), "ranges", None),
 ])
-def test_bad_saved_derivations_name_the_entry(tmp_path, corrupt, words):
+def test_bad_saved_derivations_name_the_entry(tmp_path, corrupt, entry, step):
     doc = saved()
     corrupt(doc)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(DerivationError) as info:
         Derivation.load(path)
-    assert words in str(info.value)
+    assert (info.value.source, info.value.entry, info.value.step) == ("bad.json", entry, step)
 
 
 def test_truncated_file(tmp_path):
     text = (SAVED / "icfp_fig10_asum.json").read_text(encoding="utf-8")
     path = tmp_path / "cut.json"
     path.write_text(text[: len(text) // 2], encoding="utf-8")
-    with pytest.raises(DerivationError, match="not valid JSON .* truncated"):
+    with pytest.raises(DerivationError) as info:
         Derivation.load(path)
+    assert info.value.line == text[: len(text) // 2].count("\n") + 1  # where the text ends
 
 
 def test_a_derivation_prints_as_the_paper_does():

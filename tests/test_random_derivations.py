@@ -21,7 +21,7 @@ CASES = {
 
 
 def inputs_for(expr, sizes, rng):
-    from workbench.cli import random_inputs
+    from workbench.inputs import random_inputs
     from workbench.types import function_parts
 
     return random_inputs(function_parts(expr.declared_type)[0], sizes, int(rng.integers(1 << 30)))

@@ -40,7 +40,7 @@ def load(stem: str) -> Derivation:
 
 
 def inputs(stem: str, d: Derivation, sizes: dict, seed: int = 0) -> list:
-    from workbench.cli import random_inputs
+    from workbench.inputs import random_inputs
 
     rng = np.random.default_rng(seed)
     if stem == "md":

@@ -16,6 +16,7 @@ from workbench import (
     parse_type,
     typecheck,
 )
+from workbench.types import Type
 
 from .strategies import expressions
 
@@ -130,9 +131,10 @@ TYPES = st.sampled_from(["float", "int", "[float]_N", "[float]_64", "[[float]_4]
 @given(expressions(), st.lists(TYPES, max_size=3))
 def test_typecheck_returns_a_type_or_a_workbench_error(e, inputs):
     try:
-        typecheck(e, *inputs)
+        result = typecheck(e, *inputs)
     except WorkbenchError:
-        pass
+        return
+    assert isinstance(result, Type)
 
 
 def test_deeply_nested_expressions_are_refused_cleanly():

@@ -14,8 +14,9 @@ import ipywidgets as w
 import numpy as np
 
 from workbench import Derivation, evaluate, run
-from workbench.cli import random_inputs
+from workbench.domain import ranges_of
 from workbench.expr import Expr
+from workbench.inputs import random_inputs
 from workbench.types import ArrayType, free_size_vars, function_parts
 
 from . import plots
@@ -123,7 +124,8 @@ class RunPanel(w.VBox):
                 start = self._derivation().start
                 declared = getattr(start, "declared_type", None)
                 types = function_parts(declared)[0] if declared is not None else []
-                self._inputs = {key: random_inputs(types, sizes, seed=0)}
+                self._inputs = {key: random_inputs(types, sizes, seed=0,
+                                                   ranges=ranges_of(start))}
             return self._inputs[key]
 
     def measurement(self, expr: Expr) -> Measurement | None:

@@ -17,20 +17,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .domain import ranges_of
 from .errors import WorkbenchError, format_path, parse_path
 from .expr import Expr, subterm
+from .inputs import random_inputs, size_names
 from .nesting import check_nesting
 from .notation import load, parse, parse_type
 from .semantics import evaluate
-from .sizes import Size
+from .sizes import MAX_SIZE_CONSTANT
 from .typecheck import annotate, declared_type_of
 from .types import (
-    ArrayType,
     FunctionType,
-    ScalarType,
-    TupleType,
     Type,
-    VectorType,
     function_parts,
     substitute_sizes,
 )
@@ -77,10 +75,14 @@ def parse_sizes(pairs: Sequence[str]) -> dict[str, int]:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip().isidentifier():
             raise UserError(f"bad --size {pair!r}: write NAME=VALUE, e.g. --size N=1024")
+        digits = value.strip().lstrip("+-")
         try:
-            number = int(value)
+            number = int(value) if len(digits) <= len(str(MAX_SIZE_CONSTANT)) else None
         except ValueError:
-            raise UserError(f"bad --size {pair!r}: {value!r} is not a whole number") from None
+            raise UserError(f"bad --size {pair[:60]!r}: {value[:40]!r} is not a whole "
+                            f"number") from None
+        if number is None or number > MAX_SIZE_CONSTANT:
+            raise UserError(f"bad --size {name.strip()}: sizes are below 2^63")
         if number <= 0:
             raise UserError(f"bad --size {pair!r}: sizes are positive")
         sizes[name.strip()] = number
@@ -137,53 +139,6 @@ def show_check(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def random_inputs(types: list[Type], sizes: dict[str, int], seed: int) -> list:
-    """Random inputs of the given types: floats in [-1, 1); ints are indices valid for the
-    arrays among the inputs (so programs such as md can use them to index)."""
-    rng = np.random.default_rng(seed)
-    concrete = []
-    for t in types:
-        missing = sorted(n for n in _size_names(t) if n not in sizes)
-        if missing:
-            raise UserError(f"the input type {t} needs a value for {', '.join(missing)}: "
-                            f"give --size {missing[0]}=...")
-        concrete.append(substitute_sizes(t, sizes))
-    lengths = [int(t.size.value) for t in concrete if isinstance(t, ArrayType)]
-    limit = min(lengths) if lengths else 16
-    return [_random_value(t, rng, limit) for t in concrete]
-
-
-def _size_names(t: Type) -> set[str]:
-    if isinstance(t, ArrayType | VectorType):
-        return set(t.size.free_vars) | _size_names(t.elem)
-    if isinstance(t, TupleType):
-        return set().union(*(_size_names(i) for i in t.items))
-    return set()
-
-
-def _random_value(t: Type, rng, limit: int):
-    shape = []
-    while isinstance(t, ArrayType | VectorType):
-        shape.append(int(t.size.value))
-        t = t.elem
-    if isinstance(t, TupleType):
-        parts = []
-        for item in t.items:
-            for n in reversed(shape):
-                item = ArrayType(item, Size.const(n))
-            parts.append(_random_value(item, rng, limit))
-        return tuple(parts)
-    if not isinstance(t, ScalarType):
-        raise UserError(f"cannot make random inputs of type {t}")
-    if t.name == "int":
-        return rng.integers(0, limit, size=shape, dtype=np.int32)
-    if t.name == "bool":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    dtype = np.float64 if t.name == "double" else np.float32
-    data = rng.uniform(-1, 1, size=shape).astype(dtype)
-    return data if shape else dtype(data)
-
-
 SHOWN = 8  # values in a summary's "first"
 OUTPUT_VALUES = 1024  # an output of at most this many values is printed whole
 
@@ -215,7 +170,7 @@ def cmd_eval(args) -> dict:
     if not types and declared_type_of(expr) is None:
         raise UserError("give the input types with --type (e.g. --type '[float]_N'), or use a "
                         "definition with a signature (@FILE:NAME)")
-    inputs = random_inputs(types, sizes, args.seed)
+    inputs = random_inputs(types, sizes, args.seed, ranges_of(expr))
     output = evaluate(expr, *inputs, sizes=sizes)
     size = sum(np.size(v) for v in (output if isinstance(output, tuple) else (output,)))
     return {"name": name, "expression": str(expr), "sizes": sizes, "seed": args.seed,
@@ -442,7 +397,7 @@ def _concrete(args) -> tuple[str, Expr, list[Type], dict[str, int]]:
         types = function_parts(declared_type_of(expr))[0]
     concrete = []
     for t in types:
-        missing = sorted(_size_names(t) - set(sizes))
+        missing = sorted(size_names(t) - set(sizes))
         if missing:
             raise UserError(f"the input type {t} needs a value for {', '.join(missing)}: "
                             f"give --size {missing[0]}=...")
@@ -485,7 +440,7 @@ def cmd_run(args) -> dict:
     from .run import run
 
     name, expr, types, sizes = _concrete(args)
-    inputs = random_inputs(types, sizes, args.seed)
+    inputs = random_inputs(types, sizes, args.seed, ranges_of(expr))
     result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes)
     doc = result.as_json()
     doc["name"] = name

@@ -21,13 +21,14 @@ DEFAULT = DERIVATIONS / "icfp_fig3_vector_scaling.json"
 
 
 def _inputs(d: Derivation, sizes: dict[str, int], seed: int) -> list:
-    from .cli import random_inputs
+    from .domain import ranges_of
+    from .inputs import random_inputs
 
     declared = getattr(d.start, "declared_type", None)
     if declared is None:
         raise WorkbenchError("the derivation's start has no signature")
     types = [substitute_sizes(t, sizes) for t in function_parts(declared)[0]]
-    return random_inputs(types, sizes, seed)
+    return random_inputs(types, sizes, seed, ranges_of(d.start))
 
 
 def _numpy_ms(d: Derivation, arrays: list, sizes: dict[str, int], repeat: int) -> float:

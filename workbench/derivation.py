@@ -14,9 +14,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-from .errors import WorkbenchError, as_path, format_path, parse_path
+from .domain import ranges_of, ranges_problem, ranges_text, with_ranges
+from .errors import NotText, WorkbenchError, as_path, decode_utf8, format_path, parse_path
 from .expr import Expr, Path, UserFun, walk
-from .notation import parse, parse_program, parse_type
+from .notation import parse, parse_program, parse_ranges, parse_type
 from .notation.printer import to_text
 from .notation.program import named
 from .rules import RewriteRefused, apply, lookup_rule
@@ -24,10 +25,21 @@ from .typecheck import typecheck
 from .types import FunctionType, Type, function_parts
 
 FORMAT = "rewrite-workbench derivation"
+VERSION = 1  # the format version this workbench writes and reads
 
 
 class DerivationError(WorkbenchError):
-    """A saved derivation that is corrupt, truncated, or does not replay."""
+    """A saved derivation that is corrupt, truncated, or does not replay. ``source`` is the
+    file (or the name given to ``from_json``); ``entry`` the entry at fault (``"steps"``,
+    ``"version"``, ...), with ``step`` (1-based) and ``branch`` for a step; ``line`` and
+    ``column`` locate text that is not JSON."""
+
+    def __init__(self, message: str, source: str = "", entry: str | None = None,
+                 step: int | None = None, branch: int | None = None,
+                 line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.source, self.entry, self.step, self.branch = source, entry, step, branch
+        self.line, self.column = line, column
 
 
 @dataclass(frozen=True)
@@ -130,14 +142,17 @@ class Derivation:
 
     # --- JSON -----------------------------------------------------------------------------
     def to_json(self) -> dict:
-        return {
-            "format": FORMAT, "version": 1, "name": self.name,
+        doc = {
+            "format": FORMAT, "version": VERSION, "name": self.name,
             "definitions": self.definitions or _definitions_of(self.start),
             "start": str(self.start),
             "inputs": [str(t) for t in self.input_types or _declared_inputs(self.start)],
-            "steps": [s.as_json() for s in self.steps],
-            "branches": [[s.as_json() for s in b] for b in self.branches],
         }
+        if ranges_of(self.start) is not None:
+            doc["ranges"] = ranges_text(ranges_of(self.start))
+        doc["steps"] = [s.as_json() for s in self.steps]
+        doc["branches"] = [[s.as_json() for s in b] for b in self.branches]
+        return doc
 
     def save(self, path: str | FilePath) -> None:
         FilePath(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False)
@@ -147,58 +162,91 @@ class Derivation:
     def from_json(cls, doc: object, source: str = "derivation") -> Derivation:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise DerivationError(f"{source}: not a saved derivation (no \"format\": "
-                                  f"\"{FORMAT}\")")
+                                  f"\"{FORMAT}\")", source, "format")
+        version = doc.get("version", VERSION)
+        if version != VERSION or isinstance(version, bool):
+            raise DerivationError(f"{source}: format version {_shown(version)} is not one "
+                                  f"this workbench reads (it reads version {VERSION}; a newer "
+                                  f"workbench may read it)", source, "version")
+        inputs = _field(doc, "inputs", list, source)
+        if not all(isinstance(t, str) for t in inputs):
+            raise DerivationError(f"{source}: \"inputs\" must be a list of types written as "
+                                  f"text, such as \"[float]_N\"", source, "inputs")
         try:
-            d = cls(_field(doc, "start", str, source), *_field(doc, "inputs", list, source),
+            d = cls(_field(doc, "start", str, source), *inputs,
                     name=str(doc.get("name", "")), definitions=str(doc.get("definitions", "")))
+        except DerivationError:
+            raise
         except WorkbenchError as err:
-            raise DerivationError(f"{source}: the start expression: {err}") from None
+            raise DerivationError(f"{source}: the start expression: {err}", source,
+                                  "start") from None
+        if "ranges" in doc:
+            d.start = with_ranges(d.start, _ranges(doc["ranges"], d, source))
         for i, entry in enumerate(_field(doc, "steps", list, source), start=1):
-            d._replay(entry, f"{source}: step {i}")
+            d._replay(entry, f"{source}: step {i}", source, i, None)
         branches = doc.get("branches", [])
         for b, branch in enumerate(branches if isinstance(branches, list) else []):
+            if not isinstance(branch, list):
+                raise DerivationError(f"{source}: branch {b} must be a list of steps", source,
+                                      "branches", branch=b)
             main = list(d.steps)
             d.steps = []
             for i, entry in enumerate(branch, start=1):
-                d._replay(entry, f"{source}: branch {b}, step {i}")
+                d._replay(entry, f"{source}: branch {b}, step {i}", source, i, b)
             d.branches.append(d.steps)
             d.steps = main
         return d
 
-    def _replay(self, entry: object, where: str) -> None:
+    def _replay(self, entry: object, where: str, source: str = "", step: int | None = None,
+                branch: int | None = None) -> None:
+        def error(message: str) -> DerivationError:
+            return DerivationError(f"{where}{message}", source, "branches" if branch is not None
+                                   else "steps", step, branch)
+
         if not isinstance(entry, dict):
-            raise DerivationError(f"{where}: expected an object with rule, path, params")
+            raise error(": expected an object with rule, path, params")
         rule = entry.get("rule")
         if not isinstance(rule, str):
-            raise DerivationError(f"{where}: missing \"rule\"")
+            raise error(": missing \"rule\"")
         try:
             lookup_rule(rule)
             path = parse_path(str(entry.get("path", "")))
             params = entry.get("params") or {}
             if not isinstance(params, dict):
-                raise DerivationError(f"{where}: \"params\" must be an object")
+                raise error(": \"params\" must be an object")
             result = self.apply(rule, path, **params)
+        except DerivationError:
+            raise
         except RewriteRefused as err:
-            raise DerivationError(f"{where} does not replay: {err}") from None
+            raise error(f" does not replay: {err}") from None
         except WorkbenchError as err:
-            raise DerivationError(f"{where}: {err}") from None
+            raise error(f": {err}") from None
         expected = entry.get("result")
         if expected is not None and expected != str(result):
-            raise DerivationError(f"{where}: replaying {rule} gives `{result}`, the file "
-                                  f"says `{expected}`")
+            raise error(f": replaying {rule} gives `{result}`, the file says `{expected}`")
 
     @classmethod
     def load(cls, path: str | FilePath) -> Derivation:
         path = FilePath(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = decode_utf8(path.read_bytes())
         except OSError as err:
-            raise DerivationError(f"cannot read {path}: {err.strerror}") from None
+            raise DerivationError(f"cannot read {path}: {err.strerror}", str(path)) from None
+        except NotText as err:
+            raise DerivationError(f"{path.name}: {err}", path.name, line=err.line,
+                                  column=err.column) from None
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as err:
             raise DerivationError(f"{path.name}: not valid JSON (line {err.lineno}, column "
-                                  f"{err.colno}: {err.msg}); the file may be truncated") from None
+                                  f"{err.colno}: {err.msg}); the file may be truncated",
+                                  path.name, line=err.lineno, column=err.colno) from None
+        except RecursionError:
+            raise DerivationError(f"{path.name}: the JSON is nested too deeply",
+                                  path.name) from None
+        except ValueError as err:  # e.g. a number of more than 4,300 digits
+            raise DerivationError(f"{path.name}: not a derivation this workbench can read "
+                                  f"({err})", path.name) from None
         return cls.from_json(doc, path.name)
 
     # --- export ---------------------------------------------------------------------------
@@ -259,11 +307,35 @@ class Derivation:
 
 def _field(doc: dict, key: str, kind: type, source: str):
     if key not in doc:
-        raise DerivationError(f"{source}: missing \"{key}\" (the file may be truncated)")
+        raise DerivationError(f"{source}: missing \"{key}\" (the file may be truncated)",
+                              source, key)
     value = doc[key]
     if not isinstance(value, kind):
-        raise DerivationError(f"{source}: \"{key}\" must be a {kind.__name__}")
+        raise DerivationError(f"{source}: \"{key}\" must be a {kind.__name__}", source, key)
     return value
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"(a number of {value.bit_length()} bits)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _ranges(value: object, d: Derivation, source: str) -> tuple:
+    """The start's input ranges, as a program file's ranges line writes them."""
+    if not isinstance(value, str):
+        raise DerivationError(f"{source}: \"ranges\" must be a str such as \"[0, 1], _\"",
+                              source, "ranges")
+    try:
+        ranges = parse_ranges(value)
+    except WorkbenchError as err:
+        raise DerivationError(f"{source}: \"ranges\": {err}", source, "ranges") from None
+    inputs = list(d.input_types) or _declared_inputs(d.start)
+    problem = ranges_problem(ranges, inputs)
+    if problem is not None:
+        raise DerivationError(f"{source}: \"ranges\": {problem}", source, "ranges")
+    return ranges
 
 
 def _annotation(step: Step) -> str:

@@ -16,16 +16,30 @@ class ParseError(WorkbenchError):
     """Malformed text: carries the line and column (1-based) and what was expected."""
 
     def __init__(self, message: str, line: int, column: int, source_line: str = "",
-                 expected: str = ""):
+                 expected: str = "", path: str | None = None):
         self.line = line
         self.column = column
         self.expected = expected
         self.source_line = source_line
+        self.path = path  # the file, when the text came from one
         caret = ""
         if source_line:
-            caret = f"\n    {source_line}\n    {' ' * (column - 1)}^"
-        super().__init__(f"line {line}, column {column}: {message}{caret}")
+            shown, at = _window(source_line, column)
+            caret = f"\n    {shown}\n    {' ' * (at - 1)}^"
+        where = f"{path}: " if path else ""
+        super().__init__(f"{where}line {line}, column {column}: {message}{caret}")
         self.reason = message
+
+
+def _window(line: str, column: int, width: int = 100) -> tuple[str, int]:
+    """The part of a long source line around ``column`` (and the column within it)."""
+    if len(line) <= width:
+        return line, column
+    start = max(0, min(column - 1 - width // 2, len(line) - width))
+    shown = line[start:start + width]
+    prefix = "..." if start else ""
+    suffix = "..." if start + width < len(line) else ""
+    return prefix + shown + suffix, column - start + len(prefix)
 
 
 class NameError_(WorkbenchError):
@@ -51,7 +65,33 @@ class SizeError(TypeCheckError):
 
 
 class EvaluationError(WorkbenchError):
-    """The interpreter was given inputs that do not match the expression."""
+    """The interpreter was given inputs that do not match the expression.
+
+    ``input`` is the (1-based) number of the input at fault and ``size`` the name of the
+    size at fault, when there is one."""
+
+    def __init__(self, message: str, input: int | None = None, size: str | None = None):
+        super().__init__(message)
+        self.input = input
+        self.size = size
+
+
+class ArgumentError(WorkbenchError):
+    """An argument of a call that is out of its range (``repeat=0``): names the
+    ``argument``."""
+
+    def __init__(self, message: str, argument: str):
+        super().__init__(message)
+        self.argument = argument
+
+
+class ResourceError(WorkbenchError):
+    """A request this machine cannot serve, such as inputs larger than the memory
+    available; ``sizes`` names the sizes that asked for it."""
+
+    def __init__(self, message: str, sizes: dict[str, int] | None = None):
+        super().__init__(message)
+        self.sizes = dict(sizes or {})
 
 
 def format_path(path: tuple[int, ...]) -> str:
@@ -93,3 +133,33 @@ def as_path(path: object) -> tuple[int, ...]:
         return tuple(path)
     raise WorkbenchError(f"bad path {path!r}: a node path is 'root', a child number such as 0, "
                          f"dot-separated child numbers such as '1.0.2', or a tuple of them")
+
+class NotText(WorkbenchError):
+    """File contents that are not UTF-8 text: ``line`` and ``column`` (1-based) locate the
+    first byte that is not."""
+
+    def __init__(self, reason: str, line: int, column: int):
+        super().__init__(f"line {line}, column {column}: {reason}")
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
+def decode_utf8(data: bytes) -> str:
+    """The text of a file read as bytes: UTF-8, with a leading byte-order mark dropped.
+    Raises ``NotText`` naming the line and column of the first byte that is not UTF-8 (and
+    what the file looks like instead: UTF-16, binary)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[:err.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            kind = "it looks like UTF-16; save it as UTF-8"
+        elif b"\x00" in data[:1024]:
+            kind = "it looks like a binary file"
+        else:
+            kind = f"byte 0x{data[err.start]:02x} starts no UTF-8 character"
+        raise NotText(f"not UTF-8 text ({kind})", line, column) from None
+    return text[1:] if text.startswith("\ufeff") else text

@@ -11,9 +11,11 @@ Nodes are addressed by *paths*: tuples of child numbers from the root, in the or
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from .errors import WorkbenchError
 from .sizes import Size
 
 Path = tuple[int, ...]
@@ -142,6 +144,16 @@ class Lit(Expr):
     """A numeric or boolean literal. ``0`` is an int literal, ``0.0`` (or ``0.0f``) a float."""
 
     value: int | float | bool
+
+    def __post_init__(self):
+        # Every expression prints to text that parses back equal: no infinite or NaN float
+        # (the notation has no spelling for them) and no whole number past 64 bits.
+        v = self.value
+        if isinstance(v, float) and not math.isfinite(v) or \
+                isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 63:
+            shown = repr(v) if isinstance(v, float) else f"a number of {v.bit_length()} bits"
+            raise WorkbenchError(f"a literal must be a finite number within 64 bits, not "
+                                 f"{shown}")
 
     def _key(self, bound):
         return ("lit", type(self.value).__name__, self.value)

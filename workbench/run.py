@@ -2,13 +2,19 @@
 ``codegen.completion``), generate, build, time, and check the output against the
 reference interpreter on the same inputs (SPEC 7, 14).
 
-Every failure (code that cannot be generated yet, a compile error, a crash, a wrong
-result) is reported in the result's ``status`` and ``message``; nothing is raised for
-them.
+Every failure (inputs or arguments that do not fit, code that cannot be generated yet, a
+compile error, a crash, a wrong result) is reported in the result's ``status`` and
+``message``; nothing is raised for them.
+
+The check (``compare``) is NaN-aware and strict: where the interpreter's result is NaN or
+±inf the kernel's must be the same; everywhere else it must be a finite number within the
+tolerance. Outputs are NaN-filled before a run, so an element a kernel never writes is
+caught too.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +22,7 @@ import numpy as np
 from .codegen import CodegenError
 from .codegen.completion import complete
 from .codegen.program import concrete, opencl
-from .errors import WorkbenchError, format_path
+from .errors import ArgumentError, WorkbenchError, format_path
 from .expr import Expr
 from .runtime import Launch as RuntimeLaunch
 from .runtime import run_kernels
@@ -43,9 +49,14 @@ class RunResult:
     source: str = ""
     source_sha256: str = ""
     completed: list = None  # default-completion steps applied before generation
+    error: WorkbenchError | None = None  # for "invalid input": the located error
 
     def as_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("output", "expected")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("output", "expected", "error")}
+
+
+RELATIVE_TOLERANCE = 1e-3
 
     def __str__(self) -> str:
         """One line when it ran correctly; else the status and the whole message."""
@@ -63,20 +74,75 @@ class RunResult:
 
 
 def tolerance(expected: np.ndarray) -> float:
-    """Float sums reassociate: allow an error growing with the magnitude of the result."""
-    scale = float(np.max(np.abs(expected))) if expected.size else 1.0
-    return 1e-3 * max(scale, 1.0) if expected.dtype.kind == "f" else 0.0
+    """Float sums reassociate: allow an error growing with the magnitude of the result (its
+    largest finite value; at least 1e-3). Ints and bools must be exact."""
+    expected = np.asarray(expected)
+    if expected.dtype.kind != "f":
+        return 0.0
+    finite = np.abs(expected[np.isfinite(expected)])
+    scale = float(finite.max()) if finite.size else 1.0
+    return RELATIVE_TOLERANCE * max(scale, 1.0)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A kernel's output against the interpreter's: ``max_error`` is the largest difference
+    (inf where a NaN or inf is misplaced), ``mismatches`` how many elements are off and
+    ``first`` the flat index of the first of them."""
+
+    correct: bool
+    max_error: float
+    tolerance: float
+    mismatches: int = 0
+    first: int | None = None
+    got: float | None = None
+    wanted: float | None = None
+    shape_problem: str = ""
+
+    def describe(self) -> str:
+        if self.shape_problem:
+            return self.shape_problem
+        if self.correct:
+            return ""
+        return (f"{self.mismatches} element{'s' if self.mismatches != 1 else ''} differ from "
+                f"the interpreter (the first at flat index {self.first}: {self.got:.6g} "
+                f"instead of {self.wanted:.6g}); the largest difference is "
+                f"{self.max_error:.3g}, the tolerance {self.tolerance:.3g}")
+
+
+def compare(output, expected) -> Comparison:
+    """Compare a kernel's output with the interpreter's (see the module docstring)."""
+    out, want = np.asarray(output), np.asarray(expected)
+    tol = tolerance(want)
+    if out.shape != want.shape:
+        return Comparison(False, math.inf, tol, int(want.size), 0,
+                          shape_problem=f"the output has shape {out.shape}, the "
+                                        f"interpreter's {want.shape}")
+    o, e = out.astype(np.float64).reshape(-1), want.astype(np.float64).reshape(-1)
+    both = np.isfinite(o) & np.isfinite(e)
+    same_special = ~np.isfinite(e) & ((np.isnan(e) & np.isnan(o)) | (e == o))
+    with np.errstate(invalid="ignore"):
+        error = np.where(both, np.abs(o - e), np.where(same_special, 0.0, np.inf))
+    bad = error > tol
+    mismatches = int(np.count_nonzero(bad))
+    max_error = float(error.max()) if error.size else 0.0
+    if not mismatches:
+        return Comparison(True, max_error, tol)
+    first = int(np.argmax(bad))
+    return Comparison(False, max_error, tol, mismatches, first, float(o[first]),
+                      float(e[first]))
 
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None) -> RunResult:
     try:
+        _check_arguments(repeat, warmup, time_limit_ms)
         values, types = prepare_inputs(expr, arrays)
         expected_value = evaluate(expr, *values, sizes=sizes)
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
             else np.stack([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
-        return RunResult("invalid input", str(err))
+        return RunResult("invalid input", str(err), error=err)
     completed: list = []
     try:
         bound, types = concrete(expr, tuple(types), sizes)
@@ -111,12 +177,21 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     result.output = out
     result.kernel_ms = outcome.kernel.median_ms
     result.kernel_ms_min, result.kernel_ms_max = outcome.kernel.min_ms, outcome.kernel.max_ms
-    error = np.abs(out.astype(np.float64) - expected.astype(np.float64))
-    result.max_error = float(np.nanmax(error)) if error.size and not np.isnan(error).all() \
-        else float("nan")
-    result.correct = bool(np.all(np.isfinite(out) == np.isfinite(expected))
-                          and np.nanmax(error, initial=0.0) <= tolerance(expected))
+    check = compare(out, expected)
+    result.max_error, result.correct = check.max_error, check.correct
     if not result.correct:
         result.status = "wrong result"
-        result.message = f"differs from the interpreter by up to {result.max_error:.3g}"
+        result.message = check.describe()
     return result
+
+
+def _check_arguments(repeat, warmup, time_limit_ms) -> None:
+    for name, value, least in (("repeat", repeat, 1), ("warmup", warmup, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+            raise ArgumentError(f"{name} = {value!r}: give a whole number of at least {least} "
+                                f"(the runs to {'time' if name == 'repeat' else 'warm up'})",
+                                name)
+    if time_limit_ms is not None and not (isinstance(time_limit_ms, int | float)
+                                          and time_limit_ms > 0):
+        raise ArgumentError(f"time_limit_ms = {time_limit_ms!r}: give a positive number of "
+                            f"milliseconds, or None", "time_limit_ms")

@@ -65,6 +65,8 @@ class Evaluator:
         except ValueError as err:
             raise EvaluationError(f"{err}; give its value (sizes={{...}} or --size NAME=VALUE)")\
                 from None
+        if v != int(v):
+            raise EvaluationError(f"the size {s} is {v} here, not a whole number")
         return int(v)
 
     # --- functions ------------------------------------------------------------------------
@@ -313,15 +315,54 @@ def _to_output(value, t: Type):
 
 def prepare_inputs(expr: Expr, inputs) -> tuple[list, list[Type]]:
     """The inputs as the interpreter and the runtime take them (cast to the declared
-    dtypes; arrays of tuples as ``Zipped``), with their types; checks their number."""
+    dtypes; arrays of tuples as ``Zipped``), with their types; checks their number, and
+    refuses values that are not arrays of numbers (complex, text, objects, None) and
+    empty arrays, naming the input."""
     declared = declared_type_of(expr)
     wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
     if declared is not None and len(wanted) != len(inputs):
         raise EvaluationError(f"{getattr(expr, 'definition_name', 'this program')} takes "
                               f"{len(wanted)} inputs ({', '.join(map(str, wanted))}), "
                               f"got {len(inputs)}")
-    values = [_coerce_input(v, w) for v, w in zip(inputs, wanted)]
-    return values, [_type_of_input(v) for v in values]
+    values = []
+    for i, (v, w) in enumerate(zip(inputs, wanted), start=1):
+        try:
+            value = _coerce_input(v, w)
+        except (ValueError, TypeError, OverflowError) as err:  # ragged lists, bad casts
+            raise EvaluationError(f"input {i}: not an array of numbers ({err})",
+                                  input=i) from None
+        _check_input(value, i)
+        values.append(value)
+    types = []
+    for i, v in enumerate(values, start=1):
+        try:
+            types.append(_type_of_input(v))
+        except (ValueError, TypeError, WorkbenchError) as err:
+            raise EvaluationError(f"input {i}: {err}", input=i) from None
+    return values, types
+
+
+# The scalar types of the notation: bool, int (C int and long), float and double.
+_NUMBER_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+
+
+def _check_input(value, i: int) -> None:
+    parts = value.parts if isinstance(value, V.Zipped) else value if isinstance(value, tuple) \
+        else (value,)
+    for part in parts:
+        if isinstance(part, V.Zipped | tuple):
+            _check_input(part, i)
+            continue
+        if isinstance(part, bool | int | float):
+            continue
+        arr = part if isinstance(part, np.ndarray | np.generic) else np.asarray(part)
+        if arr.dtype.kind not in _NUMBER_KINDS:
+            raise EvaluationError(f"input {i}: values of NumPy type {arr.dtype} are not "
+                                  f"numbers the workbench computes with (bool, int, float, "
+                                  f"double)", input=i)
+        if arr.size == 0:
+            raise EvaluationError(f"input {i}: an empty array (shape {arr.shape}); arrays "
+                                  f"need at least one element (sizes are positive)", input=i)
 
 
 def typed_input(value, want: Type):
@@ -344,16 +385,20 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
     declared = declared_type_of(expr)
     wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
     values, types = prepare_inputs(expr, inputs)
-    env = {k: int(v) for k, v in (sizes or {}).items()}
+    env = size_values(sizes)
     if declared is not None:
         bindings: dict[str, Size] = {}
         for i, (want, got) in enumerate(zip(wanted, types)):
             if not match_sizes(want, got, bindings):
                 raise EvaluationError(f"input {i + 1}: expected {want}, got {got}"
-                                      + _binding_note(bindings))
+                                      + _binding_note(bindings), input=i + 1)
         for name, s in bindings.items():
-            if s.is_integer_constant:
-                env.setdefault(name, int(s.value))
+            if not s.is_integer_constant:
+                continue
+            if name in env and env[name] != int(s.value):
+                raise EvaluationError(f"the size {name} is given as {env[name]}, but the "
+                                      f"input arrays have {name} = {int(s.value)}", size=name)
+            env[name] = int(s.value)
     result_type = typecheck(expr, *types, sizes=env)
     ev = Evaluator(env)
     try:
@@ -365,7 +410,25 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
         raise EvaluationError(f"evaluation failed: {err}") from None
     except RecursionError:
         raise EvaluationError("the expression is nested too deeply to evaluate") from None
+    except MemoryError:
+        shown = ", ".join(f"{k}={v}" for k, v in env.items()) or "these inputs"
+        raise EvaluationError(f"the interpreter ran out of memory at {shown}: choose smaller "
+                              f"sizes") from None
     return _to_output(out, result_type)
+
+
+def size_values(sizes: Mapping[str, int] | None) -> dict[str, int]:
+    """Size values given by name, checked: whole numbers, positive (naming the size)."""
+    env = {}
+    for name, value in (sizes or {}).items():
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise EvaluationError(f"the size {name} = {value!r} is not a whole number",
+                                  size=str(name))
+        if value <= 0:
+            raise EvaluationError(f"the size {name} = {value} is not positive (sizes are "
+                                  f"lengths of arrays)", size=str(name))
+        env[str(name)] = int(value)
+    return env
 
 
 def _binding_note(bindings: dict[str, Size]) -> str:

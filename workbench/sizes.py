@@ -17,6 +17,7 @@ when 4 divides N): that is why ``divisible_by`` exists and why ``//`` and ``%`` 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -616,6 +617,63 @@ def _term_text(m: Monomial, c: Fraction) -> str:
     return text
 
 
+# --- limits on sizes written by users ------------------------------------------------------------
+
+# A size is an array length or a split factor: constants past 64 bits, exponents past 64 and
+# sums of thousands of terms are typos (or fuzz), and computing them could take unbounded
+# time and memory (``10^10^10``, ``(A+B+C+D)^64``). The parsers refuse them where written.
+MAX_SIZE_CONSTANT = 2 ** 63 - 1
+MAX_SIZE_EXPONENT = 64
+MAX_SIZE_TERMS = 4096
+
+
+def arithmetic_refusal(op: str, a: Size, b: Size) -> str | None:
+    """Why computing ``a op b`` (op one of + - * / ^) is refused, or None; checked before
+    computing, so the refusal costs nothing."""
+    if op == "^":
+        if not b.is_integer_constant:
+            return None  # a symbolic power (2^k) stays one atom
+        k = abs(int(b))
+        if k > MAX_SIZE_EXPONENT:
+            return f"the exponent {_short(b)} is too large (at most {MAX_SIZE_EXPONENT})"
+        terms = len(a._terms)
+        if terms > 1 and math.comb(terms + k - 1, k) > MAX_SIZE_TERMS:
+            return f"({_short(a)})^{k} expands to too many terms"
+        return None
+    if op in ("*", "/") and len(a._terms) * len(b._terms) > MAX_SIZE_TERMS:
+        return "the product expands to too many terms"
+    if op == "/" and not b._terms:
+        return "a size divided by zero"
+    return None
+
+
+def magnitude_refusal(size: Size) -> str | None:
+    """Why ``size`` is too large to be a size (a constant past 64 bits), or None."""
+    for monomial, c in size._terms.items():
+        if abs(c.numerator) > MAX_SIZE_CONSTANT or c.denominator > MAX_SIZE_CONSTANT:
+            return f"a size's numbers must stay below 2^63 (this one has {_digits(c)})"
+        for atom, _ in monomial:
+            inner = [atom.base, atom.exponent] if isinstance(atom, Pow) else \
+                [atom.den] if isinstance(atom, Div) else []
+            for part in inner:
+                reason = magnitude_refusal(part)
+                if reason is not None:
+                    return reason
+    return None
+
+
+def _digits(c: Fraction) -> str:
+    big = max(abs(c.numerator), c.denominator)
+    return f"a number of about {int(big.bit_length() * 0.30103) + 1} digits"
+
+
+def _short(s: Size) -> str:
+    if magnitude_refusal(s) is not None:
+        return "a huge number"
+    text = str(s)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 # --- parsing ------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"\s*([0-9]+|[A-Za-z_][A-Za-z0-9_]*|.|\Z)", re.DOTALL)
@@ -658,13 +716,28 @@ class _SizeParser:
         size = self.sum()
         if self.peek():
             raise self.error("'+', '-', '*', '/', '^' or the end")
+        reason = magnitude_refusal(size)
+        if reason is not None:
+            raise SizeSyntaxError(self.text, 0, f"a smaller size ({reason})")
         return size
+
+    def combine(self, op: str, a: Size, b: Size, column: int) -> Size:
+        reason = arithmetic_refusal(op, a, b)
+        if reason is not None:
+            raise self.error(f"a smaller size ({reason})", column)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        return a / b if op == "/" else a ** b
 
     def sum(self) -> Size:
         size = self.product()
         while self.peek() in ("+", "-"):
-            op, _ = self.take()
-            size = size + self.product() if op == "+" else size - self.product()
+            op, column = self.take()
+            size = self.combine(op, size, self.product(), column)
         return size
 
     def product(self) -> Size:
@@ -675,7 +748,7 @@ class _SizeParser:
             right = self.unary()
             if op == "/" and right == 0:
                 raise self.error("a divisor that is not zero", column)
-            size = size * right if op == "*" else size / right
+            size = self.combine(op, size, right, column)
         return size
 
     def unary(self) -> Size:
@@ -691,13 +764,16 @@ class _SizeParser:
         self.take()
         column = self.tokens[self.k][1]
         try:
-            return base ** self.unary()  # right-associative, and 2^-1 is allowed
+            return self.combine("^", base, self.unary(), column)  # right-associative; 2^-1
         except ZeroDivisionError:
             raise self.error("a non-negative exponent (0 has no inverse)", column) from None
 
     def atom(self) -> Size:
         token = self.peek()
         if token[:1].isascii() and token[:1].isdigit():
+            digits = token.lstrip("0")
+            if len(digits) > len(str(MAX_SIZE_CONSTANT)) or int(digits or "0") > MAX_SIZE_CONSTANT:
+                raise self.error(f"a number below 2^63 (not one of {len(token)} digits)")
             return Size.const(int(self.take()[0]))
         if _NAME.match(token):
             return Size.var(self.take()[0])

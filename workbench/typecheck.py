@@ -104,6 +104,8 @@ class Checker:
     def require_divides(self, total: Size, divisor: Size, path: Path, what: str) -> None:
         if divisor.is_constant and divisor.value <= 0:
             self.fail(path, f"{what}: the size {divisor} must be positive", SizeError)
+        if divisor.is_constant and not divisor.is_integer_constant:
+            self.fail(path, f"{what}: the size {divisor} is not a whole number", SizeError)
         known = total.divisible_by(divisor)
         if known is False:
             self.fail(path, f"{what}: {divisor} does not divide the array length {total}",
@@ -328,6 +330,8 @@ def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:
 
 def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Checker, Type]:
     args = input_types_of(expr, input_types)
+    if input_types:
+        size_env = {**_declared_sizes(expr, args), **(size_env or {})}
     checker = Checker(expr, size_env, record=record)
     try:
         if args:
@@ -345,6 +349,21 @@ def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Chec
     return checker, result
 
 
+def _declared_sizes(expr: Expr, args: list[Type]) -> dict[str, int]:
+    """The sizes of a definition's signature that concrete input types fix: ``N = 512`` for
+    ``fig10_1 : [float]_N -> ...`` checked at ``[float]_512``, so that the ``N`` of its body
+    (``reducePart (+) 0 (N/128)``) is 512 too and every size in it is known."""
+    declared = declared_type_of(expr)
+    if declared is None or isinstance(expr, UserFun):
+        return {}
+    params = function_parts(declared)[0]
+    bindings: dict[str, Size] = {}
+    if len(params) != len(args) or not all(match_sizes(want, got, bindings)
+                                           for want, got in zip(params, args)):
+        return {}
+    return {name: int(s.value) for name, s in bindings.items() if s.is_integer_constant}
+
+
 def typecheck(expr: Expr, *input_types: Type | str,
               sizes: Mapping[str, int] | None = None) -> Type:
     """The type of ``expr`` applied to inputs of ``input_types`` (a value's type if none)."""
@@ -356,10 +375,12 @@ class Annotation:
     result: Type
     typings: dict[Path, Typing]
     assumptions: tuple[Assumption, ...]
+    sizes: Mapping[str, int] = field(default_factory=dict)  # the size values it used
 
 
 def annotate(expr: Expr, *input_types: Type | str,
              sizes: Mapping[str, int] | None = None) -> Annotation:
     """Type-check and keep, for every node path, what it was applied to and produced."""
     checker, result = _check(expr, input_types, sizes, record=True)
-    return Annotation(result, checker.typings or {}, tuple(checker.assumptions))
+    return Annotation(result, checker.typings or {}, tuple(checker.assumptions),
+                      dict(checker.size_env))

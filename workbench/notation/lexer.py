@@ -8,6 +8,7 @@ the end of the line.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -29,8 +30,11 @@ _OPERATORS = ["->", "=>", "==", "!=", "<=", ">=", "&&", "||", "→", "∘", "λ"
               "(", ")", "[", "]", "{", "}", "<", ">", ",", ".", "\\", ":", "+", "-", "*",
               "/", "%", "^", "!", "=", "_"]
 _CANONICAL = {"→": "->", "×": "*", "·": "*", "\\": "λ"}
-_NUMBER = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?[fF]?")
-_DIGITS = re.compile(r"\d+")
+_NUMBER = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?[fF]?", re.ASCII)
+_DIGITS = re.compile(r"\d+", re.ASCII)
+# Whole numbers are C's int, long or a size: anything past 64 bits is a typo, and Python
+# refuses to convert integer text of more than 4,300 digits anyway.
+MAX_INTEGER = 2 ** 63 - 1
 
 
 def _hyphenated() -> re.Pattern:
@@ -51,6 +55,28 @@ def _is_ident_char(ch: str) -> bool:
     return ch == "_" or ch == "'" or (ch.isalnum() and ch != "λ")
 
 
+def _number(literal: str, is_float: bool, line: str, line_no: int, col: int) -> int | float:
+    """The value of a number literal; a float that would be infinite, or a whole number
+    past 64 bits, is refused where it is written (it could not be printed back)."""
+    number = literal.rstrip("fF")
+    if is_float:
+        value = float(number)
+        if not math.isfinite(value):
+            raise ParseError(f"the number {_shorten(literal)} is too large for a float (it "
+                             f"would be infinite)", line_no, col, line, "a finite number")
+        return value
+    digits = number.lstrip("0")
+    if len(digits) > len(str(MAX_INTEGER)) or int(digits or "0") > MAX_INTEGER:
+        raise ParseError(f"the whole number {_shorten(literal)} does not fit in 64 bits (at "
+                         f"most {MAX_INTEGER}; write a float such as 1e20 for a large "
+                         f"constant)", line_no, col, line, "a smaller number")
+    return int(digits or "0")
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-10:]} ({len(text)} characters)"
+
+
 def tokenize(text: str) -> list[Token]:
     global _HYPHENATED
     if _HYPHENATED is None:
@@ -69,7 +95,7 @@ def tokenize(text: str) -> list[Token]:
                 break
             col = i + 1
             prev = tokens[-1] if tokens and tokens[-1].line == line_no else None
-            if ch.isdigit():
+            if "0" <= ch <= "9":
                 # ``p.0.1`` is a projection chain: digits glued to a '.' that is glued to a
                 # name or ')' are an index, not the start of a float.
                 after_dot = (prev is not None and prev.text == "." and prev.col == col - 1
@@ -79,8 +105,7 @@ def tokenize(text: str) -> list[Token]:
                 m = (_DIGITS if after_dot else _NUMBER).match(line, i)
                 literal = m.group(0)
                 is_float = not after_dot and any(c in literal for c in ".eEfF")
-                number = literal.rstrip("fF")
-                value = float(number) if is_float else int(number)
+                value = _number(literal, is_float, line, line_no, col)
                 tokens.append(Token("num", literal, line_no, col, value, first))
                 i = m.end()
             elif _is_ident_start(ch) and not (ch == "_" and prev and prev.text in ("]", ">")):

@@ -21,8 +21,10 @@ program) and builds the IR. Errors name the line and column and say what was exp
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
+from ..domain import Interval
 from ..errors import ParseError
 from ..expr import (
     Apply,
@@ -39,7 +41,7 @@ from ..expr import (
     compose,
 )
 from ..primitives import PRIMITIVES, lookup, spellings
-from ..sizes import Size
+from ..sizes import Size, arithmetic_refusal, magnitude_refusal
 from ..types import SCALARS, ArrayType, FunctionType, TupleType, Type, VectorType
 from .lexer import Token, tokenize
 
@@ -334,7 +336,7 @@ class Parser:
             return Size.const(tok.value)
         if tok.kind == "ident":
             self.advance()
-            return Size.var(tok.text)
+            return size_variable(tok, self)
         if self.at("{", "("):
             close = "}" if self.advance().text == "{" else ")"
             node = self.expression()
@@ -344,30 +346,103 @@ class Parser:
                          expected="a number, a size name or {size expression}")
 
 
+    # --- input ranges (see ``domain``) -------------------------------------------------------
+    def ranges(self) -> tuple:
+        """``[low, high], _, ([0, 1], _)``: one range per input."""
+        items = [self.range_item()]
+        while self.at(","):
+            self.advance()
+            items.append(self.range_item())
+        return tuple(items)
+
+    def range_item(self):
+        if self.tok.text == "_" and self.tok.kind in ("ident", "op"):
+            self.advance()
+            return None
+        if self.at("["):
+            self.advance()
+            low = self.range_bound()
+            self.expect(",", "',' between the low and high ends of the range")
+            high_tok = self.tok
+            high = self.range_bound()
+            self.expect("]", "']' closing the range")
+            if high < low:
+                raise self.error(f"the range [{low}, {high}] is empty (its high end is below "
+                                 f"its low end)", high_tok, "a high end >= the low end")
+            return Interval(low, high)
+        if self.at("("):
+            self.advance()
+            items = [self.range_item()]
+            while self.at(","):
+                self.advance()
+                items.append(self.range_item())
+            self.expect(")", "')' closing the tuple of ranges")
+            return items[0] if len(items) == 1 else tuple(items)
+        raise self.error(f"expected a range, found {self.found()}",
+                         expected="[low, high], _ or (range, range, ...)")
+
+    def range_bound(self) -> int | float:
+        negative = self.at("-")
+        if negative:
+            self.advance()
+        tok = self.tok
+        if tok.kind != "num" or isinstance(tok.value, bool):
+            raise self.error(f"expected a number, found {self.found()}", expected="a number")
+        self.advance()
+        return -tok.value if negative else tok.value
+
+
 BINARY_LEVELS_INDEX = {op: i for i, ops in enumerate(BINARY_LEVELS) for op in ops}
 
 
+def size_variable(tok: Token, parser: Parser) -> Size:
+    """A size name: ASCII letters, digits and '_' (sizes become C identifiers)."""
+    if not _SIZE_NAME.match(tok.text):
+        raise parser.error(f"{tok.text!r} cannot name a size: size names are ASCII letters, "
+                           f"digits and '_', starting with a letter", tok, "a size name")
+    return Size.var(tok.text)
+
+
+_SIZE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
 def to_size(node: S, parser: Parser) -> Size:
-    """A surface expression read as a size: numbers, names, + - * / and ^."""
+    """A surface expression read as a size: numbers, names, + - * / and ^ (refused where
+    written when the size would be absurdly large, see ``sizes.arithmetic_refusal``)."""
+    size = _to_size(node, parser)
+    reason = magnitude_refusal(size)
+    if reason is not None:
+        raise parser.error(f"this size is too large: {reason}", node.tok, "a smaller size")
+    return size
+
+
+def _to_size(node: S, parser: Parser) -> Size:
     if node.kind == "num" and isinstance(node.value, int) and not isinstance(node.value, bool):
         if node.value < 0:
             raise parser.error("sizes are natural numbers", node.tok, "a size")
         return Size.const(node.value)
     if node.kind == "ident":
-        return Size.var(node.value)
+        return size_variable(node.tok, parser)
     if node.kind == "paren":
-        return to_size(node.parts[0], parser)
+        return _to_size(node.parts[0], parser)
     if node.kind == "bin" and node.value in ("+", "-", "*", "/", "^"):
-        a, b = to_size(node.parts[0], parser), to_size(node.parts[1], parser)
-        if node.value == "+":
-            return a + b
-        if node.value == "-":
-            return a - b
-        if node.value == "*":
-            return a * b
-        if node.value == "/":
-            return a / b
-        return a ** b
+        a, b = _to_size(node.parts[0], parser), _to_size(node.parts[1], parser)
+        reason = arithmetic_refusal(node.value, a, b)
+        if reason is not None:
+            raise parser.error(f"this size is too large: {reason}", node.tok, "a smaller size")
+        try:
+            if node.value == "+":
+                return a + b
+            if node.value == "-":
+                return a - b
+            if node.value == "*":
+                return a * b
+            if node.value == "/":
+                return a / b
+            return a ** b
+        except ZeroDivisionError:
+            raise parser.error("a size divided by zero", node.tok, "a divisor that is not "
+                               "zero") from None
     raise parser.error("expected a size (a number, a size name, or arithmetic on them)",
                        node.tok, "a size")
 
@@ -540,6 +615,19 @@ def parse_type(text: str) -> Type:
     return t
 
 
+def parse_ranges(text: str) -> tuple:
+    """Parse input ranges as a program file's ranges line writes them, ``[0, 10], _``."""
+    parser = Parser(text)
+    try:
+        ranges = parser.ranges()
+    except RecursionError:
+        raise ParseError("the ranges are nested too deeply", 1, 1) from None
+    if parser.tok.kind != "eof":
+        raise parser.error(f"unexpected {parser.found()} after the ranges",
+                           expected="',' and another range, or the end")
+    return ranges
+
+
 def is_user_function(decl_type: Type | None, body: Expr) -> bool:
     """Definitions on scalars stay named ``UserFun``s; array programs are inlined."""
     if decl_type is not None:
@@ -564,4 +652,4 @@ def _nodes(e: Expr):
         yield from _nodes(c)
 
 
-__all__ = ["parse", "parse_type", "Parser", "Resolver", "UserFun"]
+__all__ = ["parse", "parse_type", "parse_ranges", "Parser", "Resolver", "UserFun"]

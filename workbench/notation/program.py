@@ -19,9 +19,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 
-from ..errors import ParseError, TypeCheckError, WorkbenchError
+from ..domain import ranges_of, ranges_problem, ranges_text, with_ranges
+from ..errors import NotText, ParseError, TypeCheckError, WorkbenchError, decode_utf8
 from ..expr import Expr, Lambda, UserFun
-from ..types import Type
+from ..types import Type, function_parts
 from .lexer import Token, tokenize
 from .parser import Parser, Resolver, is_user_function
 from .printer import to_text
@@ -33,6 +34,8 @@ class _Source:
     signature: list[Token] | None
     body: list[Token] | None
     token: Token  # where the definition starts (for errors)
+    ranges: list[Token] | None = None  # the line 'name ranges : ...' (see ``domain``)
+    ranges_token: Token | None = None
 
 
 class Program(Mapping):
@@ -62,6 +65,8 @@ class Program(Mapping):
             body = e.body if isinstance(e, UserFun) else e
             t = e.type if isinstance(e, UserFun) else getattr(e, "declared_type", None)
             lines = [f"{name} : {t}"] if t is not None else []
+            if ranges_of(e) is not None:
+                lines.append(f"{name} ranges : {ranges_text(ranges_of(e))}")
             lines.append(f"{name} = {to_text(body)}")
             blocks.append("\n".join(lines))
         return "\n\n".join(blocks) + "\n"
@@ -70,11 +75,15 @@ class Program(Mapping):
         return f"Program({', '.join(self._order)})"
 
 
-def named(expr: Expr, name: str, declared_type: Type | None) -> Expr:
-    """A copy of ``expr`` that carries its definition's name and declared type."""
+def named(expr: Expr, name: str, declared_type: Type | None, ranges: tuple | None = None
+          ) -> Expr:
+    """A copy of ``expr`` that carries its definition's name and declared type (and its
+    input ranges, when the file declared them)."""
     out = copy.copy(expr)
     object.__setattr__(out, "definition_name", name)
     object.__setattr__(out, "declared_type", declared_type)
+    if ranges is not None:
+        object.__setattr__(out, "input_ranges", tuple(ranges))
     return out
 
 
@@ -82,39 +91,55 @@ def _split_definitions(text: str, tokens: list[Token], parser: Parser) -> list[_
     sources: dict[str, _Source] = {}
     order: list[_Source] = []
     current: tuple[_Source, str] | None = None
+    skip = 0  # the ':', '=' or 'ranges :' after a definition's name
     for i, tok in enumerate(tokens):
         if tok.kind == "eof":
             break
+        if skip:
+            skip -= 1
+            continue
         starts = tok.line_start and tok.col == 1
         if starts:
             nxt = tokens[i + 1]
-            if tok.kind != "ident" or nxt.text not in (":", "="):
+            is_ranges = nxt.kind == "ident" and nxt.text == "ranges" and \
+                tokens[i + 2].text == ":" and tokens[i + 2].line == tok.line
+            if tok.kind != "ident" or (nxt.text not in (":", "=") and not is_ranges):
                 raise parser.error(
-                    f"expected a definition 'name = expression' or a signature "
-                    f"'name : type', found {tok.text!r}", tok, "a definition")
+                    f"expected a definition 'name = expression', a signature 'name : type' "
+                    f"or input ranges 'name ranges : [low, high], ...', found "
+                    f"{tok.text!r}", tok, "a definition")
             src = sources.get(tok.text)
             if src is None:
                 src = _Source(tok.text, None, None, tok)
                 sources[tok.text] = src
                 order.append(src)
-            kind = "signature" if nxt.text == ":" else "body"
+            kind = "ranges" if is_ranges else "signature" if nxt.text == ":" else "body"
             if getattr(src, kind) is not None:
-                raise parser.error(f"{tok.text} has two {kind}s", tok, "one definition per name")
+                plural = {"signature": "signatures", "body": "bodies", "ranges": "ranges lines"}
+                raise parser.error(f"{tok.text} has two {plural[kind]}", tok,
+                                   "one definition per name")
             setattr(src, kind, [])
+            if is_ranges:
+                src.ranges_token = tok
             current = (src, kind)
+            skip = 2 if is_ranges else 1
             continue
         if current is None:
             raise parser.error("indented text before the first definition", tok, "a definition")
         src, kind = current
-        part = getattr(src, kind)
-        if not part and tok.text in (":", "=") and tokens[i - 1].line_start:
-            continue  # the ':' or '=' right after the name
-        part.append(tok)
+        getattr(src, kind).append(tok)
     return order
 
 
 def parse_program(text: str) -> Program:
     """Parse a program file: every definition resolved, type-checked against its signature."""
+    try:
+        return _parse_program(text)
+    except RecursionError:
+        raise ParseError("a definition is nested too deeply", 1, 1) from None
+
+
+def _parse_program(text: str) -> Program:
     tokens = tokenize(text)
     parser = Parser(text, tokens)
     sources = _split_definitions(text, tokens, parser)
@@ -163,9 +188,30 @@ def parse_program(text: str) -> Program:
             result: Expr = UserFun(name, body=body, type=declared)
         else:
             result = named(body, name, declared)
+        if src.ranges is not None:
+            result = with_ranges(result, read_ranges(src, declared))
         in_progress.pop()
         resolved[name] = result
         return result
+
+    def read_ranges(src: _Source, declared: Type | None) -> tuple:
+        at = src.ranges_token
+        if declared is None:
+            raise parser.error(f"{src.name}: input ranges need a signature "
+                               f"'{src.name} : type' to say which inputs they are for", at,
+                               "a signature")
+        p = sub_parser(src.ranges, at)
+        if not src.ranges:
+            raise p.error(f"{src.name}: the ranges line has no ranges", at,
+                          "[low, high] or _ for each input")
+        ranges = p.ranges()
+        if p.tok.kind != "eof":
+            raise p.error(f"unexpected {p.found()} after the ranges of {src.name}",
+                          expected="',' and another range, or the end of the line")
+        problem = ranges_problem(ranges, function_parts(declared)[0])
+        if problem is not None:
+            raise parser.error(f"{src.name}: {problem}", at, "a range per input")
+        return ranges
 
     for src in sources:
         resolve(src.name)
@@ -189,14 +235,17 @@ def _check_signatures(program: Program, sources, parser: Parser) -> None:
 
 
 def load(path: str | FilePath) -> Program:
-    """Read and parse a program file."""
+    """Read and parse a program file (UTF-8; errors name the file, line and column)."""
     path = FilePath(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_utf8(path.read_bytes())
     except OSError as err:
         raise WorkbenchError(f"cannot read program file {path}: {err.strerror}") from None
+    except NotText as err:
+        raise ParseError(err.reason, err.line, err.column, "", "UTF-8 text",
+                         path=str(path)) from None
     try:
         return parse_program(text)
     except ParseError as err:
-        raise ParseError(f"{path.name}: {err.reason}", err.line, err.column, err.source_line,
-                         err.expected) from None
+        raise ParseError(err.reason, err.line, err.column, err.source_line, err.expected,
+                         path=str(path)) from None

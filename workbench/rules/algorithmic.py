@@ -192,6 +192,8 @@ def _partial_iterate(site: Site, p) -> Expr | Refused:
     f, z, n = site.node.args
     length = array_length(site)
     k = p["k"]
+    if not (k.is_integer_constant and 1 <= int(k) <= 64):
+        return Refused(f"the number of iterations is a whole number from 1 to 64, not {k}")
     if length is None or not (length / n).is_integer_constant:
         return Refused("the ratio of input length to results must be a known number")
     ratio = int((length / n).value)

@@ -27,6 +27,8 @@ def _lower_map(target: str, level: str, has_dim: bool):
     def rewrite(site: Site, p) -> Expr | Refused:
         if not is_prim(site.node, "map"):
             return Refused("it rewrites a high-level map f")
+        if has_dim and not (p["dim"].is_integer_constant and int(p["dim"]) in (0, 1, 2)):
+            return Refused(f"the dimension is 0, 1 or 2, not {p['dim']}")
         dim = int(p["dim"].value) if has_dim else 0
         reason = problem_with(level, dim, site.context)
         if reason:

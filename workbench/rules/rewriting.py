@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..domain import ranges_of
 from ..errors import TypeCheckError, WorkbenchError, format_path
 from ..expr import Compose, Expr, Path, Prim, compose, replace, subterm
 from ..nesting import check_nesting, context
@@ -88,7 +89,7 @@ def _locally_typed(site: Site, produced, note: Annotation | None) -> Refused | N
         return None
     new = (compose(*produced) if produced else Prim("id")) if isinstance(produced, list) \
         else produced
-    checker = Checker(new)
+    checker = Checker(new, note.sizes)  # the sizes the input types bind
     try:
         after = checker.apply(new, list(args_from.args), args_from.env, ())
     except TypeCheckError as err:
@@ -152,11 +153,21 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
             from ..notation.program import named
 
             result = named(result, getattr(site.root, "definition_name", "expression"),
-                           declared)
+                           declared, ranges_of(site.root))
         problem = _globally_typed(result, tuple(input_types))
         if problem is not None:
             return problem
     return result
+
+
+class ParameterError(WorkbenchError):
+    """A rule parameter that is unknown or not a value of its kind: names the ``rule`` and
+    the ``parameter``."""
+
+    def __init__(self, message: str, rule: str, parameter: str):
+        super().__init__(message)
+        self.rule = rule
+        self.parameter = parameter
 
 
 def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
@@ -165,18 +176,46 @@ def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
     for name, value in params.items():
         if name not in known:
             names = ", ".join(known) or "none"
-            raise WorkbenchError(f"rule {rule.name} has no parameter {name!r} (its parameters: "
-                                 f"{names})")
-        if known[name].kind == "size":
-            if isinstance(value, str):
-                from ..sizes import parse_size
-
-                value = parse_size(value)
-            value = Size.of(value)
-        else:
-            value = int(value)
-        out[name] = value
+            raise ParameterError(f"rule {rule.name} has no parameter {name!r} (its "
+                                 f"parameters: {names})", rule.name, name)
+        try:
+            out[name] = _parameter_value(known[name].kind, value)
+        except (ValueError, TypeError, OverflowError) as err:
+            kind = "a size (a number or a size expression such as N/4)" \
+                if known[name].kind == "size" else "a whole number"
+            raise ParameterError(f"rule {rule.name}: parameter {name} = {_short(value)} is not "
+                                 f"{kind}: {_short(str(err), 200)}", rule.name, name) from None
     return out
+
+
+def _parameter_value(kind: str, value: object):
+    from ..sizes import MAX_SIZE_CONSTANT, magnitude_refusal, parse_size
+
+    if isinstance(value, bool):
+        raise TypeError("a truth value")
+    if kind == "size":
+        size = parse_size(value) if isinstance(value, str) else Size.of(value)
+        reason = magnitude_refusal(size)
+        if reason is not None:
+            raise ValueError(reason)
+        return size
+    if isinstance(value, str):
+        text = value.strip().lstrip("+-")
+        if len(text) > len(str(MAX_SIZE_CONSTANT)):
+            raise ValueError(f"a number of {len(text)} digits")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("not whole")
+    number = int(value)
+    if abs(number) > MAX_SIZE_CONSTANT:
+        raise ValueError("past 64 bits")
+    return number
+
+
+def _short(value: object, width: int = 40) -> str:
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"(a number of {value.bit_length()} bits)"
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[:width - 13] + f"... ({len(text)} chars)"
 
 
 def lookup_rule(name: str) -> Rule:
@@ -223,7 +262,8 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Ty
     if declared is not None:
         from ..notation.program import named
 
-        out = named(result, getattr(expr, "definition_name", "expression"), declared)
+        out = named(result, getattr(expr, "definition_name", "expression"), declared,
+                    ranges_of(expr))
     return out
 
 
@@ -258,7 +298,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
                     from ..notation.program import named
 
                     result = named(result, getattr(expr, "definition_name", "expression"),
-                                   declared)
+                                   declared, ranges_of(expr))
                 found.append(Rewrite(path, rule.name, params, result))
     return found
 

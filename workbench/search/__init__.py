@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..derivation import Derivation, _definitions_of
+from ..domain import ranges_of, ranges_text, with_ranges
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr
 from ..expr import Path as NodePath
@@ -190,6 +191,7 @@ class Context:
         self.repeat, self.progress, self.batch, self.strategy = (repeat, progress, batch,
                                                                  strategy)
         self.definitions = _definitions_of(start)
+        self.ranges = ranges_text(ranges_of(start)) if ranges_of(start) is not None else None
         self.cache = log.by_key()
         self.logged_before = set(self.cache)  # measured by an earlier run (resuming)
         self.from_log = 0
@@ -217,7 +219,8 @@ class Context:
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
             jobs.append({"key": key, "expression": text, "definitions": self.definitions,
-                         "types": [str(t) for t in self.types], "sizes": self.sizes,
+                         "types": [str(t) for t in self.types], "ranges": self.ranges,
+                         "sizes": self.sizes,
                          "device": self.device, "seed": self.seed, "repeat": self.repeat,
                          "steps": [s.as_json() for s in steps]})
         for record in self.evaluator.evaluate(jobs):
@@ -280,8 +283,12 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
                              f"{', '.join(STRATEGIES)})")
     if budget < 1:
         raise WorkbenchError("the budget must be at least one candidate")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise WorkbenchError(f"repeat = {repeat!r}: give a whole number of runs, at least 1")
     derivation = expr if isinstance(expr, Derivation) else None
     start = derivation.current if derivation is not None else expr
+    if derivation is not None and ranges_of(start) is None:
+        start = with_ranges(start, ranges_of(derivation.start))  # the inputs' ranges
     types, _ = _types(start, arrays)
     if isinstance(at, str):
         at = parse_path(at)
@@ -372,7 +379,7 @@ def _retime(ctx: Context, best: dict | None, replayed: bool) -> tuple[float | No
         return best["kernel_ms"], "recorded"
     job = {"key": best["key"], "expression": best["expression"],
            "definitions": ctx.definitions, "types": [str(t) for t in ctx.types],
-           "sizes": ctx.sizes, "device": ctx.device, "seed": ctx.seed,
+           "ranges": ctx.ranges, "sizes": ctx.sizes, "device": ctx.device, "seed": ctx.seed,
            "repeat": max(ctx.repeat, 10), "steps": best.get("steps", [])}
     again = next(iter(ctx.evaluator.evaluate([job])), None)
     if again and again.get("correct") and again.get("kernel_ms") is not None:

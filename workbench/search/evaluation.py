@@ -2,8 +2,9 @@
 and timed on a device, in a worker process (SPEC 7, 8).
 
 A *job* is a plain dict (expression text, the program text of its user functions, concrete
-input types, sizes, device, seed), so it travels to any worker — a local process pool or a
-Dask cluster. Its *record* is a plain dict too: what the log stores and the plots read.
+input types and their ranges, sizes, device, seed), so it travels to any worker — a local
+process pool or a Dask cluster. Its *record* is a plain dict too: what the log stores and
+the plots read.
 
 Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 - ``PoolEvaluator``: local worker processes (spawned), a time limit per candidate (a worker
@@ -38,17 +39,18 @@ def evaluate_candidate(job: dict) -> dict:
     record = {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
               "sizes": job["sizes"], "device": job.get("device") or "default"}
     try:
-        from ..cli import random_inputs
         from ..derivation import _userfuns
-        from ..notation import parse, parse_type
+        from ..inputs import random_inputs
+        from ..notation import parse, parse_ranges, parse_type
         from ..run import run
         from ..semantics import typed_input
 
         expr = parse(job["expression"], _userfuns(job.get("definitions", "")))
         types = [parse_type(t) for t in job["types"]]
+        ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
         # the candidate's text carries no signature: its inputs take the job's types
         inputs = [typed_input(v, t) for v, t in
-                  zip(random_inputs(types, job["sizes"], job.get("seed", 0)), types)]
+                  zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)]
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0))
         record.update(status=result.status, correct=result.correct, message=result.message,

@@ -1,0 +1,385 @@
+"""Bad input of every kind is a located ``WorkbenchError`` (SPEC 12): numbers and sizes no
+machine holds, names that cannot be C identifiers, files that are not UTF-8 text, saved
+derivations and search logs that are corrupt, inputs that are not arrays of numbers, sizes
+that contradict the arrays, and arguments out of range. On the command line each is one
+message on stderr and exit status 1, never a traceback."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench import (
+    Derivation,
+    DerivationError,
+    EvaluationError,
+    ParseError,
+    WorkbenchError,
+    apply,
+    evaluate,
+    load,
+    parse,
+    parse_program,
+    parse_type,
+    run,
+)
+from workbench.cli import main
+from workbench.programs import LIBRARY, library
+from workbench.search import Log, LogError, read
+
+SAVED = Path(__file__).parent.parent / "workbench" / "derivations"
+ASUM = library("blas")["asum"]
+XS = np.linspace(-1, 1, 64, dtype=np.float32)
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_user_error(code, out, err):
+    assert code == 1
+    assert out == ""
+    assert "Traceback" not in err and len(err.strip().splitlines()) >= 1
+
+
+# --- text: numbers, sizes, names ----------------------------------------------------------------
+
+@pytest.mark.parametrize("text,column", [
+    ("map (*" + "9" * 5000 + ")", 7),     # past Python's 4,300-digit int conversion
+    ("map (*99999999999999999999)", 7),   # past 64 bits
+    ("map (*1e999)", 7),                   # a float that would be infinite
+    ("split 𝔽N", 7),                        # a size name that is no C identifier
+    ("split (2^99999999)", 9),             # a size no machine holds
+    ("split (N^999)", 9),
+    ("split (N/0)", 9),
+])
+def test_numbers_and_sizes_out_of_reach_are_parse_errors_where_written(text, column):
+    with pytest.raises(ParseError) as info:
+        parse(text)
+    assert (info.value.line, info.value.column) == (1, column)
+
+
+@pytest.mark.parametrize("literal", ["1.7976931348623157e308", "5e-324", "1e-999", "1e20",
+                                     "9223372036854775807", "-9223372036854775807", "0.1"])
+def test_extreme_literals_print_back_to_text_that_parses_equal(literal):
+    e = parse(f"λx. x * {literal}")
+    assert parse(str(e)) == e
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), 2 ** 64])
+def test_a_literal_the_notation_cannot_write_is_refused(value):
+    from workbench.expr import Lit
+
+    with pytest.raises(WorkbenchError):
+        Lit(value)
+
+
+def test_a_huge_literal_is_shown_shortened_in_the_error():
+    with pytest.raises(ParseError) as info:
+        parse("9" * 5000)
+    assert len(str(info.value)) < 600
+
+
+@pytest.mark.parametrize("text", ["[float]_𝔽N", "[float]_{2^9999999999}",
+                                  "[float]_" + "9" * 5000, "[float]_{(A+B+C+D+E)^40}"])
+def test_types_with_sizes_out_of_reach_are_parse_errors(text):
+    with pytest.raises(ParseError):
+        parse_type(text)
+
+
+def test_very_deep_nesting_in_a_program_file_is_a_parse_error():
+    with pytest.raises(ParseError):
+        parse_program("f = " + "(" * 20000 + "id" + ")" * 20000 + "\n")
+    with pytest.raises(ParseError):
+        parse_program("f : " + "[" * 20000 + "float" + "]_N" * 20000 + "\nf = id\n")
+
+
+def test_non_ascii_digits_are_not_numbers():
+    with pytest.raises(ParseError) as info:
+        parse("map (*²)")
+    assert info.value.column == 7
+
+
+# --- files that are not UTF-8 text --------------------------------------------------------------
+
+PROGRAM = "asum : [float]_N -> [float]_1\nasum = reduce (+) 0 ∘ map abs\n"
+
+
+@pytest.mark.parametrize("data,line", [
+    (PROGRAM.encode("utf-16"), 1),                      # UTF-16 with its byte-order mark
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1),          # binary
+    (PROGRAM.encode("utf-8")[:-8] + "∘".encode()[:2], 2),  # cut inside a character
+    (PROGRAM.encode("latin-1", "replace") + "é = id\n".encode("latin-1"), 3),
+])
+def test_a_program_file_that_is_not_utf8_is_a_located_error(tmp_path, data, line):
+    path = tmp_path / "bad.lift"
+    path.write_bytes(data)
+    with pytest.raises(ParseError) as info:
+        load(path)
+    assert info.value.line == line and info.value.path == str(path)
+
+
+def test_a_program_file_with_a_utf8_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "bom.lift"
+    path.write_bytes(b"\xef\xbb\xbf" + PROGRAM.encode())
+    assert list(load(path)) == ["asum"]
+
+
+def test_the_cli_reports_a_binary_program_file_in_one_message(tmp_path, capsys):
+    path = tmp_path / "bin.lift"
+    path.write_bytes(bytes(range(256)))
+    assert_user_error(*cli(capsys, "check", f"@{path}"))
+
+
+def test_a_program_file_that_cannot_be_read_names_it(tmp_path):
+    with pytest.raises(WorkbenchError):
+        load(tmp_path)  # a directory
+
+
+# --- saved derivations -------------------------------------------------------------------------
+
+def saved(name="icfp_fig10_asum"):
+    return json.loads((SAVED / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def write(tmp_path, doc) -> Path:
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_derivation_saved_in_another_encoding_is_a_located_error(tmp_path, encoding):
+    path = tmp_path / "d.json"
+    path.write_bytes(json.dumps(saved()).encode(encoding))
+    with pytest.raises(DerivationError) as info:
+        Derivation.load(path)
+    assert (info.value.line, info.value.column) == (1, 1)
+
+
+@pytest.mark.parametrize("cut", [1, 100, 1000])
+def test_a_derivation_cut_short_as_bytes_is_a_located_error(tmp_path, cut):
+    data = (SAVED / "blackscholes.json").read_bytes()
+    path = tmp_path / "cut.json"
+    path.write_bytes(data[:cut])
+    with pytest.raises(DerivationError) as info:
+        Derivation.load(path)
+    assert info.value.line is not None
+
+
+def test_a_binary_file_is_not_a_derivation(tmp_path):
+    path = tmp_path / "bin.json"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(DerivationError):
+        Derivation.load(path)
+
+
+@pytest.mark.parametrize("version", [99, 0, "1", None, [1], 10 ** 50])
+def test_an_unknown_format_version_is_refused_naming_the_version(tmp_path, version):
+    doc = saved()
+    doc["version"] = version
+    with pytest.raises(DerivationError) as info:
+        Derivation.load(write(tmp_path, doc))
+    assert info.value.entry == "version"
+
+
+def test_the_cli_refuses_an_unknown_version_in_one_message(tmp_path, capsys):
+    doc = saved()
+    doc["version"] = 99
+    assert_user_error(*cli(capsys, "derive", str(write(tmp_path, doc))))
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "1" + "0" * 30, "abc", "2.5", "", "-4", "𝔽N"])
+def test_a_step_parameter_out_of_reach_is_refused_naming_the_step(tmp_path, value):
+    doc = saved()
+    doc["steps"][0]["params"]["n"] = value
+    with pytest.raises(DerivationError) as info:
+        Derivation.load(write(tmp_path, doc))
+    assert (info.value.entry, info.value.step) == ("steps", 1)
+
+
+def test_a_5000_digit_json_number_is_refused(tmp_path):
+    text = json.dumps(saved()).replace('"n": "128"', '"n": ' + "9" * 5000, 1)
+    path = tmp_path / "big.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DerivationError):
+        Derivation.load(path)
+
+
+def test_a_bad_branch_is_refused_naming_it(tmp_path):
+    doc = saved()
+    doc["branches"] = ["not a list of steps"]
+    with pytest.raises(DerivationError) as info:
+        Derivation.load(write(tmp_path, doc))
+    assert (info.value.entry, info.value.branch) == ("branches", 0)
+
+
+# --- search logs -------------------------------------------------------------------------------
+
+RECORD = {"key": "map abs | N=64 | default", "expression": "map abs", "status": "ok",
+          "correct": True, "kernel_ms": 0.01}
+
+
+def records(n):
+    return "".join(json.dumps({**RECORD, "key": f"k{i}"}) + "\n" for i in range(n))
+
+
+@pytest.mark.parametrize("garbage", ["not json", "\x00\x00\x00\x00", "{\"no key\": 1}", "[1, 2]"])
+def test_a_garbage_last_line_ending_in_a_newline_is_tolerated_and_reported(tmp_path, garbage):
+    path = tmp_path / "log.jsonl"
+    path.write_text(records(3) + garbage + "\n", encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = read(path)
+    assert [r["key"] for r in found] == ["k0", "k1", "k2"]  # nothing lost
+    assert caught
+
+
+def test_a_resumed_log_drops_its_garbage_last_line_before_appending(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text(records(2) + "garbage\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        log = Log(path)
+    log.append({**RECORD, "key": "k2"})
+    assert [r["key"] for r in read(path)] == ["k0", "k1", "k2"]
+
+
+def test_a_last_record_without_its_newline_is_kept_when_appending(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text(records(2).rstrip("\n"), encoding="utf-8")
+    Log(path).append({**RECORD, "key": "k2"})
+    assert [r["key"] for r in read(path)] == ["k0", "k1", "k2"]
+
+
+def test_a_garbage_line_in_the_middle_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text(records(1) + "garbage\n" + records(2), encoding="utf-8")
+    with pytest.raises(LogError) as info:
+        read(path)
+    assert info.value.line == 2
+
+
+def test_a_file_with_no_record_is_not_resumed_as_a_log(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("my notes\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(LogError):
+            Log(path)
+    assert path.read_text(encoding="utf-8") == "my notes\n"  # untouched
+
+
+@pytest.mark.parametrize("data,line", [
+    (records(2).encode("utf-16"), 1),
+    (records(2).encode() + b"\xff\xfe\n", 3),
+    (bytes(range(256)), 2),  # byte 0x80 comes after the newline 0x0a
+])
+def test_a_log_that_is_not_utf8_is_a_located_error(tmp_path, data, line):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(LogError) as info:
+        read(path)
+    assert info.value.line == line
+
+
+def test_a_corrupt_compressed_log_is_an_error(tmp_path):
+    path = tmp_path / "log.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(LogError):
+        read(path)
+
+
+# --- inputs of the interpreter and of run ------------------------------------------------------
+
+BAD_ARRAYS = [
+    np.ones(64, dtype=np.complex64), np.array(["a"] * 64), np.array([object()] * 64),
+    None, "text", [[1.0, 2.0], [3.0]], np.array([None] * 64),
+]
+
+
+@pytest.mark.parametrize("value", BAD_ARRAYS, ids=lambda v: type(v).__name__)
+def test_evaluate_refuses_inputs_that_are_not_arrays_of_numbers_naming_the_input(value):
+    dot = library("blas")["dot"]
+    with pytest.raises(EvaluationError) as info:
+        evaluate(dot, XS, value)
+    assert info.value.input == 2
+
+
+@pytest.mark.parametrize("value", BAD_ARRAYS, ids=lambda v: type(v).__name__)
+def test_run_reports_inputs_that_are_not_arrays_of_numbers_as_invalid_input(value):
+    result = run(ASUM, value, repeat=1)
+    assert result.status == "invalid input" and not result.correct
+    assert isinstance(result.error, EvaluationError) and result.error.input == 1
+
+
+def test_an_empty_input_is_refused_before_any_launch():
+    with pytest.raises(EvaluationError) as info:
+        evaluate(ASUM, np.zeros(0, np.float32))
+    assert info.value.input == 1
+    result = run(ASUM, np.zeros(0, np.float32), repeat=1)
+    assert result.status == "invalid input" and result.error.input == 1
+
+
+@pytest.mark.parametrize("sizes", [{"N": -4}, {"N": 63}, {"N": 65}])
+def test_sizes_that_contradict_the_arrays_are_refused_naming_the_size(sizes):
+    with pytest.raises(EvaluationError) as info:
+        evaluate(ASUM, XS, sizes=sizes)
+    assert info.value.size == "N"
+
+
+def test_sizes_that_agree_with_the_arrays_are_accepted():
+    assert evaluate(ASUM, XS, sizes={"N": 64}) == pytest.approx(np.abs(XS).sum(), rel=1e-5)
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, "8", True])
+def test_sizes_that_are_not_positive_whole_numbers_are_refused(value):
+    listing = library("reductions")["listing5_13"]
+    with pytest.raises(EvaluationError) as info:
+        evaluate(listing, np.ones(4096, np.float32), sizes={"blockSize": value})
+    assert info.value.size == "blockSize"
+
+
+@pytest.mark.parametrize("arguments,name", [
+    ({"repeat": 0}, "repeat"), ({"repeat": -3}, "repeat"), ({"repeat": 2.5}, "repeat"),
+    ({"warmup": -1}, "warmup"), ({"time_limit_ms": 0}, "time_limit_ms"),
+])
+def test_run_arguments_out_of_range_are_invalid_input_naming_them(arguments, name):
+    result = run(ASUM, XS, **arguments)
+    assert result.status == "invalid input" and result.error.argument == name
+
+
+def test_the_cli_refuses_repeat_0_in_one_message(capsys):
+    assert_user_error(*cli(capsys, "run", f"@{LIBRARY / 'blas.lift'}:asum", "--size",
+                           "N=64", "--repeat", "0"))
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "99999999999999999999", "0", "-4", "1e3"])
+def test_the_cli_refuses_sizes_that_are_not_positive_64_bit_numbers(capsys, value):
+    assert_user_error(*cli(capsys, "eval", f"@{LIBRARY / 'blas.lift'}:asum", "--size",
+                           f"N={value}"))
+
+
+def test_sizes_whose_inputs_exceed_the_memory_are_refused_before_allocating(capsys):
+    code, out, err = cli(capsys, "eval", f"@{LIBRARY / 'blas.lift'}:asum", "--size",
+                         "N=1099511627776")
+    assert_user_error(code, out, err)
+    assert "N=1099511627776" in err  # the size is named
+
+
+# --- rule parameters ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule,path,param", [
+    ("partial-iterate", "1", "k"), ("map→mapGlobal", "2", "dim"), ("split-join", "2", "n"),
+    ("reduce-partial", "0", "n"), ("vectorize", "2", "n"),
+])
+@pytest.mark.parametrize("value", ["N/3", "-1", "1.5", "3", "2^70", "9" * 5000,
+                                   "100000000000000000", 10 ** 30, 2.5, None, True])
+def test_rule_parameters_out_of_reach_are_refused(rule, path, param, value):
+    fig10_1 = library("figures")["fig10_1"]
+    with pytest.raises(WorkbenchError):
+        apply(fig10_1, rule, path, "[float]_4096", **{param: value})

@@ -1,0 +1,135 @@
+"""Random inputs for a program: the arrays ``workbench eval/run/search``, the demo, the
+widget's run panel and the benchmarks run kernels on.
+
+Values respect the program's input ranges when its file declares them (``domain``);
+otherwise floats are drawn from [-1, 1) and ints are indices valid for the arrays among the
+inputs (so programs such as md can use them to index). Inputs larger than the memory
+available are refused, naming the sizes, before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+from .domain import Interval, Range, ranges_problem
+from .errors import ResourceError, WorkbenchError
+from .sizes import Size
+from .types import ArrayType, ScalarType, TupleType, Type, VectorType, substitute_sizes
+
+_ITEM_BYTES = {"float": 4, "int": 4, "bool": 1, "double": 8}
+
+
+def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
+                  ranges: tuple[Range, ...] | None = None) -> list:
+    """Random inputs of the given types at these sizes (one value per type: a NumPy
+    array, a scalar, or a tuple of arrays for an array of tuples), drawn from ``ranges``
+    (one per input, see ``domain``; None for the defaults)."""
+    concrete = []
+    for t in types:
+        missing = sorted(n for n in size_names(t) if n not in sizes)
+        if missing:
+            raise WorkbenchError(f"the input type {t} needs a value for "
+                                 f"{', '.join(missing)}: give --size {missing[0]}=...")
+        concrete.append(substitute_sizes(t, dict(sizes)))
+    if ranges is not None:
+        problem = ranges_problem(tuple(ranges), concrete)
+        if problem is not None:
+            raise WorkbenchError(f"input ranges do not fit the inputs: {problem}")
+    check_memory(types, concrete, sizes)
+    rng = np.random.default_rng(seed)
+    lengths = [int(t.size.value) for t in concrete if isinstance(t, ArrayType)]
+    limit = min(lengths) if lengths else 16
+    items = ranges if ranges is not None else (None,) * len(concrete)
+    return [_random_value(t, rng, limit, item) for t, item in zip(concrete, items)]
+
+
+def size_names(t: Type) -> set[str]:
+    """The size variables a type mentions (``N`` and ``K`` in ``[[int]_K]_N``)."""
+    if isinstance(t, ArrayType | VectorType):
+        return set(t.size.free_vars) | size_names(t.elem)
+    if isinstance(t, TupleType):
+        return set().union(*(size_names(i) for i in t.items))
+    return set()
+
+
+# --- memory ------------------------------------------------------------------------------------
+
+def input_bytes(t: Type) -> int:
+    """The bytes a value of the concrete type ``t`` takes."""
+    count = 1
+    while isinstance(t, ArrayType | VectorType):
+        count *= int(t.size.value)
+        t = t.elem
+    if isinstance(t, TupleType):
+        return count * sum(input_bytes(i) for i in t.items)
+    if isinstance(t, ScalarType):
+        return count * _ITEM_BYTES.get(t.name, 8)
+    return count * 8
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can still give (MemAvailable), None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(types: list[Type], concrete: list[Type], sizes: Mapping[str, int]) -> None:
+    """Refuse inputs that would not fit in the memory available (before allocating)."""
+    needed = sum(input_bytes(t) for t in concrete)
+    available = available_memory()
+    if available is None or needed <= available:
+        return
+    used = sorted({n for t in types for n in size_names(t)} & set(sizes))
+    named = {n: int(sizes[n]) for n in used}
+    shown = ", ".join(f"{n}={v}" for n, v in named.items()) or "these sizes"
+    raise ResourceError(f"the inputs at {shown} need {_bytes(needed)}, more than the "
+                        f"{_bytes(available)} of memory available: choose smaller sizes",
+                        sizes=named)
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+# --- values ------------------------------------------------------------------------------------
+
+def _random_value(t: Type, rng, limit: int, item: Range):
+    shape = []
+    while isinstance(t, ArrayType | VectorType):
+        shape.append(int(t.size.value))
+        t = t.elem
+    if isinstance(t, TupleType):
+        parts = []
+        items = item if isinstance(item, tuple) else (item,) * len(t.items)
+        for component, sub in zip(t.items, items):
+            for n in reversed(shape):
+                component = ArrayType(component, Size.const(n))
+            parts.append(_random_value(component, rng, limit, sub))
+        return tuple(parts)
+    if not isinstance(t, ScalarType):
+        raise WorkbenchError(f"cannot make random inputs of type {t}")
+    if t.name == "int":
+        low, high = (item.low, item.high + 1) if isinstance(item, Interval) else (0, limit)
+        return rng.integers(low, high, size=shape, dtype=np.int32)
+    if t.name == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    dtype = np.float64 if t.name == "double" else np.float32
+    low, high = (item.low, item.high) if isinstance(item, Interval) else (-1, 1)
+    data = rng.uniform(low, high, size=shape).astype(dtype)
+    return data if shape else dtype(data)
