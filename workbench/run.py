@@ -55,9 +55,6 @@ class RunResult:
         return {k: v for k, v in self.__dict__.items()
                 if k not in ("output", "expected", "error")}
 
-
-RELATIVE_TOLERANCE = 1e-3
-
     def __str__(self) -> str:
         """One line when it ran correctly; else the status and the whole message."""
         on = f" on {self.device}" if self.device else ""
@@ -71,6 +68,9 @@ RELATIVE_TOLERANCE = 1e-3
             return f"**{self}**"
         on = f" on {self.device}" if self.device else ""
         return f"**{self.status}**{on}\n\n```\n{self.message}\n```\n"
+
+
+RELATIVE_TOLERANCE = 1e-3
 
 
 def tolerance(expected: np.ndarray) -> float:
