@@ -196,24 +196,19 @@ def test_listing_5_8_runs_with_its_local_memory_tree(n):
     assert "local float lcl" in source and source.count("(a0._0 + a0._1)") == 1
 
 
-def test_only_barriers_with_nothing_after_them_are_elided():
-    from workbench.codegen.barriers import unnecessary
-
-    lines = ["for (wg) {", "  for (l) {", "  }", "  BARRIER", "  for (l) {", "  }", "  BARRIER",
-             "}"]
-    in_group = (("workgroup", 4, 0),)
-    assert unnecessary(lines, [(3, in_group), (6, in_group)], groups={0: 4}) == [6]
-    # a work-group loop that a group runs more than once: the next iteration follows
-    assert unnecessary(lines, [(6, (("workgroup", 8, 0),))], groups={0: 4}) == []
-    # inside a sequential loop: its next iteration follows
-    assert unnecessary(lines, [(6, (("workgroup", 4, 0), ("seq", 2, 0)))], groups={0: 4}) == []
-
-
-def test_a_barrier_between_local_maps_stays():
-    program = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 1 ∘ join "
-                           "∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128"),
-                     "[float]_4096")
-    assert program.source.count("barrier(") == 1
+def test_a_barrier_stands_only_where_another_work_item_wrote_what_is_read():
+    # each work-item reads back the element it wrote itself: program order suffices
+    same = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 1 ∘ join "
+                        "∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128"),
+                  "[float]_4096")
+    assert same.source.count("barrier(") == 0
+    # work-item l reads elements 2l and 2l+1, written by others
+    other = "join ∘ mapWorkgroup (join ∘ mapLocal (reduceSeq (+) 0) ∘ split 2 ∘ join " \
+            "∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128"
+    program = opencl(parse(other), "[float]_4096")
+    assert program.source.count("barrier(CLK_LOCAL_MEM_FENCE);") == 1
+    result = run(parse(other), XS, repeat=2)
+    assert result.status == "ok" and result.correct, result.message
 
 
 def test_cli_demo_runs_a_derivation_end_to_end(capsys):
@@ -264,8 +259,8 @@ def test_temporaries_with_disjoint_lifetimes_share_memory():
 def test_memory_assignment_never_shares_overlapping_lifetimes():
     from workbench.codegen.memory import assign
 
-    bodies = ["a = x;", "b = a;", "c = b; d = a;", "e = c + d;"]
-    mapping, storages = assign([(n, 16, "float") for n in "abcde"], bodies)
+    uses = [{"a", "x"}, {"b", "a"}, {"c", "b", "d", "a"}, {"e", "c", "d"}]
+    mapping, storages = assign([(n, 16, "float") for n in "abcde"], uses)
     spans = {"a": (0, 2), "b": (1, 2), "c": (2, 3), "d": (2, 3), "e": (3, 3)}
     for x in spans:
         for y in spans:
