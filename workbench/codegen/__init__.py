@@ -6,8 +6,9 @@ imperative kernel IR, passes work on that IR, and OpenCL C is printed from it la
 - translation: ``views`` (the layout primitives as index functions), ``values`` (what an
   expression denotes during translation, and its storage), ``scalar`` (scalar functions),
   ``kernel`` (the code inside a kernel), ``stages`` (the kernels of a program);
-- passes: ``launch`` (global and local sizes), ``barriers``, ``memory`` (reuse of
-  temporaries);
+- passes: ``unroll``, ``launch`` (global and local sizes), ``barriers``, ``wide``
+  (64-bit indices), ``written`` (every output element stored exactly once), ``memory``
+  (reuse of temporaries);
 - ``emit``: OpenCL C from the IR; ``program``: the one compile path (``opencl``).
 
 Code generation decides nothing: what is still high-level is lowered by a strategy of

@@ -173,9 +173,10 @@ class _Placer:
 
     def need_barrier(self, stmt: ir.Stmt) -> None:
         if not self.groups:
-            raise CodegenError(f"{_origin(stmt, self.kernel)} reads what other work-items of "
-                               f"the same kernel wrote, and they are not in one work-group: "
-                               f"no barrier can order them (make it a kernel of its own)")
+            raise _located(stmt, f"{_origin(stmt, self.kernel)} reads what other work-items "
+                                 f"of the same kernel wrote, and they are not in one "
+                                 f"work-group: no barrier can order them (make it a kernel "
+                                 f"of its own)")
 
     def check_inside(self, stmt: ir.Stmt) -> None:
         """A dependency between work-items inside one work-item's loop or guarded code
@@ -186,12 +187,19 @@ class _Placer:
         for inner in stmt.body:
             found = accesses(inner, self.spaces)
             if conflicts(pending, found, one=True):
-                raise CodegenError(f"{_origin(inner, self.kernel)} reads what other "
-                                   f"work-items wrote inside the code of one work-item "
-                                   f"({_origin(stmt, self.kernel)}): a barrier cannot stand "
-                                   f"there; write to the enclosing destination instead")
+                raise _located(stmt, f"{_origin(inner, self.kernel)} reads what other "
+                                     f"work-items wrote inside the code of one work-item "
+                                     f"({_origin(stmt, self.kernel)}): a barrier cannot "
+                                     f"stand there; write to the enclosing destination "
+                                     f"instead")
             pending += found
             self.check_inside(inner)
+
+
+def _located(stmt: ir.Stmt, reason: str) -> CodegenError:
+    """An error naming the map a loop came from, where its path is known."""
+    path = getattr(stmt, "path", None)
+    return CodegenError(reason, path, stmt.origin) if path is not None else CodegenError(reason)
 
 
 def _origin(stmt: ir.Stmt, kernel: ir.Kernel) -> str:

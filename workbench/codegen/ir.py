@@ -216,6 +216,7 @@ class Loop(Stmt):
     counter: str | None = None
     origin: str = ""
     wide: bool = False  # a 64-bit index (``wide``)
+    path: tuple | None = None  # the map's path in the expression, where known
 
     def __post_init__(self):
         if self.level not in LEVELS:
@@ -281,6 +282,8 @@ class Kernel:
     locals: tuple[Buffer, ...]
     body: tuple[Stmt, ...]
     origin: str = ""  # the expression, as a comment above the kernel
+    path: tuple = ()  # the path of the computation it implements (its stage)
+    node: str = ""  # that computation, printed
 
 
 @dataclass(frozen=True)

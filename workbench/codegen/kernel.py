@@ -71,8 +71,14 @@ class KernelBuilder(Patterns):
         self.private: set[str] = set()  # temporaries in private memory
         self.calls = Calls(self._index_function)
 
-    def kernel(self, kernel_name: str, params: tuple[ir.Buffer, ...], origin: str) -> ir.Kernel:
-        return ir.Kernel(kernel_name, params, tuple(self.locals), tuple(self.blocks[0]), origin)
+    def kernel(self, kernel_name: str, params: tuple[ir.Buffer, ...], origin: str,
+               path: tuple = (), node: str = "") -> ir.Kernel:
+        return ir.Kernel(kernel_name, params, tuple(self.locals), tuple(self.blocks[0]), origin,
+                         path, node)
+
+    def here(self, path: tuple) -> tuple | None:
+        """A path in the expression being compiled (None inside a part typed on its own)."""
+        return path if self.note is self.root else None
 
     # --- helpers --------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:

@@ -134,7 +134,7 @@ class Patterns:
             form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else level
             step = 1 if form in ("seq", "unrolled") else ir.WARP if level == "lane" else None
             self.emit(ir.Loop(i, form, n, tuple(body), dim=dim, step=step, counter=counter,
-                              origin=short(fn)))
+                              origin=short(fn), path=self.here(path)))
 
     def iterate(self, fn: Prim, arg: Value, env: dict, dest: View | None) -> Value:
         """``iterate n f`` inside a kernel, unrolled (n is known): each application of f is
@@ -196,7 +196,8 @@ class Patterns:
                         Typing((pair,), acc_type), env)
                 self.emit(ir.Assign(acc, step))
             form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else "seq"
-            self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn)))
+            self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
+                              path=self.here(path)))
             self.store(Prefix((Index.of(0),), dest), Value(acc_type, scalar=ir.Name(acc)))
 
 

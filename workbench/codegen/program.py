@@ -21,7 +21,7 @@ from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
 from ..typecheck import annotate, as_type, declared_type_of, input_types_of
 from ..types import Type, free_size_vars, function_parts, match_sizes, substitute_sizes
-from . import CodegenError, barriers, emit, ir, launch, memory
+from . import CodegenError, barriers, emit, ir, launch, memory, unroll, wide, written
 from .stages import translate
 
 
@@ -91,16 +91,24 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
 
 
 def compile_module(module: ir.Module) -> ir.Module:
-    """The passes over the kernel IR, in order: launch inference (which fixes the strides),
-    barrier placement."""
+    """The passes over the kernel IR, in order: unrolling, launch inference (which fixes the
+    strides), barrier placement, 64-bit indices; then the check that every output element
+    is written exactly once."""
     kernels, launches = [], []
     for kernel in module.kernels:
-        kernel, plan = launch.bind(kernel)
-        kernel = barriers.place(kernel, plan)
+        try:
+            kernel = unroll.unroll(kernel)
+            kernel, plan = launch.bind(kernel)
+            kernel = barriers.place(kernel, plan)
+            kernel = wide.widen(kernel)
+        except CodegenError as err:
+            raise err.at(kernel.path, kernel.node) from None
         kernels.append(kernel)
         launches.append(plan)
-    return ir.Module(module.name, module.declarations, tuple(kernels), module.buffers,
-                     module.inputs, module.outputs, tuple(launches))
+    module = ir.Module(module.name, module.declarations, tuple(kernels), module.buffers,
+                       module.inputs, module.outputs, tuple(launches))
+    written.check(module)
+    return module
 
 
 def refuse_high_level(expr: Expr) -> None:

@@ -38,13 +38,15 @@ class Stages:
         self.cprog = CProgram()
         self.names = Names()
         self.buffers = buffers  # global: inputs, outputs, and temporaries as they come
-        self.kernels: list[tuple[str, KernelBuilder, str]] = []  # name, builder, origin
+        self.kernels: list[tuple[str, KernelBuilder, tuple, str]] = []  # name, builder, node
         self.calls = Calls(lambda f, arity: define_function(
             f, [INT] * arity, self.cprog, name=self.names.fresh(f"{name}_index")))
 
-    def stage(self) -> KernelBuilder:
+    def stage(self, path: Path, node: Expr) -> KernelBuilder:
         builder = KernelBuilder(self.name, self.note, self.cprog, self.names, self.buffers)
-        self.kernels.append((f"{self.name}_{len(self.kernels)}", builder, ""))
+        builder.root = self.root
+        where = path if self.note is self.root else ()
+        self.kernels.append((f"{self.name}_{len(self.kernels)}", builder, where, str(node)))
         return builder
 
     def temporary(self, t: Type) -> View:
@@ -54,7 +56,8 @@ class Stages:
 
     def module_kernels(self, origin: str) -> tuple[ir.Kernel, ...]:
         params = tuple(self.buffers)
-        return tuple(builder.kernel(name, params, origin) for name, builder, _ in self.kernels)
+        return tuple(builder.kernel(name, params, origin, path, node)
+                     for name, builder, path, node in self.kernels)
 
     # Top level: each computation is a stage (kernel) of its own.
     def top(self, fn: Expr, args: list[Value], path: Path, env: dict, dest) -> Value:
@@ -108,8 +111,7 @@ class Stages:
         # a computation: its own kernel, writing to ``dest`` or a new global buffer
         if dest is None:
             dest = self.temporary(typing.result)
-        stage = self.stage()
-        stage.note, stage.root = self.note, self.root
+        stage = self.stage(path, fn)
         stage.apply(fn, args, path, env, dest)
         return Value(typing.result, view=dest)
 
