@@ -13,6 +13,7 @@ The strides are constants in the code: PoCL miscompiles some loops striding by
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from . import CodegenError, ir
@@ -93,3 +94,51 @@ def bind(kernel: ir.Kernel) -> tuple[ir.Kernel, ir.Launch]:
     """The kernel with the strides of its loops filled in, and its launch."""
     launch = infer(kernel)
     return replace(kernel, body=with_strides(kernel.body, launch)), launch
+
+
+# --- which work-items run a statement -------------------------------------------------------
+
+def axes(launch: ir.Launch) -> dict[str, int]:
+    """The ways work-items of a launch differ, with how many values each takes (the lanes
+    and warps of dimension 0 apart when it holds whole warps)."""
+    if launch.local_size is None:
+        return {f"global{d}": n for d, n in enumerate(launch.global_size)}
+    out = {f"group{d}": g // n for d, (g, n) in enumerate(zip(launch.global_size,
+                                                                launch.local_size))}
+    for d, n in enumerate(launch.local_size):
+        if d == 0 and n % ir.WARP == 0:
+            out["lane"], out["warp"] = ir.WARP, n // ir.WARP
+        else:
+            out[f"local{d}"] = n
+    return out
+
+
+def claims(frame: ir.Stmt) -> tuple[str, ...]:
+    """The axes of work-items that a loop or guard tells apart: each iteration (or the
+    guarded code) is run by one value of them."""
+    if isinstance(frame, ir.Guard):
+        return ("lane",) if frame.scope == "warp" else \
+            ("lane", "warp", "local0", "local1", "local2")
+    level, d = frame.level, frame.dim
+    if level == "global":
+        return (f"global{d}",)
+    if level == "workgroup":
+        return (f"group{d}",)
+    if level == "local":
+        return (f"local{d}", "lane", "warp") if d == 0 else (f"local{d}",)
+    if level in ("warp", "lane"):
+        return (level,)
+    return ()
+
+
+def copies(enclosing: tuple, launch: ir.Launch) -> int:
+    """How many work-items run a statement at each point of its iteration space (every
+    work-item of a group for code the group runs alike; one inside a loop over work-items
+    or a guard)."""
+    claimed = {a for frame in enclosing for a in claims(frame)}
+    return math.prod(n for a, n in axes(launch).items() if a not in claimed)
+
+
+def rounds(loop: ir.Loop) -> int:
+    """Iterations of a loop that one work-item runs."""
+    return -(-loop.extent // (loop.step or 1))

@@ -21,7 +21,18 @@ from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
 from ..typecheck import annotate, as_type, declared_type_of, input_types_of
 from ..types import Type, free_size_vars, function_parts, match_sizes, substitute_sizes
-from . import CodegenError, barriers, emit, ir, launch, memory, unroll, wide, written
+from . import (
+    CodegenError,
+    barriers,
+    emit,
+    features,
+    ir,
+    launch,
+    memory,
+    unroll,
+    wide,
+    written,
+)
 from .stages import translate
 
 
@@ -38,6 +49,7 @@ class OpenCLProgram:
     buffers: tuple[ir.Buffer, ...]
     output: ir.Buffer
     module: ir.Module
+    features: features.ProgramFeatures
     codegen_ms: float = 0.0
     input_parts: tuple[tuple[ir.Buffer, ...], ...] = ()  # per input
     output_parts: tuple[ir.Buffer, ...] = ()  # one per tuple component of the result
@@ -84,7 +96,7 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
     module = compile_module(module)
     storage, storages = memory.plan(module)
     return OpenCLProgram(name, text, emit.program_source(module), module.launches,
-                         module.buffers, module.outputs[0], module,
+                         module.buffers, module.outputs[0], module, features.of(module),
                          (time.perf_counter() - start) * 1000, input_parts=module.inputs,
                          output_parts=module.outputs, storage=storage,
                          storages=tuple(storages), completed=completed)

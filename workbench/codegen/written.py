@@ -4,11 +4,10 @@ of layout primitives only, such as ``mapWorkgroup (id ∘ id)`` — would otherw
 garbage that only a comparison with the interpreter notices).
 
 A store is executed once per point of its enclosing loops' iteration space by each
-work-item that runs it: the work-items that no enclosing parallel loop or guard tells apart
-(every work-item of a group for code a group runs alike, the 32 lanes of a warp for a
-warp's). Its offsets over that space are counted exactly: symbolically when the offset is
-affine in loop indices that form a mixed radix (``i + 4·l + 1024·wg``, the common case),
-else by enumeration when the space is small enough; otherwise (offsets computed at run
+work-item that runs it (``launch.copies``). Its offsets over that space are counted
+exactly: symbolically when the offset is affine in loop indices that form a mixed radix
+(``i + 4·l + 1024·wg``, the common case), else by enumeration when the space is small
+enough; otherwise (offsets computed at run
 time by an index function, or huge spaces with divisions) only the number of stores is
 compared with the number of elements.
 """
@@ -21,6 +20,7 @@ import numpy as np
 
 from . import CodegenError, ir
 from .arith import Div, Index, Mod, Opaque, Var
+from .launch import copies
 
 ENUMERATION_LIMIT = 1 << 20  # store executions counted one by one at most
 
@@ -70,47 +70,6 @@ class _Count:
         if (counts > 1).any():
             return f"element {int(np.argmax(counts > 1))} is written more than once"
         return None
-
-
-def _axes(launch: ir.Launch) -> dict[str, int]:
-    """The ways work-items of the launch differ, with how many values each takes."""
-    if launch.local_size is None:
-        return {f"global{d}": n for d, n in enumerate(launch.global_size)}
-    axes = {f"group{d}": g // n for d, (g, n) in enumerate(zip(launch.global_size,
-                                                                 launch.local_size))}
-    for d, n in enumerate(launch.local_size):
-        if d == 0 and n % ir.WARP == 0:
-            axes["lane"], axes["warp"] = ir.WARP, n // ir.WARP
-        else:
-            axes[f"local{d}"] = n
-    return axes
-
-
-def _claims(frame: ir.Stmt) -> tuple[str, ...]:
-    """The axes of work-items that a loop or guard tells apart (each iteration, or the
-    guarded code, is run by one value of them)."""
-    if isinstance(frame, ir.Guard):
-        if frame.scope == "warp":
-            return ("lane",)
-        return ("lane", "warp", "local0", "local1", "local2")
-    level, d = frame.level, frame.dim
-    if level == "global":
-        return (f"global{d}",)
-    if level == "workgroup":
-        return (f"group{d}",)
-    if level == "local":
-        return (f"local{d}", "lane", "warp") if d == 0 else (f"local{d}",)
-    if level == "warp":
-        return ("warp",)
-    if level == "lane":
-        return ("lane",)
-    return ()
-
-
-def _copies(enclosing: tuple, axes: dict[str, int]) -> int:
-    """How many work-items run a statement at each point of its iteration space."""
-    claimed = {a for frame in enclosing for a in _claims(frame)}
-    return math.prod(n for a, n in axes.items() if a not in claimed)
 
 
 def _affine_image(offset: Index, loops: dict[str, int]) -> tuple[int, int, int] | None:
@@ -177,10 +136,9 @@ def check(module: ir.Module) -> None:
     counts = {name: _Count(b.length) for name, b in outputs.items()}
     writers: dict[str, list[ir.Kernel]] = {name: [] for name in outputs}
     for kernel, launch in zip(module.kernels, module.launches):
-        axes = _axes(launch)
         for stmt, enclosing in ir.statements(kernel.body):
             if isinstance(stmt, ir.Store) and stmt.buffer in outputs:
-                _record(counts[stmt.buffer], stmt, enclosing, _copies(enclosing, axes))
+                _record(counts[stmt.buffer], stmt, enclosing, copies(enclosing, launch))
                 if kernel not in writers[stmt.buffer]:
                     writers[stmt.buffer].append(kernel)
     for name, count in counts.items():
