@@ -75,8 +75,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
               for b, leaf in zip(parts, leaves(v))}
     outputs = {b.name: ((b.length,), b.scalar_dtype()) for b in program.output_parts}
     scratch = {s.name: ((s.length,), dtype_of(ScalarType(s.dtype))) for s in program.storages}
-    order = tuple(program.storage.get(b.name, b.name) for b in program.buffers)
-    launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size, order)
+    launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size,
+                              tuple(program.storage.get(name, name) for name in l.args))
                 for l in program.launches]
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
                           repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms)

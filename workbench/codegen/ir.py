@@ -268,11 +268,13 @@ class Allocate(Stmt):
 
 @dataclass(frozen=True)
 class Launch:
-    """The NDRange of a kernel: global size and work-group size per dimension (None: any)."""
+    """The NDRange of a kernel: global size and work-group size per dimension (None: any),
+    and the global buffers it is passed, in argument order."""
 
     kernel: str
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -270,7 +270,10 @@ class KernelBuilder(Patterns):
         done by the first lane (work-item) alone: the scope of the guard that selects it."""
         if self.singles:
             return None  # already in one work-item's code
-        level = self.loops[-1][0] if self.loops else None
+        # the innermost level that distributes work (sequential loops around local maps
+        # are run by all work-items alike, and so is their sequential code)
+        level = next((lvl for lvl, _, _ in reversed(self.loops)
+                      if lvl not in ("seq", "unrolled")), None)
         return level if level in ("warp", "workgroup") else None
 
     @contextmanager

@@ -22,7 +22,8 @@ MAX_GLOBAL = 1 << 20  # work-items of a mapGlobal launch (loops stride over the 
 
 
 def infer(kernel: ir.Kernel) -> ir.Launch:
-    """The launch of a kernel from the extents of its loops."""
+    """The launch of a kernel from the extents of its loops (and its parameters)."""
+    args = tuple(b.name for b in kernel.params)
     groups: dict[int, int] = {}
     local: dict[int, int] = {}
     items: dict[int, int] = {}
@@ -46,7 +47,8 @@ def infer(kernel: ir.Kernel) -> ir.Launch:
         if warps:  # whole warps
             size[0] = -(-size[0] // ir.WARP) * ir.WARP
         count = [groups.get(d, 1) for d in range(dims)]
-        return ir.Launch(kernel.name, tuple(g * n for g, n in zip(count, size)), tuple(size))
+        return ir.Launch(kernel.name, tuple(g * n for g, n in zip(count, size)), tuple(size),
+                         args)
     if items:
         dims = max(items) + 1
         budget = MAX_GLOBAL
@@ -54,8 +56,8 @@ def infer(kernel: ir.Kernel) -> ir.Launch:
         for n in (items.get(d, 1) for d in range(dims)):
             capped.append(max(1, min(n, budget)))
             budget = max(1, budget // capped[-1])
-        return ir.Launch(kernel.name, tuple(capped), None)
-    return ir.Launch(kernel.name, (1,), (1,))
+        return ir.Launch(kernel.name, tuple(capped), None, args)
+    return ir.Launch(kernel.name, (1,), (1,), args)
 
 
 def stride(loop: ir.Loop, launch: ir.Launch) -> int:

@@ -9,12 +9,15 @@ uses global or work-group maps is a kernel (or several) per iteration, on two bu
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, walk
 from ..typecheck import Annotation
 from ..types import INT, Type
 from . import CodegenError, ir
 from .arith import Index
 from .kernel import KernelBuilder, Names, bind, constant
+from .memory import used_buffers
 from .patterns import iteration_types
 from .scalar import CProgram, define_function
 from .values import Value, component_buffers, pingpong, shape
@@ -55,9 +58,14 @@ class Stages:
         return view
 
     def module_kernels(self, origin: str) -> tuple[ir.Kernel, ...]:
-        params = tuple(self.buffers)
-        return tuple(builder.kernel(name, params, origin, path, node)
-                     for name, builder, path, node in self.kernels)
+        """The kernels, each given the global buffers it reads or writes."""
+        kernels = []
+        for name, builder, path, node in self.kernels:
+            kernel = builder.kernel(name, (), origin, path, node)
+            used = used_buffers(kernel)
+            kernels.append(replace(kernel, params=tuple(b for b in self.buffers
+                                                        if b.name in used)))
+        return tuple(kernels)
 
     # Top level: each computation is a stage (kernel) of its own.
     def top(self, fn: Expr, args: list[Value], path: Path, env: dict, dest) -> Value:

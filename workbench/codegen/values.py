@@ -14,7 +14,7 @@ from ..sizes import Size
 from ..types import ArrayType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError, ir
 from .arith import Index
-from .views import BufferView, Prefix, SplitVecView, View, ZipView, read
+from .views import BufferView, Prefix, SplitVecView, View, ZipView, project, read
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,12 @@ class Value:
         elem = t.elem
         if isinstance(elem, ArrayType):
             return Value(elem, view=Prefix((i,), self.view))
-        if isinstance(elem, TupleType) and isinstance(self.view, ZipView):
+        if isinstance(elem, TupleType) and any(isinstance(item, ArrayType)
+                                               for item in elem.items):
             # zip of arrays whose elements are themselves arrays: element i of each part
             return Value(elem, parts=tuple(
-                Value(ArrayType(item, t.size), view=part).element(i)
-                for item, part in zip(elem.items, self.view.parts)))
+                Value(ArrayType(item, t.size), view=project(self.view, k)).element(i)
+                for k, item in enumerate(elem.items)))
         return leaf(elem, self.view.access([i]))  # a scalar, a vector (vload) or a tuple
 
 

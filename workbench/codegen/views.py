@@ -16,7 +16,7 @@ function: vectors (``splitVec``/``joinVec``), padding, tuples, replication and p
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
 from ..typecheck import annotate
@@ -179,6 +179,16 @@ class Prefix(View):
 
     def access(self, idx):
         return self.inner.access([*self.fixed, *idx])
+
+
+def project(view: View, k: int) -> View:
+    """The view of component k of an array of tuples (a ``zip``, possibly seen through
+    layout primitives): the same view with component k chosen at the zip."""
+    if isinstance(view, ZipView):
+        return view.parts[k]
+    if isinstance(view, IndexMapView | Prefix):
+        return replace(view, inner=project(view.inner, k))
+    raise CodegenError(f"cannot select component {k} of the tuples of this array here")
 
 
 def buffers_of(view) -> set[str]:
