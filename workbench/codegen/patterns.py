@@ -19,7 +19,6 @@ from .views import Prefix, View, is_layout
 # The letters of the indices of each level's loops (``gl1``, ``wg2``, ``l3``, ``i4``, …).
 PREFIX = {"global": "gl", "workgroup": "wg", "local": "l", "seq": "i", "unrolled": "i",
           "warp": "w", "lane": "ln"}
-MEMORY = ("toGlobal", "toLocal", "toPrivate")
 ACROSS_WORK_ITEMS = ("global", "workgroup", "local", "warp", "lane")
 
 
@@ -43,7 +42,7 @@ class Patterns:
             if dest is not None:
                 self.store(dest, value)
             return value
-        if name in MEMORY:
+        if fn.decl.extra.get("address_space"):  # toGlobal, toLocal, toPrivate
             return self.memory(fn, typing, args, path, env, dest)
         if dest is None and name == "iterate":
             return self.iterate(fn, args[0], env, None)
@@ -62,7 +61,7 @@ class Patterns:
             return Value(result, view=dest)
         if level is not None:
             self.map_loop(fn, level, args[0], path, env, dest)
-        elif name in ("reduceSeq", "reduceSeqUnroll"):
+        elif fn.decl.extra.get("loop"):  # reduceSeq, reduceSeqUnroll
             self.reduce_seq(fn, args[0], path, env, dest)
         elif name == "iterate":
             return self.iterate(fn, args[0], env, dest)
