@@ -366,9 +366,9 @@ class KernelBuilder(Patterns):
             return self.apply(e.fn, args, path + (0,), env, dest)
         raise CodegenError(f"cannot generate the value {e} yet")
 
-    def at_index(self, index: Value) -> Index:
-        """An index read at run time (``at``)."""
-        return Index.of(Opaque(self.scalar(index)))
+    def at_index(self, index: Value, length: int) -> Index:
+        """An index read at run time (``at``), into an array of ``length`` elements."""
+        return Index.of(Opaque(self.scalar(index), length))
 
     def layout(self, fn: Prim, typing: Typing, args: list[Value], dest) -> Value:
         view = self.view_through(fn, typing.args[0], args[0].view)

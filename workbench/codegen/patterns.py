@@ -38,7 +38,7 @@ class Patterns:
             return self.replicate(typing, args, dest)
         if name == "at":  # xs[i] with i computed at run time
             index, array = args
-            value = array.element(self.at_index(index))
+            value = array.element(self.at_index(index, int(array.type.size.value)))
             if dest is not None:
                 self.store(dest, value)
             return value
