@@ -403,3 +403,26 @@ def test_work_groups_larger_than_the_device_allows_are_named():
                  repeat=1)
     assert result.status == "launch error"
     assert "work-groups of 8192 work-items do not fit the device" in result.message
+
+
+def test_zipped_arrays_of_arrays_are_read_through_layout_primitives():
+    # md after split-join at 0.1.0: the neighbour lists (arrays) of split chunks of a zip
+    from workbench import apply
+    from workbench.programs import library
+
+    n, k = 256, 8
+    rng = np.random.default_rng(n)
+    ps = tuple(rng.uniform(0, 10, n).astype(np.float32) for _ in range(3))
+    neighbours = ((np.arange(n)[:, None] + rng.integers(1, n, (n, k))) % n).astype(np.int32)
+    split = apply(library("md")["md"], "split-join", "0.1.0", n=2)
+    result = run(split, ps, neighbours, np.float32(16.0), repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_a_node_that_cannot_be_generated_is_named_with_its_path():
+    from workbench.codegen import CodegenError
+
+    with pytest.raises(CodegenError) as err:
+        opencl(parse("scan (+) 0 ∘ mapGlobal abs"), "[float]_64")
+    assert err.value.path == (0,) and err.value.node_text == "scan (+) 0"
+    assert "at node 0 `scan (+) 0`" in str(err.value)

@@ -5,10 +5,11 @@ imperative kernel IR, passes work on that IR, and OpenCL C is printed from it la
   allocations with an address space, barriers); ``arith``: index arithmetic;
 - translation: ``views`` (the layout primitives as index functions), ``values`` (what an
   expression denotes during translation, and its storage), ``scalar`` (scalar functions),
-  ``kernel`` (the code inside a kernel), ``stages`` (the kernels of a program);
+  ``kernel`` (the code inside a kernel) with ``patterns`` (maps, reductions, iterate,
+  memory spaces), ``stages`` (the kernels of a program);
 - passes: ``unroll``, ``launch`` (global and local sizes), ``barriers``, ``wide``
   (64-bit indices), ``written`` (every output element stored exactly once), ``memory``
-  (reuse of temporaries);
+  (reuse of temporaries), ``features`` (what the search's cost model reads);
 - ``emit``: OpenCL C from the IR; ``program``: the one compile path (``opencl``).
 
 Code generation decides nothing: what is still high-level is lowered by a strategy of
