@@ -169,7 +169,9 @@ class _Placer:
             if spaces:
                 self.need_barrier(loop)
                 return replace(loop, body=body + (_barrier(spaces),)), []
-        return replace(loop, body=body), pending if placed else before + pending
+        # seen from the enclosing sequence, the body's accesses are made inside the loop
+        outer = [replace(a, frames=(_frame(loop),) + a.frames) for a in pending]
+        return replace(loop, body=body), outer if placed else before + outer
 
     def need_barrier(self, stmt: ir.Stmt) -> None:
         if not self.groups:
