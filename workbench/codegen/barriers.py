@@ -21,6 +21,7 @@ after every ``mapLocal`` and removes some.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from . import CodegenError, ir
@@ -211,6 +212,8 @@ def _origin(stmt: ir.Stmt, kernel: ir.Kernel) -> str:
 
 def place(kernel: ir.Kernel, launch: ir.Launch) -> ir.Kernel:
     """The kernel with its barriers placed (the strides of its loops must be known)."""
+    if math.prod(launch.local_size or launch.global_size) == 1:
+        return kernel  # one work-item: program order is all the order there is
     spaces = {b.name: b.space for b in (*kernel.params, *kernel.locals) if b.space != "private"}
     placer = _Placer(kernel, spaces, launch.local_size is not None)
     body, _, _ = placer.sequence(kernel.body, [])
