@@ -45,8 +45,9 @@ def test_generated_code_is_readable():
     program = opencl(parse("join ∘ mapWorkgroup (join ∘ mapLocal (mapSeq id) ∘ split 4) "
                            "∘ split 1024"), "[float]_4096")
     source = program.source
-    # strides are the launch's sizes, as constants
-    assert "for (int wg1 = get_group_id(0); wg1 < 4; wg1 += 4)" in source
+    # a work-group loop that each group runs once is no loop; strides are the launch's
+    # sizes, as constants
+    assert "int wg1 = get_group_id(0);" in source and "wg1 +=" not in source
     assert "l2 += 256" in source
     assert "barrier(" not in source  # the only one would end the kernel
     assert "out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];" in source
@@ -426,3 +427,21 @@ def test_a_node_that_cannot_be_generated_is_named_with_its_path():
         opencl(parse("scan (+) 0 ∘ mapGlobal abs"), "[float]_64")
     assert err.value.path == (0,) and err.value.node_text == "scan (+) 0"
     assert "at node 0 `scan (+) 0`" in str(err.value)
+
+
+# A random walk from mm: local memory written by one work-item inside a sequential loop
+# and read by the warps after it. PoCL computed garbage while the work-group map was a loop
+# starting at get_group_id (it misplaced the barriers of the loops nested in it).
+MM_WARPS = (
+    "λa b. mapWorkgroup (λrowA. join ((join ∘ mapSeq (mapSeq (λcolB. (reduceSeq (+) 0 ∘ "
+    "join ∘ mapSeq (reduceSeq (+) 0) ∘ split 2 ∘ join ∘ mapWarp (reduceSeq (+) 0) ∘ split 4 ∘ "
+    "reorderStride 4 ∘ join ∘ mapSeq (toLocal (mapLocal (*))) ∘ split 4) (zip rowA colB))) "
+    "∘ split 2) (transpose b))) a")
+
+
+def test_local_memory_written_in_a_sequential_loop_is_read_after_its_barriers():
+    a = RNG.uniform(-1, 1, (16, 16)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (16, 8)).astype(np.float32)
+    result = run(parse(MM_WARPS), a, b, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+    assert "wg1 +=" not in result.source

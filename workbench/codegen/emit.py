@@ -131,6 +131,21 @@ class _Printer:
         if s.level in ("seq", "unrolled"):
             self.nested(f"for ({kind} {i} = 0; {i} < {n}; {i}++) {{", s.body)
             return
+        if s.level == "workgroup" and _step(s) >= n:
+            # Each group runs the body at most once: no loop. PoCL 3.1 misplaces the
+            # barriers of loops nested in a loop that starts at get_group_id (a work-item
+            # then reads local memory before another has written it).
+            self.line("{")
+            self.depth += 1
+            self.line(f"{kind} {i} = get_group_id({s.dim});")
+            if n < _step(s):
+                self.nested(f"if ({i} < {n}) {{", s.body)
+            else:
+                for stmt in s.body:
+                    self.stmt(stmt)
+            self.depth -= 1
+            self.line("}")
+            return
         start = {"global": f"get_global_id({s.dim})", "workgroup": f"get_group_id({s.dim})",
                  "local": f"get_local_id({s.dim})",
                  "lane": f"get_local_id(0) % {ir.WARP}"}[s.level]
