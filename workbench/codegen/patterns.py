@@ -178,9 +178,11 @@ class Patterns:
         else:  # a closed expression such as (0.0, 0.0, 0.0): a function of a dummy argument
             init = self.scalar_call(Lambda(("_",), z), [Value(INT, scalar=ir.Literal("0"))],
                                     Typing((INT,), acc_type), env)
-        self.emit(ir.Declare(acc, acc_type, init))
         i = self.fresh("i")
-        with self.guarded(self.single()):  # the store after the loop too
+        # one work-item of a group (or warp) reduces: the accumulator, the loop and the
+        # store are its code alone
+        with self.guarded(self.single()):
+            self.emit(ir.Declare(acc, acc_type, init))
             with self.block() as body:
                 element = arg.element(var(i, n))
                 pair = TupleType((acc_type, arg.type.elem))
