@@ -55,11 +55,11 @@ def main(argv=None) -> dict:
     found = rewrites(big, "[float]_N")
     gemv = library("blas")["gemv"]
     gemv_types = ["[[float]_1024]_1024", "[float]_1024", "[float]_1024", "float", "float"]
-    from workbench.codegen.completion import complete
+    from workbench.rules.lowering import lower
 
-    gemv_low, _ = complete(gemv, *gemv_types)
-    listing513, _ = complete(library("reductions")["listing5_13"], "[float]_1048576")
-    md, _ = complete(library("md")["md"])
+    gemv_low, _ = lower(gemv, *gemv_types)
+    listing513, _ = lower(library("reductions")["listing5_13"], "[float]_1048576")
+    md, _ = lower(library("md")["md"])
     rows = {
         f"rewrites (listing, {big.size()} nodes, {len(found)} results)":
             (timed(lambda: rewrites(big, "[float]_N"), args.repeat), 50.0),

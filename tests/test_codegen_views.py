@@ -73,5 +73,7 @@ def test_simplified_expressions_keep_their_value(n, m, seed):
 
 
 def test_layout_view_refuses_computation():
-    with pytest.raises(ValueError, match="not a data-layout primitive"):
+    from workbench.codegen import CodegenError
+
+    with pytest.raises(CodegenError, match="not a data-layout primitive"):
         layout_view(parse("map abs"), "[float]_4")

@@ -1,6 +1,6 @@
-"""The OpenCL of the current step (SPEC 11): default completion of what is still high-level
-(``workbench.codegen.completion.complete``), then ``workbench.opencl``; shown highlighted,
-with the launch plan and, when the step was not fully low-level, the completed nodes."""
+"""The OpenCL of the current step (SPEC 11): ``workbench.opencl`` with the default lowering
+of what is still high-level (``complete=True``), as ``run`` compiles it; shown highlighted,
+with the launch plan and, when the step was not fully low-level, the lowered nodes."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import CLexer
 
 from workbench import CodegenError, WorkbenchError, opencl
-from workbench.codegen.completion import complete
-from workbench.codegen.program import concrete
 from workbench.errors import format_path
 from workbench.expr import Expr
 from workbench.types import Type, function_parts, substitute_sizes
@@ -50,14 +48,12 @@ def generate(expr: Expr, sizes: dict[str, int]) -> StepCode:
     out = StepCode(str(expr))
     input_types(expr, sizes)  # says so when the expression has no signature
     try:
-        bound, types = concrete(expr, (), sizes)
-        lowered, steps = complete(bound, *types)
-        out.completed = [f"{s.rule} at {format_path(s.path)}" for s in steps]
-        program = opencl(lowered, *types, name=getattr(expr, "definition_name", None),
-                         sizes=sizes)
+        program = opencl(expr, sizes=sizes, complete=True,
+                         name=getattr(expr, "definition_name", None))
     except (CodegenError, WorkbenchError) as err:
         out.problem = str(err)
         return out
+    out.completed = [f"{s.rule} at {format_path(s.path)}" for s in program.completed]
     out.source = program.source
     out.codegen_ms = program.codegen_ms
     out.launches = [(l.kernel, l.global_size, l.local_size) for l in program.launches]

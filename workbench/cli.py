@@ -407,20 +407,17 @@ def _concrete(args) -> tuple[str, Expr, list[Type], dict[str, int]]:
 
 def cmd_codegen(args) -> dict:
     from .codegen import CodegenError
-    from .codegen.completion import complete
     from .codegen.program import opencl
 
-    name, expr, types, _ = _concrete(args)
-    completed = []
+    name, expr, types, sizes = _concrete(args)
     try:
-        if args.complete:
-            expr, completed = complete(expr, *types)
-        program = opencl(expr, *types, name=name if name != "expression" else None)
+        program = opencl(expr, *types, sizes=sizes, complete=args.complete,
+                         name=name if name != "expression" else None)
     except CodegenError as err:
         hint = "" if args.complete else " (--complete lowers what is still high-level)"
         raise UserError(f"cannot generate OpenCL: {err}{hint}") from None
     return {"name": program.name, "expression": program.expression, "source": program.source,
-            "completed": [f"{c.rule} at {format_path(c.path)}" for c in completed],
+            "completed": [f"{c.rule} at {format_path(c.path)}" for c in program.completed],
             "source_sha256": program.sha256, "codegen_ms": program.codegen_ms,
             "launches": [{"kernel": l.kernel, "global_size": list(l.global_size),
                           "local_size": list(l.local_size) if l.local_size else None}

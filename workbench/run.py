@@ -1,6 +1,6 @@
-"""Run an expression on an OpenCL device: complete what is still high-level (see
-``codegen.completion``), generate, build, time, and check the output against the
-reference interpreter on the same inputs (SPEC 7, 14).
+"""Run an expression on an OpenCL device: compile it (``codegen.program.opencl``, which
+lowers what is still high-level by the default lowering), build, time, and check the output
+against the reference interpreter on the same inputs (SPEC 7, 14).
 
 Every failure (inputs or arguments that do not fit, code that cannot be generated yet, a
 compile error, a crash, a wrong result) is reported in the result's ``status`` and
@@ -20,8 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .codegen import CodegenError
-from .codegen.completion import complete
-from .codegen.program import concrete, opencl
+from .codegen.program import opencl
 from .errors import ArgumentError, WorkbenchError, format_path
 from .expr import Expr
 from .runtime import Launch as RuntimeLaunch
@@ -143,11 +142,9 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
             else np.stack([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
-    completed: list = []
     try:
-        bound, types = concrete(expr, tuple(types), sizes)
-        lowered, completed = complete(bound, *types)
-        program = opencl(lowered, *types, name=getattr(expr, "definition_name", None))
+        program = opencl(expr, *types, sizes=sizes, complete=True,
+                         name=getattr(expr, "definition_name", None))
     except (CodegenError, WorkbenchError) as err:
         return RunResult("codegen error", str(err), expected=expected)
     except Exception as err:  # a generator bug must not end the caller (SPEC 12)
@@ -158,13 +155,13 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
               for b, leaf in zip(parts, leaves(v))}
     outputs = {b.name: ((b.length,), b.scalar_dtype()) for b in program.output_parts}
     scratch = {s.name: ((s.length,), dtype_of(ScalarType(s.dtype))) for s in program.storages}
-    order = tuple(program.storage.get(b.name, b.name) for b in program.buffers)
-    launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size, order)
+    launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size,
+                              tuple(program.storage.get(name, name) for name in l.args))
                 for l in program.launches]
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
                           repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms)
     result = RunResult(outcome.status, outcome.message, expected=expected,
-                       completed=[f"{s.rule} at {format_path(s.path)}" for s in completed],
+                       completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,
                        source=program.source, source_sha256=program.sha256,
                        build_ms=outcome.build_ms, transfer_ms=outcome.transfer_ms)

@@ -25,6 +25,16 @@ class Var:
 
 
 @dataclass(frozen=True)
+class Opaque:
+    """An integer the index arithmetic cannot see into, in ``[0, extent)``: the result of
+    an index function (``gather``), a value read at run time (``at``), a clamp (``padClamp``).
+    ``value`` is a kernel IR value (``ir``); ``to_c`` prints it with the printer it is given."""
+
+    value: object
+    extent: int | None = None
+
+
+@dataclass(frozen=True)
 class Div:
     num: Index
     den: int
@@ -36,7 +46,7 @@ class Mod:
     den: int
 
 
-Atom = Var | Div | Mod
+Atom = Var | Opaque | Div | Mod
 Monomial = tuple  # sorted tuple of atoms (with repetition for powers)
 
 
@@ -57,10 +67,10 @@ class Index:
 
     # construction
     @staticmethod
-    def of(x: int | Index | Var) -> Index:
+    def of(x: int | Index | Var | Opaque) -> Index:
         if isinstance(x, Index):
             return x
-        if isinstance(x, Var):
+        if isinstance(x, Var | Opaque):
             return Index({(x,): 1})
         return Index({(): int(x)})
 
@@ -128,6 +138,33 @@ class Index:
             lo, hi = lo + tlo, hi + thi
         return lo, hi
 
+    def atoms(self):
+        """Every atom of the expression, those inside divisions and remainders included."""
+        for m in self.terms:
+            for atom in m:
+                yield atom
+                if isinstance(atom, Div | Mod):
+                    yield from atom.num.atoms()
+
+    def variables(self) -> set[str]:
+        return {a.name for a in self.atoms() if isinstance(a, Var)}
+
+    def substitute(self, values: dict[str, int | Index], opaque=None) -> Index:
+        """The expression with the named variables replaced (and simplified again);
+        ``opaque`` rewrites the value of each opaque atom (where the variables may occur
+        too)."""
+        atoms = list(self.atoms())
+        if not values or not ({a.name for a in atoms if isinstance(a, Var)} & set(values)
+                              or (opaque and any(isinstance(a, Opaque) for a in atoms))):
+            return self
+        total = Index.of(0)
+        for m, c in self.terms.items():
+            term = Index.of(c)
+            for atom in m:
+                term = term * _substitute_atom(atom, values, opaque)
+            total = total + term
+        return total
+
     def evaluate(self, env: dict[str, int]) -> int:
         total = 0
         for m, c in self.terms.items():
@@ -148,8 +185,20 @@ def var(name: str, extent: int | None = None) -> Index:
     return Index.of(Var(name, extent))
 
 
-def atom_bounds(atom: Atom) -> tuple[float, float]:
+def _substitute_atom(atom: Atom, values: dict, opaque) -> Index:
     if isinstance(atom, Var):
+        return Index.of(values[atom.name]) if atom.name in values else Index.of(atom)
+    if isinstance(atom, Div):
+        return divide(atom.num.substitute(values, opaque), atom.den)
+    if isinstance(atom, Mod):
+        return remainder(atom.num.substitute(values, opaque), atom.den)
+    if opaque is not None:
+        return Index.of(Opaque(opaque(atom.value), atom.extent))
+    return Index({(atom,): 1})
+
+
+def atom_bounds(atom: Atom) -> tuple[float, float]:
+    if isinstance(atom, Var | Opaque):
         return 0.0, (atom.extent - 1 if atom.extent is not None else INF)
     lo, hi = atom.num.bounds()
     if isinstance(atom, Div):
@@ -160,6 +209,8 @@ def atom_bounds(atom: Atom) -> tuple[float, float]:
 def atom_value(atom: Atom, env: dict[str, int]) -> int:
     if isinstance(atom, Var):
         return env[atom.name]
+    if isinstance(atom, Opaque):
+        raise ValueError("an opaque index has no value at generation time")
     n = atom.num.evaluate(env)
     return n // atom.den if isinstance(atom, Div) else n % atom.den
 
@@ -229,13 +280,14 @@ def _recombine(e: Index) -> Index:
     return Index({m: c for m, c in terms.items() if c}) if terms != e.terms else e
 
 
-def to_c(e: Index) -> str:
-    """C text of an index expression (integer arithmetic on non-negative values)."""
+def to_c(e: Index, opaque=lambda value: f"({value})") -> str:
+    """C text of an index expression (integer arithmetic on non-negative values); ``opaque``
+    prints an opaque atom's value as one factor."""
     if not e.terms:
         return "0"
     parts = []
     for m, c in sorted(e.terms.items(), key=lambda t: (len(t[0]) == 0, [_key(a) for a in t[0]])):
-        factors = [_atom_c(a) for a in m]
+        factors = [_atom_c(a, opaque) for a in m]
         if abs(c) != 1 or not factors:
             factors.insert(0, str(abs(c)))
         text = "*".join(factors)
@@ -246,8 +298,10 @@ def to_c(e: Index) -> str:
     return out
 
 
-def _atom_c(atom: Atom) -> str:
+def _atom_c(atom: Atom, opaque) -> str:
     if isinstance(atom, Var):
         return atom.name
+    if isinstance(atom, Opaque):
+        return opaque(atom.value)
     op = "/" if isinstance(atom, Div) else "%"
-    return f"(({to_c(atom.num)}) {op} {atom.den})"
+    return f"(({to_c(atom.num, opaque)}) {op} {atom.den})"

@@ -1,10 +1,9 @@
-"""The scalar language in OpenCL C: user functions (``mul3``, ``compCallPut``) and the
-scalar bodies of lambdas become C functions; tuples become structs.
+"""The scalar language: user functions (``mul3``, ``compCallPut``) and the scalar bodies of
+lambdas become functions of the kernel IR (``ir.Function``); tuples become structs.
 
 Typing comes from ``annotate``: every node's type is known, so a literal is written as
 ``3.0f`` where the context is float, ``min`` becomes ``fmin`` on floats, ``abs`` of a float
-clears its sign bit, and a tuple type ``(float, float)`` becomes ``struct
-Tuple_float_float``.
+clears its sign bit, and a tuple type ``(float, float)`` becomes a struct.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from ..expr import (
 from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
+from . import ir
 
 _FLOAT_FUNCS = {"min": "fmin", "max": "fmax"}
 _INT_FUNCS = {"abs": "abs", "min": "min", "max": "max"}
@@ -37,36 +37,48 @@ class ScalarCodegenError(Exception):
     pass
 
 
-def c_type(t: Type, program: CProgram) -> str:
+def c_type(t: Type, program: CProgram | None = None) -> str:
+    """The OpenCL C name of a scalar, vector or tuple type (registering the struct of a
+    tuple with ``program``)."""
     if isinstance(t, ScalarType):
         return t.name
     if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
         return f"{t.elem.name}{int(t.size.value)}"
     if isinstance(t, TupleType):
-        return program.struct(t)
+        if program is not None:
+            program.struct(t)
+        fields = [c_type(item, program).replace("struct ", "").replace(" ", "")
+                  for item in t.items]
+        return "struct Tuple_" + "_".join(fields)
     raise ScalarCodegenError(f"no C type for {t} in a scalar function")
 
 
 @dataclass
 class CProgram:
-    """The C declarations a kernel needs: tuple structs and user functions, in order."""
+    """The declarations a program's kernels need: tuple structs and scalar functions, in the
+    order they must be declared."""
 
-    structs: dict[TupleType, str] = field(default_factory=dict)
+    structs: set = field(default_factory=set)
     functions: dict[str, str] = field(default_factory=dict)
     by_expression: dict[tuple, str] = field(default_factory=dict)  # (fn, types) -> C name
-    order: list[str] = field(default_factory=list)
+    order: list = field(default_factory=list)  # ir.StructDecl / ir.Function / ir.NativeFunction
 
     def struct(self, t: TupleType) -> str:
         if t not in self.structs:
-            fields = [c_type(item, self) for item in t.items]
-            name = "Tuple_" + "_".join(f.replace("struct ", "").replace(" ", "") for f in fields)
-            body = " ".join(f"{f} _{i};" for i, f in enumerate(fields))
-            self.structs[t] = f"struct {name}"
-            self.order.append(f"struct {name} {{ {body} }};")
-        return self.structs[t]
+            for item in t.items:
+                c_type(item, self)
+            self.structs.add(t)
+            self.order.append(ir.StructDecl(t))
+        return c_type(t)
+
+    def declarations(self) -> tuple:
+        return tuple(self.order)
 
     def source(self) -> str:
-        return "\n".join(self.order) + ("\n" if self.order else "")
+        """The declarations as OpenCL C."""
+        from .emit import declarations_source
+
+        return declarations_source(self.declarations())
 
 
 def literal(value, t: Type) -> str:
@@ -81,14 +93,16 @@ def literal(value, t: Type) -> str:
     return str(int(value))
 
 
-def float_abs(arg: str, precision: str, width: int | None = None) -> str:
+def float_abs(arg: ir.Value, precision: str, width: int | None = None) -> ir.Value:
     """|x| of a float or double (or a vector of them) by clearing the sign bit: the same
     value as ``fabs`` for every input (NaN, -0.0 and infinities included), and about ten
     times faster than ``fabs`` on PoCL's CPU device."""
     n = str(width or "")
     if precision == "double":
-        return f"as_double{n}(as_ulong{n}({arg}) & 0x7fffffffffffffffUL)"
-    return f"as_float{n}(as_uint{n}({arg}) & 0x7fffffffu)"
+        bits = ir.Binary("&", ir.Call(f"as_ulong{n}", (arg,)), ir.Literal("0x7fffffffffffffffUL"))
+        return ir.Call(f"as_double{n}", (bits,))
+    bits = ir.Binary("&", ir.Call(f"as_uint{n}", (arg,)), ir.Literal("0x7fffffffu"))
+    return ir.Call(f"as_float{n}", (bits,))
 
 
 class _Emitter:
@@ -101,67 +115,68 @@ class _Emitter:
     def type_at(self, path: Path) -> Type:
         return self.typings[path].result
 
-    def value(self, e: Expr, path: Path, env: dict[str, str]) -> str:
+    def value(self, e: Expr, path: Path, env: dict[str, ir.Value]) -> ir.Value:
         if isinstance(e, Var):
             return env[e.name]
         if isinstance(e, Lit):
-            return literal(e.value, self.type_at(path))
+            return ir.Literal(literal(e.value, self.type_at(path)))
         if isinstance(e, UnOp):
             if isinstance(e.operand, Lit):
-                return literal(-e.operand.value, self.type_at(path))
-            return f"({e.op}{self.value(e.operand, path + (0,), env)})"
+                return ir.Literal(literal(-e.operand.value, self.type_at(path)))
+            return ir.Unary(e.op, self.value(e.operand, path + (0,), env))
         if isinstance(e, BinOp):
-            return (f"({self.value(e.left, path + (0,), env)} {e.op} "
-                    f"{self.value(e.right, path + (1,), env)})")
+            return ir.Binary(e.op, self.value(e.left, path + (0,), env),
+                             self.value(e.right, path + (1,), env))
         if isinstance(e, TupleExpr):
             t = self.type_at(path)
-            items = ", ".join(self.value(x, path + (i,), env) for i, x in enumerate(e.items))
-            return f"(({c_type(t, self.program)}){{{items}}})"
+            c_type(t, self.program)
+            return ir.MakeTuple(t, tuple(self.value(x, path + (i,), env)
+                                         for i, x in enumerate(e.items)))
         if isinstance(e, Apply):
             args = [self.value(a, path + (i + 1,), env) for i, a in enumerate(e.args)]
             return self.call(e.fn, args, path + (0,), env)
         raise ScalarCodegenError(f"{e} is not a scalar expression")
 
-    def call(self, fn: Expr, args: list[str], path: Path, env: dict[str, str]) -> str:
+    def call(self, fn: Expr, args: list[ir.Value], path: Path, env: dict) -> ir.Value:
         typing = self.typings[path]
         if isinstance(fn, Prim):
             return self.primitive(fn, args, typing)
         if isinstance(fn, Section):
             fixed = [self.value(x, path + (0,), env) for x in fn.children()]
             if len(args) == 1 and isinstance(typing.args[0], TupleType) and not fixed:
-                args = [f"{args[0]}._0", f"{args[0]}._1"]
+                args = [ir.Field(args[0], 0), ir.Field(args[0], 1)]
             left, right = (fixed[0], args[0]) if fn.left is not None else \
                 (args[0], fixed[0]) if fixed else (args[0], args[1])
-            return f"({left} {fn.op} {right})"
+            return ir.Binary(fn.op, left, right)
         if isinstance(fn, UserFun):
             name = define_function(fn, list(typing.args), self.program)
-            return f"{name}({', '.join(args)})"
+            return ir.Call(name, tuple(args))
         if isinstance(fn, Lambda):
             inner = dict(env)
             params = fn.params
             if len(args) == 1 and len(params) > 1:
-                args = [f"{args[0]}._{i}" for i in range(len(params))]
+                args = [ir.Field(args[0], i) for i in range(len(params))]
             for pattern, arg in zip(params, args):
                 self.bind(pattern, arg, inner)
             return self.value(fn.body, path + (0,), inner)
         raise ScalarCodegenError(f"cannot call {fn} in a scalar function")
 
-    def bind(self, pattern, arg: str, env: dict[str, str]) -> None:
+    def bind(self, pattern, arg: ir.Value, env: dict) -> None:
         if isinstance(pattern, str):
             env[pattern] = arg
         else:
             for i, p in enumerate(pattern):
-                self.bind(p, f"{arg}._{i}", env)
+                self.bind(p, ir.Field(arg, i), env)
 
-    def primitive(self, fn: Prim, args: list[str], typing: Typing) -> str:
+    def primitive(self, fn: Prim, args: list[ir.Value], typing: Typing) -> ir.Value:
         name = fn.name
         result = typing.result
         if name == "get":
-            return f"{args[0]}._{fn.args[0]}"
+            return ir.Field(args[0], fn.args[0])
         if name == "select":
-            return f"({args[0]} ? {args[1]} : {args[2]})"
+            return ir.Select(args[0], args[1], args[2])
         if name in ("float", "int", "double", "bool"):
-            return f"(({name})({args[0]}))"
+            return ir.Cast(name, args[0])
         if name == "id":
             return args[0]
         decl = fn.decl
@@ -171,22 +186,34 @@ class _Emitter:
         if floating and name == "abs":
             return float_abs(args[0], result.name, self.width)
         c_name = (_FLOAT_FUNCS if floating else _INT_FUNCS).get(name, decl.extra.get("c", name))
-        return f"{c_name}({', '.join(args)})"
+        return ir.Call(c_name, tuple(args))
+
+
+def _parameters(params, types, program: CProgram, emitter: _Emitter, env: dict) -> tuple:
+    """The C parameters of a function (a tuple pattern becomes one struct parameter)."""
+    out = []
+    for i, (pattern, t) in enumerate(zip(params, types)):
+        c_name = pattern if isinstance(pattern, str) else f"p{i}"
+        c_type(t, program)
+        out.append((t, c_name))
+        emitter.bind(pattern, ir.Name(c_name), env)
+    return tuple(out)
 
 
 def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgram,
                     name: str | None = None) -> str:
-    """Emit a C function for a user function (or lambda) applied to ``arg_types``."""
+    """Declare a function of the program for a user function (or lambda) applied to
+    ``arg_types``; its name."""
     if isinstance(fn, UserFun):
         name = name or fn.name
         if fn.body is None:  # the escape hatch: given directly as C
             params, result = function_parts(fn.type)
-            key = name
-            if key not in program.functions:
-                decls = ", ".join(f"{c_type(t, program)} {p}" for t, p in zip(params, fn.params))
-                text = f"{c_type(result, program)} {name}({decls}) {{ {fn.c_body} }}"
-                program.functions[key] = text
-                program.order.append(text)
+            if name not in program.functions:
+                for t in (*params, result):
+                    c_type(t, program)
+                program.functions[name] = name
+                program.order.append(ir.NativeFunction(name, result, tuple(zip(params, fn.params)),
+                                                       fn.c_body))
             return name
         body = fn.body
     else:
@@ -200,41 +227,26 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     key = name + "(" + ",".join(str(t) for t in types) + ")"
     if key in program.functions:
         return program.functions[key]
-    same = (body, tuple(types))  # one C function per (function, argument types)
+    same = (body, tuple(types))  # one function per (function, argument types)
     if same in program.by_expression:
         return program.by_expression[same]
     widths = {int(t.size.value) for t in types if isinstance(t, VectorType)}
-    if widths:
+    width = widths.pop() if widths else None
+    if width is not None:
         # mapVec: the scalar function applied lane-wise; OpenCL C has no overloading, so
         # the vector version gets its own name.
-        width = widths.pop()
-        scalar_types = [t.elem if isinstance(t, VectorType) else t for t in types]
-        note = annotate(body, *scalar_types)
-        vector = f"{name}_v{width}"
-        env: dict[str, str] = {}
-        decls = []
-        emitter = _Emitter(program, note.typings, width)
-        for i, (pattern, t) in enumerate(zip(params, types)):
-            c_name = pattern if isinstance(pattern, str) else f"p{i}"
-            decls.append(f"{c_type(t, program)} {c_name}")
-            emitter.bind(pattern, c_name, env)
-        expr = emitter.value(body.body, (0,), env)
-        result = c_type(VectorType(note.result, Size.const(width)), program)
-        program.order.append(f"{result} {vector}({', '.join(decls)}) {{ return {expr}; }}")
-        program.functions[key] = vector
-        program.by_expression[same] = vector
-        return vector
-    note = annotate(body, *types)
-    emitter = _Emitter(program, note.typings)
-    env: dict[str, str] = {}
-    decls = []
-    for i, (pattern, t) in enumerate(zip(params, types)):
-        c_name = pattern if isinstance(pattern, str) else f"p{i}"
-        decls.append(f"{c_type(t, program)} {c_name}")
-        emitter.bind(pattern, c_name, env)
-    expr = emitter.value(body.body, (0,), env)
-    text = f"{c_type(note.result, program)} {name}({', '.join(decls)}) {{ return {expr}; }}"
+        note = annotate(body, *[t.elem if isinstance(t, VectorType) else t for t in types])
+        name = f"{name}_v{width}"
+        result = VectorType(note.result, Size.const(width))
+    else:
+        note = annotate(body, *types)
+        result = note.result
+    emitter = _Emitter(program, note.typings, width)
+    env: dict = {}
+    decls = _parameters(params, types, program, emitter, env)
+    value = emitter.value(body.body, (0,), env)
+    c_type(result, program)
     program.functions[key] = name
     program.by_expression[same] = name
-    program.order.append(text)
+    program.order.append(ir.Function(name, result, decls, value))
     return name

@@ -1,21 +1,28 @@
 """Views: the data-layout primitives as index functions (ICFP 2015 Sect. 3.2; PACT).
 
-``split``, ``join``, ``reorderStride``, ``transpose``, ``slide``, ``zip`` and ``get``
-generate no code. Each wraps the view of its input in a view that rewrites an access (one
-index per array level, outermost first) into an access of the input; the innermost view is
-a buffer, which turns the access into a flat offset. The generated kernel reads
-``buffer[offset]`` with the offset simplified by ``arith``.
+``split``, ``join``, ``reorderStride``, ``transpose``, ``slide``, ``gather``/``scatter``,
+``zip`` and ``get`` generate no code. Each wraps the view of its input in a view that
+rewrites an access (one index per array level, outermost first) into an access of the
+input; the innermost view is a buffer, which turns the access into a flat offset. The kernel
+reads ``buffer[offset]`` with the offset simplified by ``arith``.
+
+The index functions of most layout primitives are declared with the primitive
+(``primitives.Layout``): ``read`` for reading through it (``view_through``), ``write`` for a
+computation whose result is written through it (``view_before``: writing element [i, j]
+before ``join`` writes [i·n + j] after it). Here are the views that are more than an index
+function: vectors (``splitVec``/``joinVec``), padding, tuples, replication and prefixes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
 from ..typecheck import annotate
 from ..types import ArrayType, Type
-from . import CodegenError
-from .arith import Index, to_c, var
+from . import CodegenError, ir
+from .arith import Index, Opaque
 
 
 class View:
@@ -29,7 +36,7 @@ class Location:
     offset: Index
 
     def __str__(self) -> str:
-        return f"{self.buffer}[{self.offset}]"
+        return f"{self.buffer}[{ir.show_index(self.offset)}]"
 
 
 @dataclass(frozen=True)
@@ -40,11 +47,58 @@ class VecLocation:
     offset: Index
     width: int
 
-    def __str__(self) -> str:
-        return f"vload{self.width}(0, {self.buffer} + {self.offset})"
 
-    def store(self, value: str) -> str:
-        return f"vstore{self.width}({value}, 0, {self.buffer} + {self.offset});"
+@dataclass(frozen=True)
+class Padded:
+    """A read of a padded array: the padding value where ``outside`` holds."""
+
+    outside: ir.Value
+    value: ir.Value
+    inner: Location
+
+
+def read(loc) -> ir.Value:
+    """The value at a location (a scalar or vector load, a padded read, or the value
+    itself for a replicated scalar)."""
+    if isinstance(loc, Location):
+        return ir.Load(loc.buffer, loc.offset)
+    if isinstance(loc, VecLocation):
+        return ir.Load(loc.buffer, loc.offset, loc.width)
+    if isinstance(loc, Padded):
+        return ir.Select(loc.outside, loc.value, read(loc.inner))
+    if isinstance(loc, ir.Value):
+        return loc
+    raise CodegenError(f"cannot read {loc!r} as one value")
+
+
+@dataclass(frozen=True)
+class BufferView(View):
+    """A dense row-major buffer of the given shape (outermost first)."""
+
+    buffer: str
+    shape: tuple[int, ...]
+
+    def access(self, idx):
+        if len(idx) != len(self.shape):
+            raise CodegenError(f"{self.buffer} has {len(self.shape)} levels, accessed with "
+                               f"{len(idx)} indices")
+        offset = Index.of(0)
+        for i, n in zip(idx, self.shape):
+            offset = offset * n + i
+        return Location(self.buffer, offset)
+
+
+@dataclass(frozen=True)
+class IndexMapView(View):
+    """Element ``idx`` is element ``fn(*idx)`` of the inner view: a layout primitive's
+    declared index function (``primitives.Layout``)."""
+
+    fn: Callable
+    inner: View
+    name: str = ""  # the primitive, for messages
+
+    def access(self, idx):
+        return self.inner.access(list(self.fn(*idx)))
 
 
 @dataclass(frozen=True)
@@ -66,64 +120,6 @@ class SplitVecView(View):
 
 
 @dataclass(frozen=True)
-class BufferView(View):
-    """A dense row-major buffer of the given shape (outermost first)."""
-
-    buffer: str
-    shape: tuple[int, ...]
-
-    def access(self, idx):
-        if len(idx) != len(self.shape):
-            raise ValueError(f"{self.buffer} has {len(self.shape)} levels, accessed with "
-                             f"{len(idx)} indices")
-        offset = Index.of(0)
-        for i, n in zip(idx, self.shape):
-            offset = offset * n + i
-        return Location(self.buffer, offset)
-
-
-@dataclass(frozen=True)
-class SplitView(View):
-    n: int
-    inner: View
-
-    def access(self, idx):
-        i, j, *rest = idx
-        return self.inner.access([i * self.n + j, *rest])
-
-
-@dataclass(frozen=True)
-class JoinView(View):
-    n: int  # length of the joined chunks
-    inner: View
-
-    def access(self, idx):
-        k, *rest = idx
-        return self.inner.access([k // self.n, k % self.n, *rest])
-
-
-@dataclass(frozen=True)
-class ReorderStrideView(View):
-    s: int
-    length: int
-    inner: View
-
-    def access(self, idx):
-        i, *rest = idx
-        chunk = self.length // self.s  # ICFP: element i is read from i/I + s·(i%I)
-        return self.inner.access([i // chunk + (i % chunk) * self.s, *rest])
-
-
-@dataclass(frozen=True)
-class TransposeView(View):
-    inner: View
-
-    def access(self, idx):
-        i, j, *rest = idx
-        return self.inner.access([j, i, *rest])
-
-
-@dataclass(frozen=True)
 class ZipView(View):
     parts: tuple[View, ...]
 
@@ -141,25 +137,11 @@ class GetView(View):
 
 
 @dataclass(frozen=True)
-class IndexFnView(View):
-    """Element i is element f(i) of the inner view: ``gather f`` on the input side, and
-    ``scatter f`` on the output side (element i is written to place f(i)). ``call`` turns
-    the C text of i into the C text of f(i)."""
-
-    call: object  # Callable[[str], str]
-    length: int
-    inner: View
-
-    def access(self, idx):
-        i, *rest = idx
-        return self.inner.access([var(f"{self.call(to_c(i))}", self.length), *rest])
-
-
-@dataclass(frozen=True)
 class ReplicateView(View):
-    """``replicate n v``: every element is v (a value, or a view of an array value)."""
+    """``replicate n v``: every element is v (a scalar IR value, or the view of an array
+    value)."""
 
-    value: object  # C text of a scalar, or the View of an array element
+    value: object
 
     def access(self, idx):
         _, *rest = idx
@@ -169,130 +151,23 @@ class ReplicateView(View):
 
 
 @dataclass(frozen=True)
-class Padded:
-    """A read of a padded array: the padding value outside the original elements."""
-
-    outside: str
-    value: str
-    inner: object
-
-    def __str__(self) -> str:
-        return f"({self.outside} ? {self.value} : {self.inner})"
-
-
-@dataclass(frozen=True)
 class PadView(View):
     """``pad l r v``: element i is v for i < l or i >= l + n, else element i - l."""
 
     left: int
     n: int
-    value: str
+    value: ir.Value
     inner: View
 
     def access(self, idx):
         i, *rest = idx
-        text = to_c(i)
         inside = self.inner.access([i - self.left, *rest])
-        if isinstance(inside, tuple):
-            raise CodegenError("pad of an array of tuples is not generated")
-        return Padded(f"({text} < {self.left} || {text} >= {self.left + self.n})", self.value,
-                      inside)
-
-
-@dataclass(frozen=True)
-class ClampView(View):
-    """``padClamp l r``: element i is element clamp(i - l, 0, n - 1)."""
-
-    left: int
-    n: int
-    inner: View
-
-    def access(self, idx):
-        i, *rest = idx
-        clamped = var(f"clamp({to_c(i)} - {self.left}, 0, {self.n - 1})", self.n)
-        return self.inner.access([clamped, *rest])
-
-
-def buffers_of(view) -> set[str]:
-    """The names of the buffers a view reads or writes."""
-    if isinstance(view, BufferView):
-        return {view.buffer}
-    if isinstance(view, ZipView):
-        return set().union(*(buffers_of(p) for p in view.parts))
-    inner = getattr(view, "inner", None) if not isinstance(view, ReplicateView) else view.value
-    return buffers_of(inner) if isinstance(inner, View) else set()
-
-
-LAYOUT = {"split", "join", "reorderStride", "transpose", "slide", "id", "reorder", "splitVec",
-          "joinVec", "gather", "scatter", "pad", "padClamp"}
-
-
-def _length(t: Type) -> int:
-    assert isinstance(t, ArrayType)
-    return int(t.size.value)
-
-
-def view_through(node: Prim, input_type: Type, inner: View, index_fn=None) -> View:
-    """The view of ``node``'s output, given the view of its input (of ``input_type``).
-    ``index_fn(f)`` compiles the index function of gather/scatter (C text → C text);
-    ``index_fn(e)`` with a value gives its C text (the padding value)."""
-    name = node.name
-    if name == "gather":
-        return IndexFnView(_index_fn(node, input_type, index_fn), _length(input_type), inner)
-    if name == "scatter":
-        raise CodegenError("scatter generates code only where its result is written (the "
-                           "index function has no inverse to read through)")
-    if name == "pad":
-        left = int(node.args[0].value)
-        if index_fn is None:
-            raise CodegenError("pad needs its padding value in C")
-        return PadView(left, _length(input_type), index_fn(node.args[2]), inner)
-    if name == "padClamp":
-        return ClampView(int(node.args[0].value), _length(input_type), inner)
-    if name == "split":
-        return SplitView(int(node.args[0].value), inner)
-    if name == "join":
-        return JoinView(_length(input_type.elem), inner)
-    if name == "reorderStride":
-        return ReorderStrideView(int(node.args[0].value), _length(input_type), inner)
-    if name == "transpose":
-        return TransposeView(inner)
-    if name == "slide":  # window i, element j is element i·step + j, as for split
-        return SplitView(int(node.args[1].value), inner)
-    if name in ("id", "reorder"):  # reorder: the identity is one valid order
-        return inner
-    if name == "splitVec":
-        return SplitVecView(int(node.args[0].value), inner)
-    if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
-        if isinstance(inner, SplitVecView):
-            return inner.inner
-        raise CodegenError("joinVec can only read vectors stored as consecutive scalars")
-    raise ValueError(f"{name} is not a data-layout primitive")
-
-
-def _index_fn(node: Prim, input_type: Type, index_fn):
-    if index_fn is None:
-        raise CodegenError(f"{node.name} needs its index function compiled to C")
-    return index_fn(node.args[0], _length(input_type))
-
-
-def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in") -> View:
-    """The view of a pipeline of layout primitives applied to a dense input buffer."""
-    note = annotate(expr, input_type)
-    t = note.typings[()].args[0]
-    shape = []
-    while isinstance(t, ArrayType):
-        shape.append(_length(t))
-        t = t.elem
-    view: View = BufferView(buffer, tuple(shape))
-    fns = list(expr.fns) if isinstance(expr, Compose) else [expr]
-    for i in range(len(fns) - 1, -1, -1):
-        path = (i,) if isinstance(expr, Compose) else ()
-        node = fns[i]
-        if not (isinstance(node, Prim) and node.name in LAYOUT):
-            raise ValueError(f"{node} is not a data-layout primitive")
-        view = view_through(node, note.typings[path].args[0], view)
-    return view
+        if not isinstance(inside, Location):
+            raise CodegenError("pad of an array of tuples or vectors is not generated")
+        at = ir.IndexValue(i)
+        outside = ir.Binary("||", ir.Binary("<", at, ir.Literal(str(self.left))),
+                            ir.Binary(">=", at, ir.Literal(str(self.left + self.n))))
+        return Padded(outside, self.value, inside)
 
 
 @dataclass(frozen=True)
@@ -306,6 +181,26 @@ class Prefix(View):
         return self.inner.access([*self.fixed, *idx])
 
 
+def project(view: View, k: int) -> View:
+    """The view of component k of an array of tuples (a ``zip``, possibly seen through
+    layout primitives): the same view with component k chosen at the zip."""
+    if isinstance(view, ZipView):
+        return view.parts[k]
+    if isinstance(view, IndexMapView | Prefix):
+        return replace(view, inner=project(view.inner, k))
+    raise CodegenError(f"cannot select component {k} of the tuples of this array here")
+
+
+def buffers_of(view) -> set[str]:
+    """The names of the buffers a view reads or writes."""
+    if isinstance(view, BufferView):
+        return {view.buffer}
+    if isinstance(view, ZipView):
+        return set().union(*(buffers_of(p) for p in view.parts))
+    inner = getattr(view, "inner", None) if not isinstance(view, ReplicateView) else view.value
+    return buffers_of(inner) if isinstance(inner, View) else set()
+
+
 def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
     """The same storage seen with another shape (the first ``keep`` levels unchanged): the
     two buffers of ``iterate`` hold arrays of a different length at each iteration."""
@@ -315,39 +210,105 @@ def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
         return ZipView(tuple(reshaped(p, shape, keep) for p in view.parts))
     if isinstance(view, Prefix):
         return Prefix(view.fixed, reshaped(view.inner, shape, keep + len(view.fixed)))
-    raise ValueError(f"cannot reshape {type(view).__name__}")
+    raise CodegenError(f"cannot reshape {type(view).__name__}")
 
 
-@dataclass(frozen=True)
-class ReorderStrideInverseView(View):
-    """Where element j of the array that ``reorderStride s`` reads lands (output views)."""
+# --- layout primitives -----------------------------------------------------------------------
 
-    s: int
-    length: int
-    inner: View
-
-    def access(self, idx):
-        j, *rest = idx
-        chunk = self.length // self.s
-        return self.inner.access([(j % self.s) * chunk + j // self.s, *rest])
+# Layout primitives whose view is more than an index function (defined here).
+SPECIAL = {"pad", "splitVec", "joinVec"}
 
 
-def view_before(node: Prim, input_type: Type, dest: View, index_fn=None) -> View:
-    """The output view for the input of a layout primitive whose result goes to ``dest``
-    (writing element [i, j] before ``join`` writes [i·n + j] after it, and so on)."""
+def is_layout(node: Expr) -> bool:
+    """Whether a node only rearranges data (a view, no code)."""
+    return isinstance(node, Prim) and (node.decl.layout is not None or node.name in SPECIAL)
+
+
+class Calls:
+    """Indices computed at run time, for the index functions of layout primitives: a
+    function of the program (``compile(f, arity)`` declares it and gives its name), or an
+    OpenCL built-in."""
+
+    def __init__(self, compile: Callable | None = None):
+        self._compile = compile
+
+    def function(self, f: Expr, *indices, extent: int | None = None) -> Index:
+        if self._compile is None:
+            raise CodegenError("an index function needs a program to be compiled into")
+        name = self._compile(f, len(indices))
+        return self.builtin(name, *indices, extent=extent)
+
+    def builtin(self, name: str, *indices, extent: int | None = None) -> Index:
+        args = tuple(ir.IndexValue(Index.of(i)) if not isinstance(i, int)
+                     else ir.Literal(str(i)) for i in indices)
+        return Index.of(Opaque(ir.Call(name, args), extent))
+
+
+def _length(t: Type) -> int:
+    return int(t.size.value)
+
+
+def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None = None,
+                 constant: Callable | None = None) -> View:
+    """The view of ``node``'s output, given the view of its input (of ``input_type``).
+    ``constant(e)`` gives the IR value of a constant (pad's value)."""
     name = node.name
-    if name == "scatter":
-        return IndexFnView(_index_fn(node, input_type, index_fn), _length(input_type), dest)
-    if name == "join":
-        return SplitView(_length(input_type.elem), dest)
-    if name == "split":
-        return JoinView(int(node.args[0].value), dest)
-    if name == "transpose":
-        return TransposeView(dest)
-    if name == "reorderStride":
-        return ReorderStrideInverseView(int(node.args[0].value), _length(input_type), dest)
-    if name in ("id", "reorder"):
-        return dest
+    layout = node.decl.layout
+    if layout is not None:
+        if layout.read is None:
+            raise CodegenError(f"{name} generates code only where its result is written (its "
+                               f"index function has no inverse to read through)")
+        return IndexMapView(layout.read(node, input_type, calls or Calls()), inner, name)
+    if name == "pad":
+        if constant is None:
+            raise CodegenError("pad needs its padding value as a constant")
+        return PadView(int(node.args[0]), _length(input_type), constant(node.args[2]), inner)
+    if name == "splitVec":
+        return SplitVecView(int(node.args[0]), inner)
+    if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
+        if isinstance(inner, SplitVecView):
+            return inner.inner
+        raise CodegenError("joinVec can only read vectors stored as consecutive scalars")
+    raise CodegenError(f"{name} is not a data-layout primitive")
+
+
+def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = None) -> View:
+    """The output view for the input of a layout primitive whose result goes to ``dest``."""
+    name = node.name
+    layout = node.decl.layout
+    if layout is not None and layout.write is not None:
+        return IndexMapView(layout.write(node, input_type, calls or Calls()), dest, name)
     if name == "joinVec":
         return SplitVecView(int(input_type.elem.size.value), dest)
-    raise ValueError(f"{name} cannot be inverted on the output side")
+    raise CodegenError(f"{name} cannot be written through: add a copy (map id) after the "
+                       f"computation, before the {name}")
+
+
+def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in",
+                output: bool = False) -> View:
+    """The view of a pipeline of layout primitives applied to a dense buffer: the view
+    that reads its result (or, with ``output``, the view a computation writes through so
+    that the buffer holds the pipeline's result)."""
+    note = annotate(expr, input_type)
+    fns = list(expr.fns) if isinstance(expr, Compose) else [expr]
+    paths = [(i,) if isinstance(expr, Compose) else () for i in range(len(fns))]
+    for node in fns:
+        if not is_layout(node):
+            raise CodegenError(f"{node} is not a data-layout primitive")
+    if output:
+        view: View = BufferView(buffer, _shape(note.result))
+        for node, path in zip(fns, paths):
+            view = view_before(node, note.typings[path].args[0], view)
+        return view
+    view = BufferView(buffer, _shape(note.typings[()].args[0]))
+    for node, path in reversed(list(zip(fns, paths))):
+        view = view_through(node, note.typings[path].args[0], view)
+    return view
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    out = []
+    while isinstance(t, ArrayType):
+        out.append(_length(t))
+        t = t.elem
+    return tuple(out)

@@ -7,7 +7,10 @@ see ``values``), and whether the code generator knows it (bold in ICFP Figs. 6/7
 must first be rewritten away (high-level).
 
 Adding a primitive means adding one ``define(Primitive(...))`` in ``algorithmic``, ``opencl``
-or ``scalar`` (and its code generation entry once code generation exists).
+or ``scalar``. Its code generation is declared there too: a data-layout primitive gives its
+index functions (``Layout``), a map the level of the thread hierarchy it runs on
+(``extra["map_level"]``) and, when unrolled, its loop form (``extra["loop"]``), a scalar
+function its C name (``extra["c"]``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,24 @@ def INDEX(name="i"):
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How a data-layout primitive moves elements (ICFP 2015 Sect. 3.2): it generates no
+    code, only index functions that the code generator composes into views.
+
+    ``read(node, input_type, calls)`` returns a function from the indices of an element of
+    the result (one per array level, outermost first) to the indices of the input element
+    it is; ``write(node, input_type, calls)`` the other way round: where an element of the
+    input lands in the result, for a computation that writes through the primitive. Either
+    may be None (a ``slide`` cannot be written through, a ``scatter`` not read through).
+    Indices are index expressions (``+ - * // %`` with integers); ``calls.function(f,
+    *indices, extent=n)`` is an index computed at run time by a function of the program
+    (``gather f``), ``calls.builtin(name, *indices, extent=n)`` by an OpenCL built-in."""
+
+    read: Callable | None = None
+    write: Callable | None = None
+
+
+@dataclass(frozen=True)
 class Primitive:
     name: str
     category: str
@@ -64,6 +85,7 @@ class Primitive:
     aliases: tuple[str, ...] = ()
     codegen: bool = True  # known to the code generator (bold in ICFP Figs. 6 and 7)
     extra: dict = field(default_factory=dict, compare=False)
+    layout: Layout | None = field(default=None, compare=False)  # a data-layout primitive
 
     @property
     def high_level(self) -> bool:

@@ -10,7 +10,7 @@ from ..errors import EvaluationError
 from ..expr import Lambda, Prim
 from ..sizes import Size
 from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
-from . import ALGORITHMIC, FUN, INDEX, SIZE, VALUE, Primitive, define
+from . import ALGORITHMIC, FUN, INDEX, SIZE, VALUE, Layout, Primitive, define
 
 
 def array_arg(chk, t, path, what, kind=ArrayType):
@@ -104,6 +104,28 @@ define(Primitive(
 
 
 # --- split / join ----------------------------------------------------------------------------
+# Their code is a view (ICFP 2015 Sect. 3.2): element [i, j] of ``split n xs`` is element
+# i·n + j of xs; element k of ``join xss`` is element [k / m, k % m] of xss.
+
+def _split_read(node, t, calls):
+    n = int(node.args[0])
+    return lambda i, j, *rest: (i * n + j, *rest)
+
+
+def _split_write(node, t, calls):
+    n = int(node.args[0])
+    return lambda k, *rest: (k // n, k % n, *rest)
+
+
+def _join_read(node, t, calls):
+    m = int(t.elem.size)
+    return lambda k, *rest: (k // m, k % m, *rest)
+
+
+def _join_write(node, t, calls):
+    m = int(t.elem.size)
+    return lambda i, j, *rest: (i * m + j, *rest)
+
 
 def split_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, node.name)
@@ -116,7 +138,8 @@ define(Primitive(
     "split", ALGORITHMIC, "(n : size) -> [A]_{n×I} -> [[A]_n]_I", "ICFP Fig. 4",
     "Cut an array into chunks of n (PACT's outerSplit).", split_type,
     lambda ev, node, args: V.split(args[0], ev.depth, ev.size(node.args[0])),
-    params=(SIZE(),), aliases=("Split", "outerSplit", "outer-split")))
+    params=(SIZE(),), aliases=("Split", "outerSplit", "outer-split"),
+    layout=Layout(_split_read, _split_write)))
 
 
 def join_type(chk, node, args, env, path):
@@ -128,7 +151,8 @@ def join_type(chk, node, args, env, path):
 define(Primitive(
     "join", ALGORITHMIC, "[[A]_I]_J -> [A]_{I×J}", "ICFP Fig. 4",
     "Flatten an array of arrays (PACT's outerJoin).", join_type,
-    lambda ev, node, args: V.join(args[0], ev.depth), aliases=("Join", "outerJoin", "outer-join")))
+    lambda ev, node, args: V.join(args[0], ev.depth), aliases=("Join", "outerJoin", "outer-join"),
+    layout=Layout(_join_read, _join_write)))
 
 
 def _innermost(chk, t, path, what):
@@ -160,10 +184,21 @@ def inner_split_semantics(ev, node, args):
     return V.transform(args[0], lambda leaf: leaf.reshape(leaf.shape[:-1] + (-1, n)))
 
 
+def _inner_split_read(node, t, calls):
+    n = int(node.args[0])
+    return lambda *idx: (*idx[:-2], idx[-2] * n + idx[-1])
+
+
+def _inner_split_write(node, t, calls):
+    n = int(node.args[0])
+    return lambda *idx: (*idx[:-1], idx[-1] // n, idx[-1] % n)
+
+
 define(Primitive(
     "innerSplit", ALGORITHMIC, "(n : size) -> T[]*[n×m] -> T[]*[m][n]", "PACT table 1",
     "Split the innermost dimension into chunks of n.", inner_split_type, inner_split_semantics,
-    params=(SIZE(),), aliases=("inner-split",)))
+    params=(SIZE(),), aliases=("inner-split",),
+    layout=Layout(_inner_split_read, _inner_split_write)))
 
 
 def inner_join_type(chk, node, args, env, path):
@@ -180,12 +215,28 @@ def inner_join_type(chk, node, args, env, path):
     return _rebuild(levels, ArrayType(t.elem.elem, t.size * t.elem.size))
 
 
+def _innermost_length(t) -> int:
+    while isinstance(t.elem, ArrayType):
+        t = t.elem
+    return int(t.size)
+
+
+def _inner_join_read(node, t, calls):
+    n = _innermost_length(t)
+    return lambda *idx: (*idx[:-1], idx[-1] // n, idx[-1] % n)
+
+
+def _inner_join_write(node, t, calls):
+    n = _innermost_length(t)
+    return lambda *idx: (*idx[:-2], idx[-2] * n + idx[-1])
+
+
 define(Primitive(
     "innerJoin", ALGORITHMIC, "T[]*[m][n] -> T[]*[m×n]", "PACT table 1",
     "Join the two innermost dimensions.", inner_join_type,
     lambda ev, node, args: V.transform(
         args[0], lambda leaf: leaf.reshape(leaf.shape[:-2] + (leaf.shape[-2] * leaf.shape[-1],))),
-    aliases=("inner-join",)))
+    aliases=("inner-join",), layout=Layout(_inner_join_read, _inner_join_write)))
 
 
 # --- iterate ---------------------------------------------------------------------------------
@@ -236,10 +287,21 @@ def same_array_type(chk, node, args, env, path):
     return array_arg(chk, args[0], path, node.name)
 
 
+def _identity(node, t, calls):
+    return lambda *idx: idx
+
+
+IDENTITY = Layout(_identity, _identity)
+
 define(Primitive(
     "reorder", ALGORITHMIC, "[A]_I -> [A]_I", "ICFP Fig. 4",
     "Any permutation: says the order of elements does not matter (the interpreter keeps it).",
-    same_array_type, lambda ev, node, args: args[0], aliases=("Reorder",), codegen=False))
+    same_array_type, lambda ev, node, args: args[0], aliases=("Reorder",), codegen=False,
+    layout=IDENTITY))  # the identity is one valid order
+
+
+def _swap(i, j, *rest):
+    return (j, i, *rest)
 
 
 def transpose_type(chk, node, args, env, path):
@@ -251,12 +313,13 @@ def transpose_type(chk, node, args, env, path):
 define(Primitive(
     "transpose", ALGORITHMIC, "[[A]_N]_M -> [[A]_M]_N", "PACT table 1",
     "Swap the two outer dimensions.", transpose_type,
-    lambda ev, node, args: V.swap(args[0], ev.depth), aliases=("Transpose",)))
+    lambda ev, node, args: V.swap(args[0], ev.depth), aliases=("Transpose",),
+    layout=Layout(lambda node, t, calls: _swap, lambda node, t, calls: _swap)))
 
 define(Primitive(
     "id", ALGORITHMIC, "A -> A", "ICFP Fig. 6", "The identity.",
     lambda chk, node, args, env, path: args[0], lambda ev, node, args: args[0],
-    aliases=("Id",)))
+    aliases=("Id",), layout=IDENTITY))
 
 
 def get_type(chk, node, args, env, path):
@@ -285,12 +348,18 @@ def slide_type(chk, node, args, env, path):
     return ArrayType(ArrayType(a.elem, size), span / step + 1)
 
 
+def _slide_read(node, t, calls):
+    step = int(node.args[1])  # window i, element j is element i·step + j, as for split
+    return lambda i, j, *rest: (i * step + j, *rest)
+
+
 define(Primitive(
     "slide", ALGORITHMIC, "(size step : size) -> [A]_N -> [[A]_size]_{(N-size)/step+1}",
     "Lift stencils", "Overlapping windows of `size` elements, `step` apart.", slide_type,
     lambda ev, node, args: V.windows(args[0], ev.depth, ev.size(node.args[0]),
                                      ev.size(node.args[1])),
-    params=(SIZE("size"), SIZE("step")), aliases=("Slide",)))
+    params=(SIZE("size"), SIZE("step")), aliases=("Slide",),
+    layout=Layout(_slide_read)))  # overlapping windows: not written through
 
 
 def pad_type(chk, node, args, env, path):
@@ -326,10 +395,15 @@ def pad_clamp_semantics(ev, node, args):
     return V.gather(args[0], ev.depth, index)
 
 
+def _pad_clamp_read(node, t, calls):
+    left, n = int(node.args[0]), int(t.size)
+    return lambda i, *rest: (calls.builtin("clamp", i - left, 0, n - 1, extent=n), *rest)
+
+
 define(Primitive(
     "padClamp", ALGORITHMIC, "(l r : size) -> [A]_N -> [A]_{l+N+r}", "Lift stencils",
     "Pad by repeating the first and last elements.", pad_clamp_type, pad_clamp_semantics,
-    params=(SIZE("l"), SIZE("r")), aliases=("PadClamp",)))
+    params=(SIZE("l"), SIZE("r")), aliases=("PadClamp",), layout=Layout(_pad_clamp_read)))
 
 
 # --- gather / scatter (P2CL) -----------------------------------------------------------------
@@ -378,14 +452,22 @@ def scatter_semantics(ev, node, args):
     return V.gather(args[0], ev.depth, inverse)
 
 
+def _index_function(node, t, calls):
+    """i ↦ f i (or f i n) computed by the index function, compiled as a function."""
+    f, n = node.args[0], int(t.size)
+    arity = len(f.params) if isinstance(f, Lambda) else 1
+    return lambda i, *rest: (calls.function(f, *(i, n)[:arity], extent=n), *rest)
+
+
 define(Primitive(
     "gather", ALGORITHMIC, "(f : int -> int) -> [A]_N -> [A]_N", "P2CL gather",
     "out[i] = in[f i] (f may also take the length: λi n. n - 1 - i reverses).",
-    index_fn_type, gather_semantics, params=(FUN(),), aliases=("Gather",)))
+    index_fn_type, gather_semantics, params=(FUN(),), aliases=("Gather",),
+    layout=Layout(read=_index_function)))
 define(Primitive(
     "scatter", ALGORITHMIC, "(f : int -> int) -> [A]_N -> [A]_N", "P2CL scatter",
     "out[f i] = in[i]; f must be a permutation.", index_fn_type, scatter_semantics,
-    params=(FUN(),), aliases=("Scatter",)))
+    params=(FUN(),), aliases=("Scatter",), layout=Layout(write=_index_function)))
 
 
 # --- scan, replicate, at ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import values as V
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType, VectorType
-from . import DIM, FUN, OPENCL, SIZE, VALUE, Primitive, define
+from . import DIM, FUN, OPENCL, SIZE, VALUE, Layout, Primitive, define
 from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
 
 # The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
@@ -34,7 +34,7 @@ for name, level, has_dim, aliases, doc in _MAPS:
         name, OPENCL, "(A -> B) -> [A]_I -> [B]_I", "ICFP Fig. 5" if level not in ("warp", "lane")
         else "PACT table 2", doc, map_type, map_semantics,
         params=(DIM(), FUN()) if has_dim else (FUN(),), aliases=aliases,
-        extra={"map_level": level}))
+        extra={"map_level": level, "loop": "unrolled" if "Unroll" in name else level}))
 
 
 def reduce_seq_type(chk, node, args, env, path):
@@ -68,7 +68,8 @@ for name, aliases in (("reduceSeq", ("reduce-seq", "ReduceSeq")),
     define(Primitive(
         name, OPENCL, "((A × B) -> A) -> A -> [B]_I -> [A]_1", "ICFP Fig. 5",
         "A sequential left fold in one work-item (the operator need not be associative).",
-        reduce_seq_type, reduce_semantics, params=(FUN(), VALUE()), aliases=aliases))
+        reduce_seq_type, reduce_semantics, params=(FUN(), VALUE()), aliases=aliases,
+        extra={"loop": "unrolled" if "Unroll" in name else "seq"}))
 
 
 def memory_type(chk, node, args, env, path):
@@ -103,11 +104,24 @@ def reorder_stride_semantics(ev, node, args):
     return V.gather(x, ev.depth, i // inner + s * (i % inner))
 
 
+def _reorder_stride_read(node, t, calls):
+    s, length = int(node.args[0]), int(t.size)
+    chunk = length // s  # ICFP: element i is read from i/I + s·(i%I)
+    return lambda i, *rest: (i // chunk + (i % chunk) * s, *rest)
+
+
+def _reorder_stride_write(node, t, calls):
+    s, length = int(node.args[0]), int(t.size)
+    chunk = length // s  # element j of the input lands at (j%s)·I + j/s
+    return lambda j, *rest: ((j % s) * chunk + j // s, *rest)
+
+
 define(Primitive(
     "reorderStride", OPENCL, "(s : size) -> [A]_{s×I} -> [A]_{s×I}", "ICFP Fig. 5",
     "A reordering with stride s: element i is read from i/I + s·(i%I), for coalescing.",
     reorder_stride_type, reorder_stride_semantics, params=(SIZE("s"),),
-    aliases=("reorder-stride", "ReorderStride")))
+    aliases=("reorder-stride", "ReorderStride"),
+    layout=Layout(_reorder_stride_read, _reorder_stride_write)))
 
 
 define(Primitive(

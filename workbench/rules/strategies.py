@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..expr import Expr, Path, walk
+from ..expr import Expr, Path, subterm, walk
 from ..types import Type
 from .rule import Refused
 
@@ -123,3 +123,51 @@ def repeat(strategy: Strategy, limit: int = 1000) -> Strategy:
 def normalize(rule: str, **params) -> Strategy:
     """Apply a rule anywhere until it applies nowhere."""
     return repeat(top_down(rule, **params))
+
+
+def everywhere(choose: Callable, limit: int = 100_000) -> Strategy:
+    """One sweep over the expression, outermost node first: at each node, the rule that
+    ``choose(site)`` names for it (``(rule, params)``, or None) is applied when it applies.
+    Refused when nothing applied. ELEVATE's ``topDown`` visits one node; this visits them
+    all in one pass, so that lowering n nodes costs one type annotation, not n: a rewrite
+    that keeps the node's children (``map → mapGlobal``) leaves every other node's path
+    and type as they were; after one that does not, the sweep ends (``repeat`` starts the
+    next one)."""
+
+    def run(state: State):
+        from .rewriting import _annotation, _coerce_params, _site, lookup_rule, try_rule
+
+        expr, steps = state.expr, list(state.steps)
+        note = _annotation(expr, state.input_types)
+        for path, _ in list(walk(expr))[:limit]:
+            site = _site(expr, path, note)
+            chosen = choose(site)
+            if chosen is None:
+                continue
+            rule, params = chosen
+            found = lookup_rule(rule)
+            result = try_rule(found, site, _coerce_params(found, params), note,
+                              state.input_types)
+            if isinstance(result, Refused):
+                continue
+            steps.append(Step(rule, path, dict(params)))
+            local = subterm(result, path)
+            expr = result
+            if len(local.children()) != len(site.node.children()) or any(
+                    a is not b for a, b in zip(local.children(), site.node.children())):
+                break  # paths or types below changed: annotate again
+        if len(steps) == len(state.steps):
+            return Refused("no rule chosen applies anywhere")
+        return State(_named_like(expr, state.expr), state.input_types, tuple(steps))
+
+    return run
+
+
+def _named_like(expr: Expr, original: Expr) -> Expr:
+    """The result with the definition name and declared type of the original, if any."""
+    declared = getattr(original, "declared_type", None)
+    if declared is None:
+        return expr
+    from ..notation.program import named
+
+    return named(expr, getattr(original, "definition_name", "expression"), declared)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ..codegen.completion import complete
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
 from ..rules import Rewrite, apply, rewrites
+from ..rules.lowering import lower
 from ..types import Type
 
 # Rules that only add or remove identities, or undo another rule: they make walks longer
@@ -82,7 +82,7 @@ def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
         expr = choice.result
         steps.append(Move(choice.rule, choice.path, dict(choice.params)))
     if not terminal(expr):
-        expr, completed = complete(expr, *types)
+        expr, completed = lower(expr, *types)
         steps += [Move(s.rule, s.path, dict(s.params)) for s in completed]
     return expr, steps
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..codegen.completion import complete
 from ..codegen.program import opencl
 from ..errors import WorkbenchError
+from ..rules.lowering import lower
 from . import cost
 from .space import DeadEnd, Move, by_rule, moves, random_walk, terminal
 
@@ -99,7 +99,7 @@ def exhaustive(ctx, depth: int = 3) -> None:
         batch = []
         for expr, steps in frontier:
             try:
-                low, completed = complete(expr, *ctx.types) if not terminal(expr) \
+                low, completed = lower(expr, *ctx.types) if not terminal(expr) \
                     else (expr, [])
             except WorkbenchError:
                 continue  # a dead end: no default lowering finishes it

@@ -1,0 +1,180 @@
+"""The kernel IR and the passes over it, each on its own: IR built by hand (or translated
+from a small expression), a pass applied, the result inspected as data — never as text,
+except for the printer's own tests."""
+
+import time
+
+import numpy as np
+import pytest
+
+from workbench import parse
+from workbench.codegen import CodegenError, emit, features, ir, launch, memory, unroll, wide
+from workbench.codegen.arith import Index, var
+from workbench.codegen.program import opencl
+from workbench.run import run
+from workbench.sizes import Size
+from workbench.types import FLOAT, ArrayType
+
+XS = np.random.default_rng(3).uniform(-1, 1, 4096).astype(np.float32)
+
+
+def buffer(name, n, role="temporary", space="global"):
+    return ir.Buffer(name, space, ArrayType(FLOAT, Size.const(n)), role)
+
+
+def kernel(*body, locals_=(), params=None):
+    params = params or (buffer("in0", 64, "input"), buffer("out", 64, "output"))
+    return ir.Kernel("k", params, tuple(locals_), tuple(body))
+
+
+def loops(body):
+    return [s for s, _ in ir.statements(body) if isinstance(s, ir.Loop)]
+
+
+def copy_loop(level, n, dim=0, index="i", src="in0", dest="out"):
+    i = var(index, n)
+    return ir.Loop(index, level, n, (ir.Store(dest, i, ir.Load(src, i)),), dim=dim,
+                   step=1 if level == "seq" else None)
+
+
+# --- the IR and its printers --------------------------------------------------------------------
+
+def test_the_ir_is_frozen_data_with_a_debug_listing():
+    k = kernel(copy_loop("global", 64, index="gl1"))
+    with pytest.raises(AttributeError):
+        k.body[0].extent = 3
+    listing = ir.dump(k)
+    assert "for gl1 in global(0) < 64" in listing and "out[gl1] = in0[gl1]" in listing
+    with pytest.raises(ValueError, match="unknown loop level"):
+        ir.Loop("i", "sideways", 4, ())
+
+
+def test_the_printer_writes_each_level_as_its_loop():
+    bound, plan = launch.bind(kernel(copy_loop("global", 64, index="gl1")))
+    source = emit.kernel_source(bound)
+    assert "for (int gl1 = get_global_id(0); gl1 < 64; gl1 += 64) {" in source
+    assert "out[gl1] = in0[gl1];" in source
+    vector = ir.Store("out", var("i", 16) * 4, ir.Load("in0", var("i", 16) * 4, 4), 4)
+    assert "vstore4(vload4(0, in0 + 4*i), 0, out + 4*i);" in emit.kernel_source(
+        kernel(ir.Loop("i", "seq", 16, (vector,), step=1)))
+    with pytest.raises(ValueError, match="stride"):  # parallel strides come from the launch
+        emit.kernel_source(kernel(copy_loop("local", 64, index="l1")))
+
+
+# --- launch inference ---------------------------------------------------------------------------
+
+def test_the_launch_is_read_from_the_loops():
+    groups = ir.Loop("wg", "workgroup", 8, (copy_loop("local", 128, index="l"),))
+    bound, plan = launch.bind(kernel(groups))
+    assert plan.global_size == (1024,) and plan.local_size == (128,)
+    assert [(lp.index, lp.step) for lp in loops(bound.body)] == [("wg", 8), ("l", 128)]
+    warps = ir.Loop("w", "warp", 4, (ir.Loop("ln", "lane", 32, (), step=32),), counter="k")
+    assert launch.infer(kernel(ir.Loop("wg", "workgroup", 2, (warps,)))).local_size == (128,)
+    capped = launch.infer(kernel(copy_loop("global", 1 << 24, index="gl")))
+    assert capped.global_size == (launch.MAX_GLOBAL,) and capped.local_size is None
+    single = launch.infer(kernel(copy_loop("seq", 4)))
+    assert (single.global_size, single.local_size, single.args) == ((1,), (1,), ("in0", "out"))
+
+
+def test_a_loop_over_a_dimension_the_launch_lacks_is_refused():
+    bad = ir.Loop("gl", "global", 4, (copy_loop("global", 4, dim=1, index="g1"),))
+    with pytest.raises(CodegenError, match="dimension"):
+        launch.with_strides((bad,), ir.Launch("k", (4,), None))
+
+
+# --- unrolling ----------------------------------------------------------------------------------
+
+def test_unrolled_loops_become_one_copy_per_iteration_with_constant_offsets():
+    body = unroll.unroll(kernel(copy_loop("unrolled", 3))).body
+    stores = [s for s in body if isinstance(s, ir.Store)]
+    assert not loops(body)
+    assert [s.offset for s in stores] == [Index.of(0), Index.of(1), Index.of(2)]
+    declaring = ir.Loop("i", "unrolled", 2, (ir.Declare("t", FLOAT, ir.Load("in0", var("i", 2))),
+                                             ir.Store("out", var("i", 2), ir.Name("t"))))
+    blocks = [s for s in unroll.unroll(kernel(declaring)).body if isinstance(s, ir.Block)]
+    assert len(blocks) == 2  # each copy's variables in a scope of their own
+
+
+def test_reduce_seq_unroll_generates_no_loop_and_the_same_result():
+    text = "join ∘ mapGlobal (reduceSeqUnroll (+) 0) ∘ split 4"
+    program = opencl(parse(text), "[float]_4096")
+    assert [lp.level for lp in loops(program.module.kernels[0].body)] == ["global"]
+    result = run(parse(text), XS, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+# --- 64-bit indices -----------------------------------------------------------------------------
+
+def test_loops_reaching_two_to_the_31_get_64_bit_indices():
+    program = opencl(parse("mapGlobal abs"), "[float]_4294967296")
+    (loop,) = loops(program.module.kernels[0].body)
+    assert loop.wide and "long gl" in program.source and "int gl" not in program.source
+    small = opencl(parse("mapGlobal abs"), "[float]_4096")
+    assert not any(lp.wide for lp in loops(small.module.kernels[0].body))
+    # an offset that reaches 2^31 through a product, not the loop's own extent
+    rows = opencl(parse("mapGlobal (mapSeq abs)"), "[[float]_65536]_65536").module.kernels[0]
+    assert {lp.index: lp.wide for lp in loops(rows.body)} == {"gl1": True, "i2": False}
+
+
+def test_the_wide_pass_marks_what_an_offset_needs():
+    i, j = var("i", 1 << 20), var("j", 1 << 12)
+    store = ir.Store("out", i * 4096 + j, ir.Literal("0"))
+    nest = ir.Loop("i", "seq", 1 << 20, (ir.Loop("j", "seq", 1 << 12, (store,), step=1),), step=1)
+    widened = wide.widen(kernel(nest))
+    assert {lp.index: lp.wide for lp in loops(widened.body)} == {"i": True, "j": False}
+
+
+def test_index_functions_on_arrays_too_long_for_int_are_refused_naming_the_node():
+    with pytest.raises(CodegenError, match="int indices") as err:
+        opencl(parse("mapGlobal abs ∘ gather (λi n. n - 1 - i)"), "[float]_4294967296")
+    assert err.value.path is not None
+
+
+# --- memory planning ----------------------------------------------------------------------------
+
+def test_temporaries_live_from_their_first_to_their_last_kernel():
+    program = opencl(parse("mapGlobal abs ∘ mapGlobal abs ∘ mapGlobal abs ∘ mapGlobal abs"),
+                     "[float]_1024")
+    uses = [memory.used_buffers(k) for k in program.module.kernels]
+    spans = memory.lifetimes(uses, [b.name for b in program.buffers if b.role == "temporary"])
+    assert sorted(spans.values()) == [(0, 1), (1, 2), (2, 3)]
+    assert len(program.storages) == 2
+
+
+# --- features -----------------------------------------------------------------------------------
+
+def test_features_count_accesses_per_space_and_per_work_item():
+    text = ("join ∘ mapWorkgroup (join ∘ mapLocal (reduceSeq (+) 0) ∘ split 2 ∘ join "
+            "∘ toLocal (mapLocal (mapSeq (λx. x + 1))) ∘ split 1) ∘ split 128")
+    (k,) = opencl(parse(text), "[float]_4096").features.kernels
+    assert k.loads == {"global": 4096, "local": 4096}
+    assert k.stores == {"local": 4096, "global": 2048}
+    assert k.barriers == 1 and k.work_items == 4096 and k.work_group == 128
+    assert k.global_bytes == (4096 + 2048) * 4
+    (v,) = opencl(parse("joinVec ∘ mapGlobal (mapVec abs) ∘ splitVec 4"),
+                  "[float]_4096").features.kernels
+    assert v.vector_accesses == 2048 and v.loads == {"global": 4096}
+
+
+def test_the_cost_model_reads_features_and_prefers_parallel_launches():
+    from workbench.search.cost import estimate
+
+    parallel = opencl(parse("mapGlobal abs"), "[float]_65536")
+    serial = opencl(parse("join ∘ mapGlobal (mapSeq abs) ∘ split 16384"), "[float]_65536")
+    assert estimate(parallel) < estimate(serial)
+    assert features.of(parallel.module) == parallel.features
+
+
+# --- code generation time -----------------------------------------------------------------------
+
+def test_codegen_time_grows_linearly_with_the_number_of_stages():
+    def seconds(n):
+        expr = parse(" ∘ ".join(["map abs"] * n))
+        start = time.perf_counter()
+        program = opencl(expr, "[float]_1024", complete=True)
+        assert len(program.launches) == n
+        return time.perf_counter() - start
+
+    seconds(20)  # warm up
+    small, large = seconds(50), seconds(500)
+    assert large < 2.0 and large < 20 * small, (small, large)

@@ -1,0 +1,230 @@
+"""OpenCL C, printed from the kernel IR: the last step of code generation.
+
+The code is meant to be read: each kernel is named after the program and commented with
+the expression it came from, each loop with the map it implements; the levels of the thread
+hierarchy become loops over ``get_global_id``, ``get_group_id``, ``get_local_id`` (warps and
+their lanes over ``get_local_id(0)`` divided by and modulo 32), strided by the launch's sizes.
+"""
+
+from __future__ import annotations
+
+from ..types import ScalarType, TupleType, Type, VectorType
+from . import ir
+from .arith import Index, to_c
+from .scalar import c_type
+
+INDENT = "    "
+_FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
+_FIRST_OF_GROUP = "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
+
+
+# --- values --------------------------------------------------------------------------------
+
+def _opaque(v: ir.Value) -> str:
+    return value(v) if isinstance(v, ir.Call) else f"({value(v)})"
+
+
+def index(e: Index) -> str:
+    return to_c(e, _opaque)
+
+
+def value(v: ir.Value) -> str:
+    if isinstance(v, ir.Literal):
+        return v.text
+    if isinstance(v, ir.Name):
+        return v.name
+    if isinstance(v, ir.IndexValue):
+        return index(v.index)
+    if isinstance(v, ir.Load):
+        if v.width > 1:
+            return f"vload{v.width}(0, {v.buffer} + {index(v.offset)})"
+        return f"{v.buffer}[{index(v.offset)}]"
+    if isinstance(v, ir.Call):
+        return f"{v.function}({', '.join(value(a) for a in v.args)})"
+    if isinstance(v, ir.Binary):
+        return f"({value(v.left)} {v.op} {value(v.right)})"
+    if isinstance(v, ir.Unary):
+        return f"({v.op}{value(v.operand)})"
+    if isinstance(v, ir.Cast):
+        return f"(({v.to})({value(v.value)}))"
+    if isinstance(v, ir.Field):
+        return f"{value(v.value)}._{v.index}"
+    if isinstance(v, ir.MakeTuple):
+        return f"(({c_type(v.type)}){{{', '.join(value(i) for i in v.items)}}})"
+    if isinstance(v, ir.Select):
+        return f"({value(v.condition)} ? {value(v.then)} : {value(v.otherwise)})"
+    raise TypeError(f"not a kernel IR value: {v!r}")
+
+
+# --- statements ----------------------------------------------------------------------------
+
+class _Printer:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+        self.warps: list[ir.Loop] = []  # enclosing warp loops
+
+    def line(self, text: str) -> None:
+        self.lines.append(INDENT * self.depth + text)
+
+    def nested(self, head: str, body: tuple[ir.Stmt, ...], first: str | None = None) -> None:
+        self.line(head)
+        self.depth += 1
+        if first is not None:
+            self.line(first)
+        for stmt in body:
+            self.stmt(stmt)
+        self.depth -= 1
+        self.line("}")
+
+    def warp(self) -> ir.Loop:
+        if not self.warps:
+            raise ValueError("a lane loop or warp guard outside a warp loop")
+        return self.warps[-1]
+
+    def stmt(self, s: ir.Stmt) -> None:
+        if isinstance(s, ir.Loop):
+            self.loop(s)
+        elif isinstance(s, ir.Guard):
+            if s.scope == "warp":
+                w = self.warp()
+                condition = f"get_local_id(0) % {ir.WARP} == 0 && {w.index} < {w.extent}"
+            else:
+                condition = _FIRST_OF_GROUP
+            self.nested(f"if ({condition}) {{", s.body)
+        elif isinstance(s, ir.Block):
+            self.nested("{", s.body)
+        elif isinstance(s, ir.Declare):
+            init = "" if s.value is None else f" = {value(s.value)}"
+            self.line(f"{c_type(s.type)} {s.name}{init};")
+        elif isinstance(s, ir.Assign):
+            self.line(f"{s.name} = {value(s.value)};")
+        elif isinstance(s, ir.Store):
+            if s.width > 1:
+                self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
+                          f"{index(s.offset)});")
+            else:
+                self.line(f"{s.buffer}[{index(s.offset)}] = {value(s.value)};")
+        elif isinstance(s, ir.Barrier):
+            self.line(f"barrier({' | '.join(_FENCES[f] for f in s.fences)});")
+        elif isinstance(s, ir.Comment):
+            self.line(f"/* {_comment(s.text)} */")
+        elif isinstance(s, ir.Allocate):
+            b = s.buffer
+            self.line(f"{c_type(b.scalar)} {b.name}[{b.length}];")
+        else:
+            raise TypeError(f"not a kernel IR statement: {s!r}")
+
+    def group_block(self, s: ir.Loop) -> bool:
+        """A work-group loop that each group runs at most once, printed as a block with the
+        group's index, where PoCL 3.1 needs that (returns whether it printed it so).
+
+        Without barriers, a block with a bound check (true for every group launched) made
+        PoCL's code up to ten times faster than the loop. With barriers, PoCL mishandles
+        control flow on the group id around them (a condition corrupted its heap; a loop
+        misplaced the barriers of the loops nested in it, so that a work-item read local
+        memory before another wrote it): a body with barriers in nested loops is a plain
+        block (which only works when there are as many groups as iterations), other bodies
+        with barriers stay loops, as PoCL compiled a gemv kernel 20% slower as a block."""
+        barriers = [around for b, around in ir.statements(s.body) if isinstance(b, ir.Barrier)]
+        nested = any(isinstance(f, ir.Loop) for around in barriers for f in around)
+        if barriers and not (nested and s.extent == _step(s)):
+            return False
+        kind = "long" if s.wide else "int"
+        self.line("{")
+        self.depth += 1
+        self.line(f"{kind} {s.index} = get_group_id({s.dim});")
+        if barriers:
+            for stmt in s.body:
+                self.stmt(stmt)
+        else:
+            self.nested(f"if ({s.index} < {s.extent}) {{", s.body)
+        self.depth -= 1
+        self.line("}")
+        return True
+
+    def loop(self, s: ir.Loop) -> None:
+        if s.origin:
+            self.line(f"/* {_comment(s.origin)} */")
+        kind = "long" if s.wide else "int"
+        i, n = s.index, s.extent
+        if s.level == "warp":
+            warps = _step(s)
+            self.warps.append(s)
+            self.nested(f"for ({kind} {s.counter} = 0; {s.counter} * {warps} < {n}; "
+                        f"{s.counter}++) {{", s.body,
+                        first=f"{kind} {i} = get_local_id(0) / {ir.WARP} + {s.counter} * {warps};")
+            self.warps.pop()
+            return
+        if s.level in ("seq", "unrolled"):
+            self.nested(f"for ({kind} {i} = 0; {i} < {n}; {i}++) {{", s.body)
+            return
+        if s.level == "workgroup" and _step(s) >= n and self.group_block(s):
+            return
+        start = {"global": f"get_global_id({s.dim})", "workgroup": f"get_group_id({s.dim})",
+                 "local": f"get_local_id({s.dim})",
+                 "lane": f"get_local_id(0) % {ir.WARP}"}[s.level]
+        condition = f"{i} < {n}"
+        if s.level == "lane":
+            w = self.warp()
+            condition += f" && {w.index} < {w.extent}"
+        self.nested(f"for ({kind} {i} = {start}; {condition}; {i} += {_step(s)}) {{", s.body)
+
+
+def _step(loop: ir.Loop) -> int:
+    if loop.step is None:
+        raise ValueError(f"the stride of loop {loop.index} is not known: infer the launch "
+                         f"first")
+    return loop.step
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "* /")
+
+
+def kernel_source(kernel: ir.Kernel) -> str:
+    params = []
+    for b in kernel.params:
+        const = "const " if b.role == "input" else ""
+        params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
+    printer = _Printer()
+    # Local memory is declared at kernel scope (OpenCL allows it nowhere else).
+    for b in kernel.locals:
+        printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}];")
+    for stmt in kernel.body:
+        printer.stmt(stmt)
+    head = f"kernel void {kernel.name}({', '.join(params)}) {{"
+    return "\n".join([head, *printer.lines, "}"])
+
+
+# --- declarations and programs -------------------------------------------------------------
+
+def _params(params: tuple[tuple[Type, str], ...]) -> str:
+    return ", ".join(f"{c_type(t)} {name}" for t, name in params)
+
+
+def declaration(d: ir.Declaration) -> str:
+    if isinstance(d, ir.StructDecl):
+        fields = " ".join(f"{c_type(t)} _{i};" for i, t in enumerate(d.type.items))
+        return f"{c_type(d.type)} {{ {fields} }};"
+    if isinstance(d, ir.NativeFunction):
+        return f"{c_type(d.result)} {d.name}({_params(d.params)}) {{ {d.text} }}"
+    return f"{c_type(d.result)} {d.name}({_params(d.params)}) {{ return {value(d.body)}; }}"
+
+
+def declarations_source(declarations: tuple) -> str:
+    return "".join(declaration(d) + "\n" for d in declarations)
+
+
+def program_source(module: ir.Module) -> str:
+    """The OpenCL C of a whole program: its declarations, then each kernel under a comment
+    with the expression it came from."""
+    parts = [declarations_source(module.declarations)] if module.declarations else []
+    for kernel in module.kernels:
+        parts.append(f"// {_comment(kernel.origin)}")
+        parts.append(kernel_source(kernel))
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["program_source", "kernel_source", "declarations_source", "value", "index",
+           "ScalarType", "TupleType", "VectorType"]

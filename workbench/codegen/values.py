@@ -1,0 +1,100 @@
+"""What an expression denotes while it is translated into the kernel IR, and where values
+of a type are stored.
+
+A ``Value`` is an array readable through a view, a scalar (or vector, or struct) IR value,
+or a tuple of values. Arrays of tuples are stored as one buffer per component (structure
+of arrays); arrays of vectors as consecutive scalars, read and written with vloadN/vstoreN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..sizes import Size
+from ..types import ArrayType, TupleType, Type, VectorType, replace_leaf
+from . import CodegenError, ir
+from .arith import Index
+from .views import BufferView, Prefix, SplitVecView, View, ZipView, project, read
+
+
+@dataclass(frozen=True)
+class Value:
+    type: Type
+    view: View | None = None
+    scalar: ir.Value | None = None
+    parts: tuple = ()
+
+    def element(self, i: Index) -> Value:
+        """Element i of an array value."""
+        t = self.type
+        elem = t.elem
+        if isinstance(elem, ArrayType):
+            return Value(elem, view=Prefix((i,), self.view))
+        if isinstance(elem, TupleType) and any(isinstance(item, ArrayType)
+                                               for item in elem.items):
+            # zip of arrays whose elements are themselves arrays: element i of each part
+            return Value(elem, parts=tuple(
+                Value(ArrayType(item, t.size), view=project(self.view, k)).element(i)
+                for k, item in enumerate(elem.items)))
+        return leaf(elem, self.view.access([i]))  # a scalar, a vector (vload) or a tuple
+
+
+def leaf(t: Type, loc) -> Value:
+    """The value at a location (a tuple of locations: a tuple of values)."""
+    if isinstance(loc, tuple):
+        return Value(t, parts=tuple(leaf(item, part) for item, part in zip(t.items, loc)))
+    return Value(t, scalar=read(loc))
+
+
+def component_buffers(name: str, t: Type, role: str, space: str = "global"
+                      ) -> tuple[list[ir.Buffer], View]:
+    """The buffers holding a value of type ``t``: one, or for an array of tuples one per
+    tuple component (structure of arrays: ``in0_0``, ``in0_1``, …), and the view that reads
+    the value from them (a tuple of locations per element)."""
+    leaf_type = ir.element_type(t)
+    if isinstance(leaf_type, TupleType) and leaf_type is not t:
+        buffers: list[ir.Buffer] = []
+        views = []
+        for k, item in enumerate(leaf_type.items):
+            parts, view = component_buffers(f"{name}_{k}", replace_leaf(t, item), role, space)
+            buffers += parts
+            views.append(view)
+        return buffers, ZipView(tuple(views))
+    if isinstance(leaf_type, VectorType):
+        if not (isinstance(t, ArrayType) and t.elem is leaf_type):
+            raise CodegenError(f"{role} {name}: arrays of arrays of vectors ({t}) are not "
+                               f"stored yet")
+        buf = ir.Buffer(name, space, t, role)
+        return [buf], SplitVecView(int(leaf_type.size.value), BufferView(name, (buf.length,)))
+    buf = ir.Buffer(name, space, t, role)
+    return [buf], BufferView(name, buf.shape or (1,))
+
+
+def count(t: Type) -> int:
+    """Elements of (nested) arrays of type t."""
+    n = 1
+    while isinstance(t, ArrayType):
+        n, t = n * int(t.size.value), t.elem
+    return n
+
+
+def shape(t: Type) -> tuple[int, ...]:
+    out = []
+    while isinstance(t, ArrayType):
+        out.append(int(t.size.value))
+        t = t.elem
+    return tuple(out)
+
+
+def pingpong(results: list[Type], allocate) -> list:
+    """The two buffers that the iterations of ``iterate`` write in turn (all but the last
+    iteration's results), each large enough for the largest result it holds."""
+    buffers = []
+    for parity in (0, 1):
+        mine = results[parity::2]
+        if not mine:
+            break
+        largest = max(mine, key=count)
+        buffers.append(allocate(ArrayType(ir.element_type(largest),
+                                          Size.const(count(largest)))))
+    return buffers
