@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -94,6 +93,7 @@ def test_a_broken_first_cpu_device_is_passed_over_for_a_working_one():
 
 @pytest.mark.slow
 def test_the_tour_notebook_runs_on_the_device_chosen_when_the_first_fails(monkeypatch):
+    import nbformat
     from nbclient import NotebookClient
 
     env = {}
