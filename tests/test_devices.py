@@ -71,7 +71,7 @@ def test_a_broken_first_cpu_device_is_passed_over_for_a_working_one():
     working CPU device, PoCL is asked for a second one (its single-threaded 'basic')."""
     env = {}
     doc = devices_doc(env)
-    first = next(d for d in usable(doc) if d["kind"] == "cpu")
+    first = _first_cpu(doc)
     env["WORKBENCH_PROBE_FAIL"] = first["id"]
     doc = devices_doc(env)
     if not [d for d in usable(doc) if d["health"] == "ok"]:
@@ -97,7 +97,7 @@ def test_the_tour_notebook_runs_on_the_device_chosen_when_the_first_fails(monkey
     from nbclient import NotebookClient
 
     env = {}
-    first = next(d for d in usable(devices_doc()) if d["kind"] == "cpu")
+    first = _first_cpu(devices_doc())
     env["WORKBENCH_PROBE_FAIL"] = first["id"]
     doc = devices_doc(env)
     if not [d for d in usable(doc) if d["health"] == "ok"]:
@@ -116,6 +116,13 @@ def test_the_tour_notebook_runs_on_the_device_chosen_when_the_first_fails(monkey
     text = "".join(o.get("text", "") for o in outputs)
     assert re.search(rf"ok \(checked against the interpreter\): .* on {re.escape(chosen)}\n",
                      text), text
+
+
+def _first_cpu(doc: dict) -> dict:
+    cpus = [d for d in usable(doc) if d["kind"] == "cpu"]
+    if not cpus:
+        pytest.skip("no CPU OpenCL device here (PoCL is not installed)")
+    return cpus[0]
 
 
 def _all_failing() -> dict:
