@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
 from .domain import ranges_of, ranges_problem, ranges_text, with_ranges
@@ -21,6 +20,7 @@ from .notation import parse, parse_program, parse_ranges, parse_type
 from .notation.printer import to_text
 from .notation.program import named
 from .rules import RewriteRefused, apply, lookup_rule
+from .rules.step import Step
 from .typecheck import typecheck
 from .types import FunctionType, Type, function_parts
 
@@ -40,24 +40,6 @@ class DerivationError(WorkbenchError):
         super().__init__(message)
         self.source, self.entry, self.step, self.branch = source, entry, step, branch
         self.line, self.column = line, column
-
-
-@dataclass(frozen=True)
-class Step:
-    rule: str
-    path: Path
-    params: dict = field(default_factory=dict)
-    result: Expr | None = field(default=None, compare=False)
-
-    def describe(self) -> str:
-        params = ", ".join(f"{k} = {v}" for k, v in self.params.items())
-        return f"{self.rule}" + (f" ({params})" if params else "") + \
-            f" at {format_path(self.path)}"
-
-    def as_json(self) -> dict:
-        return {"rule": self.rule, "path": format_path(self.path),
-                "params": {k: str(v) for k, v in self.params.items()},
-                "result": str(self.result) if self.result is not None else None}
 
 
 class Derivation:

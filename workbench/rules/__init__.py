@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import algorithmic, identity, macros, opencl
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
+from .step import Step
 
 rules: list[Rule] = [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES]
 CATALOGUE: dict[str, Rule] = {r.name: r for r in rules}
@@ -43,4 +44,5 @@ def unregister(name: str) -> None:
 
 
 __all__ = ["rules", "CATALOGUE", "register", "unregister", "Rule", "RuleParam", "Refused",
-           "Site", "Rewrite", "RewriteRefused", "rewrites", "apply", "refusals", "lookup_rule"]
+           "Site", "Step", "Rewrite", "RewriteRefused", "rewrites", "apply", "refusals",
+           "lookup_rule"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..domain import ranges_of
 from ..errors import TypeCheckError, WorkbenchError, format_path
@@ -20,6 +19,7 @@ from ..sizes import Size
 from ..typecheck import Annotation, Checker, annotate
 from ..types import Type
 from .rule import Refused, Rule, Site
+from .step import Step
 
 
 class RewriteRefused(WorkbenchError):
@@ -34,19 +34,7 @@ class RewriteRefused(WorkbenchError):
                          f"{reason}")
 
 
-@dataclass(frozen=True)
-class Rewrite:
-    """One applicable rewrite: where, which rule, with which parameters, and the result."""
-
-    path: Path
-    rule: str
-    params: Mapping[str, object]
-    result: Expr
-
-    def as_json(self) -> dict:
-        return {"path": format_path(self.path), "rule": self.rule,
-                "params": {k: str(v) for k, v in self.params.items()},
-                "result": str(self.result)}
+Rewrite = Step  # one applicable rewrite: where, which rule, parameters, and the result
 
 
 def _catalogue() -> dict[str, Rule]:
@@ -299,7 +287,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
 
                     result = named(result, getattr(expr, "definition_name", "expression"),
                                    declared, ranges_of(expr))
-                found.append(Rewrite(path, rule.name, params, result))
+                found.append(Step(rule.name, path, params, result))
     return found
 
 

@@ -7,18 +7,12 @@ strategies shows its expansion step by step."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..expr import Expr, Path, subterm, walk
 from ..types import Type
 from .rule import Refused
-
-
-@dataclass(frozen=True)
-class Step:
-    rule: str
-    path: Path
-    params: dict = field(default_factory=dict)
+from .step import Step
 
 
 @dataclass(frozen=True)

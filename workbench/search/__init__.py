@@ -35,7 +35,7 @@ from .evaluation import (
     job_key,
 )
 from .log import Log, LogError, read
-from .space import Move, replay
+from .space import Step, replay
 from .strategies import STRATEGIES
 
 
@@ -203,10 +203,10 @@ class Context:
     def left(self) -> int:
         return self.budget - len(self.records)
 
-    def fix(self, steps: list[Move]) -> None:
+    def fix(self, steps: list[Step]) -> None:
         self.fixed.append(len(self.records))
 
-    def measure(self, candidates: list[tuple[Expr, list[Move]]]) -> list[dict]:
+    def measure(self, candidates: list[tuple[Expr, list[Step]]]) -> list[dict]:
         """Records for the candidates, in their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. The search's
         records (``SearchResult.log``) are in the order candidates finished, as in the log
@@ -328,7 +328,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
         evaluator.close()
     best = best_derivation = None
     if best_record is not None:
-        steps = [Move(s["rule"], _path(s["path"]), s["params"]) for s in best_record["steps"]]
+        steps = [Step(s["rule"], _path(s["path"]), s["params"]) for s in best_record["steps"]]
         best_derivation = Derivation(start, *types, name=getattr(start, "definition_name", ""))
         if derivation is not None:
             best_derivation = derivation

@@ -11,31 +11,18 @@ every walk ends in something that can be measured.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
 from ..rules import Rewrite, apply, rewrites
 from ..rules.lowering import lower
+from ..rules.step import Step
 from ..types import Type
 
 # Rules that only add or remove identities, or undo another rule: they make walks longer
 # without reaching new kernels.
 NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
                           "iterate-decomposition", "partial-reorder"})
-
-
-@dataclass(frozen=True)
-class Move:
-    rule: str
-    path: Path
-    params: dict = field(default_factory=dict)
-
-    def as_json(self) -> dict:
-        from ..errors import format_path
-
-        return {"rule": self.rule, "path": format_path(self.path),
-                "params": {k: str(v) for k, v in self.params.items()}}
 
 
 def terminal(expr: Expr) -> bool:
@@ -59,7 +46,7 @@ class DeadEnd(WorkbenchError):
 
 
 def random_walk(expr: Expr, types: tuple[Type, ...], rng: random.Random, depth: int = 12,
-                at: Path | None = None, tries: int = 5) -> tuple[Expr, list[Move]]:
+                at: Path | None = None, tries: int = 5) -> tuple[Expr, list[Step]]:
     """Random moves until terminal (or ``depth`` moves), then the default completion; a walk
     into a dead end is started again (up to ``tries`` times)."""
     for attempt in range(tries):
@@ -71,8 +58,8 @@ def random_walk(expr: Expr, types: tuple[Type, ...], rng: random.Random, depth: 
     raise AssertionError("unreachable")
 
 
-def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
-    steps: list[Move] = []
+def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Step]]:
+    steps: list[Step] = []
     for _ in range(depth):
         if terminal(expr):
             break
@@ -80,10 +67,10 @@ def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Move]]:
         if choice is None:
             break
         expr = choice.result
-        steps.append(Move(choice.rule, choice.path, dict(choice.params)))
+        steps.append(Step(choice.rule, choice.path, dict(choice.params)))
     if not terminal(expr):
         expr, completed = lower(expr, *types)
-        steps += [Move(s.rule, s.path, dict(s.params)) for s in completed]
+        steps += [Step(s.rule, s.path, dict(s.params)) for s in completed]
     return expr, steps
 
 
@@ -110,12 +97,12 @@ def by_rule(options: list[Rewrite]) -> list[list[Rewrite]]:
     return list(groups.values())
 
 
-def replay(start: Expr, types: tuple[Type, ...], steps: list[Move]) -> Expr:
+def replay(start: Expr, types: tuple[Type, ...], steps: list[Step]) -> Expr:
     expr = start
     for s in steps:
         expr = apply(expr, s.rule, s.path, *types, **s.params)
     return expr
 
 
-__all__ = ["Move", "DeadEnd", "by_rule", "terminal", "moves", "random_walk", "replay",
+__all__ = ["Step", "DeadEnd", "by_rule", "terminal", "moves", "random_walk", "replay",
            "NOT_IN_WALKS", "WorkbenchError"]

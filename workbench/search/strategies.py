@@ -23,7 +23,7 @@ from ..codegen.program import opencl
 from ..errors import WorkbenchError
 from ..rules.lowering import lower
 from . import cost
-from .space import DeadEnd, Move, by_rule, moves, random_walk, terminal
+from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
 
 
 def _best(records: list[dict]) -> dict | None:
@@ -68,7 +68,7 @@ def _descent(ctx, rng: random.Random, width: int) -> None:
         options = [rng.choice(g) for g in groups[:min(width, ctx.left())]]
         batch, firsts = [], []
         for option in options:
-            first = Move(option.rule, option.path, dict(option.params))
+            first = Step(option.rule, option.path, dict(option.params))
             try:
                 expr, steps = random_walk(option.result, ctx.types, rng, at=ctx.at)
             except DeadEnd:
@@ -93,7 +93,7 @@ def _descent(ctx, rng: random.Random, width: int) -> None:
 
 def exhaustive(ctx, depth: int = 3) -> None:
     seen = {str(ctx.start)}
-    frontier: list[tuple[object, list[Move]]] = [(ctx.start, [])]
+    frontier: list[tuple[object, list[Step]]] = [(ctx.start, [])]
     measured: set[str] = set()
     for level in range(depth + 1):
         batch = []
@@ -106,7 +106,7 @@ def exhaustive(ctx, depth: int = 3) -> None:
             if str(low) in measured:
                 continue
             measured.add(str(low))
-            batch.append((low, steps + [Move(s.rule, s.path, dict(s.params))
+            batch.append((low, steps + [Step(s.rule, s.path, dict(s.params))
                                         for s in completed]))
         while batch and ctx.left() > 0:
             chunk, batch = batch[:ctx.left()], batch[ctx.left():]
@@ -118,14 +118,14 @@ def exhaustive(ctx, depth: int = 3) -> None:
             for r in moves(expr, ctx.types, ctx.at):
                 if str(r.result) not in seen:
                     seen.add(str(r.result))
-                    nxt.append((r.result, steps + [Move(r.rule, r.path, dict(r.params))]))
+                    nxt.append((r.result, steps + [Step(r.rule, r.path, dict(r.params))]))
         frontier = nxt
 
 
 def ranked(ctx, pool: int | None = None) -> None:
     rng = random.Random(ctx.seed)
     pool = pool or min(5 * ctx.budget, 200)
-    found: dict[str, tuple[float, object, list[Move]]] = {}
+    found: dict[str, tuple[float, object, list[Step]]] = {}
     for _ in range(pool):
         try:
             expr, steps = random_walk(ctx.start, ctx.types, rng, at=ctx.at)
