@@ -15,7 +15,6 @@ import json
 import statistics
 
 from benchmarks.search import RESULTS, SIZES, types_of
-from workbench.derivation import _userfuns
 from workbench.inputs import random_inputs
 from workbench.notation import parse, parse_type
 from workbench.opencl_devices import find_device
@@ -41,7 +40,7 @@ def main(argv=None) -> None:
         tuned = found.stem.removeprefix("search_")
         for name, p in search_doc["programs"].items():
             if p.get("best_ms"):
-                kernels.setdefault(name, {})[tuned] = parse(p["best_expression"], _userfuns(""))
+                kernels.setdefault(name, {})[tuned] = parse(p["best_expression"])
     for name in kernels:
         kernels[name]["default completion"] = library("blas")[name]
     for name, exprs in kernels.items():

@@ -116,12 +116,12 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
     """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
     (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
     times a search logs were taken while other candidates built or ran beside them."""
-    from workbench.derivation import _definitions_of, _userfuns
     from workbench.inputs import random_inputs
     from workbench.notation import parse, parse_type
+    from workbench.notation.program import user_functions, user_functions_text
     from workbench.run import run
 
-    functions = _userfuns(_definitions_of(library("blas")[name]))
+    functions = user_functions(user_functions_text(library("blas")[name]))
     inputs = random_inputs([parse_type(t) for t in types_of(name, s)], s, 0)
     exprs = [parse(r["expression"], functions) for r in records]
     samples: list[list[float]] = [[] for _ in records]

@@ -176,13 +176,13 @@ for line in sys.stdin:
 
 def run_job(job: dict) -> dict:
     """Run one derived kernel (in a child process); the outcome as a plain dict."""
-    from workbench.derivation import _userfuns
     from workbench.notation import parse, parse_ranges, parse_type
+    from workbench.notation.program import user_functions
     from workbench.run import run
 
     out = {"n": job["n"]}
     try:
-        expr = parse(job["expression"], _userfuns(job["definitions"]))
+        expr = parse(job["expression"], user_functions(job["definitions"]))
         types = [parse_type(t) for t in job["types"]]
         ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
         result = run(expr, *_inputs(types, job["sizes"], job["seed"], ranges),
@@ -255,8 +255,8 @@ def campaign(derivations: int, kernels: int, seed: int = 0, steps: int = 6,
     """Random derivations of every program in turn; the last expression of some of them
     run as kernels (``kernels`` in all on the default device, a share of them under
     Oclgrind, which interprets every work-item)."""
-    from workbench.derivation import _definitions_of
     from workbench.domain import ranges_of, ranges_text
+    from workbench.notation.program import user_functions_text
 
     report = Report()
     rng = np.random.default_rng(seed)
@@ -269,7 +269,7 @@ def campaign(derivations: int, kernels: int, seed: int = 0, steps: int = 6,
         if path and i % every == 0 and len(jobs) < kernels:
             ranges = ranges_of(expr)
             jobs.append({"n": len(jobs), "program": program, "expression": str(path[-1]),
-                         "definitions": _definitions_of(expr), "types": [str(t) for t in types],
+                         "definitions": user_functions_text(expr), "types": [str(t) for t in types],
                          "ranges": ranges_text(ranges) if ranges is not None else None,
                          "sizes": sizes, "seed": int(rng.integers(1 << 30))})
     for device in devices:

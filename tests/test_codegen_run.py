@@ -357,10 +357,10 @@ def test_a_local_temporary_of_nested_work_items_is_refused():
 
 
 def _gemv_functions():
-    from workbench.derivation import _definitions_of, _userfuns
+    from workbench.notation.program import user_functions, user_functions_text
     from workbench.programs import library
 
-    return _userfuns(_definitions_of(library("blas")["gemv"]))
+    return user_functions(user_functions_text(library("blas")["gemv"]))
 
 
 # Found by searches (their logs hold the full candidates); each reduced to its cause.

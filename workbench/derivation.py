@@ -15,10 +15,9 @@ from pathlib import Path as FilePath
 
 from .domain import ranges_of, ranges_problem, ranges_text, with_ranges
 from .errors import NotText, WorkbenchError, as_path, decode_utf8, format_path, parse_path
-from .expr import Expr, Path, UserFun, walk
-from .notation import parse, parse_program, parse_ranges, parse_type
-from .notation.printer import to_text
-from .notation.program import named
+from .expr import Expr, Path
+from .notation import parse, parse_ranges, parse_type
+from .notation.program import named, user_functions, user_functions_text
 from .rules import RewriteRefused, apply, lookup_rule
 from .rules.step import Step
 from .typecheck import typecheck
@@ -48,7 +47,8 @@ class Derivation:
     def __init__(self, start: Expr | str, *input_types: Type | str, name: str = "",
                  definitions: str = ""):
         self.definitions = definitions
-        self.start = parse(start, _userfuns(definitions)) if isinstance(start, str) else start
+        self.start = parse(start, user_functions(definitions)) if isinstance(start, str) \
+            else start
         self.input_types = tuple(parse_type(t) if isinstance(t, str) else t
                                  for t in input_types)
         self.name = name or getattr(self.start, "definition_name", "") or "expr"
@@ -126,7 +126,7 @@ class Derivation:
     def to_json(self) -> dict:
         doc = {
             "format": FORMAT, "version": VERSION, "name": self.name,
-            "definitions": self.definitions or _definitions_of(self.start),
+            "definitions": self.definitions or user_functions_text(self.start),
             "start": str(self.start),
             "inputs": [str(t) for t in self.input_types or _declared_inputs(self.start)],
         }
@@ -339,31 +339,6 @@ def _rule_line(step: Step) -> str:
 def _declared_inputs(expr: Expr) -> list[Type]:
     declared = getattr(expr, "declared_type", None)
     return function_parts(declared)[0] if declared is not None else []
-
-
-def _userfuns(definitions: str) -> dict[str, Expr]:
-    if not definitions:
-        return {}
-    return {name: e for name, e in parse_program(definitions).items()}
-
-
-def _definitions_of(expr: Expr) -> str:
-    """The program text of the user functions an expression calls, each after the
-    functions its own body calls (``compCallPut`` after ``option``, ``cnd``, …)."""
-    seen: dict[str, UserFun] = {}
-
-    def visit(e: Expr) -> None:
-        for _, node in walk(e):
-            if isinstance(node, UserFun) and node.body is not None and node.name not in seen:
-                visit(node.body)
-                seen[node.name] = node
-
-    visit(expr)
-    blocks = []
-    for name, fun in seen.items():
-        head = f"{name} : {fun.type}\n" if fun.type is not None else ""
-        blocks.append(f"{head}{name} = {to_text(fun.body)}")
-    return "\n\n".join(blocks)
 
 
 _LATEX_SYMBOLS = {"∘": r"\circ ", "λ": r"\lambda ", "%": r"\%", "_": r"\_", "&": r"\&",

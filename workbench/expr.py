@@ -19,6 +19,14 @@ from .errors import WorkbenchError
 from .sizes import Size
 
 Path = tuple[int, ...]
+# The printer of the notation, installed by ``notation.printer`` (which builds on this
+# module): expressions print as the papers write them without the core importing it.
+_PRINTER: list[Callable[[Expr], str]] = []
+
+
+def use_printer(printer: Callable[[Expr], str]) -> None:
+    """Print expressions with ``printer`` (``notation.printer.to_text``)."""
+    _PRINTER[:] = [printer]
 # A lambda parameter: a name, or a (possibly nested) tuple pattern such as (acc, x).
 Pattern = str | tuple
 
@@ -82,9 +90,10 @@ class Expr:
         return cached
 
     def __str__(self) -> str:
-        from .notation.printer import to_text
-
-        return to_text(self)
+        """The notation, as the paper writes it (the printer of ``notation``)."""
+        if _PRINTER:
+            return _PRINTER[0](self)
+        return self.structure()
 
     def __repr__(self) -> str:
         """The notation (``parse('map abs')``); ``structure()`` shows the node classes."""
@@ -275,7 +284,7 @@ class Prim(Expr):
 
     @property
     def decl(self):
-        from .primitives import PRIMITIVES
+        from .primitives.declaration import PRIMITIVES
 
         return PRIMITIVES[self.name]
 
@@ -385,7 +394,7 @@ def compose(*fns: Expr) -> Expr:
 
 
 def prim(name: str, *args) -> Prim:
-    from .primitives import canonical_name
+    from .primitives.declaration import canonical_name
 
     return Prim(canonical_name(name), tuple(Size.of(a) if isinstance(a, str) else a for a in args))
 

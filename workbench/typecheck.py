@@ -43,6 +43,7 @@ from .types import (
     ScalarType,
     TupleType,
     Type,
+    as_type,
     free_size_vars,
     function_parts,
     is_numeric,
@@ -299,14 +300,6 @@ def _pattern_text(pattern) -> str:
     if isinstance(pattern, str):
         return pattern
     return "(" + ", ".join(_pattern_text(p) for p in pattern) + ")"
-
-
-def as_type(t: Type | str) -> Type:
-    if isinstance(t, Type):
-        return t
-    from .notation.parser import parse_type
-
-    return parse_type(t)
 
 
 def declared_type_of(expr: Expr) -> Type | None:

@@ -230,3 +230,24 @@ def _match_size(pattern: Size, actual: Size, bindings: dict[str, Size]) -> bool:
             bindings[name] = actual / coeff
             return True
     return pattern.substitute(bindings) == actual
+
+
+# The parser of type text (``[float]_N``), installed by ``notation.parser`` (which builds
+# on this module): functions of the core accept types as text without importing it.
+_TYPE_PARSER: list = []
+
+
+def use_type_parser(parse) -> None:
+    """Read types given as text with ``parse`` (``notation.parse_type``)."""
+    _TYPE_PARSER[:] = [parse]
+
+
+def as_type(t: Type | str) -> Type:
+    """``t`` itself, or the type its text writes."""
+    if isinstance(t, Type):
+        return t
+    if isinstance(t, str) and _TYPE_PARSER:
+        return _TYPE_PARSER[0](t)
+    from .errors import WorkbenchError
+
+    raise WorkbenchError(f"not a type: {t!r} (give a Type or its text, e.g. '[float]_N')")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..types import ScalarType, TupleType, Type, VectorType
 from . import ir
 from .arith import Index, to_c
-from .scalar import c_type
+from .c_types import c_type
 
 INDENT = "    "
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}

@@ -28,29 +28,10 @@ from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import ir
+from .c_types import ScalarCodegenError, c_type
 
 _FLOAT_FUNCS = {"min": "fmin", "max": "fmax"}
 _INT_FUNCS = {"abs": "abs", "min": "min", "max": "max"}
-
-
-class ScalarCodegenError(Exception):
-    pass
-
-
-def c_type(t: Type, program: CProgram | None = None) -> str:
-    """The OpenCL C name of a scalar, vector or tuple type (registering the struct of a
-    tuple with ``program``)."""
-    if isinstance(t, ScalarType):
-        return t.name
-    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
-        return f"{t.elem.name}{int(t.size.value)}"
-    if isinstance(t, TupleType):
-        if program is not None:
-            program.struct(t)
-        fields = [c_type(item, program).replace("struct ", "").replace(" ", "")
-                  for item in t.items]
-        return "struct Tuple_" + "_".join(fields)
-    raise ScalarCodegenError(f"no C type for {t} in a scalar function")
 
 
 @dataclass

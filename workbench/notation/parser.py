@@ -42,7 +42,15 @@ from ..expr import (
 )
 from ..primitives import PRIMITIVES, lookup, spellings
 from ..sizes import Size, arithmetic_refusal, magnitude_refusal
-from ..types import SCALARS, ArrayType, FunctionType, TupleType, Type, VectorType
+from ..types import (
+    SCALARS,
+    ArrayType,
+    FunctionType,
+    TupleType,
+    Type,
+    VectorType,
+    use_type_parser,
+)
 from .lexer import Token, tokenize
 
 BINARY_LEVELS = [["||"], ["&&"], ["==", "!=", "<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
@@ -653,3 +661,6 @@ def _nodes(e: Expr):
 
 
 __all__ = ["parse", "parse_type", "parse_ranges", "Parser", "Resolver", "UserFun"]
+
+
+use_type_parser(parse_type)

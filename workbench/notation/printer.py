@@ -19,6 +19,7 @@ from ..expr import (
     UnOp,
     UserFun,
     Var,
+    use_printer,
 )
 from ..sizes import Size
 
@@ -129,3 +130,6 @@ class _Printer:
         head = self.show(fn, APP)
         args = " ".join(self.show(a, POSTFIX) for a in e.args)
         return f"{head} {args}", APP
+
+
+use_printer(to_text)

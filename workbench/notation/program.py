@@ -21,7 +21,7 @@ from pathlib import Path as FilePath
 
 from ..domain import ranges_of, ranges_problem, ranges_text, with_ranges
 from ..errors import NotText, ParseError, TypeCheckError, WorkbenchError, decode_utf8
-from ..expr import Expr, Lambda, UserFun
+from ..expr import Expr, Lambda, UserFun, walk
 from ..types import Type, function_parts
 from .lexer import Token, tokenize
 from .parser import Parser, Resolver, is_user_function
@@ -249,3 +249,31 @@ def load(path: str | FilePath) -> Program:
     except ParseError as err:
         raise ParseError(err.reason, err.line, err.column, err.source_line, err.expected,
                          path=str(path)) from None
+
+
+def user_functions(program_text: str) -> dict[str, Expr]:
+    """The definitions of a program text (typically ``user_functions_text``'s), by name: the
+    user functions a parsed expression may call."""
+    if not program_text:
+        return {}
+    return dict(parse_program(program_text).items())
+
+
+def user_functions_text(expr: Expr) -> str:
+    """The program text of the user functions an expression calls, each after the functions
+    its own body calls (``compCallPut`` after ``option``, ``cnd``, …): with it, the printed
+    expression parses back to the same expression in another process."""
+    seen: dict[str, UserFun] = {}
+
+    def visit(e: Expr) -> None:
+        for _, node in walk(e):
+            if isinstance(node, UserFun) and node.body is not None and node.name not in seen:
+                visit(node.body)
+                seen[node.name] = node
+
+    visit(expr)
+    blocks = []
+    for name, fun in seen.items():
+        head = f"{name} : {fun.type}\n" if fun.type is not None else ""
+        blocks.append(f"{head}{name} = {to_text(fun.body)}")
+    return "\n\n".join(blocks)

@@ -10,7 +10,7 @@ from ..errors import EvaluationError
 from ..expr import Lambda, Prim
 from ..sizes import Size
 from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
-from . import ALGORITHMIC, FUN, INDEX, SIZE, VALUE, Layout, Primitive, define
+from .declaration import ALGORITHMIC, FUN, INDEX, SIZE, VALUE, Layout, Primitive, define
 
 
 def array_arg(chk, t, path, what, kind=ArrayType):

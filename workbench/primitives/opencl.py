@@ -7,8 +7,8 @@ from __future__ import annotations
 from .. import values as V
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType, VectorType
-from . import DIM, FUN, OPENCL, SIZE, VALUE, Layout, Primitive, define
 from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
+from .declaration import DIM, FUN, OPENCL, SIZE, VALUE, Layout, Primitive, define
 
 # The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
 # check in ``nesting`` uses these levels.

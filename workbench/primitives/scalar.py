@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..types import BOOL, DOUBLE, FLOAT, INT, ScalarType, is_numeric, promote
-from . import SCALAR, Primitive, define
+from .declaration import SCALAR, Primitive, define
 
 
 def _numbers(chk, node, args, path):

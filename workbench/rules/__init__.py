@@ -13,34 +13,13 @@ elimination, id as a copy), ``macros`` (map-reduce fusion), ``strategies`` (comb
 from __future__ import annotations
 
 from . import algorithmic, identity, macros, opencl
+from .catalogue import CATALOGUE, register, rules, unregister
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
 from .step import Step
 
-rules: list[Rule] = [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES]
-CATALOGUE: dict[str, Rule] = {r.name: r for r in rules}
-assert len(CATALOGUE) == len(rules), "rule names must be unique"
-
-
-
-def register(rule: Rule, *, replace: bool = False) -> None:
-    """Add a rule of your own to the catalogue, so that ``rewrites``, ``apply`` and saved
-    ``Derivation``s find it by name (SPEC 5; the own-rule notebook shows one)."""
-    if not isinstance(rule, Rule):
-        raise TypeError(f"register takes a Rule, not a {type(rule).__name__}")
-    if rule.name in CATALOGUE:
-        if not replace:
-            raise ValueError(f"a rule named {rule.name!r} exists: pass replace=True to "
-                             f"replace it")
-        rules[:] = [r for r in rules if r.name != rule.name]
-    rules.append(rule)
-    CATALOGUE[rule.name] = rule
-
-
-def unregister(name: str) -> None:
-    """Remove a rule added with ``register``."""
-    rules[:] = [r for r in rules if r.name != name]
-    CATALOGUE.pop(name, None)
+for _rule in [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES]:
+    register(_rule)  # a second rule of the same name is refused
 
 
 __all__ = ["rules", "CATALOGUE", "register", "unregister", "Rule", "RuleParam", "Refused",

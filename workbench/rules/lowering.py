@@ -87,6 +87,6 @@ def _why(expr: Expr, path: Path, node: Prim, types: tuple) -> str:
 
 
 def _site_of(expr: Expr, path: Path, types: tuple) -> Site:
-    from .rewriting import _annotation, _site
+    from .rewriting import annotation_of, site_at
 
-    return _site(expr, path, _annotation(expr, types))
+    return site_at(expr, path, annotation_of(expr, types))

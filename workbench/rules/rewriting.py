@@ -18,6 +18,7 @@ from ..nesting import check_nesting, context
 from ..sizes import Size
 from ..typecheck import Annotation, Checker, annotate
 from ..types import Type
+from .catalogue import CATALOGUE
 from .rule import Refused, Rule, Site
 from .step import Step
 
@@ -38,12 +39,10 @@ Rewrite = Step  # one applicable rewrite: where, which rule, parameters, and the
 
 
 def _catalogue() -> dict[str, Rule]:
-    from . import CATALOGUE
-
     return CATALOGUE
 
 
-def _site(expr: Expr, path: Path, note: Annotation | None) -> Site:
+def site_at(expr: Expr, path: Path, note: Annotation | None) -> Site:
     node = subterm(expr, path)
     typing = note.typings.get(path) if note else None
     nxt = nxt_typing = None
@@ -158,7 +157,7 @@ class ParameterError(WorkbenchError):
         self.parameter = parameter
 
 
-def _coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
+def coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
     known = {p.name: p for p in rule.params}
     out = {}
     for name, value in params.items():
@@ -217,7 +216,7 @@ def lookup_rule(name: str) -> Rule:
     return catalogue[name]
 
 
-def _annotation(expr: Expr, input_types: tuple) -> Annotation | None:
+def annotation_of(expr: Expr, input_types: tuple) -> Annotation | None:
     if not input_types and getattr(expr, "declared_type", None) is None:
         try:
             return annotate(expr)  # a closed value expression
@@ -233,9 +232,9 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Ty
 
     rule = lookup_rule(rule) if isinstance(rule, str) else rule
     path = as_path(path)
-    note = _annotation(expr, input_types)
-    site = _site(expr, path, note)
-    values = _coerce_params(rule, params)
+    note = annotation_of(expr, input_types)
+    site = site_at(expr, path, note)
+    values = coerce_params(rule, params)
     missing = [p for p in rule.params if p.name not in values]
     if missing:
         options = {p.name: [str(c) for c in p.candidates(site)] for p in missing}
@@ -264,7 +263,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
 
         at = as_path(at)
         subterm(expr, at)  # a path that is not in the expression is named
-    note = _annotation(expr, input_types)
+    note = annotation_of(expr, input_types)
     catalogue = rules if rules is not None else list(_catalogue().values())
     declared = getattr(expr, "declared_type", None)
     from ..expr import walk
@@ -272,7 +271,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
     paths = [at] if at is not None else [p for p, _ in walk(expr)]
     found: list[Rewrite] = []
     for path in paths:
-        site = _site(expr, path, note)
+        site = site_at(expr, path, note)
         for rule in catalogue:
             if rule.pair and site.next is None:
                 continue
@@ -297,8 +296,8 @@ def refusals(expr: Expr, path: Path | str | int, *input_types: Type | str) -> di
     from ..errors import as_path
 
     path = as_path(path)
-    note = _annotation(expr, input_types)
-    site = _site(expr, path, note)
+    note = annotation_of(expr, input_types)
+    site = site_at(expr, path, note)
     out = {}
     for rule in _catalogue().values():
         choices = [p.candidates(site) for p in rule.params]

@@ -129,18 +129,18 @@ def everywhere(choose: Callable, limit: int = 100_000) -> Strategy:
     next one)."""
 
     def run(state: State):
-        from .rewriting import _annotation, _coerce_params, _site, lookup_rule, try_rule
+        from .rewriting import annotation_of, coerce_params, lookup_rule, site_at, try_rule
 
         expr, steps = state.expr, list(state.steps)
-        note = _annotation(expr, state.input_types)
+        note = annotation_of(expr, state.input_types)
         for path, _ in list(walk(expr))[:limit]:
-            site = _site(expr, path, note)
+            site = site_at(expr, path, note)
             chosen = choose(site)
             if chosen is None:
                 continue
             rule, params = chosen
             found = lookup_rule(rule)
-            result = try_rule(found, site, _coerce_params(found, params), note,
+            result = try_rule(found, site, coerce_params(found, params), note,
                               state.input_types)
             if isinstance(result, Refused):
                 continue

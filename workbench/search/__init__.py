@@ -19,12 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..derivation import Derivation, _definitions_of
+from ..derivation import Derivation
 from ..domain import ranges_of, ranges_text, with_ranges
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr
 from ..expr import Path as NodePath
 from ..notation import parse_type
+from ..notation.program import user_functions_text
 from ..semantics import prepare_inputs
 from ..types import Type, free_size_vars
 from .evaluation import (
@@ -190,7 +191,7 @@ class Context:
                                                                      seed, at)
         self.repeat, self.progress, self.batch, self.strategy = (repeat, progress, batch,
                                                                  strategy)
-        self.definitions = _definitions_of(start)
+        self.definitions = user_functions_text(start)
         self.ranges = ranges_text(ranges_of(start)) if ranges_of(start) is not None else None
         self.cache = log.by_key()
         self.logged_before = set(self.cache)  # measured by an earlier run (resuming)

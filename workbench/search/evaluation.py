@@ -39,13 +39,13 @@ def evaluate_candidate(job: dict) -> dict:
     record = {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
               "sizes": job["sizes"], "device": job.get("device") or "default"}
     try:
-        from ..derivation import _userfuns
         from ..inputs import random_inputs
         from ..notation import parse, parse_ranges, parse_type
+        from ..notation.program import user_functions
         from ..run import run
         from ..semantics import typed_input
 
-        expr = parse(job["expression"], _userfuns(job.get("definitions", "")))
+        expr = parse(job["expression"], user_functions(job.get("definitions", "")))
         types = [parse_type(t) for t in job["types"]]
         ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
         # the candidate's text carries no signature: its inputs take the job's types

@@ -1,0 +1,126 @@
+"""One way through the house: every import of the package goes to a module of the same or a
+lower layer, and no module imports itself back through others (no import cycle).
+
+    core       errors, sizes, types, values, expr, primitives, typecheck, nesting, domain
+    language   notation, semantics, inputs, programs
+    rewriting  rules, derivation
+    codegen    codegen
+    running    runtime, run, devices and their probes, device locks, isolation
+    searching  search, plots
+    using      cli, demo, the package's public surface; widgets and benchmarks
+
+Imports are read from the source (module level and inside functions alike), so a deferred
+import does not hide a backward edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+LAYERS = [
+    ("core", ["errors", "sizes", "types", "values", "expr", "primitives", "typecheck",
+              "nesting", "domain"]),
+    ("language", ["notation", "semantics", "inputs", "programs"]),
+    ("rewriting", ["rules", "derivation"]),
+    ("codegen", ["codegen"]),
+    ("running", ["runtime", "run", "opencl_devices", "probe", "device_lock", "isolation",
+                 "userdirs"]),
+    ("searching", ["search", "plots"]),
+    ("using", ["cli", "demo", "__main__", "", "widgets", "benchmarks"]),
+]
+
+
+def modules() -> dict[str, Path]:
+    """Module name -> file, for the core package, the widgets and the benchmarks."""
+    out = {}
+    for package in ("workbench", "widgets", "benchmarks"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+            out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def layer_of(module: str) -> int:
+    if module.startswith(("widgets", "benchmarks")):
+        return len(LAYERS) - 1
+    rest = module.removeprefix("workbench").removeprefix(".")
+    top = rest.split(".", 1)[0]
+    for i, (_, names) in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ``known`` that ``module`` imports (a name imported from a package that
+    is itself a module counts as that module)."""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                name = f"{target}.{alias.name}"
+                out.add(name if name in known else target)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m in known and m != module}
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {m: imports(m, p, known) for m, p in known.items()}
+
+
+def test_every_module_has_a_layer():
+    for module in modules():
+        layer_of(module)
+
+
+def test_no_module_imports_from_a_higher_layer():
+    backward = sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {d} ({LAYERS[layer_of(d)][0]})"
+                      for m, deps in graph().items() for d in deps if layer_of(d) > layer_of(m))
+    assert not backward, "\n".join(backward)
+
+
+def test_no_import_cycle():
+    g = graph()
+    # a package's __init__ gathers its modules: an edge from a module to its own package is
+    # a cycle through that __init__
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        for d in sorted(g[m]):
+            if state.get(d) == 1:
+                cycles.append(" -> ".join(stack[stack.index(d):] + [m, d])
+                              if d in stack else f"{m} -> {d}")
+            elif d not in state:
+                visit(d, stack + [m])
+        state[m] = 2
+
+    for m in sorted(g):
+        if m not in state:
+            visit(m, [])
+    assert not cycles, "\n".join(cycles)
+
+
+def test_nothing_imports_private_names_of_another_module():
+    known = modules()
+    found = []
+    for m, path in known.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or node.level):
+                private = [a.name for a in node.names
+                           if a.name.startswith("_") and not a.name.startswith("__")]
+                if private:
+                    found.append(f"{m}: from {'.' * node.level}{node.module or ''} import "
+                                 f"{', '.join(private)}")
+    assert not found, "\n".join(found)
