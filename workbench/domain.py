@@ -19,8 +19,9 @@ The notation reads the line (``notation.program``); ``inputs.random_inputs`` dra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .expr import Signature, signature_of, with_signature
 from .types import ArrayType, ScalarType, TupleType, Type, VectorType
 
 
@@ -55,18 +56,16 @@ def ranges_text(ranges: tuple[Range, ...]) -> str:
 def ranges_of(expr) -> tuple[Range, ...] | None:
     """The input ranges a program file declared for a definition (None when it declared
     none)."""
-    return getattr(expr, "input_ranges", None)
+    signature = signature_of(expr)
+    return signature.ranges if signature is not None else None
 
 
 def with_ranges(expr, ranges: tuple[Range, ...] | None):
-    """A copy of ``expr`` carrying ``ranges`` (the expression itself when there are none)."""
+    """``expr`` carrying ``ranges`` in its signature (the expression itself for None)."""
     if ranges is None:
         return expr
-    import copy
-
-    out = copy.copy(expr)
-    object.__setattr__(out, "input_ranges", tuple(ranges))
-    return out
+    signature = signature_of(expr) or Signature()
+    return with_signature(expr, replace(signature, ranges=tuple(ranges)))
 
 
 def ranges_problem(ranges: tuple[Range, ...], inputs: list[Type]) -> str | None:

@@ -31,6 +31,40 @@ def use_printer(printer: Callable[[Expr], str]) -> None:
 Pattern = str | tuple
 
 
+@dataclass(frozen=True)
+class Signature:
+    """What a program file says of a definition besides its body: its name, its declared
+    type (a ``types.Type``) and the ranges its random inputs are drawn from (``domain``).
+    An expression read from a program file carries its definition's signature, and every
+    rewrite of it keeps the signature (``keep_signature``)."""
+
+    name: str = "expression"
+    type: object = None
+    ranges: tuple | None = None
+
+
+def signature_of(expr: Expr) -> Signature | None:
+    """The signature ``expr`` carries (None for an expression not read as a definition)."""
+    return expr.__dict__.get("_signature") if isinstance(expr, Expr) else None
+
+
+def with_signature(expr: Expr, signature: Signature | None) -> Expr:
+    """A copy of ``expr`` that carries ``signature`` (the expression itself for None). The
+    signature is not part of the expression's structure: equality and hashing ignore it."""
+    if signature is None or signature_of(expr) == signature:
+        return expr
+    import copy
+
+    out = copy.copy(expr)
+    object.__setattr__(out, "_signature", signature)
+    return out
+
+
+def keep_signature(new: Expr, old: Expr) -> Expr:
+    """``new`` (a rewrite of ``old``) carrying ``old``'s signature."""
+    return with_signature(new, signature_of(old))
+
+
 class Expr:
     """Base class of all nodes.
 
@@ -39,6 +73,27 @@ class Expr:
     """
 
     __slots__ = ()
+
+    # The parts of the signature (``signature_of``), as attributes; absent (AttributeError)
+    # on an expression that carries none.
+    @property
+    def definition_name(self) -> str:
+        return self._signature_part("name")
+
+    @property
+    def declared_type(self):
+        return self._signature_part("type")
+
+    @property
+    def input_ranges(self):
+        return self._signature_part("ranges")
+
+    def _signature_part(self, part: str):
+        signature = self.__dict__.get("_signature")
+        value = getattr(signature, part) if signature is not None else None
+        if value is None:
+            raise AttributeError(part)
+        return value
 
     def children(self) -> tuple[Expr, ...]:
         return ()

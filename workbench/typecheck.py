@@ -32,6 +32,7 @@ from .expr import (
     UnOp,
     UserFun,
     Var,
+    signature_of,
     subterm,
 )
 from .sizes import Size
@@ -306,7 +307,8 @@ def declared_type_of(expr: Expr) -> Type | None:
     """The type a program file declared for a definition (None for plain expressions)."""
     if isinstance(expr, UserFun):
         return expr.type
-    return getattr(expr, "declared_type", None)
+    signature = signature_of(expr)
+    return signature.type if signature is not None else None
 
 
 def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:

@@ -14,14 +14,13 @@ definition on scalars becomes a named user function (``UserFun``, printed by its
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 
 from ..domain import ranges_of, ranges_problem, ranges_text, with_ranges
 from ..errors import NotText, ParseError, TypeCheckError, WorkbenchError, decode_utf8
-from ..expr import Expr, Lambda, UserFun, walk
+from ..expr import Expr, Lambda, Signature, UserFun, walk, with_signature
 from ..types import Type, function_parts
 from .lexer import Token, tokenize
 from .parser import Parser, Resolver, is_user_function
@@ -77,14 +76,10 @@ class Program(Mapping):
 
 def named(expr: Expr, name: str, declared_type: Type | None, ranges: tuple | None = None
           ) -> Expr:
-    """A copy of ``expr`` that carries its definition's name and declared type (and its
-    input ranges, when the file declared them)."""
-    out = copy.copy(expr)
-    object.__setattr__(out, "definition_name", name)
-    object.__setattr__(out, "declared_type", declared_type)
-    if ranges is not None:
-        object.__setattr__(out, "input_ranges", tuple(ranges))
-    return out
+    """``expr`` carrying its definition's signature: name, declared type and (when the file
+    declared them) input ranges."""
+    return with_signature(expr, Signature(name, declared_type,
+                                          tuple(ranges) if ranges is not None else None))
 
 
 def _split_definitions(text: str, tokens: list[Token], parser: Parser) -> list[_Source]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ..domain import ranges_of
 from ..errors import TypeCheckError, WorkbenchError, format_path
-from ..expr import Compose, Expr, Path, Prim, compose, replace, subterm
+from ..expr import Compose, Expr, Path, Prim, compose, keep_signature, replace, subterm
 from ..nesting import check_nesting, context
 from ..sizes import Size
 from ..typecheck import Annotation, Checker, annotate
@@ -135,12 +134,8 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
             return check
     result = _rebuild(site, produced)
     if note is not None and _inside_iterate(site.root, site.path):
-        declared = getattr(site.root, "declared_type", None)
-        if declared is not None and not input_types:
-            from ..notation.program import named
-
-            result = named(result, getattr(site.root, "definition_name", "expression"),
-                           declared, ranges_of(site.root))
+        if not input_types:
+            result = keep_signature(result, site.root)
         problem = _globally_typed(result, tuple(input_types))
         if problem is not None:
             return problem
@@ -244,14 +239,7 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Ty
     result = try_rule(rule, site, values, note, input_types)
     if isinstance(result, Refused):
         raise RewriteRefused(rule.name, path, str(site.node), result.reason)
-    out = result
-    declared = getattr(expr, "declared_type", None)
-    if declared is not None:
-        from ..notation.program import named
-
-        out = named(result, getattr(expr, "definition_name", "expression"), declared,
-                    ranges_of(expr))
-    return out
+    return keep_signature(result, expr)
 
 
 def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None = None,
@@ -265,7 +253,6 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
         subterm(expr, at)  # a path that is not in the expression is named
     note = annotation_of(expr, input_types)
     catalogue = rules if rules is not None else list(_catalogue().values())
-    declared = getattr(expr, "declared_type", None)
     from ..expr import walk
 
     paths = [at] if at is not None else [p for p, _ in walk(expr)]
@@ -281,11 +268,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
                 result = try_rule(rule, site, params, note, input_types)
                 if isinstance(result, Refused):
                     continue
-                if declared is not None:
-                    from ..notation.program import named
-
-                    result = named(result, getattr(expr, "definition_name", "expression"),
-                                   declared, ranges_of(expr))
+                result = keep_signature(result, expr)
                 found.append(Step(rule.name, path, params, result))
     return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..expr import Expr, Path, subterm, walk
+from ..expr import Expr, Path, keep_signature, subterm, walk
 from ..types import Type
 from .rule import Refused
 from .step import Step
@@ -152,16 +152,9 @@ def everywhere(choose: Callable, limit: int = 100_000) -> Strategy:
                 break  # paths or types below changed: annotate again
         if len(steps) == len(state.steps):
             return Refused("no rule chosen applies anywhere")
-        return State(_named_like(expr, state.expr), state.input_types, tuple(steps))
+        return State(keep_signature(expr, state.expr), state.input_types, tuple(steps))
 
     return run
 
 
-def _named_like(expr: Expr, original: Expr) -> Expr:
-    """The result with the definition name and declared type of the original, if any."""
-    declared = getattr(original, "declared_type", None)
-    if declared is None:
-        return expr
-    from ..notation.program import named
 
-    return named(expr, getattr(original, "definition_name", "expression"), declared)
