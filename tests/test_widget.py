@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("anywidget", reason="the widget needs the lab extra: pip install -e .[lab]")
 
 from widgets import Workbench
-from widgets.search_panel import NOT_INSTALLED, steps_of
+from widgets.search_panel import steps_of
 from widgets.tasks import ErrorArea, Worker
 from widgets.tree import CHANGED, LEVELS, has_dot, level, tree_svg
 from workbench import Derivation, WorkbenchError, apply, parse, parse_program, rewrites, run
@@ -276,13 +276,12 @@ def test_worker_shows_running_and_reports_errors():
     assert errors.messages and errors.messages[-1].startswith("bad job: ZeroDivisionError")
 
 
-def test_search_panel_follows_the_installation():
+def test_the_search_panel_offers_every_strategy():
     wb = Workbench(scal(), auto_run=False)
-    installed = importlib.util.find_spec("workbench.search") is not None
-    assert wb.search.available == installed
-    if not installed:
-        assert NOT_INSTALLED in wb.search.status.value
-        assert wb.search.start_button.disabled and wb.search.adopt_button.disabled
+    from workbench.search import STRATEGIES
+
+    assert tuple(wb.search.strategy.options) == tuple(STRATEGIES)
+    assert not wb.search.start_button.disabled
 
 
 def test_search_steps_in_each_accepted_form():

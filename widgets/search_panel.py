@@ -10,8 +10,6 @@ not part of the installed workbench.
 from __future__ import annotations
 
 import html
-import importlib
-import importlib.util
 import threading
 import time
 from collections.abc import Callable
@@ -19,26 +17,11 @@ from collections.abc import Callable
 import ipywidgets as w
 
 from workbench import Derivation
+from workbench.search import STRATEGIES, search
 
 from . import plots
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
-
-NOT_INSTALLED = "search is not installed"
-DEFAULT_STRATEGIES = ("mcts",)
-
-
-def find_search() -> tuple[Callable | None, tuple[str, ...]]:
-    """``workbench.search.search`` and the strategy names it offers, or ``(None, ())``."""
-    if importlib.util.find_spec("workbench.search") is None:
-        return None, ()
-    module = importlib.import_module("workbench.search")
-    fn = getattr(module, "search", None)
-    if not callable(fn):
-        return None, ()
-    names = getattr(module, "STRATEGIES", None)
-    strategies = tuple(names) if names else DEFAULT_STRATEGIES
-    return fn, strategies
 
 
 def _get(record, name: str):
@@ -71,8 +54,8 @@ class SearchPanel(w.VBox):
         self._device = device  # the workbench's device menu chooses it
         self._adopt = adopt
         self._errors = errors
-        self.search_fn, strategies = find_search()
-        self.strategy = w.Dropdown(options=strategies or DEFAULT_STRATEGIES,
+        self.search_fn = search
+        self.strategy = w.Dropdown(options=tuple(STRATEGIES),
                                    description="strategy", layout=w.Layout(width="220px"))
         self.budget = w.BoundedIntText(value=40, min=1, max=100_000, description="budget",
                                        layout=w.Layout(width="160px"))
@@ -106,21 +89,10 @@ class SearchPanel(w.VBox):
                     w.HBox([self.start_button, self.stop_button, self.adopt_button,
                             self.progress, self.status]),
                     self.best, self.plot]
-        if self.search_fn is None:
-            for control in (self.strategy, self.budget, self.start_button,
-                            self.adopt_button, self.stop_button, self.progress):
-                control.disabled = True
-            self.status.value = f'<span class="wb-search-missing">{NOT_INSTALLED}</span>'
         super().__init__(children)
         self.add_class("wb-search-panel")
 
-    @property
-    def available(self) -> bool:
-        return self.search_fn is not None
-
     def start(self):
-        if self.search_fn is None:
-            raise RuntimeError(NOT_INSTALLED)
         d = self._derivation()
         expr, budget = d.current, int(self.budget.value)
         strategy, device = self.strategy.value, self._device()

@@ -42,10 +42,6 @@ def _window(line: str, column: int, width: int = 100) -> tuple[str, int]:
     return prefix + shown + suffix, column - start + len(prefix)
 
 
-class NameError_(WorkbenchError):
-    """An identifier that is neither bound, a primitive, a scalar function nor a definition."""
-
-
 class TypeCheckError(WorkbenchError):
     """An ill-typed expression: names the node (path and printed form) and both types."""
 

@@ -135,10 +135,6 @@ class DeviceInfo:
         """Why the device is broken ('' when it works)."""
         return self.health.removeprefix("broken: ") if self.health.startswith("broken") else ""
 
-    @property
-    def is_pocl(self) -> bool:
-        return "portable computing language" in self.platform.lower()
-
     def describe(self) -> str:
         return f"{self.id} {self.name} ({self.platform}, driver {self.driver})"
 

@@ -53,7 +53,6 @@ from .types import (
     substitute_sizes,
 )
 
-ARITHMETIC = {"+", "-", "*", "/", "%"}
 COMPARISON = {"<", "<=", ">", ">=", "==", "!="}
 LOGICAL = {"&&", "||"}
 

@@ -97,10 +97,6 @@ def is_numeric(t: Type) -> bool:
     return isinstance(t, ScalarType) and t.name != "bool"
 
 
-def is_array_like(t: Type) -> bool:
-    return isinstance(t, ArrayType | VectorType)
-
-
 def dtype_of(t: Type) -> np.dtype:
     """NumPy dtype of a scalar type, or of the innermost scalar of an array/vector type."""
     while isinstance(t, ArrayType | VectorType):
@@ -108,15 +104,6 @@ def dtype_of(t: Type) -> np.dtype:
     if not isinstance(t, ScalarType):
         raise ValueError(f"type {t} has no single dtype")
     return _DTYPES[t.name]
-
-
-def array_shape(t: Type, sizes: Mapping[str, int] | None = None) -> tuple[int, ...]:
-    """Concrete shape of nested arrays/vectors of a scalar, e.g. ``[[float]_4]_N`` -> (N, 4)."""
-    shape = []
-    while isinstance(t, ArrayType | VectorType):
-        shape.append(int(t.size.evaluate(sizes or {})))
-        t = t.elem
-    return tuple(shape)
 
 
 def scalar_of_dtype(dtype: np.dtype) -> ScalarType:

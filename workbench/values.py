@@ -79,18 +79,6 @@ def lift(value, from_depth: int, to_depth: int):
     return transform(value, expand)
 
 
-def at_depth(value, depth: int):
-    """Make sure a freshly computed leaf has at least ``depth`` batch axes."""
-
-    def fix(leaf):
-        leaf = np.asarray(leaf)
-        if leaf.ndim < depth:
-            leaf = leaf.reshape((1,) * (depth - leaf.ndim) + leaf.shape)
-        return leaf
-
-    return transform(value, fix)
-
-
 def elements(value):
     """View the elements of an array value at depth d as one value at depth d + 1."""
     if isinstance(value, Zipped):

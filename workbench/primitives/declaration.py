@@ -81,10 +81,6 @@ class Primitive:
         """True when rules must rewrite it away before code can be generated."""
         return not self.codegen
 
-    @property
-    def is_map(self) -> bool:
-        return self.extra.get("map_level") is not None
-
 
 PRIMITIVES: dict[str, Primitive] = {}
 _SPELLINGS: dict[str, str] = {}

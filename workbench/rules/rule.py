@@ -17,7 +17,7 @@ from ..expr import Expr, Path
 from ..nesting import Context
 from ..sizes import Size
 from ..typecheck import Typing
-from ..types import ArrayType, Type, VectorType
+from ..types import Type
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,6 @@ class Site:
         """The (first) argument type the node is applied to, if it is a function."""
         t = self.next_typing if self.next is not None else self.typing
         return t.args[0] if t is not None and t.args else None
-
-    def input_length(self) -> Size | None:
-        t = self.typing.args[0] if self.typing is not None and self.typing.args else None
-        return t.size if isinstance(t, ArrayType | VectorType) else None
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,6 @@ class Step:
         return f"{self.rule}" + (f" ({params})" if params else "") + \
             f" at {format_path(self.path)}"
 
-    def without_result(self) -> Step:
-        return Step(self.rule, self.path, dict(self.params))
-
     def as_json(self) -> dict:
         """``rule``, ``path`` (as users write it), ``params`` (as text) and, when the step
         carries one, ``result`` (the expression after it)."""

@@ -26,11 +26,6 @@ from . import cost
 from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
 
 
-def _best(records: list[dict]) -> dict | None:
-    ok = [r for r in records if r.get("correct") and r.get("kernel_ms") is not None]
-    return min(ok, key=lambda r: r["kernel_ms"]) if ok else None
-
-
 def random_search(ctx) -> None:
     rng = random.Random(ctx.seed)
     attempts = 0
