@@ -1,0 +1,171 @@
+"""Mutation check of the test suite: one-line bugs planted one at a time in a copy of the
+checkout, the suite run against each; every mutant must be *killed* (some test fails).
+
+    python -m tests.mutants               # all mutants, the whole suite against each
+    python -m tests.mutants --only tolerance-1000x --only nan-check-removed
+    python -m tests.mutants --list
+
+Each mutant changes one line that computes an answer, so a surviving mutant is a wrong
+answer no test notices. The copy is made with ``git archive HEAD`` (what is committed), and
+the suite stops at its first failure (``-x``), so a killed mutant costs seconds to minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    file: str
+    original: str
+    mutated: str
+    why: str
+
+
+MUTANTS = [
+    Mutant("tolerance-1000x", "workbench/run.py",
+           "RELATIVE_TOLERANCE = 1e-3", "RELATIVE_TOLERANCE = 1.0",
+           "the correctness tolerance made 1000x looser: a kernel off by 0.05 passes"),
+    Mutant("nan-check-removed", "workbench/run.py",
+           "error = np.where(both, np.abs(o - e), np.where(same_special, 0.0, np.inf))",
+           "error = np.where(both, np.abs(o - e), 0.0)",
+           "NaN and unwritten elements no longer compared: a half-written output passes"),
+    Mutant("reorder-stride-write-swapped", "workbench/primitives/opencl.py",
+           "return lambda j, *rest: ((j % s) * chunk + j // s, *rest)",
+           "return lambda j, *rest: ((j % chunk) * s + j // chunk, *rest)",
+           "the output-side view of reorderStride with stride and chunk swapped"),
+    Mutant("simplifier-division-bound", "workbench/codegen/arith.py",
+           "    if lo >= 0 and hi < d:\n        return q  # (d·q + r)/d = q when 0 <= r < d",
+           "    if lo >= 0 and hi <= d:\n        return q  # (d·q + r)/d = q when 0 <= r < d",
+           "(d·q + r)/d -> q also when r = d: i/4 with i in [0, 5) becomes 0"),
+    Mutant("runtime-outputs-not-poisoned", "workbench/runtime.py",
+           "host = np.full(shape, np.nan, dtype=dtype)",
+           "host = np.zeros(shape, dtype=dtype)",
+           "outputs start as zeros: an element a kernel never writes can look right"),
+    Mutant("split-join-chunk", "workbench/rules/algorithmic.py",
+           'return compose(Prim("join"), Prim("map", (Prim("map", (f,)),)), Prim("split", (n,)))',
+           'return compose(Prim("join"), Prim("map", (Prim("map", (f,)),)), '
+           'Prim("split", (n,)), Prim("reorderStride", (n,)))',
+           "split-join also reorders its input: the rule is unsound"),
+    Mutant("fold-ignores-initial-value", "workbench/semantics.py",
+           "                return _combine(op, init, total)",
+           "                return total",
+           "the interpreter's fast reduction drops the initial value z"),
+    Mutant("split-divisibility-unchecked", "workbench/typecheck.py",
+           "        if known is False:\n            self.fail(path, f\"{what}: {divisor} does not "
+           "divide the array length {total}\",",
+           "        if known is None and False:\n            self.fail(path, f\"{what}: "
+           "{divisor} does not divide the array length {total}\",",
+           "a split that does not divide its array is accepted"),
+    Mutant("map-local-outside-workgroup", "workbench/nesting.py",
+           '        if "workgroup" not in levels:\n            return "mapLocal must be inside',
+           '        if False:\n            return "mapLocal must be inside',
+           "mapLocal accepted outside a mapWorkgroup"),
+    Mutant("no-barriers", "workbench/codegen/barriers.py",
+           "    if math.prod(launch.local_size or launch.global_size) == 1:",
+           "    if True:",
+           "no barrier is ever placed"),
+    Mutant("written-once-unchecked", "workbench/codegen/written.py",
+           "        problem = count.problem()\n        if problem is None:",
+           "        problem = count.problem()\n        if True:",
+           "outputs not written exactly once are not refused"),
+    Mutant("printer-operator-precedence", "workbench/notation/printer.py",
+           "            right_level = level + 1",
+           "            right_level = level",
+           "a - (b - c) prints as a - b - c"),
+    Mutant("parser-precedence-swapped", "workbench/notation/parser.py",
+           'BINARY_LEVELS = [["||"], ["&&"], ["==", "!=", "<", "<=", ">", ">="], ["+", "-"], '
+           '["*", "/", "%"]]',
+           'BINARY_LEVELS = [["||"], ["&&"], ["==", "!=", "<", "<=", ">", ">="], '
+           '["*", "/", "%"], ["+", "-"]]',
+           "a + b * c parses as (a + b) * c"),
+    Mutant("divisibility-always-known", "workbench/sizes.py",
+           "            return quotient.is_integer_constant",
+           "            return True",
+           "every constant size divides every other"),
+    Mutant("search-adopts-the-slowest", "workbench/search/__init__.py",
+           'best_record = min(good, key=lambda r: r["kernel_ms"]) if good else None',
+           'best_record = max(good, key=lambda r: r["kernel_ms"]) if good else None',
+           "the search reports its slowest correct candidate as the best"),
+    Mutant("derivation-replay-drops-parameters", "workbench/derivation.py",
+           "            result = self.apply(rule, path, **params)",
+           "            result = self.apply(rule, path, **{k: v for k, v in params.items() "
+           "if k != 'n'})",
+           "a saved derivation replays without its split sizes"),
+]
+
+
+def plant(copy: Path, mutant: Mutant) -> None:
+    path = copy / mutant.file
+    text = path.read_text(encoding="utf-8")
+    count = text.count(mutant.original)
+    if count != 1:
+        raise SystemExit(f"{mutant.name}: the original line occurs {count} times in "
+                         f"{mutant.file}; update the mutant")
+    path.write_text(text.replace(mutant.original, mutant.mutated), encoding="utf-8")
+
+
+def run_suite(copy: Path, pytest_args: list[str], timeout: float) -> tuple[bool, str, float]:
+    """(killed, the first failure's line, seconds)."""
+    started = time.monotonic()
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p",
+                               "no:cacheprovider", *pytest_args], cwd=copy, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return True, "timed out (counted as killed: the suite did not pass)", timeout
+    lines = [line for line in done.stdout.splitlines() if line.startswith("FAILED")
+             or line.startswith("ERROR")]
+    return done.returncode != 0, (lines[0] if lines else done.stdout.strip().splitlines()[-1]
+                                  if done.stdout.strip() else ""), time.monotonic() - started
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", default=[], help="a mutant's name")
+    parser.add_argument("--list", action="store_true", help="list the mutants")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per mutant")
+    parser.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. tests/)")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:36} {m.file}: {m.why}")
+        return 0
+    survivors = []
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
+        base = Path(tmp) / "base"
+        base.mkdir()
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+        for m in chosen:
+            copy = Path(tmp) / m.name
+            shutil.copytree(base, copy)
+            plant(copy, m)
+            killed, first, seconds = run_suite(copy, args.pytest_args, args.timeout)
+            print(f"{'killed  ' if killed else 'SURVIVED'} {m.name:36} {seconds:6.0f} s  "
+                  f"{first}", flush=True)
+            if not killed:
+                survivors.append(m.name)
+            shutil.rmtree(copy)
+    print(f"{len(chosen) - len(survivors)} of {len(chosen)} mutants killed"
+          + (f"; surviving: {', '.join(survivors)}" if survivors else ""))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
