@@ -144,8 +144,9 @@ def derive(program: str, rng: np.random.Generator, steps: int, report: Report):
         try:
             got = evaluate(step.result, *args)
         except WorkbenchError as err:  # offered, so it should fit these inputs
-            report.unfit_rewrites.append(f"{program}: {step.rule} {step.params} at "
-                                         f"{step.path}: {type(err).__name__}: {err}")
+            report.unfit_rewrites.append(f"{program} at {sizes}: {step.rule} {step.params} "
+                                         f"at {step.path} of `{current}`: "
+                                         f"{type(err).__name__}: {err}")
             break
         except Exception as err:
             report.internal_errors.append(f"{program}: after {step.rule} at {step.path}: "

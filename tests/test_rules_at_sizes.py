@@ -71,3 +71,21 @@ def test_every_rewrite_offered_at_concrete_sizes_type_checks_at_those_sizes(prog
         if not offered:
             break
         expr = data.draw(st.sampled_from(offered)).result
+
+
+def test_a_rewrite_inside_iterate_fits_every_iteration_at_the_bound_sizes():
+    """Under ``iterate`` the body meets a shorter array each time: at N = 512 the last of
+    the seven iterations splits arrays of length 2, so no split-join of its map fits."""
+    from workbench import parse
+    from workbench.expr import keep_signature
+    from workbench.programs import library
+
+    expr = keep_signature(parse(
+        "reduceSeq (+) 0 ∘ join ∘ mapWorkgroup (iterate 7 (join ∘ map (reducePart (+) 0 1) ∘ "
+        "split 2)) ∘ split (65536/N) ∘ joinVec ∘ map (mapVec abs) ∘ splitVec 16"),
+        library("figures")["fig10_1"])
+    offered = [r for r in rewrites(expr, "[float]_512")
+               if r.rule == "split-join" and r.path == (2, 0, 0, 1)]
+    assert offered == []
+    for r in rewrites(expr, "[float]_512"):
+        typecheck(r.result, "[float]_512")  # every offered rewrite fits

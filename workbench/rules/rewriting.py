@@ -134,8 +134,8 @@ def try_rule(rule: Rule, site: Site, params: Mapping[str, object],
             return check
     result = _rebuild(site, produced)
     if note is not None and _inside_iterate(site.root, site.path):
-        if not input_types:
-            result = keep_signature(result, site.root)
+        # with the definition's signature, its sizes are bound to the given input types
+        result = keep_signature(result, site.root)
         problem = _globally_typed(result, tuple(input_types))
         if problem is not None:
             return problem
