@@ -186,6 +186,8 @@ class _Placer:
         would need a barrier that not every work-item reaches."""
         if not isinstance(stmt, ir.Loop | ir.Guard):
             return
+        if isinstance(stmt, ir.Loop) and stmt.disjoint:
+            return  # its iterations touch disjoint elements (declared by its pattern)
         pending: list[Access] = []
         for inner in stmt.body:
             found = accesses(inner, self.spaces)

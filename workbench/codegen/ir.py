@@ -217,6 +217,7 @@ class Loop(Stmt):
     origin: str = ""
     wide: bool = False  # a 64-bit index (``wide``)
     path: tuple | None = None  # the map's path in the expression, where known
+    disjoint: bool = False  # each iteration touches elements no other one does (scanLocal)
 
     def __post_init__(self):
         if self.level not in LEVELS:

@@ -187,7 +187,8 @@ class KernelBuilder(Patterns):
         if isinstance(fn, Apply):  # a partial application such as (dot xs) row
             own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
             return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
-        if isinstance(fn, Lambda) and (not _scalar(result) or any(a.view for a in args)):
+        if isinstance(fn, Lambda) and (not _plain(result) or any(a.view for a in args) or any(
+                env[v].view is not None for v in fn.free_vars() if v in env)):
             inner = dict(env)
             params = fn.params
             for pattern, value in zip(params, args):
@@ -416,3 +417,8 @@ def constant(e: Expr) -> ir.Value:
 
 def _scalar(t: Type) -> bool:
     return isinstance(t, ScalarType)
+
+
+def _plain(t: Type) -> bool:
+    """A scalar or a tuple of them: what a function of the program computes."""
+    return isinstance(t, ScalarType) or (isinstance(t, TupleType) and all(map(_plain, t.items)))

@@ -552,6 +552,9 @@ class Resolver:
             arg = _unparen(rest.pop(0))
             if param.kind == "size":
                 static.append(to_size(arg, self.parser))
+            elif param.kind == "sizes":
+                items = arg.parts if arg.kind == "tuple" else [arg]
+                static.append(tuple(to_size(_unparen(i), self.parser) for i in items))
             elif param.kind == "index":
                 if arg.kind != "num" or not isinstance(arg.value, int) or arg.value < 0:
                     raise self.error(f"{decl.name} expects a literal index (0, 1, ...)", arg,
@@ -585,7 +588,7 @@ def _flatten(pattern):
 
 
 def _example(decl) -> str:
-    samples = {"fun": "f", "value": "0", "size": "4", "index": "0"}
+    samples = {"fun": "f", "value": "0", "size": "4", "index": "0", "sizes": "(0, 4)"}
     return " ".join([decl.name] + [samples[p.kind] for p in decl.params if p.kind != "dim"])
 
 

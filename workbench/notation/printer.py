@@ -110,6 +110,8 @@ class _Printer:
                     words.append(str(arg))
             elif param.kind == "size":
                 words.append(size_argument(arg))
+            elif param.kind == "sizes":
+                words.append("(" + ", ".join(str(a) for a in arg) + ")")
             elif param.kind == "index":
                 words.append(str(arg))
             else:

@@ -27,7 +27,8 @@ SCALAR = "scalar"
 class Param:
     """A static parameter: ``fun`` (a function), ``value`` (an expression such as the 0 of
     ``reduce (+) 0``), ``size`` (a symbolic size), ``dim`` (optional OpenCL dimension 0-2,
-    default 0) or ``index`` (a literal natural number, as in ``get 0``)."""
+    default 0), ``index`` (a literal natural number, as in ``get 0``) or ``sizes`` (a tuple
+    of sizes, as in ``gatherOffsets (0, m)``)."""
 
     kind: str
     name: str
@@ -51,6 +52,11 @@ def DIM():
 
 def INDEX(name="i"):
     return Param("index", name)
+
+
+def SIZES(name="ns"):
+    """A tuple of sizes, written ``(0, m)``: P2CL's offsets, a rearrange's permutation."""
+    return Param("sizes", name)
 
 
 @dataclass(frozen=True)
@@ -125,4 +131,4 @@ def spellings() -> dict[str, str]:
     return dict(_SPELLINGS)
 
 
-from . import algorithmic, opencl, scalar  # noqa: E402,F401  (they register themselves)
+from . import algorithmic, layouts, opencl, scalar, skeletons  # noqa: E402,F401  (they register themselves)

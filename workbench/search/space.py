@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 
 from ..errors import WorkbenchError
-from ..expr import Expr, Path, Prim, walk
+from ..expr import Expr, Path, walk
+from ..layout import needs_lowering
 from ..rules import Rewrite, apply, rewrites
 from ..rules.lowering import lower
 from ..rules.step import Step
@@ -27,7 +28,7 @@ NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-
 
 def terminal(expr: Expr) -> bool:
     """Fully low-level: every node is known to the code generator."""
-    return not any(isinstance(n, Prim) and n.decl.high_level for _, n in walk(expr))
+    return not any(needs_lowering(n) for _, n in walk(expr))
 
 
 def within(path: Path, at: Path | None) -> bool:
