@@ -81,7 +81,7 @@ class Stages:
         if isinstance(fn, Compose):
             fns = fn.fns
             first_compute = next((i for i, f in enumerate(fns) if not is_layout(f)), None)
-            if first_compute is None:
+            if first_compute is None and dest is not None:
                 raise CodegenError("the program only rearranges data: add a copy (map id)")
             if dest is None:
                 # an intermediate result (an argument of another stage): layout primitives

@@ -527,12 +527,12 @@ class Resolver:
             if decl is None:
                 raise self.unknown(node, scope)
             lift_style = word[:1].isupper()
-            return self.primitive(node, decl, self.spread(args, lift_style), scope)
+            return self.primitive(node, decl, self.spread(args, lift_style), scope, lift_style)
         if not args:
             return fn
         return Apply(fn, tuple(self.resolve(a, scope) for a in args))
 
-    def primitive(self, node: S, decl, args: list[S], scope) -> Expr:
+    def primitive(self, node: S, decl, args: list[S], scope, lift_style: bool = False) -> Expr:
         static = []
         rest = list(args)
         for param in decl.params:
@@ -554,6 +554,8 @@ class Resolver:
                 static.append(to_size(arg, self.parser))
             elif param.kind == "sizes":
                 items = arg.parts if arg.kind == "tuple" else [arg]
+                if lift_style:  # Rearrange(1, 0): the arguments are the sizes
+                    items, rest = [arg, *rest], []
                 static.append(tuple(to_size(_unparen(i), self.parser) for i in items))
             elif param.kind == "index":
                 if arg.kind != "num" or not isinstance(arg.value, int) or arg.value < 0:
@@ -595,7 +597,18 @@ def _example(decl) -> str:
 # --- public entry points ----------------------------------------------------------------------
 
 def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
-    """Parse an expression written in the paper notation, its ASCII form or Lift's DSL."""
+    """Parse an expression written in the paper notation, its ASCII form or Lift's DSL (its
+    point-free subset here; Lift program text, with ``$``, ``fun`` with types, strings and
+    definitions, by ``lift.parse_lift``)."""
+    from .lift import looks_like_lift, may_be_lift, parse_lift
+
+    if definitions is None and looks_like_lift(text):
+        return parse_lift(text)
+    if definitions is None and "=>" in text:  # Lift's fun(x => ...), or the notation's
+        try:
+            return parse_lift(text)
+        except ParseError:
+            pass
     parser = Parser(text)
     try:
         tree = parser.expression()
@@ -603,6 +616,13 @@ def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
         return Resolver(parser, definitions).resolve(tree, frozenset())
     except RecursionError:
         raise ParseError("the expression is nested too deeply", 1, 1) from None
+    except ParseError:
+        if definitions is None and may_be_lift(text):
+            try:
+                return parse_lift(text)
+            except ParseError:
+                pass
+        raise
 
 
 def parse_type(text: str) -> Type:

@@ -28,7 +28,15 @@ _BINARY = {"||": OR, "&&": AND, "==": COMPARE, "!=": COMPARE, "<": COMPARE, "<="
            ">": COMPARE, ">=": COMPARE, "+": ADD, "-": ADD, "*": MUL, "/": MUL, "%": MUL}
 
 
-def to_text(expr: Expr, ascii: bool = False) -> str:
+def to_text(expr: Expr, ascii: bool = False, style: str = "paper") -> str:
+    """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``), or with
+    ``style="lift"`` in Lift's spelling (``lift_printer``)."""
+    if style == "lift":
+        from .lift_printer import to_lift
+
+        return to_lift(expr)
+    if style != "paper":
+        raise ValueError(f"unknown style {style!r}: 'paper' or 'lift'")
     return _Printer(ascii).show(expr, LAMBDA)
 
 

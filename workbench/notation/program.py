@@ -15,6 +15,7 @@ definition on scalars becomes a named user function (``UserFun``, printed by its
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FilePath
@@ -26,6 +27,8 @@ from ..types import Type, function_parts
 from .lexer import Token, tokenize
 from .parser import Parser, Resolver, is_user_function
 from .printer import to_text
+
+_LIFT_PROGRAM = re.compile(r"(^|\n)[ \t]*((private|lazy)\s+)*(val|def)\s+\w+\s*(:[^=\n]*)?=")
 
 
 @dataclass
@@ -132,7 +135,13 @@ def _split_definitions(text: str, tokens: list[Token], parser: Parser) -> list[_
 
 
 def parse_program(text: str) -> Program:
-    """Parse a program file: every definition resolved, type-checked against its signature."""
+    """Parse a program file: every definition resolved, type-checked against its signature.
+    A Lift program (``val`` definitions, as in Lift's tests) gives its ``val`` definitions
+    by name (``lift.parse_lift_program``)."""
+    from .lift import parse_lift_program
+
+    if _LIFT_PROGRAM.search(text):
+        return parse_lift_program(text)
     try:
         return _parse_program(text)
     except RecursionError:
