@@ -93,3 +93,20 @@ def test_an_expression_prints_in_lift_spelling():
     assert parse(text) == e
     with pytest.raises(ValueError, match="unknown style"):
         to_text(e, style="scala")
+
+
+def test_the_command_line_reads_lift_programs_and_prints_lift(tmp_path, capsys):
+    from workbench.cli import main
+
+    program = tmp_path / "scal.scala"
+    program.write_text('val N = SizeVar("N")\n'
+                       'val f = fun(ArrayTypeWSWC(Float, N), Float, (in, a) =>\n'
+                       '  Join() o MapGlb(MapSeq(fun(x => mult(a, x)))) o Split(4) $ in)\n')
+    assert main(["check", f"@{program}:f"]) == 0
+    assert "[float]_N -> float -> [float]_N" in capsys.readouterr().out
+    assert main(["check", "reduce (+) 0 o map abs", "--type", "[float]_N", "--lift"]) == 0
+    assert "Reduce(add, 0) o Map(abs)" in capsys.readouterr().out
+    assert main(["derive", "workbench/derivations/reduction_listing5_13.json", "--lift"]) == 0
+    text = capsys.readouterr().out
+    assert 'val blockSize = SizeVar("blockSize")' in text and "MapWarp(" in text
+    assert parse_program(text)["vecSum"] is not None

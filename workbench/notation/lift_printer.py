@@ -190,7 +190,12 @@ def lift_program(expr: Expr, name: str | None = None) -> str:
         raise ValueError(f"{name} has no declared type: give one (a program file's signature)")
     params, _ = function_parts(declared)
     lines = []
-    sizes = sorted({v for t in params for v in _size_vars(t)})
+    from ..expr import size_arguments
+    from ..primitives.skeletons import stage_variables
+
+    sizes = sorted({v for t in params for v in _size_vars(t)} |
+                   {v for _, node in walk(expr) if isinstance(node, Prim)
+                    for s in size_arguments(node) for v in s.free_vars} - stage_variables(expr))
     for s in sizes:
         lines.append(f'val {s} = SizeVar("{s}")')
     for fn in _user_functions(expr):
