@@ -151,18 +151,18 @@ class Patterns:
                for _, n in walk(f)):
             raise CodegenError(f"{fn.name} over mapGlobal/mapWorkgroup inside a kernel: it "
                                f"needs a kernel per iteration, so it must be at the top level")
-        stages = iteration_types(fn, arg.type)
+        stages = iteration_types(fn, arg.type, env)
         if len(stages) > 1 and parallel_inside(f):
             self.check_shared_temporary(fn)
         space = self.temporary_space()
-        results = [note.result for _, note in stages[:-1]]
+        results = [note.result for _, note, _ in stages[:-1]]
         buffers = self.pingpong(results, space) if len(stages) > 1 else []
         value = arg
-        for k, (stage, note) in enumerate(stages):
+        for k, (stage, note, before) in enumerate(stages):
             with self.typed(note):
                 target = dest if k == len(stages) - 1 else \
                     self.reshaped(buffers[k % 2], note.result)
-                value = self.apply(stage, [value], (), env, target)
+                value = self.apply(stage, [*before, value], (), env, target)
         return value
 
     def step_in_place(self, f: Expr, env: dict, acc: Value, element: Value) -> Value:
@@ -296,19 +296,29 @@ class Patterns:
             f, at(i), arg.element(i), t, env))), "inclusive prefixes")
 
 
-def iteration_types(fn: Prim, t: Type) -> list[tuple[Expr, Annotation]]:
-    """The function of each application in ``iterate n f`` (f) or ``loop n f`` (the stage's
-    function: f with the stage number in place) on an input of type t, with its typing."""
+def iteration_types(fn: Prim, t: Type, env: dict | None = None
+                    ) -> list[tuple[Expr, Annotation, list]]:
+    """For each application in ``iterate n f`` (f) or ``loop n f`` (the stage's function: f
+    with the stage number in place) on an input of type t: the function to apply, its
+    typing and the values to apply it to before the input. A function that reads variables
+    of the enclosing code (a map's element, in a loop moved out of a map) is typed as a
+    function of them too: ``λv… . f``, applied to their values."""
     from ..primitives.skeletons import stage_function
 
     count = fn.args[0]
     if not count.is_integer_constant:
         raise CodegenError(f"{fn.name} needs a known number of iterations")
+    free = sorted(v for v in fn.args[1].free_vars() if env and v in env)
     stages = []
     for k in range(int(count.value)):
         f = stage_function(fn.args[1], k) if fn.name == "loop" else fn.args[1]
-        stages.append((f, annotate(f, t)))
-        t = stages[-1][1].result
+        if free:
+            f = Lambda(tuple(free), f)
+            note = annotate(f, *(env[v].type for v in free), t)
+        else:
+            note = annotate(f, t)
+        stages.append((f, note, [env[v] for v in free]))
+        t = note.result
     return stages
 
 

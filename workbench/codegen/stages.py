@@ -126,19 +126,19 @@ class Stages:
     def iterate(self, fn: Prim, arg: Value, env: dict, dest) -> Value:
         """``iterate n f`` whose f uses global or work-group maps: a kernel (or several) per
         iteration, the iterations writing two global buffers in turn."""
-        stages = iteration_types(fn, arg.type)
-        results = [note.result for _, note in stages[:-1]]
+        stages = iteration_types(fn, arg.type, env)
+        results = [note.result for _, note, _ in stages[:-1]]
         buffers = pingpong(results, self.temporary) if len(stages) > 1 else []
         value = arg
         outer = self.note
-        for k, (stage, note) in enumerate(stages):
+        for k, (stage, note, before) in enumerate(stages):
             self.note = note
             try:
                 target = dest if k == len(stages) - 1 else \
                     reshaped(buffers[k % 2], shape(note.result))
                 if target is None:
                     target = self.temporary(note.result)
-                value = self.top(stage, [value], (), env, target)
+                value = self.top(stage, [*before, value], (), env, target)
             finally:
                 self.note = outer
         return value

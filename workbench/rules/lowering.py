@@ -6,7 +6,9 @@ rules applied by the strategy combinators, outermost node first:
   ``mapWorkgroup``, ``mapSeq`` anywhere else;
 - ``reduce`` → ``reduceSeq``;
 - ``reducePart f z n`` → ``join ∘ map (reducePart f z 1) ∘ split (I)`` → … ``reduceSeq``;
-- ``reorder`` → ``id``.
+- ``reorder`` → ``id``;
+- ``scan`` → ``scanSeq``;
+- ``opMap n f`` → ``join ∘ map f ∘ split (N/n)``; ``allPairs f`` → two maps.
 
 The code generator never chooses: it compiles what this strategy (or a derivation) made
 fully low-level, or refuses.
@@ -51,6 +53,12 @@ def default_choice(site: Site) -> tuple[str, dict] | None:
         return ("partial-reduce", {}) if node.args[2] == 1 else ("partial-split", {"j": 1})
     if node.name == "reorder":
         return "reorder→id", {}
+    if node.name == "scan":
+        return "scan→scanSeq", {}
+    if node.name == "opMap":
+        return "opMap→split-join", {}
+    if node.name == "allPairs":
+        return "allPairs→maps", {}
     return None
 
 
