@@ -425,6 +425,8 @@ def _to_size(node: S, parser: Parser) -> Size:
         return size_variable(node.tok, parser)
     if node.kind == "paren":
         return _to_size(node.parts[0], parser)
+    if node.kind == "un" and node.value == "-":  # 2^(-s), as sizes with exponents print
+        return Size.const(0) - _to_size(node.parts[0], parser)
     if node.kind == "bin" and node.value in ("+", "-", "*", "/", "^"):
         a, b = _to_size(node.parts[0], parser), _to_size(node.parts[1], parser)
         reason = arithmetic_refusal(node.value, a, b)
