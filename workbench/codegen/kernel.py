@@ -16,6 +16,7 @@ placed here but by the ``barriers`` pass, from what the statements read and writ
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace as dataclass_replace
 from itertools import count as counter
 
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, UnOp, UserFun, Var
@@ -155,6 +156,7 @@ class KernelBuilder(Patterns):
             index, count = self.warps[-1]
             buffers, view = component_buffers(name, ArrayType(t, Size.const(count)),
                                                "temporary", space)
+            buffers = [dataclass_replace(b, per_warp=True) for b in buffers]
             view = Prefix((var(index, count),), view)
         else:
             buffers, view = component_buffers(name, t, "temporary", space)
