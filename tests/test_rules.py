@@ -85,7 +85,8 @@ TEMPLATES = {
     "allPairs→maps": ["join ∘ join ∘ (λa. allPairs (λx y. reduce {OP} {Z} (map (λ(p, q). p * q) "
                       "(zip x y))) a a) ∘ split {D}"],
     "copy-elimination": ["map {F} ∘ map id ∘ gather (λi n. n - 1 - i)",
-                         "scatter (λi n. n - 1 - i) ∘ map id ∘ map {F}", "reduce {OP} {Z} ∘ map id"],
+                         "scatter (λi n. n - 1 - i) ∘ map id ∘ map {F}",
+                         "reduce {OP} {Z} ∘ map id"],
     # PACT
     "innerSplit-innerJoin": ["innerSplit 2 ∘ innerJoin ∘ map (split 2) ∘ split {D}"],
     "innerJoin-innerSplit": ["innerJoin ∘ innerSplit 2 ∘ split {D}"],

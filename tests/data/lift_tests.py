@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the programs keep the lines of the tests they are copied from)
 """Programs copied from Lift's test suite (``lift-project/lift``, GitHub snapshot 5e8a18df,
 ``src/test/…``), each with the test it comes from, the sizes that test runs it at, and
 its expected result in NumPy.
