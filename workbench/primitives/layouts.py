@@ -19,7 +19,7 @@ from ..expr import Apply, BinOp, Lambda, Lit, Prim, Var
 from ..sizes import Size
 from ..types import INT, ArrayType, TupleType
 from . import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, define
-from .algorithmic import array_arg, pad_semantics, pad_type
+from .algorithmic import array_arg, pad_type
 
 VIEW = {"view": True}  # a layout the code generator builds as a view of its own
 
@@ -192,9 +192,19 @@ def pad2d_type(chk, node, args, env, path):
 
 
 def pad2d_semantics(ev, node, args):
-    pad = Prim("pad", node.args)
-    rows = ev.map(pad, args[0])
-    return pad_semantics(ev, pad, [rows])
+    left, right = ev.size(node.args[0]), ev.size(node.args[1])
+    v = np.asarray(ev.value(node.args[2]))
+    d = ev.depth
+    if v.ndim:
+        raise EvaluationError("pad2D pads with one value (SkelCL's out-of-bound value): it "
+                              "may not differ between the elements of enclosing maps")
+
+    def pad(leaf):
+        widths = [(0, 0)] * leaf.ndim
+        widths[d] = widths[d + 1] = (left, right)
+        return np.pad(leaf, widths, constant_values=v)
+
+    return V.transform(args[0], pad)
 
 
 define(Primitive(
