@@ -110,3 +110,10 @@ def test_the_command_line_reads_lift_programs_and_prints_lift(tmp_path, capsys):
     text = capsys.readouterr().out
     assert 'val blockSize = SizeVar("blockSize")' in text and "MapWarp(" in text
     assert parse_program(text)["vecSum"] is not None
+
+
+def test_lifts_backslash_lambda_and_curried_patterns():
+    e = parse('\\(ArrayTypeWSWC(ArrayTypeWSWC(Float, SizeVar("M")), SizeVar("N")), '
+              'in => MapGlb(1)(MapGlb(0)(plusOne)) $ in)')
+    assert str(e) == "mapGlobal 1 (mapGlobal plusOne)"
+    assert str(e.declared_type) == "[[float]_M]_N -> [[float]_M]_N"

@@ -256,7 +256,7 @@ class LiftReader:
 # --- entry points --------------------------------------------------------------------------
 
 _LIFT_MARKS = re.compile(r'(^|\n)\s*(val|def)\s|\$|"|\bSizeVar\b|\bArrayType|\bUserFun\b'
-                         r'|\\\(|\bfun\s*\(\s*(Float|Int|Double|ArrayType|TupleType)')
+                         r'|\bfun\s*\(\s*(Float|Int|Double|ArrayType|TupleType)')
 _LIFT_CALL = re.compile(r"\b[A-Z][A-Za-z0-9]*\s*\(|\b(toGlobal|toLocal|toPrivate|asVector|"
                         r"asScalar|reverse|fun)\b")
 
