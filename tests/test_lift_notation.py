@@ -67,6 +67,8 @@ def test_what_the_reader_cannot_read_is_refused_with_the_reason():
     with pytest.raises(ParseError, match="vectorised values"):
         parse('fun(ArrayType(Float4, SizeVar("N")), in => '
               'MapSeq(ReduceSeq(addF4, Value(0.0f).vectorize(4))) $ in)')
+    with pytest.raises(ParseError, match="Unzip is not supported"):
+        parse('fun(ArrayType(TupleType(Float, Float), SizeVar("N")), in => Unzip() $ in)')
     with pytest.raises(ParseError) as info:
         parse_program('val f = fun(ArrayType(Float, SizeVar("N")), in => MapGlb(id) $ in')
     assert info.value.line == 1

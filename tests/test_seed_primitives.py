@@ -148,10 +148,9 @@ def rule_kernels() -> list:
     """Kernels that the rules of the other seeds make: the Futhark chapter's example after
     moderate flattening, a scan in blocks with Blelloch's scan per work-group, the FFT."""
     from workbench import Derivation
+    from workbench.expr import bind_sizes
     from workbench.programs import library
     from workbench.rules.flattening import moderate_flattening
-
-    from workbench.expr import bind_sizes
     from workbench.sizes import Size
 
     flat = moderate_flattening(library("futhark")["example"], "[[float]_8]_8").expr

@@ -122,6 +122,12 @@ def _nullary(lift_name: str, make: Callable[[], Expr]):
     return Callable_(lift_name, call)
 
 
+def _unsupported(message: str):
+    def call(reader, args, node):
+        raise reader.error(node, message)
+    return call
+
+
 def _iterate(reader, args, node):
     if len(args) == 2:
         return Prim("iterate", (reader.as_size(args[0], node), reader.as_expr(args[1], node)))
@@ -340,6 +346,11 @@ def library() -> dict:
                        ("Id", "id"), ("PrintType", "id"), ("Reorder", "reorder")):
         lib[lift] = _nullary(lift, lambda p=prim: Prim(p))
     lib["Untile2D"] = _nullary("Untile2D", _untile2d)
+    lib["Unzip"] = Callable_("Unzip", _unsupported(
+        "Unzip is not supported: an array of tuples is already stored as one array per "
+        "component; use Get(i) on its elements (Map(Get(0)))"))
+    lib["Filter"] = Callable_("Filter", _unsupported(
+        "Filter is not supported: its result's length depends on the data"))
     lib["Iterate"] = Callable_("Iterate", _iterate)
     lib["Zip"] = Callable_("Zip", _zip)
     lib["Get"] = Callable_("Get", _get)
