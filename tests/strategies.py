@@ -43,6 +43,8 @@ def primitives(draw, expr):
             args.append(draw(sizes))
         elif param.kind == "index":
             args.append(draw(st.integers(0, 3)))
+        elif param.kind == "sizes":
+            args.append(tuple(draw(st.lists(sizes, min_size=1, max_size=3))))
         else:
             args.append(draw(expr))
     return Prim(decl.name, tuple(args))

@@ -40,3 +40,17 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     (results / "plots" / "scal_pocl_small_mcts.png").unlink()
     bench.main(["--plots-only", str(out)])
     assert (results / "plots" / "scal_pocl_small_mcts.png").exists()
+
+
+def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):
+    from benchmarks import reductions
+    from workbench.reduction_zoo import recorded
+
+    monkeypatch.setattr(reductions, "RESULTS", tmp_path)
+    doc = reductions.main(["--n", "65536", "--repeat", "1", "--rounds", "1"])
+    rows = doc["versions"]
+    assert [r["version"] for r in rows] == list("1234567")
+    assert all(r["correct"] for r in rows), [r["message"] for r in rows]
+    assert rows[1]["same_kernel_as"] == "1"  # versions 1 and 2 are one expression
+    assert [r["warp_barriers"] for r in rows[4:]] == [5, 5, 5] and rows[3]["warp_barriers"] == 0
+    assert recorded(tmp_path) == [json.loads(json.dumps(doc))]

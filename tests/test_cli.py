@@ -10,7 +10,9 @@ from workbench.cli import main
 from workbench.programs import LIBRARY, files
 
 SIZES = {"blas": ["N=256", "M=8"], "mm": ["M=4", "K=8", "N=6"], "blackscholes": ["N=64"],
-         "md": ["N=16", "K=4"], "figures": ["N=4096"], "reductions": ["N=4096", "blockSize=1024"]}
+         "md": ["N=16", "K=4"], "figures": ["N=4096"], "reductions": ["N=4096", "blockSize=1024"],
+         "p2cl": ["N=256"], "skelcl": ["N=16", "M=8", "K=4", "D=4"],
+         "futhark": ["M=8", "N=4", "K=2"]}
 
 
 def run(capsys, *argv):
@@ -187,10 +189,10 @@ def test_rules_shows_a_rule_once_with_all_its_parameter_values(capsys):
     assert partial == ["0  reduce-partial  n = 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048"]
     following = lines[lines.index(partial[0]) + 1]
     assert following.strip() == "→ reduce (+) 0 ∘ reducePart (+) 0 {n} ∘ map abs"
-    assert lines[-1].startswith("58 rewrites of 8 rules and places")
+    assert lines[-1].startswith("64 rewrites of 9 rules and places")
     code, out, _ = run(capsys, *argv, "--json")  # one object per rewrite (SPEC 14)
     doc = json.loads(out)
-    assert len(doc) == 58 and all(set(r) == {"path", "rule", "params", "result"} for r in doc)
+    assert len(doc) == 64 and all(set(r) == {"path", "rule", "params", "result"} for r in doc)
     assert sum(r["rule"] == "reduce-partial" for r in doc) == 11
 
 

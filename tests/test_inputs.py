@@ -17,7 +17,7 @@ from workbench.notation import parse_ranges, parse_type
 from workbench.programs import LIBRARY, files, library
 from workbench.types import function_parts, substitute_sizes
 
-SIZES = {"N": 4096, "M": 8, "K": 4, "blockSize": 1024}
+SIZES = {"N": 4096, "M": 8, "K": 4, "D": 4, "blockSize": 1024}
 
 PROGRAM = """\
 f : [(float, float)]_N -> [int]_N -> float -> [(float, float)]_N

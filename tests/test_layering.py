@@ -1,13 +1,15 @@
 """One way through the house: every import of the package goes to a module of the same or a
 lower layer, and no module imports itself back through others (no import cycle).
 
-    core       errors, sizes, types, values, expr, primitives, typecheck, nesting, domain
+    core       errors, sizes, types, values, expr, primitives, typecheck, nesting, domain,
+               layout
     language   notation, semantics, inputs, programs
     rewriting  rules, derivation
     codegen    codegen
     running    runtime, run, devices and their probes, device locks, isolation
     searching  search, plots
-    using      cli, demo, the package's public surface; widgets and benchmarks
+    using      cli, demo, the catalogue and reduction-zoo listings, the package's public
+               surface; widgets and benchmarks
 
 Imports are read from the source (module level and inside functions alike), so a deferred
 import does not hide a backward edge.
@@ -21,14 +23,15 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 LAYERS = [
     ("core", ["errors", "sizes", "types", "values", "expr", "primitives", "typecheck",
-              "nesting", "domain"]),
+              "nesting", "domain", "layout"]),
     ("language", ["notation", "semantics", "inputs", "programs"]),
     ("rewriting", ["rules", "derivation"]),
     ("codegen", ["codegen"]),
     ("running", ["runtime", "run", "opencl_devices", "probe", "device_lock", "isolation",
                  "userdirs"]),
     ("searching", ["search", "plots"]),
-    ("using", ["cli", "demo", "__main__", "", "widgets", "benchmarks"]),
+    ("using", ["cli", "demo", "__main__", "", "catalogue", "reduction_zoo", "widgets",
+               "benchmarks"]),
 ]
 
 

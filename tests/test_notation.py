@@ -145,7 +145,7 @@ def test_program_file():
     ("reduce (+)", 1, 1, "reduce expects its arguments (f, z)"),
     ("split", 1, 1, "split expects its argument (n)"),
     ("λ. x", 1, 2, "at least one parameter"),
-    ("map $ f", 1, 5, "unexpected character"),
+    ("map @ f", 1, 5, "unexpected character"),
     ("x ^ 2", 1, 3, "'^' is only for sizes"),
 ])
 def test_parse_errors_name_the_place(text, line, column, words):

@@ -32,7 +32,8 @@ SMALL = {
     "icfp_fig3_vector_scaling": {"N": 2048}, "md": {"N": 64, "K": 8},
     "mm": {"M": 8, "K": 16, "N": 8}, "reduction_listing5_8": {"N": 256},
     "reduction_listing5_13": {"N": 2048}, "reduction_v3_sequential": {"N": 256},
-    "reduction_v4_first_add": {"N": 512},
+    "reduction_v4_first_add": {"N": 512}, "reduction_v5_warp": {"N": 512},
+    "reduction_v6_unrolled": {"N": 512}, "reduction_v7_more_work": {"N": 2048},
 }
 
 CHILD = """

@@ -58,6 +58,43 @@ TEMPLATES = {
     "map-reduce-fusion-strided": ["reduce {OP} {Z} ∘ map {F}"],
     "reduce-chunks": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
     "reduce-chunks-strided": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
+    # Futhark's kernel extraction (G1–G7)
+    "map-nest→kernel": ["join ∘ map (map {F}) ∘ split {D}", "map {F}"],
+    "map-fission": ["map ({F} ∘ {G})", "join ∘ map (map {F} ∘ map {G}) ∘ split {D}"],
+    "map-distribution": ["join ∘ map (λr. map (λx. x * at 0 (reduce {OP} {Z} r)) r) ∘ split {D}",
+                         "join ∘ map (λr. map {F} (map {G} r)) ∘ split {D}"],
+    "reduce-map-interchange": [
+        "join ∘ reduce (λ(a, b). map {OP} (zip a b)) (replicate {D} (float {Z})) ∘ split {D}"],
+    "rearrange-distribution": ["join ∘ join ∘ map (rearrange (1, 0)) ∘ map (split 2) ∘ split {D}"],
+    "rearrange-undistribution": ["join ∘ join ∘ rearrange (0, 2, 1) ∘ map (split 2) ∘ split {D}"],
+    "transpose→rearrange": ["join ∘ transpose ∘ split {D}"],
+    "rearrange→transpose": ["join ∘ rearrange (1, 0) ∘ split {D}"],
+    "map-loop-interchange": [
+        "join ∘ map (loop {K} (λi w. map (λy. y * 0.5 + float i) w)) ∘ split {D}",
+        "join ∘ map (λr. loop {K} (λi w. map (λ(y, x). y * 0.5 + x) (zip w r)) r) ∘ split {D}"],
+    "map-iterate-interchange": ["join ∘ map (iterate {K} (map {F})) ∘ split {D}"],
+    "iterate→loop": ["iterate {K} (join ∘ map (reduce {OP} {Z}) ∘ split 2)"],
+    "β-reduction": ["λxs. (λys. map {F} ys) xs", "map (λx. (λy. y * 2) x)"],
+    "η-reduction": ["map (λx. {F} x)"],
+    # scans (SkelCL)
+    "scan→scanSeq": ["scan {OP} {Z}"],
+    "scan→scanLocal": ["join ∘ mapWorkgroup (scan {OP} {Z}) ∘ split {D}"],
+    "scan-blocks": ["scan {OP} {Z}"],
+    # P2CL and SkelCL skeletons, P2CL's pattern fusion
+    "opMap→split-join": ["opMap {D} (map {F})", "opMap {D} (gather (λi n. n - 1 - i))"],
+    "allPairs→maps": ["join ∘ join ∘ (λa. allPairs (λx y. reduce {OP} {Z} (map (λ(p, q). p * q) "
+                      "(zip x y))) a a) ∘ split {D}"],
+    "copy-elimination": ["map {F} ∘ map id ∘ gather (λi n. n - 1 - i)",
+                         "scatter (λi n. n - 1 - i) ∘ map id ∘ map {F}",
+                         "reduce {OP} {Z} ∘ map id"],
+    # PACT
+    "innerSplit-innerJoin": ["innerSplit 2 ∘ innerJoin ∘ map (split 2) ∘ split {D}"],
+    "innerJoin-innerSplit": ["innerJoin ∘ innerSplit 2 ∘ split {D}"],
+    "reduce→iterate": ["reduce {OP} {Z}"],
+    "reduce→reduceSeq (PACT)": [
+        "join ∘ mapWorkgroup (join ∘ mapLocal (reduce {OP} {Z}) ∘ split 2) ∘ split {D}"],
+    "mapSeq→mapSeqUnroll": ["join ∘ mapGlobal (mapSeq {F}) ∘ split 2"],
+    "reduceSeq→reduceSeqUnroll": ["join ∘ mapGlobal (reduceSeq {OP} {Z}) ∘ split 2"],
 }
 
 
@@ -231,6 +268,35 @@ REFUSALS = {
     "reduce-chunks": ("map abs", "root", {"chunk": 2}, "it rewrites reduce f z"),
     "reduce-chunks-strided": ("reduce (+) 0", "root", {"chunk": 3},
                               "3 does not divide the array length 64"),
+    "map-nest→kernel": ("join ∘ mapGlobal (map abs) ∘ split 8", "1.0", {},
+                        "this map is inside an OpenCL map"),
+    "map-fission": ("map abs", "root", {"at": 1}, "it rewrites map (f ∘ g)"),
+    "map-distribution": ("map (λx. x * 2)", "root", {"k": 0}, "computes nothing in parallel"),
+    "reduce-map-interchange": ("reduce (+) 0", "root", {}, "not a vector operator"),
+    "rearrange-distribution": ("map abs", "root", {}, "it rewrites map (rearrange p)"),
+    "rearrange-undistribution": ("join ∘ rearrange (1, 0) ∘ split 8", "1", {},
+                                 "keep the outer dimension first"),
+    "transpose→rearrange": ("map abs", "root", {}, "it rewrites transpose"),
+    "rearrange→transpose": ("map abs", "root", {}, "it rewrites rearrange (1, 0)"),
+    "map-loop-interchange": ("map abs", "root", {}, "not a loop"),
+    "map-iterate-interchange": ("map abs", "root", {}, "it rewrites map (iterate n f)"),
+    "iterate→loop": ("map abs", "root", {}, "it rewrites iterate n f"),
+    "β-reduction": ("map (λx. (λy. y * 2) (x + 1))", "0.0", {}, "an argument computes something"),
+    "η-reduction": ("map (λx. x * 2)", "0", {}, "it rewrites λx. f x"),
+    "scan→scanSeq": ("map abs", "root", {}, "it rewrites scan f z"),
+    "scan→scanLocal": ("scan (+) 0", "root", {}, "it must be inside a mapWorkgroup"),
+    "scan-blocks": ("scan (+) 0", "root", {"b": 3}, "3 does not divide the array length 64"),
+    "opMap→split-join": ("map abs", "root", {}, "it rewrites opMap n f"),
+    "allPairs→maps": ("map abs", "root", {}, "it rewrites allPairs f"),
+    "copy-elimination": ("map abs ∘ map abs", "0", {}, "it removes a copy (map id)"),
+    "innerSplit-innerJoin": ("innerSplit 4 ∘ innerJoin ∘ map (split 2) ∘ split 8", "0", {},
+                             "have length 2, not 4"),
+    "innerJoin-innerSplit": ("join ∘ split 8", "0", {}, "it rewrites innerJoin ∘ innerSplit"),
+    "reduce→iterate": ("reduce (+) 0", "root", {"k": 4}, "64 is not a 4-th power"),
+    "reduce→reduceSeq (PACT)": ("reduce (+) 0", "root", {},
+                                "only inside a map-local or a map-lane"),
+    "mapSeq→mapSeqUnroll": ("map abs", "root", {}, "it rewrites mapSeq"),
+    "reduceSeq→reduceSeqUnroll": ("reduce (+) 0", "root", {}, "it rewrites reduceSeq"),
 }
 
 

@@ -34,6 +34,7 @@ from workbench.expr import (
     Var,
     walk,
 )
+from workbench.layout import needs_lowering
 from workbench.primitives import OPENCL, SCALAR
 
 # Fill colours per level; the legend in the widget uses the same table.
@@ -55,7 +56,7 @@ def level(node: Expr) -> str:
     if isinstance(node, Prim):
         decl = node.decl
         if decl.high_level:
-            return "high"
+            return "high" if needs_lowering(node) else "layout"  # a map of views is a view
         if decl.category == SCALAR:
             return "scalar"
         return "opencl" if decl.category == OPENCL else "layout"

@@ -22,7 +22,7 @@ from .errors import WorkbenchError, format_path, parse_path
 from .expr import Expr, subterm
 from .inputs import random_inputs, size_names
 from .nesting import check_nesting
-from .notation import load, parse, parse_type
+from .notation import load, parse, parse_type, to_text
 from .semantics import evaluate
 from .sizes import MAX_SIZE_CONSTANT
 from .typecheck import annotate, declared_type_of
@@ -117,7 +117,8 @@ def cmd_check(args) -> dict:
             raise UserError(f"{name}: expected result type {want}, the expression has {result}")
         signature = " -> ".join(str(t) for t in [*types, result])
         results.append({
-            "name": name, "expression": str(expr), "type": signature,
+            "name": name, "expression": to_text(expr, style="lift") if args.lift else str(expr),
+            "type": signature,
             "inputs": [str(t) for t in types], "result": str(result),
             "assumptions": [str(a) for a in note.assumptions],
             "nesting_problems": [str(p) for p in check_nesting(expr)],
@@ -345,13 +346,18 @@ def cmd_derive(args) -> dict:
     doc["markdown"] = d.to_markdown()
     doc["latex"] = d.to_latex()
     doc["text"] = d.to_text()
-    doc["_show"] = "latex" if args.latex else "markdown" if args.markdown else "plain"
+    if args.lift:
+        doc["lift"] = d.to_lift()
+    doc["_show"] = "latex" if args.latex else "markdown" if args.markdown else \
+        "lift" if args.lift else "plain"
     return doc
 
 
 def show_derive(doc: dict) -> str:
     if doc["_show"] == "latex":
         return doc["latex"].rstrip()
+    if doc["_show"] == "lift":
+        return doc["lift"].rstrip()
     if doc["_show"] == "markdown":
         return doc["markdown"].rstrip()
     return doc["text"] + f"\nreplayed {len(doc['steps'])} steps: every step checks"
@@ -580,7 +586,8 @@ lists every rewrite as its own object (path, rule, params, result).""",
   workbench apply 'map abs' split-join --at root --param n=128 --type '[float]_N'""",
     "derive": """examples:
   workbench derive workbench/derivations/icfp_fig10_asum.json
-  workbench derive workbench/derivations/icfp_fig10_asum.json --latex""",
+  workbench derive workbench/derivations/icfp_fig10_asum.json --latex
+  workbench derive workbench/derivations/icfp_fig10_asum.json --lift""",
     "eval": """examples:
   workbench eval 'reduce (+) 0 o map abs' --type '[float]_N' --size N=1024
   workbench eval @workbench/programs/blas.lift:dot --size N=1024 --json
@@ -656,9 +663,11 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--repeat", type=int, default=20, help=REPEAT_HELP)
     rn.add_argument("--seed", type=int, default=0, help=SEED_HELP)
 
-    _expression_command(sub, "check", "parse and type-check; print normal form and type",
-                        type_help="input type (repeat for several inputs) or a whole "
-                                  "function type")
+    ck = _expression_command(sub, "check", "parse and type-check; print normal form and type",
+                             type_help="input type (repeat for several inputs) or a whole "
+                                       "function type")
+    ck.add_argument("--lift", action="store_true",
+                    help="print the expression in Lift's spelling (Join() o MapWrg(...))")
 
     ev = _expression_command(sub, "eval", "run the interpreter on random inputs", sizes=True)
     ev.add_argument("--seed", type=int, default=0, help=SEED_HELP)
@@ -714,6 +723,8 @@ def build_parser() -> argparse.ArgumentParser:
     form = dv.add_mutually_exclusive_group()
     form.add_argument("--markdown", action="store_true", help="print it as a Markdown table")
     form.add_argument("--latex", action="store_true", help="print it as LaTeX (align*)")
+    form.add_argument("--lift", action="store_true",
+                      help="print the derived expression as a Lift program")
     dv.add_argument("--json", action="store_true", help=JSON_HELP)
     return top
 

@@ -273,6 +273,13 @@ class Derivation:
             out.append(" " * width + f"= {step.result}")
         return "\n".join(out)
 
+    def to_lift(self) -> str:
+        """The current expression as a Lift program (``val name = fun(types..., ...)``, with
+        its sizes and user functions), to take the derived kernel to Lift."""
+        from .notation.lift_printer import lift_program
+
+        return lift_program(self.current, _identifier(self.name))
+
     def __str__(self) -> str:
         return self.to_text()
 
@@ -285,6 +292,11 @@ class Derivation:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+def _identifier(name: str) -> str:
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "expr"
+    return text if not text[0].isdigit() else f"_{text}"
 
 
 def _field(doc: dict, key: str, kind: type, source: str):

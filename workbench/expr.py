@@ -335,7 +335,7 @@ class Prim(Expr):
     def _key(self, bound):
         return ("prim", self.name, tuple(
             a.key_in(bound) if isinstance(a, Expr) else ("size", a) if isinstance(a, Size)
-            else ("int", a) for a in self.args))
+            else ("sizes", a) if isinstance(a, tuple) else ("int", a) for a in self.args))
 
     @property
     def decl(self):
@@ -526,6 +526,17 @@ def substitute(expr: Expr, name: str, value: Expr) -> Expr:
     return expr.with_children(tuple(substitute(c, name, value) for c in expr.children()))
 
 
+def size_arguments(node: Prim) -> tuple[Size, ...]:
+    """The sizes among a primitive's static arguments (those of a tuple of sizes too)."""
+    out: list[Size] = []
+    for a in node.args:
+        if isinstance(a, Size):
+            out.append(a)
+        elif isinstance(a, tuple):
+            out.extend(s for s in a if isinstance(s, Size))
+    return tuple(out)
+
+
 def bind_sizes(expr: Expr, mapping) -> Expr:
     """``expr`` with the size variables of its primitives' size arguments replaced by the
     values in ``mapping`` (``reducePart (+) 0 (N/128)`` with N = 4096 becomes ``... 32``)."""
@@ -533,7 +544,9 @@ def bind_sizes(expr: Expr, mapping) -> Expr:
         return expr
     if isinstance(expr, Prim):
         args = tuple(a.substitute(mapping) if isinstance(a, Size) else
-                     bind_sizes(a, mapping) if isinstance(a, Expr) else a for a in expr.args)
+                     bind_sizes(a, mapping) if isinstance(a, Expr) else
+                     tuple(s.substitute(mapping) for s in a) if isinstance(a, tuple) else a
+                     for a in expr.args)
         return expr if args == expr.args else Prim(expr.name, args)
     children = expr.children()
     if not children:

@@ -102,8 +102,14 @@ def conflicts(pending: list[Access], later: list[Access], one: bool = False) -> 
     return spaces
 
 
-def _barrier(spaces: set[str]) -> ir.Barrier:
-    return ir.Barrier(tuple(s for s in ("local", "global") if s in spaces))
+def conflicting_buffers(pending: list[Access], later: list[Access]) -> set[str]:
+    """The buffers through which a later access depends on a pending one."""
+    return {a.buffer for b in later for a in pending
+            if a.buffer == b.buffer and (a.write or b.write) and not same_work_item(a, b)}
+
+
+def _barrier(spaces: set[str], scope: str = "workgroup") -> ir.Barrier:
+    return ir.Barrier(tuple(s for s in ("local", "global") if s in spaces), scope)
 
 
 def _once(loop: ir.Loop) -> bool:
@@ -124,10 +130,15 @@ class _Placer:
         self.kernel = kernel
         self.spaces = spaces
         self.groups = groups  # launched in work-groups (else no barrier can help)
+        # local memory of one slice per warp, read and written by that warp's lanes alone
+        self.per_warp = {b.name for b in kernel.locals if b.per_warp}
 
-    def sequence(self, body: tuple, pending: list[Access]) -> tuple[tuple, list[Access], bool]:
+    def sequence(self, body: tuple, pending: list[Access], warp: bool = False
+                 ) -> tuple[tuple, list[Access], bool]:
         """The statements with barriers placed, the accesses pending at the end, and
-        whether a barrier was placed in the sequence itself."""
+        whether a barrier was placed in the sequence itself. In the body of a warp loop
+        (``warp``) a dependency through a warp's own local memory needs only the warp's
+        work-items to meet: a warp barrier (PACT's map-warp; the slides' version 5)."""
         out: list[ir.Stmt] = []
         placed = False
         for stmt in body:
@@ -135,12 +146,16 @@ class _Placer:
             spaces = conflicts(pending, found)
             if spaces:
                 self.need_barrier(stmt)
-                out.append(_barrier(spaces))
-                pending, placed = [], True
+                if warp and conflicting_buffers(pending, found) <= self.per_warp:
+                    out.append(_barrier(spaces, "warp"))
+                    pending = [a for a in pending if a.buffer not in self.per_warp]
+                else:
+                    out.append(_barrier(spaces))
+                    pending, placed = [], True
             if isinstance(stmt, ir.Loop) and self.uniform(stmt):
                 stmt, pending = self.loop(stmt, pending)
             elif isinstance(stmt, ir.Block):
-                inner, pending, inside = self.sequence(stmt.body, pending)
+                inner, pending, inside = self.sequence(stmt.body, pending, warp)
                 stmt = replace(stmt, body=inner)
                 placed = placed or inside
             else:
@@ -158,7 +173,7 @@ class _Placer:
                 for s, _ in ir.statements(loop.body)))
 
     def loop(self, loop: ir.Loop, before: list[Access]) -> tuple[ir.Loop, list[Access]]:
-        body, pending, placed = self.sequence(loop.body, [])
+        body, pending, placed = self.sequence(loop.body, [], warp=loop.level == "warp")
         if not _once(loop):
             # the next iteration's accesses up to its first barrier follow this one's last
             head: list[Access] = []
@@ -186,6 +201,8 @@ class _Placer:
         would need a barrier that not every work-item reaches."""
         if not isinstance(stmt, ir.Loop | ir.Guard):
             return
+        if isinstance(stmt, ir.Loop) and stmt.disjoint:
+            return  # its iterations touch disjoint elements (declared by its pattern)
         pending: list[Access] = []
         for inner in stmt.body:
             found = accesses(inner, self.spaces)

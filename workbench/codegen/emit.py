@@ -106,7 +106,8 @@ class _Printer:
             else:
                 self.line(f"{s.buffer}[{index(s.offset)}] = {value(s.value)};")
         elif isinstance(s, ir.Barrier):
-            self.line(f"barrier({' | '.join(_FENCES[f] for f in s.fences)});")
+            call = "WARP_BARRIER" if s.scope == "warp" else "barrier"
+            self.line(f"{call}({' | '.join(_FENCES[f] for f in s.fences)});")
         elif isinstance(s, ir.Comment):
             self.line(f"/* {_comment(s.text)} */")
         elif isinstance(s, ir.Allocate):
@@ -168,6 +169,16 @@ class _Printer:
         if s.level == "lane":
             w = self.warp()
             condition += f" && {w.index} < {w.extent}"
+        if s.level in ("local", "lane") and n <= _step(s):
+            # each work-item runs it at most once: unrolled to a condition (the slides'
+            # "if (tid < s)" of each tree level)
+            self.line("{")
+            self.depth += 1
+            self.line(f"{kind} {i} = {start};")
+            self.nested(f"if ({condition}) {{", s.body)
+            self.depth -= 1
+            self.line("}")
+            return
         self.nested(f"for ({kind} {i} = {start}; {condition}; {i} += {_step(s)}) {{", s.body)
 
 
@@ -216,10 +227,32 @@ def declarations_source(declarations: tuple) -> str:
     return "".join(declaration(d) + "\n" for d in declarations)
 
 
+WARP_BARRIER = """\
+/* A warp (32 consecutive work-items) waits for its own work-items: with a sub-group barrier
+   where the device has sub-groups holding whole warps, else with a work-group barrier. */
+#if defined(cl_khr_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+#define WARP_BARRIER(fence) do { if (get_max_sub_group_size() % 32 == 0) \\
+    sub_group_barrier(fence); else barrier(fence); } while (0)
+#else
+#define WARP_BARRIER(fence) barrier(fence)
+#endif
+"""
+
+
+def uses_warp_barriers(module: ir.Module) -> bool:
+    return any(isinstance(s, ir.Barrier) and s.scope == "warp"
+               for k in module.kernels for s, _ in ir.statements(k.body))
+
+
 def program_source(module: ir.Module) -> str:
     """The OpenCL C of a whole program: its declarations, then each kernel under a comment
     with the expression it came from."""
     parts = [declarations_source(module.declarations)] if module.declarations else []
+    if uses_warp_barriers(module):
+        parts.insert(0, WARP_BARRIER)
     for kernel in module.kernels:
         parts.append(f"// {_comment(kernel.origin)}")
         parts.append(kernel_source(kernel))

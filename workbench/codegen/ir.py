@@ -118,6 +118,7 @@ class Buffer:
     space: str  # "global", "local", "private"
     type: Type
     role: str  # "input", "output", "temporary"
+    per_warp: bool = False  # local memory with one slice per warp, each read by its own warp
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -217,6 +218,7 @@ class Loop(Stmt):
     origin: str = ""
     wide: bool = False  # a 64-bit index (``wide``)
     path: tuple | None = None  # the map's path in the expression, where known
+    disjoint: bool = False  # each iteration touches elements no other one does (scanLocal)
 
     def __post_init__(self):
         if self.level not in LEVELS:
@@ -239,9 +241,12 @@ class Guard(Stmt):
 
 @dataclass(frozen=True)
 class Barrier(Stmt):
-    """A work-group barrier with the memory fences of the spaces it orders."""
+    """A barrier with the memory fences of the spaces it orders: of the whole work-group,
+    or (``scope`` "warp") only between the work-items of each warp, which a sub-group barrier
+    does where the device has sub-groups of whole warps (``emit``)."""
 
     fences: tuple[str, ...] = ("local", "global")
+    scope: str = "workgroup"
 
 
 @dataclass(frozen=True)
@@ -508,7 +513,8 @@ def _show_stmt(stmt: Stmt, depth: int) -> list[str]:
         return [f"{pad}{stmt.buffer}[{show_index(stmt.offset)}{lanes}] = "
                 f"{show_value(stmt.value)}"]
     if isinstance(stmt, Barrier):
-        return [f"{pad}barrier({', '.join(stmt.fences)})"]
+        kind = "warp barrier" if stmt.scope == "warp" else "barrier"
+        return [f"{pad}{kind}({', '.join(stmt.fences)})"]
     if isinstance(stmt, Comment):
         return [f"{pad}# {stmt.text}"]
     if isinstance(stmt, Allocate):

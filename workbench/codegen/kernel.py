@@ -16,9 +16,10 @@ placed here but by the ``barriers`` pass, from what the statements read and writ
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace as dataclass_replace
 from itertools import count as counter
 
-from ..expr import Apply, Compose, Expr, Lambda, Lit, Path, Prim, UserFun, Var
+from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, UnOp, UserFun, Var
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
@@ -155,6 +156,7 @@ class KernelBuilder(Patterns):
             index, count = self.warps[-1]
             buffers, view = component_buffers(name, ArrayType(t, Size.const(count)),
                                                "temporary", space)
+            buffers = [dataclass_replace(b, per_warp=True) for b in buffers]
             view = Prefix((var(index, count),), view)
         else:
             buffers, view = component_buffers(name, t, "temporary", space)
@@ -187,7 +189,9 @@ class KernelBuilder(Patterns):
         if isinstance(fn, Apply):  # a partial application such as (dot xs) row
             own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
             return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
-        if isinstance(fn, Lambda) and (not _scalar(result) or any(a.view for a in args)):
+        if isinstance(fn, Lambda) and (not _plain(result) or any(a.view for a in args) or any(
+                env[v].view is not None for v in fn.free_vars() if v in env)
+                or _computes_arrays(fn)):
             inner = dict(env)
             params = fn.params
             for pattern, value in zip(params, args):
@@ -349,9 +353,15 @@ class KernelBuilder(Patterns):
 
     def _value(self, e: Expr, path: Path, env: dict, dest: View | None) -> Value:
         if isinstance(e, Var):
+            value = env[e.name]
             if dest is not None:
-                raise CodegenError(f"writing {e.name} to an output needs a copy (map id)")
-            return env[e.name]
+                if value.view is None:
+                    raise CodegenError(f"writing {e.name} to an output needs a copy (map id)")
+                # a function returning one of its arrays (λ(a, xs). xs): its elements copied
+                with self.guarded(self.single()):
+                    self.copy(value.view, dest, value.type)
+                return Value(value.type, view=dest)
+            return value
         if is_literal(e):  # a constant argument (replicate n 1.0)
             typing = self.note.typings.get(path)
             t = typing.result if typing is not None else FLOAT
@@ -364,6 +374,15 @@ class KernelBuilder(Patterns):
                 return Value(self.typing(path).result, view=dest)
             args = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(e.args)]
             return self.apply(e.fn, args, path + (0,), env, dest)
+        if isinstance(e, BinOp | UnOp):  # scalar code around element reads (q + at 0 a)
+            operands = [self.scalar(self.value(c, path + (i,), env, None))
+                        for i, c in enumerate(e.children())]
+            scalar = ir.Binary(e.op, *operands) if isinstance(e, BinOp) else \
+                ir.Unary(e.op, operands[0])
+            value = Value(self.typing(path).result, scalar=scalar)
+            if dest is not None:
+                self.store(dest, value)
+            return value
         raise CodegenError(f"cannot generate the value {e} yet")
 
     def at_index(self, index: Value, length: int) -> Index:
@@ -416,3 +435,17 @@ def constant(e: Expr) -> ir.Value:
 
 def _scalar(t: Type) -> bool:
     return isinstance(t, ScalarType)
+
+
+def _computes_arrays(fn: Expr) -> bool:
+    """Whether a function's body applies array primitives (it is then translated in place,
+    not as a function of the program, which computes on scalars only)."""
+    from ..expr import walk
+
+    return any(isinstance(n, Prim) and n.decl.category != "scalar" and n.name != "get"
+               for _, n in walk(fn))
+
+
+def _plain(t: Type) -> bool:
+    """A scalar or a tuple of them: what a function of the program computes."""
+    return isinstance(t, ScalarType) or (isinstance(t, TupleType) and all(map(_plain, t.items)))

@@ -8,12 +8,13 @@ builder (``kernel.KernelBuilder``); layout primitives only change views (``views
 from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, Var, walk
+from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
-from ..types import FLOAT, INT, ScalarType, TupleType, Type
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
 from . import CodegenError, ir
 from .arith import Index, var
 from .scalar import literal
-from .values import Value
+from .values import Value, leaf
 from .views import Prefix, View, is_layout
 
 # The letters of the indices of each level's loops (``gl1``, ``wg2``, ``l3``, ``i4``, …).
@@ -44,8 +45,14 @@ class Patterns:
             return value
         if fn.decl.extra.get("address_space"):  # toGlobal, toLocal, toPrivate
             return self.memory(fn, typing, args, path, env, dest)
-        if dest is None and name == "iterate":
+        if dest is None and name in ("iterate", "loop"):
             return self.iterate(fn, args[0], env, None)
+        if name in ("scanSeq", "scanLocal"):
+            if dest is None:
+                dest = self.temporary(result, self.temporary_space())
+            (self.scan_seq if name == "scanSeq" else self.scan_local)(fn, args[0], path, env,
+                                                                    dest)
+            return Value(result, view=dest)
         level = fn.decl.extra.get("map_level")
         if dest is None:
             if self.loops and (level in ("global", "workgroup") or
@@ -63,7 +70,7 @@ class Patterns:
             self.map_loop(fn, level, args[0], path, env, dest)
         elif fn.decl.extra.get("loop"):  # reduceSeq, reduceSeqUnroll
             self.reduce_seq(fn, args[0], path, env, dest)
-        elif name == "iterate":
+        elif name in ("iterate", "loop"):
             return self.iterate(fn, args[0], env, dest)
         else:
             raise CodegenError(f"{name} cannot be generated yet (high-level or unsupported)")
@@ -136,26 +143,26 @@ class Patterns:
                               origin=short(fn), path=self.here(path)))
 
     def iterate(self, fn: Prim, arg: Value, env: dict, dest: View | None) -> Value:
-        """``iterate n f`` inside a kernel, unrolled (n is known): each application of f is
-        typed on its own, shrinking, input and writes one of two buffers in turn; the last
-        one writes ``dest``."""
+        """``iterate n f`` (or ``loop n f``) inside a kernel, unrolled (n is known): each
+        application of f (each stage's function) is typed on its own, shrinking, input and
+        writes one of two buffers in turn; the last one writes ``dest``."""
         f = fn.args[1]
         if any(isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
                for _, n in walk(f)):
-            raise CodegenError("iterate over mapGlobal/mapWorkgroup inside a kernel: it needs "
-                               "a kernel per iteration, so it must be at the top level")
-        notes = iteration_types(fn, arg.type)
-        if len(notes) > 1 and parallel_inside(f):
+            raise CodegenError(f"{fn.name} over mapGlobal/mapWorkgroup inside a kernel: it "
+                               f"needs a kernel per iteration, so it must be at the top level")
+        stages = iteration_types(fn, arg.type, env)
+        if len(stages) > 1 and parallel_inside(f):
             self.check_shared_temporary(fn)
         space = self.temporary_space()
-        results = [note.result for note in notes[:-1]]
-        buffers = self.pingpong(results, space) if len(notes) > 1 else []
+        results = [note.result for _, note, _ in stages[:-1]]
+        buffers = self.pingpong(results, space) if len(stages) > 1 else []
         value = arg
-        for k, note in enumerate(notes):
+        for k, (stage, note, before) in enumerate(stages):
             with self.typed(note):
-                target = dest if k == len(notes) - 1 else \
+                target = dest if k == len(stages) - 1 else \
                     self.reshaped(buffers[k % 2], note.result)
-                value = self.apply(f, [value], (), env, target)
+                value = self.apply(stage, [*before, value], (), env, target)
         return value
 
     def step_in_place(self, f: Expr, env: dict, acc: Value, element: Value) -> Value:
@@ -168,16 +175,26 @@ class Patterns:
                                  element.type)):
             return self.apply(wrapper, [env[v] for v in free] + [acc, element], (), {}, None)
 
+    def initial(self, z: Expr, acc_type: Type, env: dict) -> ir.Value:
+        """The initial value of an accumulator (a literal, or a closed expression such as
+        (0.0, 0.0, 0.0) computed by a function of a dummy argument)."""
+        if is_literal(z):
+            return ir.Literal(literal_text(z, acc_type))
+        return self.scalar_call(Lambda(("_",), z), [Value(INT, scalar=ir.Literal("0"))],
+                                Typing((INT,), acc_type), env)
+
+    def combine(self, f: Expr, left: Value, right: Value, result: Type, env: dict) -> ir.Value:
+        """``f (left, right)``, as reduceSeq and the scans apply their operator."""
+        pair = TupleType((left.type, right.type))
+        return self.scalar_call(f, [Value(pair, parts=(left, right))], Typing((pair,), result),
+                                env)
+
     def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
         n = int(arg.type.size.value)
         acc_type = self.typing(path).result.elem
         f, z = fn.args
         acc = self.fresh("acc")
-        if is_literal(z):
-            init = ir.Literal(literal_text(z, acc_type))
-        else:  # a closed expression such as (0.0, 0.0, 0.0): a function of a dummy argument
-            init = self.scalar_call(Lambda(("_",), z), [Value(INT, scalar=ir.Literal("0"))],
-                                    Typing((INT,), acc_type), env)
+        init = self.initial(z, acc_type, env)
         i = self.fresh("i")
         # one work-item of a group (or warp) reduces: the accumulator, the loop and the
         # store are its code alone
@@ -201,17 +218,108 @@ class Patterns:
                               path=self.here(path)))
             self.store(Prefix((Index.of(0),), dest), Value(acc_type, scalar=ir.Name(acc)))
 
+    def scan_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
+        """``scanSeq f z``: an accumulator and a loop that stores every prefix."""
+        n = int(arg.type.size.value)
+        t = self.typing(path).result.elem
+        f, z = fn.args
+        acc, i = self.fresh("acc"), self.fresh("i")
+        with self.guarded(self.single()):
+            self.emit(ir.Declare(acc, t, self.initial(z, t, env)))
+            with self.block() as body:
+                index = var(i, n)
+                step = self.combine(f, Value(t, scalar=ir.Name(acc)), arg.element(index), t, env)
+                self.emit(ir.Assign(acc, step))
+                self.store_at(dest.access([index]), Value(t, scalar=ir.Name(acc)))
+            self.emit(ir.Loop(i, "seq", n, tuple(body), step=1, origin=short(fn),
+                              path=self.here(path)))
 
-def iteration_types(fn: Prim, t: Type) -> list[Annotation]:
-    """The typing of each application of f in ``iterate n f`` on an input of type t."""
+    def scan_local(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
+        """``scanLocal f z``: the work-efficient scan of Blelloch by the work-items of a
+        group, on a copy in local memory. The up-sweep builds a tree of partial sums (level d:
+        item k combines the elements 2^d·(2k+1) - 1 and 2^d·(2k+2) - 1), the root is set to z,
+        the down-sweep hands each left child its parent's prefix and each right child the
+        parent's prefix combined with the left sum; element i is then the exclusive prefix
+        combined with element i. Each level is a loop over the group's work-items; the
+        barriers between them are placed by the barrier pass."""
+        if self.in_work_item() or "workgroup" not in [lvl for lvl, _, _ in self.loops]:
+            raise CodegenError("scanLocal is the code of a work-group: it stands directly "
+                               "inside a mapWorkgroup, outside its work-items' maps")
+        n = int(arg.type.size.value)
+        if n & (n - 1):
+            raise CodegenError(f"scanLocal scans arrays of a power-of-two length, not {n}")
+        t = self.typing(path).result.elem
+        f, z = fn.args
+        tree = self.temporary(ArrayType(t, Size.const(n)), "local")
+
+        def at(index) -> Value:
+            return leaf(t, tree.access([index]))
+
+        def loop(extent: int, fill, what: str, disjoint: bool = False) -> None:
+            k = self.fresh("l")
+            self.loops.append(("local", extent, 0))
+            try:
+                with self.block() as body:
+                    fill(var(k, extent))
+            finally:
+                self.loops.pop()
+            self.emit(ir.Loop(k, "local", extent, tuple(body), origin=f"{short(fn)}: {what}",
+                              path=self.here(path), disjoint=disjoint))
+
+        loop(n, lambda i: self.store_at(tree.access([i]), arg.element(i)), "copy")
+        levels = n.bit_length() - 1
+        for d in range(levels):
+            s = 1 << d
+
+            def up(k, s=s):
+                left, right = k * (2 * s) + (s - 1), k * (2 * s) + (2 * s - 1)
+                self.store_at(tree.access([right]),
+                              Value(t, scalar=self.combine(f, at(left), at(right), t, env)))
+            loop(n >> (d + 1), up, f"up-sweep {d + 1} of {levels}", disjoint=True)
+        with self.guarded(self.single()):
+            self.store_at(tree.access([Index.of(n - 1)]),
+                          Value(t, scalar=self.initial(z, t, env)))
+        for d in reversed(range(levels)):
+            s = 1 << d
+
+            def down(k, s=s):
+                left, right = k * (2 * s) + (s - 1), k * (2 * s) + (2 * s - 1)
+                names = self.fresh("left"), self.fresh("parent")
+                for name, index in zip(names, (left, right)):
+                    self.emit(ir.Declare(name, t, self.scalar(at(index))))
+                left_sum, parent = (Value(t, scalar=ir.Name(name)) for name in names)
+                self.store_at(tree.access([left]), parent)
+                self.store_at(tree.access([right]),
+                              Value(t, scalar=self.combine(f, parent, left_sum, t, env)))
+            loop(n >> (d + 1), down, f"down-sweep {levels - d} of {levels}", disjoint=True)
+        loop(n, lambda i: self.store_at(dest.access([i]), Value(t, scalar=self.combine(
+            f, at(i), arg.element(i), t, env))), "inclusive prefixes")
+
+
+def iteration_types(fn: Prim, t: Type, env: dict | None = None
+                    ) -> list[tuple[Expr, Annotation, list]]:
+    """For each application in ``iterate n f`` (f) or ``loop n f`` (the stage's function: f
+    with the stage number in place) on an input of type t: the function to apply, its
+    typing and the values to apply it to before the input. A function that reads variables
+    of the enclosing code (a map's element, in a loop moved out of a map) is typed as a
+    function of them too: ``λv… . f``, applied to their values."""
+    from ..primitives.skeletons import stage_function
+
     count = fn.args[0]
     if not count.is_integer_constant:
-        raise CodegenError("iterate needs a known number of iterations")
-    notes = []
-    for _ in range(int(count.value)):
-        notes.append(annotate(fn.args[1], t))
-        t = notes[-1].result
-    return notes
+        raise CodegenError(f"{fn.name} needs a known number of iterations")
+    free = sorted(v for v in fn.args[1].free_vars() if env and v in env)
+    stages = []
+    for k in range(int(count.value)):
+        f = stage_function(fn.args[1], k) if fn.name == "loop" else fn.args[1]
+        if free:
+            f = Lambda(tuple(free), f)
+            note = annotate(f, *(env[v].type for v in free), t)
+        else:
+            note = annotate(f, t)
+        stages.append((f, note, [env[v] for v in free]))
+        t = note.result
+    return stages
 
 
 def parallel_inside(e: Expr) -> bool:

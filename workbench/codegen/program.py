@@ -15,8 +15,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..expr import Expr, Prim, bind_sizes, walk
+from ..expr import Expr, Prim, bind_sizes, size_arguments, walk
+from ..layout import needs_lowering
 from ..notation.printer import to_text
+from ..primitives.skeletons import stage_variables
 from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
 from ..typecheck import annotate, as_type, declared_type_of, input_types_of
@@ -125,7 +127,7 @@ def compile_module(module: ir.Module) -> ir.Module:
 
 def refuse_high_level(expr: Expr) -> None:
     for path, node in walk(expr):
-        if isinstance(node, Prim) and node.decl.high_level:
+        if needs_lowering(node):
             raise CodegenError(f"{node.name} is high-level: lower it first (e.g. "
                                f"map→mapGlobal) or use the default lowering", path, str(node))
 
@@ -143,8 +145,9 @@ def concrete(expr: Expr, input_types: tuple, sizes: Mapping[str, int] | None = N
         given = [substitute_sizes(t, bindings) for t in function_parts(declared)[0]]
     values = {k: v for k, v in bindings.items() if v.is_integer_constant}
     expr = bind_sizes(expr, values)
+    stages = stage_variables(expr)
     unbound = sorted({n for _, node in walk(expr) if isinstance(node, Prim)
-                      for a in node.args if isinstance(a, Size) for n in a.free_vars}
+                      for a in size_arguments(node) for n in a.free_vars} - stages
                      | {n for t in given for n in free_size_vars(t)})
     if unbound:
         raise CodegenError(f"code is generated for concrete sizes: give a value for "

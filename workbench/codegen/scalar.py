@@ -203,8 +203,13 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         raise ScalarCodegenError(f"{name} is not a function of its arguments")
     params = body.params
     types = list(arg_types)
-    if len(types) == 1 and len(params) > 1 and isinstance(types[0], TupleType):
-        types = list(types[0].items)
+    if len(types) == 1 and len(params) > 1 and isinstance(types[0], TupleType) and \
+            len(types[0].items) == len(params):
+        # applied to a pair, as reduceSeq applies its operator: one struct parameter whose
+        # fields are the parameters (a version of its own, beside one taking them apart)
+        params = (tuple(params),)
+        if isinstance(fn, UserFun):
+            name = f"{name}_tuple"
     key = name + "(" + ",".join(str(t) for t in types) + ")"
     if key in program.functions:
         return program.functions[key]

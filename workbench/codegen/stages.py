@@ -81,7 +81,7 @@ class Stages:
         if isinstance(fn, Compose):
             fns = fn.fns
             first_compute = next((i for i, f in enumerate(fns) if not is_layout(f)), None)
-            if first_compute is None:
+            if first_compute is None and dest is not None:
                 raise CodegenError("the program only rearranges data: add a copy (map id)")
             if dest is None:
                 # an intermediate result (an argument of another stage): layout primitives
@@ -112,7 +112,7 @@ class Stages:
                                                           self.calls, constant))
         if isinstance(fn, Prim) and fn.name == "zip":
             return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
-        if isinstance(fn, Prim) and fn.name == "iterate" and any(
+        if isinstance(fn, Prim) and fn.name in ("iterate", "loop") and any(
                 isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
                 for _, n in walk(fn.args[1])):
             return self.iterate(fn, args[0], env, dest)
@@ -126,19 +126,19 @@ class Stages:
     def iterate(self, fn: Prim, arg: Value, env: dict, dest) -> Value:
         """``iterate n f`` whose f uses global or work-group maps: a kernel (or several) per
         iteration, the iterations writing two global buffers in turn."""
-        notes = iteration_types(fn, arg.type)
-        results = [note.result for note in notes[:-1]]
-        buffers = pingpong(results, self.temporary) if len(notes) > 1 else []
+        stages = iteration_types(fn, arg.type, env)
+        results = [note.result for _, note, _ in stages[:-1]]
+        buffers = pingpong(results, self.temporary) if len(stages) > 1 else []
         value = arg
         outer = self.note
-        for k, note in enumerate(notes):
+        for k, (stage, note, before) in enumerate(stages):
             self.note = note
             try:
-                target = dest if k == len(notes) - 1 else \
+                target = dest if k == len(stages) - 1 else \
                     reshaped(buffers[k % 2], shape(note.result))
                 if target is None:
                     target = self.temporary(note.result)
-                value = self.top(fn.args[1], [value], (), env, target)
+                value = self.top(stage, [*before, value], (), env, target)
             finally:
                 self.note = outer
         return value

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
+from ..layout import is_layout_primitive, rearranges_only
 from ..typecheck import annotate
 from ..types import ArrayType, Type
 from . import CodegenError, ir
@@ -162,12 +163,35 @@ class PadView(View):
     def access(self, idx):
         i, *rest = idx
         inside = self.inner.access([i - self.left, *rest])
-        if not isinstance(inside, Location):
+        if not isinstance(inside, Location | Padded):  # a padded row of pad2D is Padded
             raise CodegenError("pad of an array of tuples or vectors is not generated")
         at = ir.IndexValue(i)
         outside = ir.Binary("||", ir.Binary("<", at, ir.Literal(str(self.left))),
                             ir.Binary(">=", at, ir.Literal(str(self.left + self.n))))
         return Padded(outside, self.value, inside)
+
+
+@dataclass(frozen=True)
+class MapView(View):
+    """``map f`` where f only rearranges data: element [i, …] is element […] of f applied to
+    element i of the inner view (``build`` makes f's view from a view of its input; on the
+    output side, the view its input is written through from a view of its result)."""
+
+    build: Callable
+    inner: View
+
+    def access(self, idx):
+        i, *rest = idx
+        return self.build(Prefix((i,), self.inner)).access(rest)
+
+
+@dataclass(frozen=True)
+class IndexView(View):
+    """The index of each element (``enumerate``'s first component): an int computed from
+    the loop indices, stored nowhere."""
+
+    def access(self, idx):
+        return ir.IndexValue(idx[0])
 
 
 @dataclass(frozen=True)
@@ -188,7 +212,7 @@ def project(view: View, k: int) -> View:
         return view.parts[k]
     if isinstance(view, IndexMapView | Prefix):
         return replace(view, inner=project(view.inner, k))
-    raise CodegenError(f"cannot select component {k} of the tuples of this array here")
+    return GetView(k, view)  # tuples made by a view (enumerate, gatherOffsets)
 
 
 def buffers_of(view) -> set[str]:
@@ -220,8 +244,13 @@ SPECIAL = {"pad", "splitVec", "joinVec"}
 
 
 def is_layout(node: Expr) -> bool:
-    """Whether a node only rearranges data (a view, no code)."""
-    return isinstance(node, Prim) and (node.decl.layout is not None or node.name in SPECIAL)
+    """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
+    or loop of layout primitives (``layout.rearranges_only``)."""
+    if not isinstance(node, Prim):
+        return False
+    if node.name in ("map", "loop"):
+        return rearranges_only(node)
+    return is_layout_primitive(node) or node.name in SPECIAL
 
 
 class Calls:
@@ -237,6 +266,17 @@ class Calls:
             raise CodegenError("an index function needs a program to be compiled into")
         name = self._compile(f, len(indices))
         return self.builtin(name, *indices, extent=extent)
+
+    def values(self, f: Expr, indices: list, extent: int):
+        """The index function ``f`` evaluated on concrete indices (NumPy arrays): for the
+        checks a layout makes at code generation (is ``f`` its own inverse?)."""
+        from ..semantics import Evaluator
+
+        return Evaluator({}).index_function(f, indices, extent)
+
+    def refuse(self, reason: str):
+        """Code generation cannot go through this layout: ``reason`` says why."""
+        raise CodegenError(reason)
 
     def builtin(self, name: str, *indices, extent: int | None = None) -> Index:
         args = tuple(ir.IndexValue(Index.of(i)) if not isinstance(i, int)
@@ -263,6 +303,25 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
         if constant is None:
             raise CodegenError("pad needs its padding value as a constant")
         return PadView(int(node.args[0]), _length(input_type), constant(node.args[2]), inner)
+    if name == "pad2D":
+        if constant is None:
+            raise CodegenError("pad2D needs its padding value as a constant")
+        left, value = int(node.args[0]), constant(node.args[2])
+        columns = _length(input_type.elem)
+        rows = MapView(lambda row: PadView(left, columns, value, row), inner)
+        return PadView(left, _length(input_type), value, rows)
+    if name == "map" and is_layout(node):
+        f = node.args[0]
+        return MapView(function_view(f, input_type.elem, calls, constant), inner)
+    if name == "loop" and is_layout(node):
+        for f, t in loop_stages(node, input_type):
+            inner = function_view(f, t, calls, constant)(inner)
+        return inner
+    if name == "enumerate":
+        return ZipView((IndexView(), inner))
+    if name == "gatherOffsets":
+        return ZipView(tuple(IndexMapView(_shifted(int(o)), inner, name)
+                             for o in node.args[0]))
     if name == "splitVec":
         return SplitVecView(int(node.args[0]), inner)
     if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
@@ -280,8 +339,59 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
         return IndexMapView(layout.write(node, input_type, calls or Calls()), dest, name)
     if name == "joinVec":
         return SplitVecView(int(input_type.elem.size.value), dest)
+    if name == "map" and is_layout(node):
+        return MapView(function_view(node.args[0], input_type.elem, calls, output=True), dest)
+    if name == "loop" and is_layout(node):
+        for f, t in reversed(loop_stages(node, input_type)):
+            dest = function_view(f, t, calls, output=True)(dest)
+        return dest
+    if name == "scatterOffsets":
+        return ZipView(tuple(IndexMapView(_shifted(int(o)), dest, name) for o in node.args[0]))
     raise CodegenError(f"{name} cannot be written through: add a copy (map id) after the "
                        f"computation, before the {name}")
+
+
+def _shifted(offset: int) -> Callable:
+    return lambda i, *rest: (i + offset, *rest)
+
+
+def function_view(f: Expr, input_type: Type, calls: Calls | None = None,
+                  constant: Callable | None = None, output: bool = False) -> Callable:
+    """For a function that only rearranges data: the function from the view of its input
+    to the view of its result; with ``output``, from the view its result is written to, to
+    the view its input is written through."""
+    note = annotate(f, input_type)
+    fns = list(f.fns) if isinstance(f, Compose) else [f]
+    paths = [(i,) if isinstance(f, Compose) else () for i in range(len(fns))]
+    steps = [(node, note.typings[path].args[0]) for node, path in zip(fns, paths)]
+    for node, _ in steps:
+        if not is_layout(node):
+            raise CodegenError(f"{node} is not a data-layout primitive")
+
+    def build(view: View) -> View:
+        if output:
+            for node, t in steps:
+                view = view_before(node, t, view, calls)
+        else:
+            for node, t in reversed(steps):
+                view = view_through(node, t, view, calls, constant)
+        return view
+
+    return build
+
+
+def loop_stages(node: Prim, input_type: Type) -> list[tuple[Expr, Type]]:
+    """Each stage's function of ``loop n f`` and the type it is applied to."""
+    from ..primitives.skeletons import stage_function
+    from ..typecheck import typecheck
+
+    out = []
+    t = input_type
+    for k in range(int(node.args[0])):
+        f = stage_function(node.args[1], k)
+        out.append((f, t))
+        t = typecheck(f, t)
+    return out
 
 
 def layout_view(expr: Expr, input_type: Type | str, buffer: str = "in",

@@ -433,6 +433,8 @@ def _to_size(node: S, parser: Parser) -> Size:
         return size_variable(node.tok, parser)
     if node.kind == "paren":
         return _to_size(node.parts[0], parser)
+    if node.kind == "un" and node.value == "-":  # 2^(-s), as sizes with exponents print
+        return Size.const(0) - _to_size(node.parts[0], parser)
     if node.kind == "bin" and node.value in ("+", "-", "*", "/", "^"):
         a, b = _to_size(node.parts[0], parser), _to_size(node.parts[1], parser)
         reason = arithmetic_refusal(node.value, a, b)
@@ -535,12 +537,12 @@ class Resolver:
             if decl is None:
                 raise self.unknown(node, scope)
             lift_style = word[:1].isupper()
-            return self.primitive(node, decl, self.spread(args, lift_style), scope)
+            return self.primitive(node, decl, self.spread(args, lift_style), scope, lift_style)
         if not args:
             return fn
         return Apply(fn, tuple(self.resolve(a, scope) for a in args))
 
-    def primitive(self, node: S, decl, args: list[S], scope) -> Expr:
+    def primitive(self, node: S, decl, args: list[S], scope, lift_style: bool = False) -> Expr:
         static = []
         rest = list(args)
         for param in decl.params:
@@ -560,6 +562,11 @@ class Resolver:
             arg = _unparen(rest.pop(0))
             if param.kind == "size":
                 static.append(to_size(arg, self.parser))
+            elif param.kind == "sizes":
+                items = arg.parts if arg.kind == "tuple" else [arg]
+                if lift_style:  # Rearrange(1, 0): the arguments are the sizes
+                    items, rest = [arg, *rest], []
+                static.append(tuple(to_size(_unparen(i), self.parser) for i in items))
             elif param.kind == "index":
                 if arg.kind != "num" or not isinstance(arg.value, int) or arg.value < 0:
                     raise self.error(f"{decl.name} expects a literal index (0, 1, ...)", arg,
@@ -593,14 +600,15 @@ def _flatten(pattern):
 
 
 def _example(decl) -> str:
-    samples = {"fun": "f", "value": "0", "size": "4", "index": "0"}
+    samples = {"fun": "f", "value": "0", "size": "4", "index": "0", "sizes": "(0, 4)"}
     return " ".join([decl.name] + [samples[p.kind] for p in decl.params if p.kind != "dim"])
 
 
 # --- public entry points ----------------------------------------------------------------------
 
 def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
-    """Parse an expression written in the paper notation, its ASCII form or Lift's DSL."""
+    """Parse an expression written in the paper notation, its ASCII form or the point-free
+    subset of Lift's DSL (``reading.parse`` also reads Lift program text)."""
     parser = Parser(text)
     try:
         tree = parser.expression()

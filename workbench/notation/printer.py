@@ -30,6 +30,8 @@ _BINARY = {"||": OR, "&&": AND, "==": COMPARE, "!=": COMPARE, "<": COMPARE, "<="
 
 
 def to_text(expr: Expr, ascii: bool = False) -> str:
+    """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``);
+    ``reading.to_text`` also prints Lift's spelling."""
     return _Printer(ascii).show(expr, LAMBDA)
 
 
@@ -111,6 +113,8 @@ class _Printer:
                     words.append(str(arg))
             elif param.kind == "size":
                 words.append(size_argument(arg))
+            elif param.kind == "sizes":
+                words.append("(" + ", ".join(str(a) for a in arg) + ")")
             elif param.kind == "index":
                 words.append(str(arg))
             else:

@@ -127,7 +127,8 @@ def _split_definitions(text: str, tokens: list[Token], parser: Parser) -> list[_
 
 
 def parse_program(text: str) -> Program:
-    """Parse a program file: every definition resolved, type-checked against its signature."""
+    """Parse a program file in the paper notation: every definition resolved, type-checked
+    against its signature (``reading.parse_program`` also reads Lift programs)."""
     try:
         return _parse_program(text)
     except RecursionError:
@@ -229,8 +230,9 @@ def _check_signatures(program: Program, sources, parser: Parser) -> None:
                                "a well-typed definition") from None
 
 
-def load(path: str | FilePath) -> Program:
-    """Read and parse a program file (UTF-8; errors name the file, line and column)."""
+def load(path: str | FilePath, reader=None) -> Program:
+    """Read and parse a program file (UTF-8; errors name the file, line and column) with
+    ``reader`` (default ``parse_program``)."""
     path = FilePath(path)
     try:
         text = decode_utf8(path.read_bytes())
@@ -240,7 +242,7 @@ def load(path: str | FilePath) -> Program:
         raise ParseError(err.reason, err.line, err.column, "", "UTF-8 text",
                          path=str(path)) from None
     try:
-        return parse_program(text)
+        return (reader or parse_program)(text)
     except ParseError as err:
         raise ParseError(err.reason, err.line, err.column, err.source_line, err.expected,
                          path=str(path)) from None

@@ -15,7 +15,13 @@ function its C name (``extra["c"]``).
 
 from __future__ import annotations
 
-from . import algorithmic, opencl, scalar  # noqa: E402,F401  (they register themselves)
+from . import (  # noqa: E402,F401  (they register themselves)
+    algorithmic,
+    layouts,
+    opencl,
+    scalar,
+    skeletons,
+)
 from .declaration import (  # noqa: F401  (the package's surface)
     ALGORITHMIC,
     DIM,
@@ -25,6 +31,7 @@ from .declaration import (  # noqa: F401  (the package's surface)
     PRIMITIVES,
     SCALAR,
     SIZE,
+    SIZES,
     VALUE,
     Layout,
     Param,

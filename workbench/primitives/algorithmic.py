@@ -464,10 +464,27 @@ define(Primitive(
     "out[i] = in[f i] (f may also take the length: λi n. n - 1 - i reverses).",
     index_fn_type, gather_semantics, params=(FUN(),), aliases=("Gather",),
     layout=Layout(read=_index_function)))
+def _scatter_read(node, t, calls):
+    """Reading through ``scatter f`` reads element f⁻¹(i): possible where f is its own
+    inverse (Lift's ``reverse``), which is checked on the concrete length."""
+    n = int(t.size)
+    f = node.args[0]
+    arity = len(f.params) if isinstance(f, Lambda) else 1
+    i = np.arange(n, dtype=np.int64)
+    lengths = np.full(n, n, dtype=np.int64)
+    image = calls.values(f, [i, lengths][:arity], n)
+    inside = (image >= 0) & (image < n)
+    if not inside.all() or not (calls.values(f, [image, lengths][:arity], n) == i).all():
+        calls.refuse("scatter generates code only where its result is written (its index "
+                     "function is not its own inverse, so it cannot be read through)")
+    return _index_function(node, t, calls)
+
+
 define(Primitive(
     "scatter", ALGORITHMIC, "(f : int -> int) -> [A]_N -> [A]_N", "P2CL scatter",
     "out[f i] = in[i]; f must be a permutation.", index_fn_type, scatter_semantics,
-    params=(FUN(),), aliases=("Scatter",), layout=Layout(write=_index_function)))
+    params=(FUN(),), aliases=("Scatter",), layout=Layout(read=_scatter_read,
+                                                         write=_index_function)))
 
 
 # --- scan, replicate, at ---------------------------------------------------------------------

@@ -16,7 +16,8 @@ SCALAR = "scalar"
 class Param:
     """A static parameter: ``fun`` (a function), ``value`` (an expression such as the 0 of
     ``reduce (+) 0``), ``size`` (a symbolic size), ``dim`` (optional OpenCL dimension 0-2,
-    default 0) or ``index`` (a literal natural number, as in ``get 0``)."""
+    default 0), ``index`` (a literal natural number, as in ``get 0``) or ``sizes`` (a tuple
+    of sizes, as in ``gatherOffsets (0, m)``)."""
 
     kind: str
     name: str
@@ -40,6 +41,11 @@ def DIM():
 
 def INDEX(name="i"):
     return Param("index", name)
+
+
+def SIZES(name="ns"):
+    """A tuple of sizes, written ``(0, m)``: P2CL's offsets, a rearrange's permutation."""
+    return Param("sizes", name)
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,11 @@ class Primitive:
     def high_level(self) -> bool:
         """True when rules must rewrite it away before code can be generated."""
         return not self.codegen
+
+    @property
+    def is_map(self) -> bool:
+        """True for the maps of every level (``map``, ``mapGlobal``, ``mapSeq``…)."""
+        return self.extra.get("map_level") is not None
 
 
 PRIMITIVES: dict[str, Primitive] = {}

@@ -178,7 +178,7 @@ PARTIAL_REORDER = Rule(
     "ICFP Fig. 6d (3)", _partial_reorder)
 
 
-def _integer_root(value: int, k: int) -> int | None:
+def integer_root(value: int, k: int) -> int | None:
     r = round(value ** (1 / k))
     for c in (r - 1, r, r + 1):
         if c >= 2 and c ** k == value:
@@ -197,7 +197,7 @@ def _partial_iterate(site: Site, p) -> Expr | Refused:
     if length is None or not (length / n).is_integer_constant:
         return Refused("the ratio of input length to results must be a known number")
     ratio = int((length / n).value)
-    factor = _integer_root(ratio, int(k.value))
+    factor = integer_root(ratio, int(k.value))
     if factor is None:
         return Refused(f"{ratio} (= {length}/{n}) is not a {k}-th power of a whole number")
     # Each iteration reduces chunks of `factor` elements: written with split/join so that
@@ -214,7 +214,7 @@ def _iterate_candidates(site: Site) -> list:
     if length is None or not (length / site.node.args[2]).is_integer_constant:
         return []
     ratio = int((length / site.node.args[2]).value)
-    return [Size.const(k) for k in range(1, 21) if _integer_root(ratio, k)]
+    return [Size.const(k) for k in range(1, 21) if integer_root(ratio, k)]
 
 
 PARTIAL_ITERATE = Rule(

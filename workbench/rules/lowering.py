@@ -6,7 +6,9 @@ rules applied by the strategy combinators, outermost node first:
   ``mapWorkgroup``, ``mapSeq`` anywhere else;
 - ``reduce`` → ``reduceSeq``;
 - ``reducePart f z n`` → ``join ∘ map (reducePart f z 1) ∘ split (I)`` → … ``reduceSeq``;
-- ``reorder`` → ``id``.
+- ``reorder`` → ``id``;
+- ``scan`` → ``scanSeq``;
+- ``opMap n f`` → ``join ∘ map f ∘ split (N/n)``; ``allPairs f`` → two maps.
 
 The code generator never chooses: it compiles what this strategy (or a derivation) made
 fully low-level, or refuses.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr, Path, Prim, walk
+from ..layout import needs_lowering
 from ..types import Type
 from .rule import Refused, Site
 from .strategies import State, Step, everywhere, repeat
@@ -35,7 +38,7 @@ class LoweringRefused(WorkbenchError):
 def default_choice(site: Site) -> tuple[str, dict] | None:
     """The rule (and parameters) the default lowering applies at a node, if any."""
     node = site.node
-    if not (isinstance(node, Prim) and node.decl.high_level):
+    if not needs_lowering(node):
         return None
     if node.name == "map":
         levels = [level for level, _ in site.context]
@@ -50,6 +53,12 @@ def default_choice(site: Site) -> tuple[str, dict] | None:
         return ("partial-reduce", {}) if node.args[2] == 1 else ("partial-split", {"j": 1})
     if node.name == "reorder":
         return "reorder→id", {}
+    if node.name == "scan":
+        return "scan→scanSeq", {}
+    if node.name == "opMap":
+        return "opMap→split-join", {}
+    if node.name == "allPairs":
+        return "allPairs→maps", {}
     return None
 
 
@@ -66,7 +75,7 @@ def lower(expr: Expr, *input_types: Type | str) -> tuple[Expr, list[Step]]:
     if isinstance(state, Refused):  # repeat never refuses; kept for other strategies
         raise LoweringRefused((), expr, state.reason)
     for path, node in walk(state.expr):
-        if isinstance(node, Prim) and node.decl.high_level:
+        if needs_lowering(node):
             raise LoweringRefused(path, node, _why(state.expr, path, node, types))
     return state.expr, list(state.steps)
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 
 from ..errors import WorkbenchError
-from ..expr import Expr, Path, Prim, walk
+from ..expr import Expr, Path, walk
+from ..layout import needs_lowering
 from ..rules import Rewrite, apply, rewrites
 from ..rules.lowering import lower
 from ..rules.step import Step
@@ -21,13 +22,32 @@ from ..types import Type
 
 # Rules that only add or remove identities, or undo another rule: they make walks longer
 # without reaching new kernels.
-NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
-                          "iterate-decomposition", "partial-reorder"})
+IDENTITIES = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
+                        "iterate-decomposition", "partial-reorder"})
+
+
+def _other_seeds() -> frozenset[str]:
+    """The rules of the other seeds (Futhark's kernel extraction, scans, P2CL and SkelCL,
+    PACT's alternatives and unrolling): the search walks the ICFP space (Figs. 6 and 7, PACT's
+    maps, macros), in which the recorded searches replay."""
+    from ..rules import extraction, pact, scans, skeletons
+
+    return frozenset(r.name for m in (extraction, pact, scans, skeletons) for r in m.RULES)
+
+
+NOT_IN_WALKS = IDENTITIES | _other_seeds()
+
+
+def walk_rules() -> list:
+    """The rules of the catalogue (and registered ones) that walks take."""
+    from ..rules import rules
+
+    return [r for r in rules if r.name not in NOT_IN_WALKS]
 
 
 def terminal(expr: Expr) -> bool:
     """Fully low-level: every node is known to the code generator."""
-    return not any(isinstance(n, Prim) and n.decl.high_level for _, n in walk(expr))
+    return not any(needs_lowering(n) for _, n in walk(expr))
 
 
 def within(path: Path, at: Path | None) -> bool:
@@ -36,8 +56,7 @@ def within(path: Path, at: Path | None) -> bool:
 
 def moves(expr: Expr, types: tuple[Type, ...], at: Path | None = None) -> list[Rewrite]:
     """The rewrites a search may take at ``expr`` (only inside the subtree ``at``)."""
-    return [r for r in rewrites(expr, *types)
-            if r.rule not in NOT_IN_WALKS and within(r.path, at)]
+    return [r for r in rewrites(expr, *types, rules=walk_rules()) if within(r.path, at)]
 
 
 class DeadEnd(WorkbenchError):
@@ -81,7 +100,7 @@ def _random_move(expr: Expr, types, rng: random.Random, at) -> Rewrite | None:
     paths = [p for p, _ in walk(expr) if within(p, at)]
     rng.shuffle(paths)
     for path in paths:
-        options = [r for r in rewrites(expr, *types, at=path) if r.rule not in NOT_IN_WALKS]
+        options = rewrites(expr, *types, at=path, rules=walk_rules())
         if options:
             return rng.choice(rng.choice(by_rule(options)))
     return None

@@ -1,0 +1,309 @@
+"""Lift programs as Lift's users write them (Steuwer et al.; the ``lift-project/lift`` test
+suite): ``val`` definitions of sizes (``SizeVar("N")``), user functions with C bodies
+(``UserFun("add", Array("x", "y"), "{ return x+y; }", Seq(Float, Float), Float)``) and
+programs (``fun(ArrayTypeWSWC(Float, N), Float, (in, alpha) => ... $ in)``), Lift's patterns
+by their Lift names (``MapGlb(0)(f)``, ``ReduceSeq(add, 0.0f)``, ``Iterate(5)(f)``,
+``Gather(reverse)``, ``Pad(1, 1, Pad.Boundary.Clamp)``, ``Slide2D(3, 1)``, ``Tile(4)``, …),
+``o``, ``$``, tuples and ``Get``.
+
+``scala`` reads the text; here every name gets its meaning: a Lift pattern becomes the
+workbench primitive it is (or, for Lift's macros such as ``Tile`` and ``Pad2D``, the
+composition Lift defines it as), a user function a ``UserFun`` whose C body is read into
+the scalar language (``c_body``), a ``fun`` with types a program whose declared type is
+those types and the type of its body. A ``fun`` of one parameter applied to it at the end
+(``in => f $ in``) is the function ``f`` itself, so that rules see a composition.
+
+Beyond Lift, scalar operators may be written infix on values (``fun(x => x * 3)``) and
+``select(c, a, b)`` chooses, so that every expression of the workbench prints in Lift's
+spelling (``lift_printer``) and reads back.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ..errors import ParseError, TypeCheckError
+from ..expr import (
+    Apply,
+    BinOp,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    TupleExpr,
+    UnOp,
+    UserFun,
+    Var,
+    compose,
+)
+from ..sizes import Size
+from ..types import FunctionType, Type
+from .lift_library import (
+    Callable_,
+    Generic,
+    Namespace,
+    declared_pattern,
+    library,
+    numbers,
+    show_node,
+)
+from .scala import Node, read_expression, read_program
+
+
+class LiftError(ParseError):
+    """Lift program text that cannot be read: where, and why."""
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+class LiftReader:
+    def __init__(self, text: str):
+        self.text = text
+        self.lines = text.split("\n")
+        self.env: dict[str, object] = dict(library())
+        self.sizes: dict[str, Size] = {}
+
+    def error(self, node: Node, message: str, expected: str = "") -> LiftError:
+        tok = node.tok
+        line = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
+        return LiftError(message, tok.line, tok.col, line, expected)
+
+    # --- definitions -------------------------------------------------------------------
+    def define(self, node: Node, env: dict) -> tuple[str, object]:
+        name = node.value
+        value = self.value(node.parts[0], env)
+        if isinstance(value, Expr) and not isinstance(value, UserFun):
+            value = self.declared(value, name, node)
+        env[name] = value
+        return name, value
+
+    def declared(self, value: Expr, name: str, node: Node) -> Expr:
+        """A ``fun`` with parameter types: the definition's declared type is those types and
+        the type of its body."""
+        from ..typecheck import typecheck
+        from .program import named
+
+        types = getattr(value, "lift_types", None)
+        if not types:
+            return value
+        try:
+            result = typecheck(value, *types)
+        except TypeCheckError as err:
+            raise self.error(node, f"{name} does not type-check: {err}") from None
+        t: Type = result
+        for arg in reversed(types):
+            t = FunctionType(arg, t)
+        return named(value, name, t)
+
+    # --- values ------------------------------------------------------------------------
+    def value(self, node: Node, env: dict):
+        kind = node.kind
+        if kind == "num":
+            return node.value
+        if kind == "str":
+            return node.value
+        if kind == "name":
+            return self.name(node, env)
+        if kind == "tuple":
+            return tuple(self.value(p, env) for p in node.parts)
+        if kind == "call":
+            callee = self.value(node.parts[0], env)
+            args = [self.value(a, env) for a in node.parts[1]]
+            return self.call(callee, args, node)
+        if kind == "member":
+            return self.member(node, env)
+        if kind == "infix":
+            return self.infix(node, env)
+        if kind == "prefix":
+            operand = self.as_expr(self.value(node.parts[0], env), node.parts[0])
+            return UnOp(node.value, operand)
+        if kind == "lambda":
+            return self.lambda_(node, env)
+        if kind == "block":
+            inner = dict(env)
+            for part in node.parts[:-1]:
+                if part.kind != "define":
+                    raise self.error(part, "only definitions may come before the result of a "
+                                           "block")
+                inner[part.value] = self.value(part.parts[0], inner)
+            return self.value(node.parts[-1], inner)
+        if kind == "define":
+            raise self.error(node, "a definition is not a value here")
+        if kind == "placeholder":
+            raise self.error(node, "Scala's _ placeholder is not supported: name the "
+                                   "parameter (x => ... x ...)")
+        raise self.error(node, f"unexpected {kind}")  # pragma: no cover
+
+    def name(self, node: Node, env: dict):
+        word = node.value
+        if word in env:
+            return env[word]
+        generic = declared_pattern(word)
+        if generic is not None:
+            return generic
+        close = difflib.get_close_matches(word, list(env), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise self.error(node, f"unknown name {word!r}: not a Lift pattern, user function, "
+                               f"type or definition of this program{hint}", "a known name")
+
+    def member(self, node: Node, env: dict):
+        name = node.value
+        if name == "stripMargin":
+            text = self.value(node.parts[0], env)
+            return "\n".join(line.split("|", 1)[1] if "|" in line else line
+                             for line in str(text).split("\n"))
+        if name == "setScalaFun":
+            return Callable_("setScalaFun", lambda r, args, n: self.value(node.parts[0], env))
+        target = self.value(node.parts[0], env)
+        if isinstance(target, Namespace):
+            if name not in target.members:
+                raise self.error(node, f"{target.name} has no member {name} (it has "
+                                       f"{', '.join(target.members)})")
+            return target.members[name]
+        if name == "apply":
+            return Callable_("apply", lambda r, args, n: self.call(target, args, n))
+        if name == "vectorize":
+            return Callable_("vectorize", lambda r, args, n: self.vectorize(target, n))
+        if name in ("toFloat", "toInt"):
+            return target
+        raise self.error(node, f"the member .{name} is not supported here")
+
+    def vectorize(self, target, node: Node):
+        if isinstance(target, Expr) and not isinstance(target, Lit):
+            return Prim("mapVec", (target,))
+        raise self.error(node, "vectorised values (Value(...).vectorize(n)) are not "
+                               "supported: vector accumulators are not in the workbench's "
+                               "patterns")
+
+    def lambda_(self, node: Node, env: dict) -> Lambda:
+        names = tuple(node.value)
+        inner = dict(env)
+        for n in names:
+            inner[n] = Var(n)
+        body = self.as_expr(self.value(node.parts[0], inner), node.parts[0])
+        return Lambda(names, body)
+
+    def infix(self, node: Node, env: dict):
+        op = node.value
+        left, right = (self.value(p, env) for p in node.parts)
+        if op in ("o", "∘"):
+            return compose(self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+        if op == "$":
+            return self.apply(self.as_expr(left, node.parts[0]),
+                              [self.as_expr(right, node.parts[1])])
+        if isinstance(left, Size) or isinstance(right, Size) or op == "/^":
+            return self.size_arithmetic(op, left, right, node)
+        if isinstance(left, int | float) and isinstance(right, int | float) and \
+                not isinstance(left, bool) and not isinstance(right, bool):
+            return numbers(op, left, right)
+        return BinOp(op, self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+
+    def size_arithmetic(self, op: str, left, right, node: Node) -> Size:
+        a, b = self.as_size(left, node), self.as_size(right, node)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op in ("/", "/^"):
+            return a / b
+        raise self.error(node, f"the operator {op} is not defined on sizes")
+
+    # --- calls -------------------------------------------------------------------------
+    def call(self, callee, args: list, node: Node):
+        if isinstance(callee, Callable_) or isinstance(callee, Namespace) and callee.call:
+            return callee.call(self, args, node)
+        if isinstance(callee, Expr):
+            return self.apply(callee, [self.as_expr(a, node) for a in args])
+        raise self.error(node, f"{show_node(callee)} is not a function")
+
+    def apply(self, fn: Expr, args: list[Expr]) -> Expr:
+        if isinstance(fn, Prim) and fn.name == "id" and len(args) == 1 and \
+                isinstance(args[0], Var | Lit):
+            return args[0]  # Lift's id(x) on a value (ReduceSeq(add, id(init)))
+        return Apply(fn, tuple(args))
+
+    # --- conversions -------------------------------------------------------------------
+    def as_expr(self, value, node: Node) -> Expr:
+        if isinstance(value, Expr):
+            return value
+        if isinstance(value, Generic):
+            return value.fn
+        if isinstance(value, bool | int | float):
+            return Lit(value)
+        if isinstance(value, tuple):
+            return TupleExpr(tuple(self.as_expr(v, node) for v in value))
+        raise self.error(node, f"{show_node(value)} is not an expression here")
+
+    def as_size(self, value, node: Node) -> Size:
+        if isinstance(value, Size):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return Size.const(value)
+        if isinstance(value, Lit) and isinstance(value.value, int):
+            return Size.const(value.value)
+        raise self.error(node, f"{show_node(value)} is not a size", "a number or a size")
+
+    def as_type(self, value, node: Node) -> Type:
+        if isinstance(value, Type):
+            return value
+        raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
+                                                                "ArrayTypeWSWC(Float, N)")
+
+
+# --- entry points --------------------------------------------------------------------------
+
+_LIFT_MARKS = re.compile(r'(^|\n)\s*(val|def)\s|\$|"|\bSizeVar\b|\bArrayType|\bUserFun\b'
+                         r'|\bfun\s*\(\s*(Float|Int|Double|ArrayType|TupleType)')
+_LIFT_CALL = re.compile(r"\b[A-Z][A-Za-z0-9]*\s*\(|\b(toGlobal|toLocal|toPrivate|asVector|"
+                        r"asScalar|reverse|fun)\b")
+
+
+def looks_like_lift(text: str) -> bool:
+    """Whether text is written in Lift's Scala DSL (definitions, ``$``, strings, Lift types)
+    rather than the paper notation."""
+    return bool(_LIFT_MARKS.search(text))
+
+
+def may_be_lift(text: str) -> bool:
+    """Whether text calls Lift patterns (``Split(4)``, ``Gather(reverse)``): worth reading
+    as Lift when the paper notation cannot read it."""
+    return bool(_LIFT_CALL.search(text))
+
+
+def parse_lift(text: str) -> Expr:
+    """One Lift expression (``fun(ArrayTypeWSWC(Float, SizeVar("N")), in => ... $ in)``)."""
+    reader = LiftReader(text)
+    node = read_expression(text)
+    value = reader.value(node, reader.env)
+    if not isinstance(value, Expr):
+        raise reader.error(node, f"{show_node(value)} is not an expression")
+    if isinstance(value, UserFun):
+        return value
+    return reader.declared(value, "the expression", node)
+
+
+def parse_lift_program(text: str):
+    """A Lift program: its ``val`` definitions by name (those that are expressions: user
+    functions and programs; sizes and types are used, not returned)."""
+    from .program import Program
+
+    reader = LiftReader(text)
+    env = reader.env
+    definitions: dict[str, Expr] = {}
+    order: list[str] = []
+    for node in read_program(text):
+        if node.kind != "define":
+            raise reader.error(node, "a Lift program is a sequence of definitions "
+                                     "(val name = ...)", "val")
+        name, value = reader.define(node, env)
+        if isinstance(value, Expr):
+            if name not in definitions:
+                order.append(name)
+            definitions[name] = value
+    return Program(definitions, order)
+
+
+__all__ = ["parse_lift", "parse_lift_program", "looks_like_lift", "LiftReader"]

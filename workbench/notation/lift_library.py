@@ -1,0 +1,468 @@
+"""The vocabulary of Lift programs: the Scala-level values a Lift program computes with
+(pattern constructors, index functions, boundaries, types, sizes) and the library its names
+refer to: Lift's patterns as workbench primitives (its macros ``Tile``, ``Untile2D``,
+``Pad2D`` and ``Slide2D`` as the compositions Lift defines them as), its types, and the
+predefined user functions of its test utilities (``lift_functions.lift``)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var, compose
+from ..sizes import Size
+from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, FunctionType, TupleType, Type, VectorType
+from .c_body import CBodyError, c_body
+from .scala import Node
+
+# --- values of the Scala level -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Callable_:
+    """A Scala-level function: a Lift pattern constructor, ``fun``, ``UserFun``, …"""
+
+    name: str
+    call: Callable  # (reader, args: list of values, node) -> value
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """``Pad.Boundary.Clamp``: names inside a name (which may itself be called: ``Pad(...)``)."""
+
+    name: str
+    members: dict
+    call: Callable | None = None
+
+
+@dataclass(frozen=True)
+class IndexFunction:
+    """Lift's index functions for Gather/Scatter: ``reverse``, ``ReorderWithStride(s)``,
+    ``transposeFunction(m, n)``."""
+
+    kind: str
+    args: tuple = ()
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """``Pad.Boundary.Clamp`` and friends."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Vectorized:
+    """``Value(0.0f).vectorize(4)``: not supported; kept to say so where it is used."""
+
+    value: object
+
+
+
+
+def numbers(op: str, a, b):
+    if op == "/":
+        return a // b if isinstance(a, int) and isinstance(b, int) else a / b
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+            "%": lambda: a % b}.get(op, lambda: BinOp(op, Lit(a), Lit(b)))()
+
+
+def show_node(value) -> str:
+    if isinstance(value, Callable_):
+        return value.name
+    if isinstance(value, Expr | Type | Size):
+        return f"`{value}`"
+    return repr(value)
+
+
+# --- the library: Lift's patterns, types and user functions ---------------------------------
+
+def _expect(reader, node: Node, args: list, counts: tuple[int, ...], what: str):
+    if len(args) not in counts:
+        wanted = " or ".join(str(c) for c in counts)
+        raise reader.error(node, f"{what} takes {wanted} argument{'s' if counts != (1,) else ''}"
+                                 f", got {len(args)}")
+
+
+def _pattern(name: str, kinds: str, lift_name: str):
+    """A Lift pattern whose arguments are the static arguments of a primitive, in order:
+    ``s`` a size, ``f`` a function, ``v`` a value."""
+    def call(reader, args, node):
+        _expect(reader, node, args, (len(kinds),), lift_name)
+        static = []
+        for k, a in zip(kinds, args):
+            static.append(reader.as_size(a, node) if k == "s" else reader.as_expr(a, node))
+        return Prim(name, tuple(static))
+    return Callable_(lift_name, call)
+
+
+def _map(name: str, lift_name: str, has_dim: bool):
+    def call(reader, args, node):
+        _expect(reader, node, args, (1,), lift_name)
+        (a,) = args
+        if has_dim and isinstance(a, int) and not isinstance(a, bool) and a in (0, 1, 2):
+            return Callable_(f"{lift_name}({a})", lambda r, more, n: Prim(
+                name, (a, _single(r, more, n, f"{lift_name}({a})"))))
+        f = reader.as_expr(a, node)
+        return Prim(name, (0, f) if has_dim else (f,))
+    return Callable_(lift_name, call)
+
+
+def _single(reader, args, node, what):
+    _expect(reader, node, args, (1,), what)
+    return reader.as_expr(args[0], node)
+
+
+def _nullary(lift_name: str, make: Callable[[], Expr]):
+    def call(reader, args, node):
+        _expect(reader, node, args, (0,), lift_name)
+        return make()
+    return Callable_(lift_name, call)
+
+
+def _unsupported(message: str):
+    def call(reader, args, node):
+        raise reader.error(node, message)
+    return call
+
+
+def _iterate(reader, args, node):
+    if len(args) == 2:
+        return Prim("iterate", (reader.as_size(args[0], node), reader.as_expr(args[1], node)))
+    _expect(reader, node, args, (1,), "Iterate")
+    n = reader.as_size(args[0], node)
+    return Callable_(f"Iterate({n})", lambda r, more, m: Prim(
+        "iterate", (n, _single(r, more, m, f"Iterate({n})"))))
+
+
+def _zip(reader, args, node):
+    if len(args) == 1 and isinstance(args[0], int):
+        return Prim("zip")  # Zip(2): the pattern, applied later (FunCall(Zip(2), a, b))
+    if len(args) < 2:
+        raise reader.error(node, "Zip takes two or more arrays")
+    return Apply(Prim("zip"), tuple(reader.as_expr(a, node) for a in args))
+
+
+def _get(reader, args, node):
+    if len(args) == 1:
+        if not isinstance(args[0], int):
+            raise reader.error(node, "Get(i) takes a literal component index")
+        return Prim("get", (args[0],))
+    _expect(reader, node, args, (2,), "Get")
+    target, index = args
+    if not isinstance(index, int):
+        raise reader.error(node, "Get(x, i) takes a literal component index")
+    return Apply(Prim("get", (index,)), (reader.as_expr(target, node),))
+
+
+_REVERSE = Lambda(("i", "n"), BinOp("-", BinOp("-", Var("n"), Lit(1)), Var("i")))
+
+
+def _index_function(reader, value, node, scatter: bool) -> Expr:
+    if isinstance(value, IndexFunction):
+        if value.kind == "reverse":
+            return Prim("scatter" if scatter else "gather", (_REVERSE,))
+        if value.kind == "reorderStride":
+            s = value.args[0]
+            if not scatter:
+                return Prim("reorderStride", (s,))
+            if not s.is_integer_constant:
+                raise reader.error(node, "Scatter(ReorderWithStride(s)) needs a number s")
+            k = int(s.value)
+            chunk = BinOp("/", Var("n"), Lit(k))
+            return Prim("scatter", (Lambda(("i", "n"), BinOp(
+                "+", BinOp("/", Var("i"), chunk), BinOp("*", Lit(k), BinOp("%", Var("i"),
+                                                                             chunk)))),))
+        if value.kind == "transpose":
+            m, n = value.args
+            if not (m.is_integer_constant and n.is_integer_constant):
+                raise reader.error(node, "transposeFunction(m, n) needs numbers: its index "
+                                         "function is compiled with them")
+            f = Lambda(("i",), BinOp("+", BinOp("*", BinOp("%", Var("i"), Lit(int(n))),
+                                                Lit(int(m))), BinOp("/", Var("i"), Lit(int(n)))))
+            return Prim("scatter" if scatter else "gather", (f,))
+    if isinstance(value, Lambda):
+        return Prim("scatter" if scatter else "gather", (value,))
+    raise reader.error(node, f"{show_node(value)} is not an index function (reverse, "
+                             f"ReorderWithStride(s), transposeFunction(m, n))")
+
+
+def _pad_by(boundary: Boundary, left: Size, right: Size) -> Prim:
+    name = {"Clamp": "padClamp", "Wrap": "padWrap", "WrapUnsafe": "padWrap",
+            "Mirror": "padMirror", "MirrorUnsafe": "padMirror"}[boundary.kind]
+    return Prim(name, (left, right))
+
+
+def _pad(reader, args, node):
+    _expect(reader, node, args, (3,), "Pad")
+    left, right = (reader.as_size(a, node) for a in args[:2])
+    if isinstance(args[2], Boundary):
+        return _pad_by(args[2], left, right)
+    return Prim("pad", (left, right, reader.as_expr(args[2], node)))
+
+
+def _pad2d(reader, args, node):
+    _expect(reader, node, args, (3, 5), "Pad2D")
+    *sizes, boundary = args
+    sizes = [reader.as_size(a, node) for a in sizes]
+    top, bottom, left, right = sizes if len(sizes) == 4 else sizes * 2
+    if not isinstance(boundary, Boundary):
+        value = reader.as_expr(boundary, node)
+        if len(sizes) == 2:
+            return Prim("pad2D", (top, bottom, value))
+        return compose(Prim("map", (Prim("pad", (left, right, value)),)),
+                       Prim("pad", (top, bottom, value)))
+    return compose(Prim("map", (_pad_by(boundary, left, right),)), _pad_by(boundary, top, bottom))
+
+
+def _slide2d(reader, args, node):
+    _expect(reader, node, args, (2, 4), "Slide2D")
+    sizes = [reader.as_size(a, node) for a in args]
+    if len(sizes) == 2:
+        return Prim("slide2D", tuple(sizes))
+    rows, row_step, cols, col_step = sizes
+    return compose(Prim("map", (Prim("transpose"),)), Prim("slide", (rows, row_step)),
+                   Prim("map", (Prim("slide", (cols, col_step)),)))
+
+
+def _tile(reader, args, node):
+    _expect(reader, node, args, (1, 2), "Tile")
+    sizes = [reader.as_size(a, node) for a in args]
+    x, y = sizes if len(sizes) == 2 else sizes * 2
+    # Lift: Map(Map(Transpose()) o Split(y) o Transpose()) o Split(x)
+    inner = compose(Prim("map", (Prim("transpose"),)), Prim("split", (y,)), Prim("transpose"))
+    return compose(Prim("map", (inner,)), Prim("split", (x,)))
+
+
+def _untile2d() -> Expr:
+    # Lift: Join() o Map(Map(Join()) o TransposeW())
+    return compose(Prim("join"), Prim("map", (compose(Prim("map", (Prim("join"),)),
+                                                      Prim("transpose")),)))
+
+
+def _value(reader, args, node):
+    _expect(reader, node, args, (1, 2), "Value")
+    v = args[0]
+    if isinstance(v, str):
+        text = v.strip().rstrip("fF")
+        try:
+            v = int(text) if text.lstrip("-").isdigit() else float(text)
+        except ValueError:
+            raise reader.error(node, f"Value({args[0]!r}): not a number") from None
+    if len(args) == 2 and isinstance(args[1], ArrayType):
+        t = args[1]
+        return Apply(Prim("replicate", (t.size,)), (reader.as_expr(v, node),))
+    if isinstance(v, tuple):
+        return TupleExpr(tuple(reader.as_expr(x, node) for x in v))
+    return Lit(v) if isinstance(v, int | float) else reader.as_expr(v, node)
+
+
+def _fun(reader, args, node) -> Expr:
+    if not args or not isinstance(args[-1], Lambda):
+        raise reader.error(node, "fun takes parameter types (optional) and a lambda, as in "
+                                 "fun(ArrayTypeWSWC(Float, N), in => ...)")
+    *types, body = args
+    types = [reader.as_type(t, node) for t in types]
+    if types and len(types) != len(body.params):
+        raise reader.error(node, f"fun has {len(types)} parameter types for "
+                                 f"{len(body.params)} parameters")
+    result: Expr = copy.copy(_eta(body))
+    if types:
+        object.__setattr__(result, "lift_types", tuple(types))
+    return result
+
+
+def _eta(fn: Lambda) -> Expr:
+    """``λx. f x`` with x not in f is f (Lift's ``in => f $ in``)."""
+    if len(fn.params) == 1 and isinstance(fn.params[0], str) and isinstance(fn.body, Apply) \
+            and len(fn.body.args) == 1 and fn.body.args[0] == Var(fn.params[0]) \
+            and fn.params[0] not in fn.body.fn.free_vars():
+        return fn.body.fn
+    return fn
+
+
+def _userfun(reader, args, node) -> UserFun:
+    _expect(reader, node, args, (5,), "UserFun")
+    name, params, body, ins, out = args
+    params = [params] if isinstance(params, str) else list(params)
+    ins = list(ins) if isinstance(ins, list | tuple) else [ins]
+    ins = [reader.as_type(t, node) for t in ins]
+    out = reader.as_type(out, node)
+    if len(params) != len(ins):
+        raise reader.error(node, f"UserFun {name}: {len(params)} parameters, {len(ins)} types")
+    try:
+        expr = c_body(str(name), params, ins, str(body))
+    except CBodyError as err:
+        raise reader.error(node, str(err)) from None
+    t: Type = out
+    for arg in reversed(ins):
+        t = FunctionType(arg, t)
+    return UserFun(str(name), body=Lambda(tuple(params), expr), type=t)
+
+
+def _array_type(reader, args, node) -> ArrayType:
+    _expect(reader, node, args, (2, 3), "ArrayType")
+    return ArrayType(reader.as_type(args[0], node), reader.as_size(args[1], node))
+
+
+def _tuple_type(reader, args, node) -> TupleType:
+    return TupleType(tuple(reader.as_type(a, node) for a in args))
+
+
+def _size_var(reader, args, node) -> Size:
+    if not args or not isinstance(args[0], str):
+        raise reader.error(node, "SizeVar takes the size's name, as in SizeVar(\"N\")")
+    return Size.var(args[0])
+
+
+def library() -> dict:
+    """Every name a Lift program may use without defining it."""
+    lib: dict[str, object] = {}
+    for name, lift in (("map", "Map"), ("mapGlobal", "MapGlb"), ("mapWorkgroup", "MapWrg"),
+                       ("mapLocal", "MapLcl")):
+        lib[lift] = _map(name, lift, name != "map")
+    for name, lift in (("mapSeq", "MapSeq"), ("mapSeqUnroll", "MapSeqUnroll"),
+                       ("mapWarp", "MapWarp"), ("mapLane", "MapLane"), ("mapVec", "MapVec")):
+        lib[lift] = _map(name, lift, False)
+    for name, lift in (("reduce", "Reduce"), ("reduceSeq", "ReduceSeq"),
+                       ("reduceSeqUnroll", "ReduceSeqUnroll"), ("scanSeq", "ScanSeq"),
+                       ("scan", "Scan")):
+        lib[lift] = _pattern(name, "fv", lift)
+    lib["ReducePart"] = _pattern("reducePart", "fvs", "ReducePart")
+    for name, lift in (("toGlobal", "toGlobal"), ("toLocal", "toLocal"),
+                       ("toPrivate", "toPrivate"), ("gather", "GatherFn"),
+                       ("allPairs", "AllPairs")):
+        lib[lift] = _pattern(name, "f", lift)
+    for name, lift in (("split", "Split"), ("asVector", "asVector"), ("take", "Take"),
+                       ("drop", "Drop")):
+        lib[lift] = _pattern(name if name != "asVector" else "splitVec", "s", lift)
+    lib["Slide"] = _pattern("slide", "ss", "Slide")
+    lib["PadConstant"] = _pattern("pad", "ssv", "PadConstant")
+    lib["ReorderStride"] = _pattern("reorderStride", "s", "ReorderStride")
+    for lift, prim in (("Join", "join"), ("Transpose", "transpose"), ("TransposeW", "transpose"),
+                       ("asScalar", "joinVec"), ("Head", "head"), ("Tail", "tail"),
+                       ("Id", "id"), ("PrintType", "id"), ("Reorder", "reorder")):
+        lib[lift] = _nullary(lift, lambda p=prim: Prim(p))
+    lib["Untile2D"] = _nullary("Untile2D", _untile2d)
+    lib["Unzip"] = Callable_("Unzip", _unsupported(
+        "Unzip is not supported: an array of tuples is already stored as one array per "
+        "component; use Get(i) on its elements (Map(Get(0)))"))
+    lib["Filter"] = Callable_("Filter", _unsupported(
+        "Filter is not supported: its result's length depends on the data"))
+    lib["Iterate"] = Callable_("Iterate", _iterate)
+    lib["Zip"] = Callable_("Zip", _zip)
+    lib["Get"] = Callable_("Get", _get)
+    lib["Tuple"] = Callable_("Tuple", lambda r, args, n: TupleExpr(
+        tuple(r.as_expr(a, n) for a in args)))
+    lib["FunCall"] = Callable_("FunCall", lambda r, args, n: r.call(args[0], args[1:], n))
+    lib["Gather"] = Callable_("Gather", lambda r, args, n: _index_function(r, args[0], n, False))
+    lib["Scatter"] = Callable_("Scatter", lambda r, args, n: _index_function(r, args[0], n, True))
+    lib["Pad2D"] = Callable_("Pad2D", _pad2d)
+    lib["Slide2D"] = Callable_("Slide2D", _slide2d)
+    lib["Tile"] = Callable_("Tile", _tile)
+    lib["Value"] = Callable_("Value", _value)
+    lib["fun"] = Callable_("fun", _fun)
+    lib["UserFun"] = Callable_("UserFun", _userfun)
+    lib["select"] = Callable_("select", lambda r, args, n: Apply(Prim("select"), tuple(
+        r.as_expr(a, n) for a in args)))
+    # index functions and boundaries
+    lib["reverse"] = IndexFunction("reverse")
+    lib["ReorderWithStride"] = Callable_("ReorderWithStride", lambda r, args, n: IndexFunction(
+        "reorderStride", (r.as_size(args[0], n),)))
+    lib["transposeFunction"] = Callable_("transposeFunction", lambda r, args, n: IndexFunction(
+        "transpose", tuple(r.as_size(a, n) for a in args)))
+    lib["Pad"] = Namespace("Pad", {"Boundary": Namespace("Pad.Boundary", {
+        k: Boundary(k) for k in ("Clamp", "Wrap", "WrapUnsafe", "Mirror", "MirrorUnsafe")})},
+        _pad)
+    # types and sizes
+    lib.update({"Float": FLOAT, "Int": INT, "Double": DOUBLE, "Bool": BOOL})
+    for width in (2, 3, 4, 8, 16):
+        lib[f"Float{width}"] = VectorType(FLOAT, Size.const(width))
+        lib[f"Int{width}"] = VectorType(INT, Size.const(width))
+    lib["ArrayType"] = lib["ArrayTypeWSWC"] = Callable_("ArrayType", _array_type)
+    lib["TupleType"] = Callable_("TupleType", _tuple_type)
+    lib["VectorType"] = Callable_("VectorType", lambda r, args, n: VectorType(
+        r.as_type(args[0], n), r.as_size(args[1], n)))
+    lib["SizeVar"] = lib["Var"] = Callable_("SizeVar", _size_var)
+    lib["StartFromRange"] = Callable_("StartFromRange", lambda r, args, n: None)
+    lib["Cst"] = Callable_("Cst", lambda r, args, n: r.as_size(args[0], n))
+    for seq in ("Array", "Seq", "List"):
+        lib[seq] = Callable_(seq, lambda r, args, n: list(args))
+    lib.update(_user_functions())
+    return lib
+
+
+def _user_functions() -> dict:
+    from .program import parse_program
+
+    program = parse_program((Path(__file__).parent / "lift_functions.lift").read_text(
+        encoding="utf-8"))
+    out: dict[str, object] = dict(program.items())
+    ident = Prim("id")
+    for name in ("id", "idI", "idB", "idF4", "idFF", "idFI", "idfloat", "iddouble", "i_id",
+                 "t_id", "tf_id"):
+        out[name] = ident
+    for name, op in (("add", "+"), ("addI", "+"), ("int_add", "+"), ("adddouble", "+"),
+                     ("addF4", "+"),
+                     ("mult", "*"), ("multI", "*"), ("multdouble", "*"), ("subtract", "-")):
+        out[name] = Generic(Section(op))
+    out["abs"] = Generic(Prim("abs"))
+    out["max"] = Generic(Prim("max"))
+    out["min"] = Generic(Prim("min"))
+    return out
+
+
+class Generic(Callable_):
+    """A user function of Lift's library that is also a generic constructor (``add(Float)``
+    is ``add`` on floats): called with a type it is itself, with values it is applied."""
+
+    def __init__(self, fn: Expr):
+        def call(reader, args, node):
+            if args and all(isinstance(a, Type) for a in args):
+                return fn
+            return reader.apply(fn, [reader.as_expr(a, node) for a in args])
+        super().__init__(str(fn), call)
+        object.__setattr__(self, "fn", fn)
+
+
+
+def declared_pattern(word: str):
+    """A primitive that Lift has no name for, by one of its spellings, called in Lift's
+    syntax with its static arguments in order (``Loop(3, f)``, ``GatherOffsets(0, m)``,
+    ``Rearrange(1, 0)``); a scalar primitive applied to values (``float(i)``, ``sqrt(x)``)."""
+    from ..primitives import lookup
+
+    decl = lookup(word)
+    if decl is None:
+        return None
+    if decl.category == "scalar":
+        return Generic(Prim(decl.name))
+
+    def call(reader, args, node):
+        static, rest = [], list(args)
+        for param in decl.params:
+            if param.kind == "dim":
+                first = rest[0] if rest else None
+                if isinstance(first, int) and not isinstance(first, bool) and first in (0, 1, 2) \
+                        and len(rest) > 1:
+                    static.append(rest.pop(0))
+                else:
+                    static.append(0)
+            elif not rest:
+                raise reader.error(node, f"{word} takes its "
+                                         f"{', '.join(p.name for p in decl.params)}")
+            elif param.kind == "sizes":
+                static.append(tuple(reader.as_size(a, node) for a in rest))
+                rest = []
+            elif param.kind == "size":
+                static.append(reader.as_size(rest.pop(0), node))
+            elif param.kind == "index":
+                static.append(rest.pop(0))
+            else:
+                static.append(reader.as_expr(rest.pop(0), node))
+        prim = Prim(decl.name, tuple(static))
+        return reader.apply(prim, [reader.as_expr(a, node) for a in rest]) if rest else prim
+
+    return Callable_(word, call)

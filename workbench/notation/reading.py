@@ -1,0 +1,65 @@
+"""The notation's front door: which reader a text needs, and which printer a style.
+
+Text in the paper notation (or its ASCII form, or the point-free subset of Lift's DSL) is
+read by ``parser``/``program``; Lift program text as Lift's users write it (``val``
+definitions, ``fun`` with types, ``$``, strings of C) by ``lift``. ``to_text`` prints the
+paper notation or, with ``style="lift"``, Lift's spelling (``lift_printer``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import ParseError
+from ..expr import Expr
+from . import parser, program
+from .lift import looks_like_lift, may_be_lift, parse_lift, parse_lift_program
+from .lift_printer import to_lift
+from .printer import to_text as paper_text
+
+LIFT_PROGRAM = re.compile(r"(^|\n)[ \t]*((private|lazy)\s+)*(val|def)\s+\w+\s*(:[^=\n]*)?=")
+
+
+def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
+    """Parse an expression written in the paper notation, its ASCII form or Lift's DSL."""
+    if definitions is None and looks_like_lift(text):
+        return parse_lift(text)
+    if definitions is None and "=>" in text:  # Lift's fun(x => ...), or the notation's
+        try:
+            return parse_lift(text)
+        except ParseError:
+            pass
+    try:
+        return parser.parse(text, definitions)
+    except ParseError:
+        if definitions is None and may_be_lift(text):
+            try:
+                return parse_lift(text)
+            except ParseError:
+                pass
+        raise
+
+
+def parse_program(text: str) -> program.Program:
+    """Parse a program file: every definition resolved, type-checked against its signature.
+    A Lift program (``val`` definitions, as in Lift's tests) gives its ``val`` definitions
+    by name."""
+    if LIFT_PROGRAM.search(text):
+        return parse_lift_program(text)
+    return program.parse_program(text)
+
+
+def load(path: str | Path) -> program.Program:
+    """Read and parse a program file, in the paper notation or Lift's."""
+    return program.load(path, reader=parse_program)
+
+
+def to_text(expr: Expr, ascii: bool = False, style: str = "paper") -> str:
+    """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``), or with
+    ``style="lift"`` in Lift's spelling."""
+    if style == "lift":
+        return to_lift(expr)
+    if style != "paper":
+        raise ValueError(f"unknown style {style!r}: 'paper' or 'lift'")
+    return paper_text(expr, ascii)

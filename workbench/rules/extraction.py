@@ -1,0 +1,446 @@
+"""Kernel extraction (Futhark thesis, chapter "Kernel Extraction", rules G1–G7) as rewrite
+rules over this IR. A GPU kernel is a perfect nest of maps; these rules turn a nest of
+parallel patterns with sequential code in between into perfect nests:
+
+- G1–G3 (``map-nest→kernel``): a perfect nest of maps becomes one kernel, its (up to three)
+  outer maps over the dimensions of the global grid;
+- G4 (``map-fission``, ``map-distribution``): a map is distributed over a composition, or
+  over a parallel computation inside its body (Futhark's let-bound ``a0``: the map computes
+  all of them first, the rest of the body then reads them, zipped with the map's elements);
+- G5 (``reduce-map-interchange``): a reduction with a vector operator on replicated neutral
+  elements becomes a map of scalar reductions over the transposed input (a segmented
+  reduction);
+- G6 (``rearrange-distribution``): ``map (rearrange p)`` is one ``rearrange`` of the outer
+  array, with the permutation extended (``transpose→rearrange`` and back connect it with
+  ``transpose``);
+- G7 (``map-loop-interchange``, ``map-iterate-interchange``): a map of a loop becomes a loop
+  of maps; the map's variant values (its elements) are zipped in.
+
+Each is an equation of the interpreter (a soundness test each, tests/test_rules.py); which to
+apply where is the moderate-flattening strategy's business (``flattening``).
+"""
+
+from __future__ import annotations
+
+from ..expr import (
+    Apply,
+    Compose,
+    Expr,
+    Lambda,
+    Prim,
+    Var,
+    compose,
+    fresh_name,
+    substitute,
+    walk,
+)
+from ..sizes import Size
+from .algorithmic import is_prim
+from .rule import Refused, Rule, RuleParam, Site
+
+PARALLEL = ("map", "reduce", "scan", "reducePart", "iterate", "loop", "opMap", "allPairs")
+
+
+def is_parallel(e: Expr) -> bool:
+    """Whether an expression contains a parallel pattern (a SOAC, in Futhark's terms)."""
+    return any(isinstance(n, Prim) and n.name in PARALLEL for _, n in walk(e))
+
+
+# --- G1–G3: a perfect map nest is one kernel --------------------------------------------------
+
+def inner_map(f: Expr):
+    """The map directly inside a map's function f (``map g``, or ``λx. map g v`` with v a
+    view of the lambda's variables: Futhark's map nest context), and how to put a
+    replacement of it back in f; None if f is no such map."""
+    if is_prim(f, "map"):
+        return f, lambda new: new
+    if isinstance(f, Lambda) and isinstance(f.body, Apply) and is_prim(f.body.fn, "map") \
+            and len(f.body.args) == 1 and plumbing(f.body.args[0]):
+        return f.body.fn, lambda new: Lambda(f.params, Apply(new, f.body.args))
+    return None
+
+
+def nest_depth(node: Expr) -> int:
+    """How many maps are perfectly nested at a node (``map (map f)``: 2), at most 3."""
+    depth = 0
+    while is_prim(node, "map") and depth < 3:
+        depth += 1
+        found = inner_map(node.args[0])
+        if found is None:
+            break
+        node = found[0]
+    return depth
+
+
+def _map_nest_to_kernel(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "map"):
+        return Refused("it rewrites a high-level map (the outer map of a nest)")
+    if site.context:
+        return Refused("a kernel's maps are outermost: this map is inside an OpenCL map")
+    depth = nest_depth(node)
+
+    def lower(e: Prim, level: int) -> Expr:
+        f = e.args[0]
+        if level < depth - 1:
+            inner, put_back = inner_map(f)
+            f = put_back(lower(inner, level + 1))
+        return Prim("mapGlobal", (depth - 1 - level, f))
+    return lower(node, 0)
+
+
+MAP_NEST_TO_KERNEL = Rule(
+    "map-nest→kernel", "map (map (… f)) → mapGlobal (d-1) (mapGlobal (d-2) (… f))",
+    "opencl", "Futhark G1–G3", _map_nest_to_kernel,
+    doc="A perfect nest of maps (up to three deep) becomes one kernel over a grid of as many "
+        "dimensions, the innermost map on dimension 0; what the nest's body computes stays "
+        "sequential code of each work-item.")
+
+
+# --- G4: map fission and distribution ---------------------------------------------------------
+
+def _map_fission(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_prim(node, "map") and isinstance(node.args[0], Compose)):
+        return Refused("it rewrites map (f ∘ g)")
+    fns = node.args[0].fns
+    k = int(p["at"])
+    if not 1 <= k < len(fns):
+        return Refused(f"the cut is between two of the {len(fns)} functions: 1 to "
+                       f"{len(fns) - 1}, not {k}")
+    return compose(Prim("map", (compose(*fns[:k]),)), Prim("map", (compose(*fns[k:]),)))
+
+
+def _cuts(site: Site) -> list:
+    node = site.node
+    if is_prim(node, "map") and isinstance(node.args[0], Compose):
+        return [Size.const(k) for k in range(1, len(node.args[0].fns))]
+    return []
+
+
+MAP_FISSION = Rule(
+    "map-fission", "map (f ∘ g) → map f ∘ map g", "algorithmic", "Futhark G4 (ICFP Fig. 6f, "
+    "reversed)", _map_fission,
+    params=(RuleParam("at", "how many functions of the composition the outer map keeps",
+                      _cuts, kind="int"),))
+
+
+def parallel_subterms(body: Expr, bound: frozenset[str]) -> list[Expr]:
+    """The outermost applications of parallel patterns inside a map's body (the body itself
+    excepted) that use none of the variables bound inside the body: they may use the map's
+    own variable, so the map can compute them first (Futhark's let-bound ``a0``)."""
+    found: list[Expr] = []
+
+    def visit(e: Expr, inner: frozenset[str], top: bool) -> None:
+        if not top and isinstance(e, Apply) and is_parallel(e.fn) and \
+                not (e.free_vars() & inner):
+            found.append(e)
+            return
+        if isinstance(e, Lambda):
+            inner = inner | set(e.names())
+        for c in e.children():
+            visit(c, inner, False)
+    visit(body, bound, True)
+    return found
+
+
+def _map_distribution(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_prim(node, "map") and isinstance(node.args[0], Lambda)
+            and len(node.args[0].params) == 1):
+        return Refused("it rewrites map (λx. e) (one parameter)")
+    f = node.args[0]
+    (x,) = f.params
+    f = Lambda(f.params, unchained(f.body))
+    candidates = parallel_subterms(f.body, frozenset())
+    if not candidates:
+        return Refused("the map's body computes nothing in parallel to distribute over")
+    k = int(p["k"])
+    if not 0 <= k < len(candidates):
+        return Refused(f"the body has {len(candidates)} parallel computations, not {k + 1}")
+    inner = candidates[k]
+    avoid = f.free_vars() | {n for _, e in walk(f) if isinstance(e, Lambda) for n in e.names()}
+    a = fresh_name("a", avoid | {x})
+    rest = let_reduced(_replace_subterm(f.body, inner, Var(a)))
+    x_names = {x} if isinstance(x, str) else set(Lambda((x,), Var(a)).names())
+    first = Prim("map", (Lambda((x,), inner),))
+    if not (rest.free_vars() & x_names):  # the rest reads only the computed values
+        return compose(Prim("map", (Lambda((a,), rest),)), first)
+    xs = fresh_name("xs", avoid | {a})
+    zipped = Apply(Prim("zip"), (Apply(first, (Var(xs),)), Var(xs)))
+    return Lambda((xs,), Apply(Prim("map", (Lambda(((a, x),), rest),)), (zipped,)))
+
+
+def unchained(body: Expr) -> Expr:
+    """``(f ∘ g ∘ h) x`` as ``f (g (h x))``: each application a place to distribute at."""
+    if isinstance(body, Apply) and isinstance(body.fn, Compose):
+        first, *rest = body.fn.fns
+        return Apply(first, (unchained(Apply(compose(*rest), body.args)),))
+    return body
+
+
+def let_reduced(e: Expr) -> Expr:
+    """``(λv. e) a`` with a variable a is e with v renamed a: the let Futhark binds a0 with
+    (its name is kept for what the let bound)."""
+    if isinstance(e, Apply) and isinstance(e.fn, Lambda) and len(e.fn.params) == 1 \
+            and isinstance(e.fn.params[0], str) and len(e.args) == 1 and isinstance(e.args[0], Var):
+        return let_reduced(substitute(e.fn.body, e.fn.params[0], e.args[0]))
+    children = e.children()
+    if not children:
+        return e
+    return e.with_children(tuple(let_reduced(c) for c in children))
+
+
+def _replace_subterm(e: Expr, old: Expr, new: Expr) -> Expr:
+    if e is old or e == old:
+        return new
+    children = e.children()
+    if not children:
+        return e
+    return e.with_children(tuple(_replace_subterm(c, old, new) for c in children))
+
+
+def _distribution_candidates(site: Site) -> list:
+    node = site.node
+    if is_prim(node, "map") and isinstance(node.args[0], Lambda) and len(node.args[0].params) == 1:
+        return [Size.const(k) for k in range(len(parallel_subterms(
+            unchained(node.args[0].body), frozenset())))]
+    return []
+
+
+MAP_DISTRIBUTION = Rule(
+    "map-distribution", "map (λx. e[P x]) → λxs. map (λ(a, x). e[a]) (zip (map (λx. P x) xs) xs)",
+    "algorithmic", "Futhark G4", _map_distribution,
+    params=(RuleParam("k", "which parallel computation of the body (0: the first)",
+                      _distribution_candidates, kind="int"),),
+    doc="The map first computes the parallel part P of its body for every element (a map "
+        "nest of its own, a kernel), then the rest of the body reads the results zipped with "
+        "the elements (without the zip when the rest does not use the element).")
+
+
+# --- G5: reduce–map interchange ----------------------------------------------------------------
+
+def _vector_operator(f: Expr) -> Expr | None:
+    """g when f is ``λ(a, b). map g (zip a b)`` (or ``λa b. …``) and g uses neither a nor b."""
+    if not isinstance(f, Lambda):
+        return None
+    names = f.params[0] if len(f.params) == 1 and isinstance(f.params[0], tuple) else f.params
+    if len(names) != 2 or not all(isinstance(n, str) for n in names):
+        return None
+    body = f.body
+    if not (isinstance(body, Apply) and is_prim(body.fn, "map") and len(body.args) == 1):
+        return None
+    zipped = body.args[0]
+    if not (isinstance(zipped, Apply) and is_prim(zipped.fn, "zip")
+            and zipped.args == (Var(names[0]), Var(names[1]))):
+        return None
+    g = body.fn.args[0]
+    return None if g.free_vars() & set(names) else g
+
+
+def _reduce_map_interchange(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "reduce"):
+        return Refused("it rewrites reduce (λ(a, b). map g (zip a b)) (replicate k z)")
+    f, init = node.args
+    g = _vector_operator(f)
+    if g is None:
+        return Refused("the operator is not a vector operator λ(a, b). map g (zip a b)")
+    if not (isinstance(init, Apply) and is_prim(init.fn, "replicate") and len(init.args) == 1):
+        return Refused("the neutral element is not replicate k z (G5 assumes a replicated one)")
+    z = init.args[0]
+    return compose(Prim("transpose"), Prim("map", (Prim("reduce", (g, z)),)), Prim("transpose"))
+
+
+REDUCE_MAP_INTERCHANGE = Rule(
+    "reduce-map-interchange",
+    "reduce (λ(a, b). map g (zip a b)) (replicate k z) → transpose ∘ map (reduce g z) ∘ transpose",
+    "algorithmic", "Futhark G5", _reduce_map_interchange,
+    doc="A reduction whose operator adds whole rows becomes a segmented reduction: one scalar "
+        "reduction per column of the transposed input.")
+
+
+# --- G6: rearrange distribution -----------------------------------------------------------
+
+def _rearrange_distribute(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_prim(node, "map") and is_prim(node.args[0], "rearrange")):
+        return Refused("it rewrites map (rearrange p)")
+    perm = node.args[0].args[0]
+    return Prim("rearrange", ((Size.const(0), *(q + 1 for q in perm)),))
+
+
+def _rearrange_undistribute(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "rearrange"):
+        return Refused("it rewrites rearrange (0, p+1)")
+    perm = node.args[0]
+    if not perm or perm[0] != 0 or len(perm) < 3:
+        return Refused("the permutation must keep the outer dimension first and permute two "
+                       "or more others: rearrange (0, …)")
+    return Prim("map", (Prim("rearrange", (tuple(q - 1 for q in perm[1:]),)),))
+
+
+def _transpose_to_rearrange(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "transpose"):
+        return Refused("it rewrites transpose")
+    return Prim("rearrange", ((Size.const(1), Size.const(0)),))
+
+
+def _rearrange_to_transpose(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_prim(node, "rearrange") and tuple(node.args[0]) == (1, 0)):
+        return Refused("it rewrites rearrange (1, 0)")
+    return Prim("transpose")
+
+
+REARRANGE = [
+    Rule("rearrange-distribution", "map (rearrange p) → rearrange (0, 1+p₀, …, 1+pₙ)",
+         "algorithmic", "Futhark G6", _rearrange_distribute),
+    Rule("rearrange-undistribution", "rearrange (0, 1+p₀, …, 1+pₙ) → map (rearrange p)",
+         "algorithmic", "Futhark G6 (reversed)", _rearrange_undistribute),
+    Rule("transpose→rearrange", "transpose → rearrange (1, 0)", "algorithmic", "Futhark G6",
+         _transpose_to_rearrange),
+    Rule("rearrange→transpose", "rearrange (1, 0) → transpose", "algorithmic", "Futhark G6",
+         _rearrange_to_transpose),
+]
+
+
+# --- G7: map–loop interchange --------------------------------------------------------------
+
+def _loop_parts(f: Expr):
+    """(stage variable, value variable, body) of a loop's function ``λi w. e``."""
+    if isinstance(f, Lambda) and len(f.params) == 2 and all(isinstance(q, str) for q in f.params):
+        return f.params[0], f.params[1], f.body
+    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+        avoid = f.free_vars() | {f.params[0]}
+        w = fresh_name("w", avoid)
+        return f.params[0], w, Apply(f.body, (Var(w),))
+    return None
+
+
+def _map_loop_interchange(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "map"):
+        return Refused("it rewrites map (loop n f) or map (λx. loop n f e)")
+    g = node.args[0]
+    if is_prim(g, "loop"):  # map (loop n f) → loop n (λi ws. map (f i) ws)
+        n, f = g.args
+        parts = _loop_parts(f)
+        if parts is None:
+            return Refused("the loop's function is not λi w. e")
+        i, w, body = parts
+        ws = fresh_name("ws", f.free_vars() | {i, w})
+        return Prim("loop", (n, Lambda((i, ws), Apply(Prim("map", (Lambda((w,), body),)),
+                                                       (Var(ws),)))))
+    if not (isinstance(g, Lambda) and len(g.params) == 1 and isinstance(g.body, Apply)
+            and is_prim(g.body.fn, "loop") and len(g.body.args) == 1):
+        return Refused("the map's function is not a loop, nor λx. loop n f e")
+    (x,) = g.params
+    n, f = g.body.fn.args
+    init = g.body.args[0]
+    parts = _loop_parts(f)
+    if parts is None:
+        return Refused("the loop's function is not λi w. e")
+    i, w, body = parts
+    x_names = set(Lambda((x,), init).names()) if not isinstance(x, str) else {x}
+    avoid = g.free_vars() | x_names | {i, w} | {n_ for _, e in walk(g) if isinstance(e, Lambda)
+                                               for n_ in e.names()}
+    xs, ws = fresh_name("xs", avoid), fresh_name("ws", avoid)
+    start = Var(xs) if isinstance(x, str) and init == Var(x) else \
+        Apply(Prim("map", (Lambda((x,), init),)), (Var(xs),))
+    if not (body.free_vars() & x_names):  # the loop does not read the element: no zip
+        stage = Lambda((i, ws), Apply(Prim("map", (Lambda((w,), body),)), (Var(ws),)))
+        return Lambda((xs,), Apply(Prim("loop", (n, stage)), (start,)))
+    zipped = Apply(Prim("zip"), (Var(xs), Var(ws)))
+    stage = Lambda((i, ws), Apply(Prim("map", (Lambda(((x, w),), body),)), (zipped,)))
+    return Lambda((xs,), Apply(Prim("loop", (n, stage)), (start,)))
+
+
+MAP_LOOP_INTERCHANGE = Rule(
+    "map-loop-interchange",
+    "map (λx. loop n (λi w. e) (s x)) → λxs. loop n (λi ws. map (λ(x, w). e) (zip xs ws)) "
+    "(map s xs)", "algorithmic", "Futhark G7", _map_loop_interchange,
+    doc="The loop goes outside, each of its stages a map over all elements (a kernel per "
+        "stage); what the loop body reads of the map's element is zipped in.")
+
+
+def _map_iterate_interchange(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_prim(node, "map") and is_prim(node.args[0], "iterate")):
+        return Refused("it rewrites map (iterate n f)")
+    n, f = node.args[0].args
+    return Prim("iterate", (n, Prim("map", (f,))))
+
+
+MAP_ITERATE_INTERCHANGE = Rule(
+    "map-iterate-interchange", "map (iterate n f) → iterate n (map f)", "algorithmic",
+    "Futhark G7", _map_iterate_interchange)
+
+
+# --- β-reduction of data plumbing ------------------------------------------------------------
+
+def plumbing(e: Expr) -> bool:
+    """A variable, or layout primitives (zip, get, split, …) applied to variables: a view,
+    which costs nothing to repeat."""
+    from ..layout import is_layout_primitive
+
+    if isinstance(e, Var):
+        return True
+    if isinstance(e, Apply) and isinstance(e.fn, Prim) and \
+            (e.fn.name == "zip" or is_layout_primitive(e.fn)):
+        return all(plumbing(a) for a in e.args)
+    return False
+
+
+def _beta(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (isinstance(node, Apply) and isinstance(node.fn, Lambda)):
+        return Refused("it rewrites (λx. e) a, a lambda applied to an argument")
+    f = node.fn
+    if len(node.args) != len(f.params) or not all(isinstance(q, str) for q in f.params):
+        return Refused("the lambda's parameters are not one plain name per argument")
+    if not all(plumbing(a) for a in node.args):
+        return Refused("an argument computes something (inlining it could compute it again); "
+                       "only variables and views of them (zip, get, split, …) are inlined")
+    body = f.body
+    for name, arg in zip(f.params, node.args):
+        body = substitute(body, name, arg)
+    return body
+
+
+def _eta(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (isinstance(node, Lambda) and len(node.params) == 1 and isinstance(node.params[0], str)
+            and isinstance(node.body, Apply) and node.body.args == (Var(node.params[0]),)
+            and node.params[0] not in node.body.fn.free_vars()):
+        return Refused("it rewrites λx. f x (x not used by f)")
+    return node.body.fn
+
+
+ETA = Rule("η-reduction", "λx. f x → f   (x not free in f)", "simplification", "λ-calculus",
+           _eta)
+
+BETA = Rule("β-reduction", "(λx. e) a → e[x := a]   (a a variable or a view of variables)",
+            "simplification", "λ-calculus (Futhark's let-floating)", _beta)
+
+
+def _iterate_to_loop(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "iterate"):
+        return Refused("it rewrites iterate n f")
+    n, f = node.args
+    i = fresh_name("i", f.free_vars())
+    return Prim("loop", (n, Lambda((i,), f)))
+
+
+ITERATE_TO_LOOP = Rule(
+    "iterate→loop", "iterate n f → loop n (λi. f)", "algorithmic",
+    "Futhark loop, P2CL stage-generate", _iterate_to_loop,
+    doc="An iterate is a loop whose stages do not use their number.")
+
+
+RULES = [MAP_NEST_TO_KERNEL, MAP_FISSION, MAP_DISTRIBUTION, REDUCE_MAP_INTERCHANGE, *REARRANGE,
+         MAP_LOOP_INTERCHANGE, MAP_ITERATE_INTERCHANGE, ITERATE_TO_LOOP, BETA, ETA]
+
+__all__ = ["RULES", "is_parallel", "nest_depth", "parallel_subterms"]

@@ -1,0 +1,64 @@
+"""Rules for the skeletons of P2CL and SkelCL: the operation map as split, map and join
+(P2CL Sect. 4.2.1), SkelCL's allpairs as two maps (SkelCL Def. 3.9), and P2CL's pattern
+fusion (Table 8.1): an operation that P2CL runs as a kernel of its own (a gather or scatter
+in its data-arrangement kernel, here a copy ``map id`` next to it) fused with its neighbour."""
+
+from __future__ import annotations
+
+from ..expr import Expr, Prim, compose
+from .algorithmic import array_length, is_prim
+from .rule import Refused, Rule, Site
+
+
+def _op_map(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "opMap"):
+        return Refused("it rewrites opMap n f")
+    n, f = node.args
+    length = array_length(site)
+    if length is None:
+        return Refused("the input length is not known here")
+    return compose(Prim("join"), Prim("map", (f,)), Prim("split", (length / n,)))
+
+
+OP_MAP = Rule("opMap→split-join", "opMap n f → join ∘ map f ∘ split (N/n)", "algorithmic",
+              "P2CL operation map (Sect. 4.2.1)", _op_map)
+
+
+def _all_pairs(site: Site, p) -> Expr | Refused:
+    from ..primitives.skeletons import all_pairs_expansion
+
+    if not is_prim(site.node, "allPairs"):
+        return Refused("it rewrites allPairs f")
+    return all_pairs_expansion(site.node.args[0])
+
+
+ALL_PAIRS = Rule("allPairs→maps", "allPairs f → λxs ys. map (λx. map (λy. f x y) ys) xs",
+                 "algorithmic", "SkelCL allpairs (Def. 3.9)", _all_pairs)
+
+COMPUTING = ("map", "mapGlobal", "mapWorkgroup", "mapSeq", "reduce", "reduceSeq", "scan")
+
+
+def _copy(node: Expr) -> bool:
+    return isinstance(node, Prim) and node.name in ("map", "mapGlobal", "mapSeq") and \
+        is_prim(node.args[-1], "id")
+
+
+def _copy_elimination(site: Site, p) -> list | Refused:
+    node, nxt = site.node, site.next
+    if _copy(nxt) and isinstance(node, Prim) and node.name in COMPUTING:
+        return [node]  # f ∘ map id: f reads what the copy would have written
+    if _copy(node) and isinstance(nxt, Prim) and nxt.name in COMPUTING:
+        return [nxt]  # map id ∘ f: f writes where the copy would have
+    return Refused("it removes a copy (map id) next to a map or reduction")
+
+
+COPY_ELIMINATION = Rule(
+    "copy-elimination", "f ∘ map id → f,  map id ∘ f → f   (f a map or reduction)",
+    "algorithmic", "P2CL pattern fusion (Table 8.1)", _copy_elimination, pair=True,
+    doc="P2CL runs a gather or scatter that it cannot fuse as a data-arrangement kernel of "
+        "its own; here that kernel is the copy next to the layout primitive, and fusing is "
+        "removing it: the neighbouring map or reduction reads (gather→map, gather→reduce) or "
+        "writes (map→scatter) through the layout primitive's view.")
+
+RULES = [OP_MAP, ALL_PAIRS, COPY_ELIMINATION]
