@@ -16,6 +16,22 @@ MONOIDS = [("(+)", "0"), ("(*)", "1"), ("max", "(-1000000.0)"), ("min", "1000000
            ("(λ(a, b). a + b)", "0")]
 
 L = "[float]_{L}"
+# vectorised, work-group and two-stage reductions; unrolling (rules.vectors, rules.reductions)
+REDUCTION_TEMPLATES = {
+    "reduce-vectorize": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
+    "map-reduce-vectorize": ["reduce {OP} {Z} ∘ map {F}"],
+    "map-reduceSeq-fusion": ["reduce {OP} {Z} ∘ map {F}",
+                             "join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
+    "workgroup-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z}) ∘ split {D}"],
+    "workgroup-map-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
+    "two-stage-reduction": ["reduce {OP} {Z} ∘ map {F}"],
+    "reduce-single": ["reduce (+) 0 ∘ join ∘ map (reduce {OP} {Z}) ∘ split {L}",
+                      "reduce (*) 1 ∘ join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {L}"],
+    "reduceSeq→reduceSeqUnroll": ["join ∘ map (reduceSeq {OP} {Z}) ∘ split 4",
+                                  "join ∘ map (reduceSeq (λ(acc, x). acc * 0.5 + x) 0) ∘ "
+                                  "split 2"],
+    "mapSeq→mapSeqUnroll": ["join ∘ map (mapSeq {F}) ∘ split 4"],
+}
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -58,6 +74,7 @@ TEMPLATES = {
     "map-reduce-fusion-strided": ["reduce {OP} {Z} ∘ map {F}"],
     "reduce-chunks": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
     "reduce-chunks-strided": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
+    **REDUCTION_TEMPLATES,
 }
 
 
@@ -231,6 +248,25 @@ REFUSALS = {
     "reduce-chunks": ("map abs", "root", {"chunk": 2}, "it rewrites reduce f z"),
     "reduce-chunks-strided": ("reduce (+) 0", "root", {"chunk": 3},
                               "3 does not divide the array length 64"),
+    "reduce-vectorize": ("reduce (+) 1", "root", {"n": 4},
+                         "it must be 0, the neutral element of (+)"),
+    "map-reduce-vectorize": ("reduce (λ(a, b). a - b) 0 ∘ map abs", "0", {"n": 4},
+                             "must be (+), (*), min or max"),
+    "map-reduceSeq-fusion": ("reduce (+) 0 ∘ mapSeq abs", "0", {},
+                             "it rewrites reduce f z ∘ map g"),
+    "workgroup-reduce": ("reduce (+) 0", "root", {"local": 8, "distribution": "strided"},
+                         "stands directly inside a mapWorkgroup"),
+    "workgroup-map-reduce": ("join ∘ mapWorkgroup (reduce (+) 0 ∘ map abs) ∘ split 16", "1.0.0",
+                             {"local": 8, "distribution": "diagonal"},
+                             "the distribution is chunked or strided, not diagonal"),
+    "two-stage-reduction": ("reduce (+) 0 ∘ map abs", "0",
+                            {"groups": 16, "local": 32, "distribution": "strided"},
+                            "16 groups of 32 work-items: 512 does not divide the array "
+                            "length 64"),
+    "reduce-single": ("reduce (+) 0", "root", {}, "the input must have one element"),
+    "reduceSeq→reduceSeqUnroll": ("reduceSeq (+) 0", "root", {},
+                                  "unrolling pays for short loops (up to 32)"),
+    "mapSeq→mapSeqUnroll": ("map abs", "root", {}, "it rewrites mapSeq"),
 }
 
 

@@ -12,12 +12,13 @@ elimination, id as a copy), ``macros`` (map-reduce fusion), ``strategies`` (comb
 
 from __future__ import annotations
 
-from . import algorithmic, identity, macros, opencl
+from . import algorithmic, identity, macros, opencl, reductions, vectors
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
 from .step import Step
 
-rules: list[Rule] = [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES]
+rules: list[Rule] = [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES,
+                     *vectors.RULES, *reductions.RULES]
 CATALOGUE: dict[str, Rule] = {r.name: r for r in rules}
 assert len(CATALOGUE) == len(rules), "rule names must be unique"
 
