@@ -141,19 +141,23 @@ def test_gpu_runs_the_same_kernel():
     np.testing.assert_allclose(outcome.value["out"], xs * 3)
 
 
-def test_wide_vectors_that_would_crash_pocl_3_are_refused_in_process():
-    info, _ = opencl_devices.find_device(None)
-    if not ("Portable" in info.platform and info.driver.startswith("3.0")):
-        pytest.skip("the default device is not PoCL 3.0")
+def test_vector_widths_that_failed_the_devices_probe_are_refused_in_process(monkeypatch):
+    """A width whose probe kernel crashes the compiler (PoCL 3.0 on float16, injected here)
+    is missing from the device's widths; a kernel using it is refused before it is built,
+    in this process, which it would otherwise end."""
     from workbench import parse
     from workbench.run import run
 
+    info, _ = opencl_devices.find_device(None)
+    monkeypatch.setenv("WORKBENCH_PROBE_FAIL", f"crash16:{info.id}")
+    probed = next(d for d in opencl_devices.devices() if d.id == info.id)
+    assert probed.ok and probed.vector_widths == (2, 4, 8)
     xs = np.arange(64, dtype=np.float32)
-    # run here, in the test's own process: building it would abort the process
     result = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16"),
                  np.float32(2.0), xs, repeat=1)
     assert result.status == "compile error"
-    assert "16-wide vectors (float16)" in result.message and "widths up to 8" in result.message
+    assert "vectors of 16 (float16) failed this device's probe" in result.message
+    assert "use widths 2, 4, 8" in result.message
     narrow = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 8"),
                  np.float32(2.0), xs, repeat=1)
     assert narrow.correct

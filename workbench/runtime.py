@@ -50,6 +50,7 @@ def context_for(spec: str | None = None) -> _Context:
         context = cl.Context([device])
         queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
         ctx = _CONTEXTS[info.id] = _Context(info, device, context, queue)
+    ctx.info = info  # its health and vector widths as probed now
     return ctx
 
 
@@ -231,15 +232,19 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
 
 
 def known_compiler_crash(info: DeviceInfo, source: str) -> str | None:
-    """Why building ``source`` would kill this process (None when nothing is known): the
-    LLVM of PoCL 3.0 from PyPI aborts on every 16-wide vector kernel on x86 CPUs, so such a
-    kernel is refused before it is built (a notebook's kernel would die with it)."""
-    pocl_3 = "portable computing language" in info.platform.lower() and \
-        info.driver.startswith("3.0")
-    wide = re.search(r"\b(float|double|u?int|u?long|u?short|u?char)16\b", source)
-    if pocl_3 and wide:
-        return (f"PoCL {info.driver}'s compiler crashes on 16-wide vectors ({wide.group(0)}) "
-                f"on this CPU and would stop the process: use vector widths up to 8 here")
+    """Why building ``source`` would fail or kill this process (None when nothing is known):
+    a vector width that failed the device's probe (``DeviceInfo.vector_widths``; PoCL 3.0's
+    compiler aborts on 16-wide vectors on some CPUs) is refused before it is built, so a
+    notebook's kernel does not die with it."""
+    if not info.vector_widths:
+        return None  # not probed for widths (a device found before the probe knew them)
+    for match in re.finditer(r"\b(?:float|double|u?int|u?long|u?short|u?char)(2|4|8|16)\b",
+                             source):
+        if int(match.group(1)) not in info.vector_widths:
+            widths = ", ".join(map(str, info.vector_widths))
+            return (f"vectors of {match.group(1)} ({match.group(0)}) failed this device's "
+                    f"probe (they do not build, run or compute right here; `workbench "
+                    f"devices` shows each device's vector widths): use widths {widths}")
     return None
 
 
