@@ -161,3 +161,22 @@ def test_vector_widths_that_failed_the_devices_probe_are_refused_in_process(monk
     narrow = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 8"),
                  np.float32(2.0), xs, repeat=1)
     assert narrow.correct
+
+
+def test_local_memory_that_does_not_fit_the_device_is_refused_before_the_build():
+    """PoCL aborts the process on a launch asking for more local memory than it has: the
+    runtime says so instead, naming the kernel and both sizes."""
+    from workbench import parse
+    from workbench.run import run
+
+    info, device = opencl_devices.find_device(None)
+    n = device.local_mem_size // 4 * 2  # twice the device's local memory, in floats
+    xs = np.ones(n, dtype=np.float32)
+    chunk = n // 64
+    result = run(parse(f"join ∘ mapWorkgroup (join ∘ toGlobal (mapLocal (mapSeq id)) ∘ split "
+                       f"{chunk} ∘ join ∘ toLocal (mapLocal (mapSeq id)) ∘ split {chunk}) ∘ "
+                       f"split {n}"),
+                 xs, repeat=1)
+    assert result.status == "launch error"
+    assert "local memory" in result.message and f"at most {device.local_mem_size}" in \
+        result.message

@@ -150,7 +150,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 outputs: dict[str, tuple[tuple[int, ...], np.dtype]],
                 scratch: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None,
                 device: str | None = None, repeat: int = 20, warmup: int = 2,
-                options: Sequence[str] = (), time_limit_ms: float | None = None) -> Outcome:
+                options: Sequence[str] = (), time_limit_ms: float | None = None,
+                local_bytes: dict[str, int] | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
@@ -165,7 +166,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     except cl.Error as err:
         return Outcome(NO_DEVICE, f"the device cannot be opened: {err}")
     # refusals that need no device, so not its lock either
-    too_large = oversized_work_group(ctx.device, launches)
+    too_large = oversized_work_group(ctx.device, launches) or \
+        oversized_local_memory(ctx.device, local_bytes or {})
     if too_large:
         return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
     crash = known_compiler_crash(ctx.info, source)
@@ -265,6 +267,18 @@ def oversized_work_group(device, launches: Sequence[Launch]) -> str | None:
                      f"at most {per_dim[dims[0]]} in dimension {dims[0]}")
             return (f"{launch.kernel}: work-groups of {shape} work-items do not fit the "
                     f"device ({limit})")
+    return None
+
+
+def oversized_local_memory(device, local_bytes: dict[str, int]) -> str | None:
+    """Why a kernel's local memory does not fit the device (None when all fit): checked
+    before building, since some drivers (PoCL) abort the process on a launch that asks for
+    more than they have."""
+    most = device.local_mem_size
+    for kernel, size in local_bytes.items():
+        if size > most:
+            return (f"{kernel}: its local memory ({size} bytes) does not fit the device "
+                    f"(at most {most} bytes per work-group)")
     return None
 
 
