@@ -66,13 +66,13 @@ def candidates(path: Path) -> list[dict]:
             if not record.get("correct") or not record.get("kernel_ms"):
                 continue
             features = record.get("features")
-            if features is None:
+            if features is None or set(features) != set(cost.FEATURES):
                 try:
                     compiled = opencl(parse(record["expression"], functions), *types,
                                       complete=True)
                 except Exception:  # a candidate the generator no longer builds
                     continue
-                features = cost.program_features(compiled, parallelism)
+                features = cost.program_features(compiled, parallelism, kind)
             out.append({"device": name, "kind": kind, "units": units, "program": program,
                         "sizes": p["sizes"], "kernel_ms": record["kernel_ms"],
                         "correct": True, "features": features})

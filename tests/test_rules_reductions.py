@@ -62,7 +62,7 @@ def test_two_stage_reduction_for_a_gpu_is_two_work_group_trees():
 def test_two_stage_reduction_for_a_cpu_is_few_work_items_and_a_sequential_sum():
     result = apply(parse("reduce (+) 0 ∘ map abs"), "two-stage-reduction", "0", "[float]_65536",
                    groups=4, local=1, distribution="chunked")
-    assert str(result) == ("reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (λ(acc, x). acc + "
+    assert str(result) == ("reduceSeq (+) 0 ∘ join ∘ mapWorkgroup (reduceSeq (λ(acc, x). acc + "
                            "abs x) 0) ∘ split 16384")
     strided = apply(parse("reduce (+) 0 ∘ map abs"), "two-stage-reduction", "0",
                     "[float]_65536", groups=4, local=1, distribution="strided")

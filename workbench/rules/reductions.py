@@ -245,10 +245,10 @@ def two_stage(f: Expr, z: Expr, g: Expr, length: Size, groups: int, local: int,
               distribution: str) -> list[Expr]:
     """The functions of the two-stage reduction of ``reduce f z ∘ map g``."""
     chunk = length / _const(groups)
-    if local == 1:  # one work-item per partial result, then one work-item for them all
+    if local == 1:  # work-groups of one work-item each reduce a chunk, then one adds them
         return [Prim("reduceSeq", (f, z)),
                 *first_stage(fused_operator(f, g), z, length, groups, distribution, "",
-                             "mapGlobal")]
+                             "mapWorkgroup")]
     second = min(groups, local)
     stage1 = compose(*workgroup_reduce(f, z, g, chunk, local, distribution))
     stage2 = compose(*workgroup_reduce(f, z, None, _const(groups), second, distribution))
@@ -260,7 +260,7 @@ def two_stage_steps(groups: int, local: int, length: Size, distribution: str) ->
     strided = "-strided" if distribution == "strided" else ""
     if local == 1:
         return [Step(f"map-reduce-fusion{strided}", (0,), {"chunk": length / _const(groups)}),
-                Step("map→mapGlobal", (2,), {"dim": _const(0)}),
+                Step("map→mapWorkgroup", (2,), {"dim": _const(0)}),
                 Step("reduce→reduceSeq", (0,), {})]
     chunk = length / _const(groups)
     second = min(groups, local)
@@ -358,14 +358,15 @@ TWO_STAGE = Rule(
     _two_stage, params=(
         RuleParam("groups", "partial results of the first stage (work-groups, or work-items "
                   "when local is 1)", _group_candidates),
-        RuleParam("local", "work-items per group (1: each partial result by one work-item, "
-                  "then one work-item adds them)", _two_stage_local),
+        RuleParam("local", "work-items per group (1: each partial result by a work-group of "
+                  "one work-item, then one work-item adds them)", _two_stage_local),
         DISTRIBUTION),
     pair=True,
     doc="A reduction in two kernels: G work-groups each reduce a chunk (map g fused) to one "
         "value with a tree in local memory, then one work-group of min(G, L) work-items "
-        "reduces the G values the same way. With local = 1: G work-items each reduce a "
-        "chunk sequentially, then one adds the G values (what a CPU wants).")
+        "reduces the G values the same way. With local = 1: G work-groups of one work-item "
+        "each reduce a chunk sequentially, then one work-item adds the G values (what a CPU "
+        "wants: a core per work-group, each streaming a chunk).")
 
 
 # --- small rules the macros use ---------------------------------------------------------------

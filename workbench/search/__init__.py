@@ -70,6 +70,7 @@ class SearchResult:
     budget: int | None = None
     from_log: int = 0  # candidates answered by the log of an earlier run (a resumed search)
     stopped: str = ""  # why the search measured fewer candidates than its budget
+    model: dict | None = None  # the guided search's cost model, fitted to its measurements
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -169,7 +170,7 @@ class SearchResult:
                 "failures": sum(1 for r in self.log if not r.get("correct")),
                 "failures_by_kind": self.failures_by_kind,
                 "first_failure": self.first_failure,
-                "from_log": self.from_log, "stopped": self.stopped}
+                "from_log": self.from_log, "stopped": self.stopped, "model": self.model}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -381,7 +382,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     return SearchResult(best, best_ms, best_derivation, ctx.records, len(ctx.records),
                         strategy, ctx.fixed, best_record, time.time() - start_time, timing,
                         budget=budget, from_log=ctx.from_log,
-                        stopped=stop or _why_stopped(ctx))
+                        stopped=stop or _why_stopped(ctx),
+                        model=ctx.model.as_json() if ctx.model is not None else None)
 
 
 def _interrupted(ctx: Context, log) -> str:

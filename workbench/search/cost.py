@@ -41,7 +41,9 @@ def estimate(program: OpenCLProgram, parallelism: int = 4096) -> float:
 # A program's features, in the units of the weights (ms per unit):
 FEATURES = (
     "kernels",      # launches
-    "work",         # sequential statements of the busiest processing unit, in millions
+    "groups",       # work-groups the busiest processing unit runs, in thousands
+    "work",         # statements the busiest processing unit runs, in millions ...
+    "chain",        # ... and those that update an accumulator (a chain of dependent adds)
     "coalesced",    # MB of global memory moved in each pattern (codegen.access)
     "streamed",
     "shared",
@@ -51,26 +53,58 @@ FEATURES = (
 )
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
+DRIVER_GROUP = 4096  # work-items per group when the driver chooses (PoCL takes up to 4096)
+PULL_FLOOR = 1e-4  # ms per unit: below it, a weight is held to its prior as if it were this
 
 
 def parallelism_of(kind: str, compute_units: int) -> int:
-    """Work-items a device runs at once: a GPU's compute units each keep 2048 in flight,
-    a CPU's cores one each (PoCL runs a work-group's items in a loop)."""
+    """What a device runs at once: a GPU's compute units each keep 2048 work-items in
+    flight; a CPU's cores each run one work-group (its work-items in a loop)."""
     return max(1, compute_units * (2048 if kind == "gpu" else 1))
 
 
-def program_features(program: OpenCLProgram, parallelism: int) -> dict[str, float]:
-    """The model's features of a compiled program on a device of this parallelism."""
+def _per_item(kernel, launch) -> tuple[int, int]:
+    """Statements one work-item runs, and those that update an accumulator."""
+    from ..codegen import ir
+    from ..codegen.launch import rounds
+
+    steps = chain = 0
+    for stmt, enclosing in ir.statements(kernel.body):
+        if isinstance(stmt, ir.Store | ir.Assign | ir.Declare):
+            mine = math.prod(rounds(f) for f in enclosing if isinstance(f, ir.Loop))
+            steps += mine
+            chain += mine if isinstance(stmt, ir.Assign) else 0
+    return steps, chain
+
+
+def program_features(program: OpenCLProgram, parallelism: int, kind: str = "cpu"
+                     ) -> dict[str, float]:
+    """The model's features of a compiled program on a device of this kind and
+    parallelism. A GPU's busiest unit runs its share of the work-items; a CPU core runs
+    whole work-groups, each work-item of a group after the other."""
     from ..codegen.access import bytes_by_pattern
 
     out = dict.fromkeys(FEATURES, 0.0)
-    for kernel in program.features.kernels:
-        rounds = math.ceil(kernel.work_items / parallelism)
+    for kernel, launch, counted in zip(program.module.kernels, program.module.launches,
+                                       program.features.kernels):
+        items = math.prod(launch.global_size)
+        size = math.prod(launch.local_size) if launch.local_size else \
+            min(items, DRIVER_GROUP)
+        groups = max(1, items // max(size, 1))
+        steps, chain = _per_item(kernel, launch)
+        if kind == "gpu":
+            share = math.ceil(items / parallelism)
+            units_groups = math.ceil(groups / max(1, parallelism // max(size, 1)))
+        else:
+            share = size * math.ceil(groups / parallelism)
+            units_groups = math.ceil(groups / parallelism)
         out["kernels"] += 1
-        out["work"] += kernel.steps * rounds / 1e6
-        out["barriers"] += kernel.barriers * rounds / 1e3
-        local = kernel.loads.get("local", 0) + kernel.stores.get("local", 0)
-        out["local"] += local / min(kernel.work_items, parallelism) / 1e6
+        out["groups"] += units_groups / 1e3
+        out["work"] += (steps - chain) * share / 1e6
+        out["chain"] += chain * share / 1e6
+        out["barriers"] += counted.barriers * share / 1e3
+        local = counted.loads.get("local", 0) + counted.stores.get("local", 0)
+        out["local"] += local / min(items, parallelism) / 1e6
     for pattern, size in bytes_by_pattern(program.module).items():
         out[pattern] += size / 1e6
     return out
@@ -89,7 +123,7 @@ class CostModel:
     prior: Mapping[str, float] = field(default_factory=dict, compare=False)
 
     def features(self, program: OpenCLProgram) -> dict[str, float]:
-        return program_features(program, self.parallelism)
+        return program_features(program, self.parallelism, self.kind)
 
     def predict(self, features: Mapping[str, float]) -> float:
         return float(sum(self.weights.get(k, 0.0) * features.get(k, 0.0) for k in FEATURES))
@@ -122,13 +156,14 @@ def fit_weights(x: np.ndarray, t: np.ndarray, prior: Mapping[str, float],
     """Non-negative weights minimising the squared relative error of ``x · w`` against the
     times ``t``, plus ``strength`` × the squared relative distance of each weight from its
     prior (a weight whose feature never varies keeps its prior)."""
-    w0 = np.array([max(prior.get(k, 0.0), 1e-12) for k in FEATURES])
+    w0 = np.array([prior.get(k, 0.0) for k in FEATURES])
+    scale = np.maximum(w0, PULL_FLOOR)  # a weight the prior has at 0 may still grow
     a = x / t[:, None]
     b = np.ones(len(t))
     # rows that pull each weight towards its prior, relative to its size
-    reg = np.sqrt(strength) * np.diag(1.0 / w0)
+    reg = np.sqrt(strength) * np.diag(1.0 / scale)
     a = np.vstack([a, reg])
-    b = np.concatenate([b, np.sqrt(strength) * np.ones(len(w0))])
+    b = np.concatenate([b, np.sqrt(strength) * w0 / scale])
     w = _nnls(a, b)
     return {k: float(v) for k, v in zip(FEATURES, w)}
 

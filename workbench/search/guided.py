@@ -125,6 +125,34 @@ def _refit(ctx, strength: float) -> None:
     ctx.model = ctx.prior_model.fit(records, strength=strength)
 
 
+def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
+               walks: int = 10, depth: int = 3, sample: int = 12) -> list[tuple]:
+    """The next moves from ``current``, each with the best candidate found below it and
+    that candidate's predicted time, fastest first: ``(predicted, move, first step,
+    expression, steps, features)``. Every move is completed; the ``walks`` predicted
+    fastest (and a few others, drawn at random) are walked further by the model."""
+    options = _options(ctx, current)
+    best_below: dict[int, tuple] = {}
+    firsts = []
+    for i, option in enumerate(options):
+        first = Step(option.rule, option.path, dict(option.params))
+        firsts.append(first)
+        done = pool.complete(option.result, fixed + [first])
+        if done is not None:
+            best_below[i] = (pool.predict(done[2]), *done)
+    ranked = sorted(best_below, key=lambda i: best_below[i][0])
+    chosen = ranked[:walks]
+    others = [i for i in range(len(options)) if i not in chosen]
+    chosen += rng.sample(others, min(len(others), max(1, walks // 3)))
+    for i in chosen:
+        for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
+                                depth, sample):
+            if i not in best_below or found[0] < best_below[i][0]:
+                best_below[i] = found
+    order = sorted(best_below, key=lambda i: best_below[i][0])
+    return [(best_below[i][0], options[i], firsts[i], *best_below[i][1:]) for i in order]
+
+
 def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measure: int,
              strength: float) -> None:
     current, fixed, stuck = ctx.start, [], 0
@@ -135,55 +163,33 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
             if done is not None:
                 ctx.measure([_candidate(ctx, pool, done)])
             return
-        options = _options(ctx, current)
-        if not options:
+        ranked = rank_moves(ctx, pool, current, fixed, rng, walks, depth, sample)
+        if not ranked:
             return
-        # every next move, completed; the best of them (and a few others) walked further
-        best_below: dict[int, tuple] = {}
-        firsts = []
-        for i, option in enumerate(options):
-            first = Step(option.rule, option.path, dict(option.params))
-            firsts.append(first)
-            done = pool.complete(option.result, fixed + [first])
-            if done is not None:
-                best_below[i] = (pool.predict(done[2]), *done)
-        ranked = sorted(best_below, key=lambda i: best_below[i][0])
-        chosen = ranked[:walks]
-        others = [i for i in range(len(options)) if i not in chosen]
-        chosen += rng.sample(others, min(len(others), max(1, walks // 3)))
-        for i in chosen:
-            for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
-                                    depth, sample):
-                if i not in best_below or found[0] < best_below[i][0]:
-                    best_below[i] = found
         # measure the best candidate below each of the moves predicted fastest (not measured)
-        order = sorted(best_below, key=lambda i: best_below[i][0])
-        batch, measured_moves = [], []
-        for i in order:
+        batch = []
+        for _, _, _, expr, steps, features in ranked:
             if len(batch) >= min(measure, ctx.left()):
                 break
-            _, expr, steps, features = best_below[i]
-            if ctx.measured(expr):
-                continue
-            batch.append(_candidate(ctx, pool, (expr, steps, features)))
-            measured_moves.append(i)
+            if not ctx.measured(expr):
+                batch.append(_candidate(ctx, pool, (expr, steps, features)))
         if batch:
             ctx.measure(batch)
             _refit(ctx, strength)
         # fix the move whose candidate measured fastest (measured now or before)
         times = []
-        for i in order[:max(measure, 1) * 2]:
-            record = ctx.record_of(best_below[i][1])
+        for k, (_, option, first, expr, _, _) in enumerate(ranked[:max(measure, 1) * 2]):
+            record = ctx.record_of(expr)
             if record is not None and record.get("correct") and record.get("kernel_ms"):
-                times.append((record["kernel_ms"], i))
+                times.append((record["kernel_ms"], k, option, first))
         if not times:
             stuck += 1
             if stuck > 3:
                 return
             continue
-        _, i = min(times)
-        fixed = fixed + [firsts[i]]
-        current = options[i].result
+        _, _, option, first = min(times, key=lambda t: t[:2])
+        fixed = fixed + [first]
+        current = option.result
         ctx.fix(fixed)
 
 
