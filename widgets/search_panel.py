@@ -1,5 +1,7 @@
-"""The auto-search panel (SPEC 8, 11): strategy, budget, device, a progress bar and the live
-search-efficiency curve while ``workbench.search.search`` runs in the background, and
+"""The auto-search panel (SPEC 8, 11): strategy (the cost-guided descent by default), budget,
+device, a progress bar and the live search-efficiency curve (each candidate's time, the best
+so far, the cost model's prediction for each, the steps fixed, the first 40) while
+``workbench.search.search`` runs in the background, and
 "adopt best", which continues the derivation with the best candidate's steps (the steps it
 replaces are kept as a branch).
 
@@ -72,8 +74,10 @@ class SearchPanel(w.VBox):
         self._adopt = adopt
         self._errors = errors
         self.search_fn, strategies = find_search()
-        self.strategy = w.Dropdown(options=strategies or DEFAULT_STRATEGIES,
-                                   description="strategy", layout=w.Layout(width="220px"))
+        options = strategies or DEFAULT_STRATEGIES
+        self.strategy = w.Dropdown(options=options, description="strategy",
+                                   value="guided" if "guided" in options else options[0],
+                                   layout=w.Layout(width="220px"))
         self.budget = w.BoundedIntText(value=40, min=1, max=100_000, description="budget",
                                        layout=w.Layout(width="160px"))
         self.start_button = w.Button(description="search from this step", icon="search",
@@ -201,7 +205,9 @@ class SearchPanel(w.VBox):
         times, best = self._times()
         if best and best[-1] is not None:
             self.best.value = f"best so far: {best[-1]:.4f} ms ({n} candidates)"
-        self.plot.value = plots.search_plot(times, best, self.progress.max)
+        predicted = [_get(r, "predicted_ms") for r in self.records]
+        fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
+        self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
 
     def adopt(self) -> None:
         if self.result is None:

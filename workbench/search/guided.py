@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 
 from ..codegen.program import opencl
-from ..errors import WorkbenchError
 from ..expr import Expr, Prim, walk
 from ..rules.lowering import lower
 from . import cost
@@ -29,33 +28,36 @@ from .space import Step, by_rule, moves, terminal
 
 
 class Candidates:
-    """Completed expressions with their predicted times (and features), computed once."""
+    """Completed expressions with their features, computed once per search (``ctx.
+    completions``: the features do not depend on the model's weights), and predicted
+    times under the current model."""
 
     def __init__(self, ctx, model: cost.CostModel):
         self.ctx = ctx
         self.model = model
-        self.known: dict[str, tuple] = {}  # text of the expression -> (expr, features)
+        if not hasattr(ctx, "completions"):
+            ctx.completions = {}
+        self.known: dict[str, tuple] = ctx.completions  # text -> (low, completed, features)
 
     def complete(self, expr: Expr, steps: list[Step]) -> tuple[Expr, list[Step], dict] | None:
         """The expression completed by the default lowering, its steps and features (None
         when it cannot be generated)."""
-        try:
-            low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
-        except WorkbenchError:
-            return None
-        text = str(low)
+        text = str(expr)
         if text not in self.known:
-            try:
-                program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
-            except Exception:  # cannot be generated: not a candidate
-                self.known[text] = (low, None)
-            else:
-                self.known[text] = (low, self.model.features(program))
-        low, features = self.known[text]
+            self.known[text] = self._complete(expr)
+        low, completed, features = self.known[text]
         if features is None:
             return None
         return low, steps + [Step(s.rule, s.path, dict(s.params)) for s in completed], \
             features
+
+    def _complete(self, expr: Expr) -> tuple:
+        try:
+            low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
+            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
+        except Exception:  # cannot be lowered or generated: not a candidate
+            return None, [], None
+        return low, completed, self.model.features(program)
 
     def predict(self, features: dict) -> float:
         return self.model.predict(features)
@@ -105,7 +107,7 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
     return found
 
 
-def guided(ctx, walks: int = 10, depth: int = 3, sample: int = 12, measure: int = 4,
+def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int = 6,
            patience: int = 6, strength: float = 2.0) -> None:
     rng = random.Random(ctx.seed)
     ctx.model = ctx.cost_model()
@@ -126,7 +128,7 @@ def _refit(ctx, strength: float) -> None:
 
 
 def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
-               walks: int = 10, depth: int = 3, sample: int = 12) -> list[tuple]:
+               walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
     """The next moves from ``current``, each with the best candidate found below it and
     that candidate's predicted time, fastest first: ``(predicted, move, first step,
     expression, steps, features)``. Every move is completed; the ``walks`` predicted
