@@ -136,11 +136,16 @@ def main(argv=None) -> None:
     parser.add_argument("results", nargs="*", type=Path,
                         help="results files of benchmarks.search (default: all of them)")
     parser.add_argument("--report", action="store_true", help="only print, write nothing")
+    parser.add_argument("--kinds", default="cpu,gpu",
+                        help="the kinds of device whose prior is written too (the others keep "
+                             "theirs), e.g. gpu")
     args = parser.parse_args(argv)
     paths = args.results or sorted(RESULTS.glob("search_*.json"))
     table = calibrate(paths)
     if not args.report:
         old = json.loads(cost.CALIBRATION.read_text()) if cost.CALIBRATION.exists() else {}
+        kinds = set(args.kinds.split(","))
+        table["kinds"] = {k: v for k, v in table["kinds"].items() if k in kinds}
         for key in ("devices", "kinds"):
             table[key] = {**old.get(key, {}), **table[key]}
         cost.CALIBRATION.write_text(json.dumps(table, indent=1) + "\n")

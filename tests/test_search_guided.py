@@ -132,10 +132,14 @@ def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_
     assert result.evaluated == 8 and result.best_record["correct"]
     records = read(log)
     assert all("features" in r and "predicted_ms" in r for r in records)
-    # the first candidates are the best predicted below the first moves, in that order (one
-    # worker: they finish in the order they were sent)
-    first_level = [r["predicted_ms"] for r in records[:4]]
-    assert first_level == sorted(first_level)
+    # the first candidates are the best predicted below the first moves: first the best of
+    # three different rules, in that order (one worker: they finish in the order they were
+    # sent), then the best predicted of the others
+    diverse = records[:3]
+    assert [r["predicted_ms"] for r in diverse] == sorted(r["predicted_ms"] for r in diverse)
+    assert len({r["steps"][0]["rule"] for r in diverse}) == 3
+    rest = [r["predicted_ms"] for r in records[3:6]]
+    assert rest == sorted(rest)
     assert result.model["fitted_on"] == sum(1 for r in records if r["correct"])
     assert result.model["source"] == "fitted"
     assert result.model["weights"] != cost.prior_for(kind="cpu").weights

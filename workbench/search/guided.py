@@ -63,6 +63,9 @@ class Candidates:
         return self.model.predict(features)
 
 
+DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
+
+
 def fits_device(expr: Expr, widths: tuple[int, ...] | None) -> bool:
     """Whether every vector of the expression has a width the device runs."""
     if not widths:
@@ -82,8 +85,10 @@ def _options(ctx, expr: Expr) -> list:
 def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random.Random,
                depth: int, sample: int) -> list[tuple[float, Expr, list[Step], dict]]:
     """A walk that takes, at every step, the move predicted fastest among a sample of the
-    moves (one parameter choice per rule and place, two for rules with many); every
-    expression it passes is a candidate."""
+    moves (one parameter choice per rule and place, two for rules with many); the sample
+    takes first the moves inside what the last step rewrote (a map just lowered onto the
+    work-groups: the reduction below it), then others; every expression it passes is a
+    candidate."""
     found = []
     for _ in range(depth):
         if terminal(expr):
@@ -92,6 +97,8 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
         if not groups:
             break
         rng.shuffle(groups)
+        focus = tuple(steps[-1].path) if steps else ()
+        groups.sort(key=lambda g: tuple(g[0].path[:len(focus)]) != focus)
         tried = []
         for group in groups[:sample]:
             for option in rng.sample(group, min(2, len(group))):
@@ -144,6 +151,10 @@ def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ran
             best_below[i] = (pool.predict(done[2]), *done)
     ranked = sorted(best_below, key=lambda i: best_below[i][0])
     chosen = ranked[:walks]
+    # a map lowered onto work-items or work-groups is walked further whatever its
+    # completion predicts: the default completion leaves the work below it sequential
+    chosen += [i for i, option in enumerate(options)
+               if option.rule in DISTRIBUTING and i not in chosen]
     others = [i for i in range(len(options)) if i not in chosen]
     chosen += rng.sample(others, min(len(others), max(1, walks // 3)))
     for i in chosen:
@@ -168,12 +179,19 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
         ranked = rank_moves(ctx, pool, current, fixed, rng, walks, depth, sample)
         if not ranked:
             return
-        # measure the best candidate below each of the moves predicted fastest (not measured)
-        batch = []
-        for _, _, _, expr, steps, features in ranked:
-            if len(batch) >= min(measure, ctx.left()):
-                break
-            if not ctx.measured(expr):
+        # measure the best candidate below each of the moves predicted fastest (not measured
+        # before): half of them the best of each rule (so that the model meets every kind
+        # of kernel early, and learns what it mispredicts), the others the best overall
+        batch, taken, rules = [], set(), set()
+        want = min(measure, ctx.left())
+        for diverse in (True, False):
+            for k, (_, option, _, expr, steps, features) in enumerate(ranked):
+                if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
+                    break
+                if k in taken or ctx.measured(expr) or (diverse and option.rule in rules):
+                    continue
+                taken.add(k)
+                rules.add(option.rule)
                 batch.append(_candidate(ctx, pool, (expr, steps, features)))
         if batch:
             ctx.measure(batch)
