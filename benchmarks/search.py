@@ -4,10 +4,10 @@ the first 40 candidates against the best of the whole run; and the peers measure
 same run: NumPy/OpenBLAS on a CPU, cuBLAS and CuPy on an NVIDIA GPU, and on both the
 device's bandwidth ceiling (a STREAM-like copy of as many bytes as the program moves).
 
-    python -m benchmarks.search                             # PoCL, small sizes, budget 400
-    python -m benchmarks.search --sizes large --strategy guided        # 2^24, 2^26, 4096², ...
-    python -m benchmarks.search --device gpu --sizes large --strategy guided \\
-        --programs asum,dot --size-index 1 --deadline 540              # 128M on the GPU
+    python -m benchmarks.search                     # PoCL, small sizes, guided, budget 400
+    python -m benchmarks.search --sizes large       # 2^24, 2^26, gemv 4096², BlackScholes, md
+    python -m benchmarks.search --device gpu --sizes large --programs asum --size-index 1 \\
+        --deadline 540                              # asum at 128M on the GPU, within 10 min
 
 Prints a table; writes benchmarks/results/search_<device>_<sizes>.json (and .md; runs of
 other programs or sizes with the same device, strategy and budget are gathered in the same
@@ -200,8 +200,11 @@ def cupy_peers(name: str, s: dict) -> dict[str, float]:
     if name == "dot":
         return {"cuBLAS": timed(lambda: cublas.dot(args[0], args[1]))}
     if name == "blackScholes":
-        fused = cp.fuse(lambda r: black_scholes(cp, r))
-        return {"CuPy (fused)": timed(lambda: fused(args[0]))}
+        try:
+            fused = cp.fuse(lambda r: black_scholes(cp, r))
+            return {"CuPy (fused)": timed(lambda: fused(args[0]))}
+        except Exception:  # a CuPy whose fuse cannot take it: CuPy's element-wise kernels
+            return {"CuPy": timed(lambda: black_scholes(cp, args[0]))}
     (x, y, z), nbhs, t = args
     return {"CuPy": timed(lambda: molecular_dynamics(cp, x, y, z, nbhs, float(t)))}
 
@@ -394,7 +397,12 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
     leading = [i for t, i in order[:3] if t <= 2 * best]
     chosen = sorted(set(leading_early) | set(leading))
     times = dict(zip(chosen, retime(name, s, [records[i] for i in chosen])))
-    peers_ms = peers(name, s)  # measured in the same run as the kernels' second timing
+    try:
+        peers_ms = peers(name, s)  # measured in the same run as the kernels' second timing
+    except Exception as err:  # a peer that fails here leaves the row without it, saying why
+        peers_ms, peers_error = {}, f"{type(err).__name__}: {err}"
+    else:
+        peers_error = None
     try:
         ceiling = ceilings(name, s, kind)
     except Exception:  # a ceiling that cannot be measured here leaves the row without it
@@ -417,6 +425,7 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
         "logged_best_expression": records[logged_best]["expression"]
         if logged_best is not None else None,
         "peers_ms": peers_ms, "ceiling_ms": ceiling, "bytes": bytes_moved(name, s),
+        **({"peers_error": peers_error} if peers_error else {}),
     }
 
 
@@ -455,13 +464,14 @@ def main(argv=None) -> None:
                         help="only this one of each program's sizes (0: the first)")
     parser.add_argument("--budget", type=int, default=400)
     parser.add_argument("--early", type=int, default=40, help="the early budget compared")
-    parser.add_argument("--strategy", default="mcts")
+    parser.add_argument("--strategy", default="guided")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--programs", default=",".join(PROGRAMS))
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
-                        help="stop each search when its share of this many seconds is spent")
+                        help="stop each search in time for the command to end within this many "
+                             "seconds (each search's share, less time to time it again)")
     parser.add_argument("--plots-only", metavar="RESULTS_JSON",
                         help="only draw the plots of recorded results (no device needed)")
     parser.add_argument("--retime-only", metavar="RESULTS_JSON",
@@ -515,8 +525,10 @@ def main(argv=None) -> None:
         stem = f"{name}_{'x'.join(str(v) for v in s.values())}_{tag}_{args.sizes}_" \
                f"{args.strategy}"
         log = logs / f"{stem}.jsonl"
-        until = None if args.deadline is None else \
-            began + args.deadline * (n + 1) / len(runs) - 30 * (n + 1 == len(runs))
+        share = None if args.deadline is None else args.deadline / len(runs)
+        # the search stops early enough to leave its summary (timing the leaders again,
+        # the peers, the ceiling) time within its share
+        until = None if share is None else began + share * (n + 1) - min(120, share / 4)
         start = time.time()
         result = search(program(name), *types_of(name, s), strategy=args.strategy,
                         budget=args.budget, device=args.device, log=log,

@@ -36,7 +36,7 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     assert set(p["retimed"]["early_candidates"]) <= {0, 1}
     assert "NumPy" in p["peers_ms"] and "copy (OpenCL)" in p["ceiling_ms"]
     assert "| scal | N=65536 | 4 |" in out.with_suffix(".md").read_text()
-    plot = results / "plots" / "scal_65536_pocl_small_mcts.png"
+    plot = results / "plots" / "scal_65536_pocl_small_guided.png"
     assert plot.stat().st_size > 1000
     bench.main(["--retime-only", str(out)])
     assert json.loads(out.read_text())["programs"]["scal N=65536"]["winner"] == p["winner"]
@@ -57,3 +57,17 @@ def test_the_peers_compute_what_the_programs_do():
             bench.molecular_dynamics(np, *args[0], args[1], args[2])
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=2e-3, atol=2e-3 * np.abs(w).max())
+
+
+def test_a_search_stops_when_its_share_of_the_deadline_is_spent():
+    import time
+
+    import pytest
+
+    from benchmarks.search import Deadline
+    from workbench.search import StopSearch
+
+    Deadline(None)({})  # no deadline: never stops
+    Deadline(time.time() + 60)({})
+    with pytest.raises(StopSearch, match="time for this search was spent"):
+        Deadline(time.time() - 1)({})
