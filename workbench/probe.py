@@ -107,18 +107,26 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
     except cl.Error as err:
         return False, f"builds nothing: {first_error_line(str(err))}"
     try:
-        mf = cl.mem_flags
-        inp = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
-        out = np.full(n, np.nan, np.float32)
-        buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
-        program.workbench_probe(queue, (n,), None, inp, buf)
-        cl.enqueue_copy(queue, out, buf)
-        queue.finish()
+        out = _run(program.workbench_probe, context, queue, xs, n)
     except cl.Error as err:
         return False, f"cannot run a kernel: {err}"
     if not np.array_equal(out, xs * 2 + 1):
         return False, "runs kernels but computes wrong results"
     return True, ""
+
+
+def _run(kernel, context, queue, xs: np.ndarray, items: int) -> np.ndarray:
+    """A probe kernel's output on ``xs`` (NaN before it runs), launched on ``items``."""
+    import pyopencl as cl
+
+    mf = cl.mem_flags
+    inp = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
+    out = np.full(len(xs), np.nan, np.float32)
+    buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+    kernel(queue, (items,), None, inp, buf)
+    cl.enqueue_copy(queue, out, buf)
+    queue.finish()
+    return out
 
 
 def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
@@ -142,13 +150,7 @@ def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
     except cl.Error as err:
         return False, f"vectors of {n} do not build: {first_error_line(str(err))}"
     try:
-        mf = cl.mem_flags
-        inp = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
-        out = np.full(count, np.nan, np.float32)
-        buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
-        program.workbench_vectors(queue, (64,), None, inp, buf)
-        cl.enqueue_copy(queue, out, buf)
-        queue.finish()
+        out = _run(program.workbench_vectors, context, queue, xs, 64)
     except cl.Error as err:
         return False, f"vectors of {n} do not run: {err}"
     if not np.allclose(out, xs * xs + 0.5 + 2 * np.abs(xs), rtol=1e-5, atol=1e-6):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
+from ..typecheck import Typing
 from ..types import ArrayType
 from .algorithmic import array_length, divides, fused_operator, is_prim
 from .rule import Refused, Rule, RuleParam, Site
@@ -148,16 +149,21 @@ def _local_params(p, length: int) -> tuple[int, str] | Refused:
         (local, distribution)
 
 
+def _workgroup_choice(site: Site, p, fused: bool) -> tuple | Refused:
+    """``(f, z, length, typing, local, distribution)`` of a work-group reduction here."""
+    found = _workgroup_site(site, fused)
+    if isinstance(found, Refused):
+        return found
+    chosen = _local_params(p, found[2])
+    return chosen if isinstance(chosen, Refused) else (*found, *chosen)
+
+
 def _workgroup_rewrite(fused: bool):
     def rewrite(site: Site, p):
-        found = _workgroup_site(site, fused)
+        found = _workgroup_choice(site, p, fused)
         if isinstance(found, Refused):
             return found
-        f, z, length, _ = found
-        chosen = _local_params(p, length)
-        if isinstance(chosen, Refused):
-            return chosen
-        local, distribution = chosen
+        f, z, length, _, local, distribution = found
         fns = workgroup_reduce(f, z, site.next.args[0] if fused else None, _const(length),
                                local, distribution)
         return fns if fused else compose(*fns)
@@ -167,33 +173,21 @@ def _workgroup_rewrite(fused: bool):
 
 def _expand_workgroup(fused: bool):
     def expand(site: Site, p) -> State | Refused:
-        found = _workgroup_site(site, fused)
+        found = _workgroup_choice(site, p, fused)
         if isinstance(found, Refused):
             return found
-        f, z, length, typing = found
-        chosen = _local_params(p, length)
-        if isinstance(chosen, Refused):
-            return chosen
-        local, distribution = chosen
+        _, _, length, typing, local, distribution = found
         # run inside a mapWorkgroup of one group, so that the nesting is that of the site
         local_expr = compose(site.node, site.next) if fused else site.node
         wrapped = Prim("mapWorkgroup", (0, local_expr))
-        state = run_steps(wrapped, _one_group(typing), workgroup_reduce_steps(
+        one_group = Typing((ArrayType(typing.args[0], _const(1)),), typing.result)
+        state = run_steps(wrapped, one_group, workgroup_reduce_steps(
             local, _const(length // local), distribution, fused))
         if isinstance(state, Refused):
             return state
         return State(state.expr.args[1], tuple(typing.args), state.steps)
 
     return expand
-
-
-class _Typing:
-    def __init__(self, args):
-        self.args = args
-
-
-def _one_group(typing):
-    return _Typing((ArrayType(typing.args[0], _const(1)),))
 
 
 def _local_candidates(fused: bool, sizes=TREE_SIZES):
