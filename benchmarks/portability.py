@@ -1,11 +1,13 @@
 """Performance portability (CASES 2016, Table 2): the best kernel each search found for its
 device, run on *this* device. Reads the search results in benchmarks/results/search_*.json,
-runs every program's winners here (at this device's sizes; a winner whose split sizes do not
-divide them is reported as such), interleaved over rounds, and writes
-benchmarks/results/portability_<device>_<sizes>.json.
+runs every program's winners here at the sizes they were found for (those this device's
+size set has too; a winner whose split sizes do not divide them is reported as such), next
+to the program after default completion, interleaved over rounds, and writes
+benchmarks/results/portability_<device>_<sizes>.json (and .md).
 
     python -m benchmarks.portability                  # PoCL, small sizes
-    python -m benchmarks.portability --device gpu --sizes paper
+    python -m benchmarks.portability --sizes large    # the GPU's winners on this CPU
+    python -m benchmarks.portability --device gpu --sizes large
 """
 
 from __future__ import annotations
@@ -14,12 +16,64 @@ import argparse
 import json
 import statistics
 
-from benchmarks.search import RESULTS, SIZES, types_of
-from workbench.inputs import random_inputs
-from workbench.notation import parse, parse_type
+from benchmarks.search import (
+    RESULTS,
+    SIZES,
+    entry_key,
+    inputs_of,
+    program,
+    size_text,
+    sizes_of,
+)
+from workbench.notation import parse
+from workbench.notation.program import user_functions, user_functions_text
 from workbench.opencl_devices import find_device
-from workbench.programs import library
 from workbench.run import run
+from workbench.semantics import evaluate
+
+
+def winners(sizes: str) -> dict[tuple[str, str], dict[str, object]]:
+    """(program, sizes text) -> {results file it was tuned in: its best expression}."""
+    found: dict[tuple[str, str], dict[str, object]] = {}
+    for path in sorted(RESULTS.glob(f"search_*_{sizes}.json")):
+        doc = json.loads(path.read_text())
+        tuned = path.stem.removeprefix("search_").removesuffix(f"_{sizes}")
+        for key, p in doc["programs"].items():
+            name = p.get("program", key.split()[0])
+            if p.get("best_expression"):
+                functions = user_functions(user_functions_text(program(name)))
+                found.setdefault((name, size_text(p["sizes"])), {})[tuned] = \
+                    parse(p["best_expression"], functions)
+    return found
+
+
+def table(doc: dict) -> str:
+    """Markdown: a row per program and sizes, a column per device the kernel was tuned for;
+    each cell the time here and its ratio to the row's fastest."""
+    tuned_for = sorted({t for p in doc["programs"].values() for t in p} - {"default completion"})
+    columns = [*tuned_for, "default completion"]
+    lines = [f"# Performance portability: kernels run on {doc['device']} ({doc['run_on']})", "",
+             "Each search's winner for its device (column), run here at the sizes it was "
+             "found for; ms (median of interleaved rounds) and, in brackets, the time over "
+             "the fastest of the row. Written by `python -m benchmarks.portability`.", "",
+             "| program | sizes | " + " | ".join(f"tuned for {c}" if c != "default completion"
+                                                   else c for c in columns) + " |",
+             "|---|---|" + "---|" * len(columns)]
+    for key, row in doc["programs"].items():
+        times = [c.get("kernel_ms") for c in row.values() if c.get("kernel_ms")]
+        best = min(times) if times else None
+        cells = []
+        for c in columns:
+            cell = row.get(c)
+            if cell is None:
+                cells.append("–")
+            elif cell.get("kernel_ms"):
+                cells.append(f"{cell['kernel_ms']:.4f} ({cell['kernel_ms'] / best:.2f}x)")
+            else:
+                cells.append(cell["status"])
+        name, sizes = key.split(" ", 1)
+        lines.append(f"| {name} | {sizes} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> None:
@@ -30,22 +84,18 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     info, _ = find_device(args.device)
+    kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
     doc = {"run_on": tag, "device": info.name, "sizes": args.sizes, "rounds": args.rounds,
            "programs": {}}
-    # every program's kernels: each search's winner, and the program after default completion
-    kernels: dict[str, dict[str, object]] = {}
-    for found in sorted(RESULTS.glob("search_*.json")):
-        search_doc = json.loads(found.read_text())
-        tuned = found.stem.removeprefix("search_")
-        for name, p in search_doc["programs"].items():
-            if p.get("best_ms"):
-                kernels.setdefault(name, {})[tuned] = parse(p["best_expression"])
-    for name in kernels:
-        kernels[name]["default completion"] = library("blas")[name]
-    for name, exprs in kernels.items():
-        s = SIZES[args.sizes][name]
-        inputs = random_inputs([parse_type(t) for t in types_of(name, s)], s, 0)
+    for (name, sizes), exprs in sorted(winners(args.sizes).items()):
+        here = [s for s in sizes_of(args.sizes, kind, name) if size_text(s) == sizes]
+        if not here:
+            continue  # found for sizes this device's set does not have
+        s = here[0]
+        exprs = {**exprs, "default completion": program(name)}
+        inputs = inputs_of(name, s)
+        expected = evaluate(program(name), *inputs, sizes=s)
         # interleaved rounds, each kernel the median of --repeat runs per round: the
         # device's speed drifts over seconds, so kernels compared are timed side by side
         samples: dict[str, list[float]] = {tuned: [] for tuned in exprs}
@@ -54,19 +104,22 @@ def main(argv=None) -> None:
             for tuned, expr in exprs.items():
                 if tuned in outcomes and not outcomes[tuned].correct:
                     continue  # a failure is not run again
-                result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=s)
+                result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=s,
+                             expected=expected)
                 outcomes[tuned] = result
                 if result.correct:
                     samples[tuned].append(result.kernel_ms)
-        entry = doc["programs"].setdefault(name, {})
+        entry = doc["programs"].setdefault(entry_key(name, s), {})
         for tuned, result in outcomes.items():
             ms = statistics.median(samples[tuned]) if samples[tuned] else None
             entry[tuned] = {"status": result.status, "correct": result.correct,
                             "kernel_ms": ms, "message": result.message[:300]}
             shown = f"{ms:.4f} ms" if result.correct else result.status
-            print(f"{name:<5} tuned for {tuned:<18} run on {tag}: {shown}")
+            print(f"{entry_key(name, s):<28} tuned for {tuned:<18} run on {tag}: {shown}",
+                  flush=True)
     out = RESULTS / f"portability_{tag}_{args.sizes}.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
+    out.with_suffix(".md").write_text(table(doc))
     print(f"wrote {out}")
 
 

@@ -1,14 +1,19 @@
-"""Search benchmark (SPEC 9; ICFP 2015 Sect. 8): searches for scal, asum, dot and gemv on one
-device, the best kernel found within the first 40 candidates against the best of the whole
-run, and the peers measured in the same run: NumPy on the CPU, cuBLAS through CuPy (and a
-device-to-device copy) on an NVIDIA GPU.
+"""Search benchmark (SPEC 9; ICFP 2015 Sect. 8, Figs. 12-15): searches for the six programs
+of ICFP Fig. 13 (scal, asum, dot, gemv, BlackScholes, md) on one device; the best kernel of
+the first 40 candidates against the best of the whole run; and the peers measured in the
+same run: NumPy/OpenBLAS on a CPU, cuBLAS and CuPy on an NVIDIA GPU, and on both the
+device's bandwidth ceiling (a STREAM-like copy of as many bytes as the program moves).
 
-    python -m benchmarks.search                       # PoCL, small sizes, budget 400
-    python -m benchmarks.search --device gpu --sizes paper --budget 60
+    python -m benchmarks.search                     # PoCL, small sizes, guided, budget 400
+    python -m benchmarks.search --sizes large       # 2^24, 2^26, gemv 4096², BlackScholes, md
+    python -m benchmarks.search --device gpu --sizes large --programs asum --size-index 1 \\
+        --deadline 540                              # asum at 128M on the GPU, within 10 min
 
-Prints a table; writes benchmarks/results/search_<device>_<sizes>.json (and .md), one log
-per program (benchmarks/results/logs/), which can be replayed and plotted anywhere, and its
-efficiency curve (benchmarks/results/plots/; `--plots-only RESULTS_JSON` draws them again).
+Prints a table; writes benchmarks/results/search_<device>_<sizes>.json (and .md; runs of
+other programs or sizes with the same device, strategy and budget are gathered in the same
+file), one log per program and size (benchmarks/results/logs/), which can be replayed and
+plotted anywhere, and its efficiency curve (benchmarks/results/plots/; ``--plots-only
+RESULTS_JSON`` draws them again).
 """
 
 from __future__ import annotations
@@ -25,17 +30,49 @@ import numpy as np
 
 from workbench.opencl_devices import find_device
 from workbench.programs import library
-from workbench.search import read, search
+from workbench.search import StopSearch, read, search
 
 ROOT = Path(__file__).parent.parent
 RESULTS = Path(__file__).parent / "results"
 
-SIZES = {
-    "small": {"scal": {"N": 1 << 16}, "asum": {"N": 1 << 16}, "dot": {"N": 1 << 16},
-              "gemv": {"M": 256, "N": 256}},
-    "paper": {"scal": {"N": 1 << 24}, "asum": {"N": 1 << 24}, "dot": {"N": 1 << 24},
-              "gemv": {"M": 4096, "N": 4096}},
-}
+PROGRAMS = ("scal", "asum", "dot", "gemv", "blackScholes", "md")
+LIBRARY = {"scal": "blas", "asum": "blas", "dot": "blas", "gemv": "blas",
+           "blackScholes": "blackscholes", "md": "md"}
+
+_SMALL = {"scal": [{"N": 1 << 16}], "asum": [{"N": 1 << 16}], "dot": [{"N": 1 << 16}],
+          "gemv": [{"M": 256, "N": 256}], "blackScholes": [{"N": 1 << 16}],
+          "md": [{"N": 4096, "K": 32}]}
+_PAPER = {"scal": [{"N": 1 << 24}], "asum": [{"N": 1 << 24}], "dot": [{"N": 1 << 24}],
+          "gemv": [{"M": 4096, "N": 4096}], "blackScholes": [{"N": 1 << 22}],
+          "md": [{"N": 1 << 16, "K": 64}]}
+# The sizes that matter (ICFP Sect. 8): vectors of 2^24 and 2^26 floats on a CPU, 16M and
+# 128M on a GPU; gemv 4096² (and 8192×16384 on a GPU); BlackScholes and md at one size,
+# the same on both kinds of device, so that each device's winner runs on the other.
+_LARGE_CPU = {"scal": [{"N": 1 << 24}, {"N": 1 << 26}], "asum": [{"N": 1 << 24}, {"N": 1 << 26}],
+              "dot": [{"N": 1 << 24}, {"N": 1 << 26}], "gemv": [{"M": 4096, "N": 4096}],
+              "blackScholes": [{"N": 1 << 22}], "md": [{"N": 1 << 16, "K": 64}]}
+_LARGE_GPU = {**_LARGE_CPU,
+              "scal": [{"N": 1 << 24}, {"N": 1 << 27}], "asum": [{"N": 1 << 24}, {"N": 1 << 27}],
+              "dot": [{"N": 1 << 24}, {"N": 1 << 27}],
+              "gemv": [{"M": 4096, "N": 4096}, {"M": 8192, "N": 16384}]}
+SIZES = {"small": {"cpu": _SMALL, "gpu": _SMALL}, "paper": {"cpu": _PAPER, "gpu": _PAPER},
+         "large": {"cpu": _LARGE_CPU, "gpu": _LARGE_GPU}}
+
+
+def sizes_of(sizes: str, kind: str, name: str) -> list[dict]:
+    return SIZES[sizes]["gpu" if kind == "gpu" else "cpu"][name]
+
+
+def size_text(s: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in s.items())
+
+
+def entry_key(name: str, s: dict) -> str:
+    return f"{name} {size_text(s)}"
+
+
+def program(name: str):
+    return library(LIBRARY[name])[name]
 
 
 def types_of(name: str, s: dict) -> list[str]:
@@ -43,8 +80,28 @@ def types_of(name: str, s: dict) -> list[str]:
     if name == "gemv":
         m = s["M"]
         return [f"[[float]_{n}]_{m}", f"[float]_{n}", f"[float]_{m}", "float", "float"]
+    if name == "md":
+        return [f"[(float, float, float)]_{n}", f"[[int]_{s['K']}]_{n}", "float"]
     return {"scal": ["float", f"[float]_{n}"], "asum": [f"[float]_{n}"],
-            "dot": [f"[float]_{n}", f"[float]_{n}"]}[name]
+            "dot": [f"[float]_{n}", f"[float]_{n}"], "blackScholes": [f"[float]_{n}"]}[name]
+
+
+def bytes_moved(name: str, s: dict) -> int:
+    """Bytes a program must read and write at least (its inputs and its output)."""
+    n = s["N"]
+    return {"scal": 8 * n, "asum": 4 * n, "dot": 8 * n,
+            "gemv": 4 * s.get("M", 1) * n + 4 * n + 8 * s.get("M", 1),
+            "blackScholes": 12 * n, "md": 24 * n + 4 * n * s.get("K", 1)}[name]
+
+
+def inputs_of(name: str, s: dict) -> list:
+    """The inputs the kernels and the peers run on (the program's ranges; seed 0)."""
+    from workbench.domain import ranges_of
+    from workbench.inputs import random_inputs
+    from workbench.notation import parse_type
+
+    return random_inputs([parse_type(t) for t in types_of(name, s)], s, 0,
+                         ranges_of(program(name)))
 
 
 def _median_ms(fn, repeat: int = 20) -> float:
@@ -57,30 +114,65 @@ def _median_ms(fn, repeat: int = 20) -> float:
     return statistics.median(samples)
 
 
+# --- the peers -------------------------------------------------------------------------------
+
+def black_scholes(xp, r):
+    """ICFP Fig. 13's BlackScholes (compCallPut of blackscholes.lift) on arrays of module xp."""
+    s, k, t = 10 + 90 * r, 50 + 50 * r, 1 + 9 * r
+    rate, v = 0.01 + 0.04 * r, 0.01 + 0.09 * r
+
+    def cnd(d):
+        kk = 1 / (1 + 0.2316419 * xp.abs(d))
+        poly = kk * (0.31938153 + kk * (-0.356563782 + kk * (1.781477937 + kk * (
+            -1.821255978 + kk * 1.330274429))))
+        w = 0.3989422804 * xp.exp(-0.5 * d * d) * poly
+        return xp.where(d > 0, 1 - w, w)
+
+    d1 = (xp.log(s / k) + (rate + 0.5 * v * v) * t) / (v * xp.sqrt(t))
+    d2 = d1 - v * xp.sqrt(t)
+    discount = k * xp.exp(-rate * t)
+    return s * cnd(d1) - discount * cnd(d2), discount * (1 - cnd(d2)) - s * (1 - cnd(d1))
+
+
+def molecular_dynamics(xp, x, y, z, nbhs, t):
+    """md.lift's force on each particle: a Lennard-Jones sum over its neighbours."""
+    dx, dy, dz = x[:, None] - x[nbhs], y[:, None] - y[nbhs], z[:, None] - z[nbhs]
+    r2 = dx * dx + dy * dy + dz * dz
+    inv = 1 / xp.where(r2 > 0, r2, 1)
+    coef = inv * inv * inv * (1.5 * inv * inv * inv - 2) * inv
+    near = (r2 > 0) & (r2 < t)
+    return tuple(xp.where(near, d * coef, 0).sum(axis=1) for d in (dx, dy, dz))
+
+
 def numpy_peers(name: str, s: dict) -> dict[str, float]:
-    rng = np.random.default_rng(0)
-    n = s.get("N")
+    """NumPy (OpenBLAS for dot and gemv) on the kernels' inputs, out of place where NumPy
+    allows it without allocating."""
+    args = inputs_of(name, s)
+    if name == "scal":
+        a, x = args
+        out = np.empty_like(x)
+        return {"NumPy": _median_ms(lambda: np.multiply(x, a, out=out))}
+    if name == "asum":
+        return {"NumPy": _median_ms(lambda: np.abs(args[0]).sum())}
+    if name == "dot":
+        return {"NumPy": _median_ms(lambda: np.dot(args[0], args[1]))}
     if name == "gemv":
-        a = rng.uniform(-1, 1, (s["M"], s["N"])).astype(np.float32)
-        x = rng.uniform(-1, 1, s["N"]).astype(np.float32)
-        y = rng.uniform(-1, 1, s["M"]).astype(np.float32)
-        return {"NumPy": _median_ms(lambda: 1.5 * (a @ x) + 0.5 * y)}
-    x = rng.uniform(-1, 1, n).astype(np.float32)
-    y = rng.uniform(-1, 1, n).astype(np.float32)
-    fn = {"scal": lambda: 2.5 * x, "asum": lambda: np.abs(x).sum(),
-          "dot": lambda: np.dot(x, y)}[name]
-    return {"NumPy": _median_ms(fn)}
+        a, x, y, alpha, beta = args
+        return {"NumPy": _median_ms(lambda: alpha * (a @ x) + beta * y)}
+    if name == "blackScholes":
+        return {"NumPy": _median_ms(lambda: black_scholes(np, args[0]), repeat=5)}
+    (x, y, z), nbhs, t = args
+    return {"NumPy": _median_ms(lambda: molecular_dynamics(np, x, y, z, nbhs, t), repeat=5)}
 
 
 def cupy_peers(name: str, s: dict) -> dict[str, float]:
-    """cuBLAS through CuPy, timed with CUDA events like the kernels (median of 20)."""
+    """cuBLAS through CuPy for the BLAS (CuPy fused element-wise code for BlackScholes and
+    md), timed with CUDA events like the kernels (median of 20)."""
     try:
         import cupy as cp
         from cupy import cublas
     except Exception:
         return {}
-    n = s.get("N")
-    rng = cp.random.default_rng(0)
 
     def timed(fn):
         fn()
@@ -94,17 +186,77 @@ def cupy_peers(name: str, s: dict) -> dict[str, float]:
             samples.append(cp.cuda.get_elapsed_time(start, end))
         return statistics.median(samples)
 
+    args = [cp.asarray(a) if isinstance(a, np.ndarray) else
+            tuple(cp.asarray(p) for p in a) if isinstance(a, tuple) else a
+            for a in inputs_of(name, s)]
     if name == "gemv":
-        a = rng.uniform(-1, 1, (s["M"], s["N"]), dtype=cp.float32)
-        x = rng.uniform(-1, 1, s["N"], dtype=cp.float32)
-        y = rng.uniform(-1, 1, s["M"], dtype=cp.float32)
-        return {"cuBLAS": timed(lambda: cublas.gemv("N", 1.5, a, x, 0.5, y.copy()))}
-    x = rng.uniform(-1, 1, n, dtype=cp.float32)
-    y = rng.uniform(-1, 1, n, dtype=cp.float32)
-    fn = {"scal": lambda: cublas.scal(2.5, x), "asum": lambda: cublas.asum(x),
-          "dot": lambda: cublas.dot(x, y)}[name]
-    out = cp.empty_like(x)
-    return {"cuBLAS": timed(fn), "copy (same bytes)": timed(lambda: out.__setitem__(..., x))}
+        a, x, y, alpha, beta = args
+        return {"cuBLAS": timed(lambda: cublas.gemv("N", float(alpha), a, x, float(beta),
+                                                    y.copy()))}
+    if name == "scal":
+        return {"cuBLAS": timed(lambda: cublas.scal(float(args[0]), args[1]))}
+    if name == "asum":
+        return {"cuBLAS": timed(lambda: cublas.asum(args[0]))}
+    if name == "dot":
+        return {"cuBLAS": timed(lambda: cublas.dot(args[0], args[1]))}
+    if name == "blackScholes":
+        try:
+            fused = cp.fuse(lambda r: black_scholes(cp, r))
+            return {"CuPy (fused)": timed(lambda: fused(args[0]))}
+        except Exception:  # a CuPy whose fuse cannot take it: CuPy's element-wise kernels
+            return {"CuPy": timed(lambda: black_scholes(cp, args[0]))}
+    (x, y, z), nbhs, t = args
+    return {"CuPy": timed(lambda: molecular_dynamics(cp, x, y, z, nbhs, float(t)))}
+
+
+# --- the bandwidth ceiling ----------------------------------------------------------------------
+
+COPY_KERNEL = """
+kernel void stream_copy(global const float16 *restrict xs, global float16 *restrict ys) {{
+    int start = get_global_id(0) * {chunk};
+    int end = min(start + {chunk}, {n});
+    for (int i = start; i < end; i++) ys[i] = xs[i];
+}}
+"""
+
+
+def ceilings(name: str, s: dict, kind: str) -> dict[str, float]:
+    """A STREAM-like copy moving as many bytes as the program must (half read, half
+    written): on the OpenCL device itself (float16 vectors: few work-items each copying a
+    contiguous chunk on a CPU, one vector each on a GPU) and by NumPy (CuPy on a GPU)."""
+    from workbench.runtime import Launch, run_kernels
+
+    n = max(16, bytes_moved(name, s) // 8 // 16 * 16)  # floats copied
+    xs = np.random.default_rng(0).uniform(-1, 1, n).astype(np.float32)
+    vectors = n // 16
+    items = vectors if kind == "gpu" else 64
+    chunk = -(-vectors // items)
+    outcome = run_kernels(COPY_KERNEL.format(n=vectors, chunk=chunk),
+                          [Launch("stream_copy", (items,), None, ("xs", "ys"))], {"xs": xs},
+                          {"ys": ((n,), np.float32)}, device=DEVICE, repeat=20)
+    out = {}
+    if outcome.ok:
+        out["copy (OpenCL)"] = outcome.kernel.median_ms
+    if kind == "gpu":
+        try:
+            import cupy as cp
+
+            gx, gy = cp.asarray(xs), cp.empty(n, dtype=cp.float32)
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            samples = []
+            for _ in range(21):
+                start.record()
+                cp.copyto(gy, gx)
+                end.record()
+                end.synchronize()
+                samples.append(cp.cuda.get_elapsed_time(start, end))
+            out["copy (CuPy)"] = statistics.median(samples[1:])
+        except Exception:
+            pass
+    else:
+        ys = np.empty_like(xs)
+        out["copy (NumPy)"] = _median_ms(lambda: np.copyto(ys, xs))
+    return out
 
 
 def _finite(x: float) -> float | None:
@@ -116,18 +268,20 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
     """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
     (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
     times a search logs were taken while other candidates built or ran beside them."""
-    from workbench.inputs import random_inputs
-    from workbench.notation import parse, parse_type
+    from workbench.notation import parse
     from workbench.notation.program import user_functions, user_functions_text
     from workbench.run import run
+    from workbench.semantics import evaluate
 
-    functions = user_functions(user_functions_text(library("blas")[name]))
-    inputs = random_inputs([parse_type(t) for t in types_of(name, s)], s, 0)
+    functions = user_functions(user_functions_text(program(name)))
+    inputs = inputs_of(name, s)
     exprs = [parse(r["expression"], functions) for r in records]
+    expected = evaluate(program(name), *inputs, sizes=s) if exprs else None
     samples: list[list[float]] = [[] for _ in records]
     for _ in range(rounds):
         for i, expr in enumerate(exprs):
-            result = run(expr, *inputs, device=DEVICE, repeat=repeat, sizes=s)
+            result = run(expr, *inputs, device=DEVICE, repeat=repeat, sizes=s,
+                         expected=expected)
             if result.correct:
                 samples[i].append(result.kernel_ms)
     return [statistics.median(x) if x else float("inf") for x in samples]
@@ -138,7 +292,7 @@ DEVICE: str | None = None
 
 def _write(doc: dict, out: Path) -> Path:
     """Write the results (JSON, and the table as Markdown beside it), gathered with those of
-    programs run separately (--programs) on the same device, strategy and budget."""
+    programs and sizes run separately on the same device, strategy and budget."""
     if out.exists():
         old = json.loads(out.read_text())
         if all(old.get(k) == doc[k] for k in ("device", "strategy", "budget", "early")):
@@ -152,59 +306,80 @@ def _ms(x: float | None) -> str:
     return "–" if x is None else f"{x:.4f}"
 
 
+def _ratio(a, b) -> str:
+    return f"{a / b:.2f}x" if a and b else "–"
+
+
 def table(doc: dict) -> str:
-    """The results as a Markdown table: best of the first candidates and of the whole run
-    (as logged and timed again side by side), and the peers measured in the same run."""
+    """The results as Markdown: best of the first candidates and of the whole run (as
+    logged, and timed again side by side), the peers and the ceiling measured in the same
+    run, and where the best kernel stands against them."""
     early, budget = doc["early"], doc["budget"]
     lines = [f"# Search results: {doc['device']} ({doc['platform']}, driver {doc['driver']})",
              "",
              f"Strategy {doc['strategy']}, budget {budget}; kernel times in ms (device "
              f"events, median), transfers excluded. Written by `python -m benchmarks.search`.",
              "",
-             f"| program | sizes | evaluated | best@{early} | best | ratio | best@{early} "
-             f"again | best again | ratio again | peers | best vs peer |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, p in doc["programs"].items():
-        sizes = ", ".join(f"{k}={v}" for k, v in p["sizes"].items())
+             f"| program | sizes | evaluated | best@{early} | best | best@{early}/best "
+             f"| best@{early} again | best again | again: best@{early}/best | peers | "
+             f"copy ceiling | best vs peer | best vs ceiling |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key, p in doc["programs"].items():
+        name = p.get("program", key.split()[0])
         again = p["retimed"]
         peers = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
+        ceiling = p.get("ceiling_ms") or {}
+        ceil_text = ", ".join(f"{k} {v:.4f}" for k, v in ceiling.items()) or "–"
         main_peer = next(iter(p["peers_ms"].values()), None)
+        main_ceiling = ceiling.get("copy (OpenCL)") or next(iter(ceiling.values()), None)
         best = again["best_ms"] or p["best_ms"]
-        versus = f"{main_peer / best:.2f}x" if main_peer and best else "–"
-        ratio = p["early_over_best"]
-        ratio_again = again["early_over_best"]
+        ratio, ratio_again = p["early_over_best"], again["early_over_best"]
         lines.append(
-            f"| {name} | {sizes} | {p['evaluated']} | {_ms(p['best_early_ms'])} | "
-            f"{_ms(p['best_ms'])} | {'–' if ratio is None else f'{ratio:.2f}'} | "
+            f"| {name} | {size_text(p['sizes'])} | {p['evaluated']} | "
+            f"{_ms(p['best_early_ms'])} | {_ms(p['best_ms'])} | "
+            f"{'–' if ratio is None else f'{1 / ratio:.2f}'} | "
             f"{_ms(again['best_early_ms'])} | {_ms(again['best_ms'])} | "
-            f"{'–' if ratio_again is None else f'{ratio_again:.2f}'} | {peers} | {versus} |")
-    lines += ["", "best vs peer: the peer's time over the best kernel's (above 1: faster than "
-              "the peer).", ""]
+            f"{'–' if ratio_again is None else f'{1 / ratio_again:.2f}'} | {peers} | "
+            f"{ceil_text} | {_ratio(main_peer, best)} | {_ratio(main_ceiling, best)} |")
+    lines += ["", f"best@{early}/best: the best time over the best of the first {early} "
+              f"(1.00: the first {early} held the best; at least 0.90 is the goal). best vs "
+              "peer: the peer's time over the best kernel's (above 1: faster than the peer). "
+              "best vs ceiling: the time of a copy of the bytes the program moves over the "
+              "best kernel's (1.00: at the bandwidth a copy reaches).", ""]
     return "\n".join(lines)
 
 
-def plot(doc: dict, name: str, path: Path) -> Path:
-    """The search's efficiency curve (ICFP Fig. 12) from its log, with the peers measured in
-    the same run and the early budget marked."""
+def plot(doc: dict, key: str, path: Path) -> Path:
+    """The search's efficiency curve (ICFP Fig. 12) from its log, with the peers and the
+    copy ceiling measured in the same run and the early budget marked."""
     from workbench.plots import efficiency_curve
 
-    p = doc["programs"][name]
+    p = doc["programs"][key]
     records = read(ROOT / p["log"])
-    sizes = ", ".join(f"{k}={v}" for k, v in p["sizes"].items())
-    fig = efficiency_curve(records, p["fixed"],
-                           title=f"{name} ({sizes}) on {doc['device']}: {doc['strategy']}")
+    name = p.get("program", key.split()[0])
+    fig = efficiency_curve(records, p["fixed"], title=f"{name} ({size_text(p['sizes'])}) on "
+                                                       f"{doc['device']}: {doc['strategy']}")
     ax = fig.axes[0]
     ax.axvline(doc["early"] + 0.5, color="tab:orange", lw=1,
                label=f"first {doc['early']} candidates")
-    for (peer, ms), color in zip(p["peers_ms"].items(), ["tab:green", "tab:purple"]):
-        ax.axhline(ms, color=color, lw=1, ls=":", label=peer)
+    lines = [*p["peers_ms"].items(), *(p.get("ceiling_ms") or {}).items()]
+    for (label, ms), color in zip(lines, ["tab:green", "tab:purple", "tab:brown", "tab:gray"]):
+        ax.axhline(ms, color=color, lw=1, ls=":", label=label)
     ax.legend(fontsize="x-small")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     return path
 
 
-def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers) -> dict:
+def plot_path(doc: dict, key: str, tag: str) -> Path:
+    p = doc["programs"][key]
+    name = p.get("program", key.split()[0])
+    sizes = "x".join(str(v) for v in p["sizes"].values())
+    return RESULTS / "plots" / f"{name}_{sizes}_{tag}_{doc['sizes']}_{doc['strategy']}.png"
+
+
+def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
+              kind: str = "cpu") -> dict:
     """What a search found, from its records in the order they finished (as in its log):
     the best of the first ``early_budget`` candidates and of the whole run as the search
     timed them, and the leading candidates timed again side by side with the peers.
@@ -222,13 +397,22 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers)
     leading = [i for t, i in order[:3] if t <= 2 * best]
     chosen = sorted(set(leading_early) | set(leading))
     times = dict(zip(chosen, retime(name, s, [records[i] for i in chosen])))
-    peers = peers(name, s)  # measured in the same run as the kernels' second timing
+    try:
+        peers_ms = peers(name, s)  # measured in the same run as the kernels' second timing
+    except Exception as err:  # a peer that fails here leaves the row without it, saying why
+        peers_ms, peers_error = {}, f"{type(err).__name__}: {err}"
+    else:
+        peers_error = None
+    try:
+        ceiling = ceilings(name, s, kind)
+    except Exception:  # a ceiling that cannot be measured here leaves the row without it
+        ceiling = {}
     early_retimed = min((times[i] for i in leading_early), default=np.inf)
     best_retimed = min(times.values(), default=np.inf)
     winner = min((i for i in chosen if times[i] < np.inf), key=times.get, default=None)
     logged_best = order[0][1] if order else None
     return {
-        "sizes": s, "evaluated": len(records),
+        "program": name, "sizes": s, "evaluated": len(records),
         "best_ms": _finite(best), "best_early_ms": _finite(early),
         "early_over_best": _finite(early / best),
         "retimed": {"candidates": chosen, "ms": [times[i] for i in chosen],
@@ -240,36 +424,54 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers)
         "winner": winner,
         "logged_best_expression": records[logged_best]["expression"]
         if logged_best is not None else None,
-        "peers_ms": peers,
+        "peers_ms": peers_ms, "ceiling_ms": ceiling, "bytes": bytes_moved(name, s),
+        **({"peers_error": peers_error} if peers_error else {}),
     }
 
 
-def _show(name: str, p: dict) -> None:
-    sizes = ",".join(f"{k}={v}" for k, v in p["sizes"].items())
-    peer_text = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
+def _show(key: str, p: dict) -> None:
+    peer_text = ", ".join(f"{k} {v:.4f}" for k, v in
+                          [*p["peers_ms"].items(), *(p.get("ceiling_ms") or {}).items()])
     again = p["retimed"]
 
     def row(a, b, r):
         return f"{_ms(a):>10} {_ms(b):>10} {'–' if r is None else f'{r:.2f}':>6}"
 
-    print(f"{name:<6} {sizes:<16} {row(p['best_early_ms'], p['best_ms'], p['early_over_best'])}"
+    print(f"{key:<28} {row(p['best_early_ms'], p['best_ms'], p['early_over_best'])}"
           f"  {peer_text}", flush=True)
-    print(f"{'':<6} {'timed again':<16} "
+    print(f"{'  timed again':<28} "
           f"{row(again['best_early_ms'], again['best_ms'], again['early_over_best'])}",
           flush=True)
+
+
+class Deadline:
+    """Stops a search (``StopSearch``, keeping what it found) once its share of the
+    command's time is spent, so that a command finishes within its time."""
+
+    def __init__(self, until: float | None):
+        self.until = until
+
+    def __call__(self, record: dict) -> None:
+        if self.until is not None and time.time() > self.until:
+            raise StopSearch("the benchmark's time for this search was spent")
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--sizes", choices=sorted(SIZES), default="small")
+    parser.add_argument("--size-index", type=int, default=None,
+                        help="only this one of each program's sizes (0: the first)")
     parser.add_argument("--budget", type=int, default=400)
     parser.add_argument("--early", type=int, default=40, help="the early budget compared")
-    parser.add_argument("--strategy", default="mcts")
+    parser.add_argument("--strategy", default="guided")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--programs", default="scal,asum,dot,gemv")
+    parser.add_argument("--programs", default=",".join(PROGRAMS))
+    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                        help="stop each search in time for the command to end within this many "
+                             "seconds (each search's share, less time to time it again)")
     parser.add_argument("--plots-only", metavar="RESULTS_JSON",
                         help="only draw the plots of recorded results (no device needed)")
     parser.add_argument("--retime-only", metavar="RESULTS_JSON",
@@ -278,24 +480,26 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.plots_only:
         doc = json.loads(Path(args.plots_only).read_text())
-        stem = Path(args.plots_only).stem.removeprefix("search_")
-        for name in doc["programs"]:
-            print(plot(doc, name, RESULTS / "plots" / f"{name}_{stem}_{doc['strategy']}.png"))
+        tag = Path(args.plots_only).stem.removeprefix("search_").rsplit("_", 1)[0]
+        for key in doc["programs"]:
+            print(plot(doc, key, plot_path(doc, key, tag)))
         return
 
     global DEVICE
     DEVICE = args.device
     info, _ = find_device(args.device)
+    kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
-    peers = numpy_peers if info.kind != "gpu" else cupy_peers
+    peers = numpy_peers if kind != "gpu" else cupy_peers
     if args.retime_only:
         path = Path(args.retime_only)
         doc = json.loads(path.read_text())
-        for name, p in doc["programs"].items():
+        for key, p in doc["programs"].items():
             records = read(ROOT / p["log"])
-            doc["programs"][name] = {**p, **summarize(name, p["sizes"], records, doc["early"],
-                                                      peers)}
-            _show(name, doc["programs"][name])
+            name = p.get("program", key.split()[0])
+            doc["programs"][key] = {**p, **summarize(name, p["sizes"], records, doc["early"],
+                                                     peers, kind)}
+            _show(key, doc["programs"][key])
         path.write_text(json.dumps(doc, indent=2) + "\n")
         path.with_suffix(".md").write_text(table(doc))
         print(f"wrote {path}")
@@ -304,31 +508,45 @@ def main(argv=None) -> None:
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
+           "kind": kind, "compute_units": info.compute_units,
            "machine": platform.machine(), "sizes": args.sizes, "strategy": args.strategy,
            "budget": args.budget, "early": args.early, "programs": {}}
+    runs = [(name, s) for name in args.programs.split(",")
+            for i, s in enumerate(sizes_of(args.sizes, kind, name))
+            if args.size_index is None or i == args.size_index]
     print(f"device: {info.name} ({info.platform}); strategy {args.strategy}, budget "
-          f"{args.budget}")
-    print(f"{'program':<6} {'sizes':<16} {'best@' + str(args.early):>10} "
-          f"{'best@' + str(args.budget):>10} {'ratio':>6}  peers (ms)")
-    for name in args.programs.split(","):
-        s = SIZES[args.sizes][name]
-        log = logs / f"{name}_{tag}_{args.sizes}_{args.strategy}.jsonl"
+          f"{args.budget}; {len(runs)} searches")
+    print(f"{'program, sizes':<28} {'best@' + str(args.early):>10} "
+          f"{'best@' + str(args.budget):>10} {'ratio':>6}  peers and ceiling (ms)")
+    began = time.time()
+    out = RESULTS / f"search_{tag}_{args.sizes}.json"
+    for n, (name, s) in enumerate(runs):
+        key = entry_key(name, s)
+        stem = f"{name}_{'x'.join(str(v) for v in s.values())}_{tag}_{args.sizes}_" \
+               f"{args.strategy}"
+        log = logs / f"{stem}.jsonl"
+        share = None if args.deadline is None else args.deadline / len(runs)
+        # the search stops early enough to leave its summary (timing the leaders again,
+        # the peers, the ceiling) time within its share
+        until = None if share is None else began + share * (n + 1) - min(120, share / 4)
         start = time.time()
-        result = search(library("blas")[name], *types_of(name, s), strategy=args.strategy,
+        result = search(program(name), *types_of(name, s), strategy=args.strategy,
                         budget=args.budget, device=args.device, log=log,
-                        workers=args.workers, timeout=args.timeout, repeat=args.repeat)
+                        workers=args.workers, timeout=args.timeout, repeat=args.repeat,
+                        progress=Deadline(until))
         seconds = time.time() - start
         archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
         archived.write_bytes(gzip.compress(log.read_bytes()))
         log.unlink()
-        doc["programs"][name] = {
-            **summarize(name, s, read(archived), args.early, peers),
-            "seconds": seconds, "fixed": result.fixed,
+        doc["programs"][key] = {
+            **summarize(name, s, read(archived), args.early, peers, kind),
+            "seconds": seconds, "fixed": result.fixed, "stopped": result.stopped,
             "log": str(archived.relative_to(ROOT))}
-        _show(name, doc["programs"][name])
-        _write(doc, RESULTS / f"search_{tag}_{args.sizes}.json")  # a cut-off run keeps these
-        plot(doc, name, RESULTS / "plots" / f"{name}_{tag}_{args.sizes}_{args.strategy}.png")
-    print(f"wrote {RESULTS / f'search_{tag}_{args.sizes}.json'}")
+        _show(key, doc["programs"][key])
+        _write(doc, out)  # a cut-off run keeps these
+        plot(doc, key, plot_path(doc, key, tag))
+    print(f"wrote {out}")
+
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+
 
 def test_tool_benchmark_runs(tmp_path, monkeypatch):
     from benchmarks import tool
@@ -25,21 +27,50 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
                 "--repeat", "1"])
     out = results / "search_pocl_small.json"
     doc = json.loads(out.read_text())
-    p = doc["programs"]["scal"]
+    p = doc["programs"]["scal N=65536"]
     records = read(tmp_path / p["log"])
     assert p["evaluated"] == len(records) == 4
     # indices refer to the log's order: the winner is the fastest of those timed again
     assert records[p["winner"]]["expression"] == p["best_expression"]
     assert p["retimed"]["best_ms"] == records[p["winner"]]["kernel_ms"] == p["best_ms"]
     assert set(p["retimed"]["early_candidates"]) <= {0, 1}
-    assert "NumPy" in p["peers_ms"]
+    assert "NumPy" in p["peers_ms"] and "copy (OpenCL)" in p["ceiling_ms"]
     assert "| scal | N=65536 | 4 |" in out.with_suffix(".md").read_text()
-    assert (results / "plots" / "scal_pocl_small_mcts.png").stat().st_size > 1000
+    plot = results / "plots" / "scal_65536_pocl_small_guided.png"
+    assert plot.stat().st_size > 1000
     bench.main(["--retime-only", str(out)])
-    assert json.loads(out.read_text())["programs"]["scal"]["winner"] == p["winner"]
-    (results / "plots" / "scal_pocl_small_mcts.png").unlink()
+    assert json.loads(out.read_text())["programs"]["scal N=65536"]["winner"] == p["winner"]
+    plot.unlink()
     bench.main(["--plots-only", str(out)])
-    assert (results / "plots" / "scal_pocl_small_mcts.png").exists()
+    assert plot.exists()
+
+
+def test_the_peers_compute_what_the_programs_do():
+    """NumPy's BlackScholes and md, the peers of those programs, against the interpreter."""
+    from benchmarks import search as bench
+    from workbench.semantics import evaluate
+
+    for name, s in (("blackScholes", {"N": 256}), ("md", {"N": 128, "K": 16})):
+        args = bench.inputs_of(name, s)
+        want = evaluate(bench.program(name), *args)
+        got = bench.black_scholes(np, args[0]) if name == "blackScholes" else \
+            bench.molecular_dynamics(np, *args[0], args[1], args[2])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=2e-3, atol=2e-3 * np.abs(w).max())
+
+
+def test_a_search_stops_when_its_share_of_the_deadline_is_spent():
+    import time
+
+    import pytest
+
+    from benchmarks.search import Deadline
+    from workbench.search import StopSearch
+
+    Deadline(None)({})  # no deadline: never stops
+    Deadline(time.time() + 60)({})
+    with pytest.raises(StopSearch, match="time for this search was spent"):
+        Deadline(time.time() - 1)({})
 
 
 def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):

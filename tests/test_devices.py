@@ -218,3 +218,21 @@ def test_private_folders_are_not_taken_from_other_hands(tmp_path, monkeypatch):
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     os.chmod(shared, 0o700)
     assert userdirs.private_dir("icd") == shared / "icd"
+
+
+def test_vector_widths_are_a_probed_fact_of_each_device():
+    """Each working device lists the float vector widths whose probe kernel built, ran and
+    computed right; a width whose probe kills the process (PoCL 3.0's compiler on float16,
+    injected here) is missing, and the device still works."""
+    doc = devices_doc()
+    working = [d for d in usable(doc) if d["health"] == "ok"]
+    if not working:
+        pytest.skip("no working OpenCL device here")
+    first = working[0]
+    assert first["vector_widths"] and set(first["vector_widths"]) <= {2, 4, 8, 16}
+    env = {"WORKBENCH_PROBE_FAIL": f"crash16:{first['id']}"}
+    again = {d["id"]: d for d in devices_doc(env)["devices"]}[first["id"]]
+    assert again["health"] == "ok"
+    assert 16 not in again["vector_widths"] and 8 in again["vector_widths"]
+    status, text, _ = workbench("devices", env=env)
+    assert "ok (vectors of 2, 4, 8)" in text

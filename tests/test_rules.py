@@ -16,6 +16,22 @@ MONOIDS = [("(+)", "0"), ("(*)", "1"), ("max", "(-1000000.0)"), ("min", "1000000
            ("(λ(a, b). a + b)", "0")]
 
 L = "[float]_{L}"
+# vectorised, work-group and two-stage reductions; unrolling (rules.vectors, rules.reductions)
+REDUCTION_TEMPLATES = {
+    "reduce-vectorize": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
+    "map-reduce-vectorize": ["reduce {OP} {Z} ∘ map {F}"],
+    "map-reduceSeq-fusion": ["reduce {OP} {Z} ∘ map {F}",
+                             "join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
+    "workgroup-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z}) ∘ split {D}"],
+    "workgroup-map-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
+    "two-stage-reduction": ["reduce {OP} {Z} ∘ map {F}"],
+    "reduce-single": ["reduce (+) 0 ∘ join ∘ map (reduce {OP} {Z}) ∘ split {L}",
+                      "reduce (*) 1 ∘ join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {L}"],
+    "reduceSeq→reduceSeqUnroll": ["join ∘ map (reduceSeq {OP} {Z}) ∘ split 4",
+                                  "join ∘ map (reduceSeq (λ(acc, x). acc * 0.5 + x) 0) ∘ "
+                                  "split 2"],
+    "mapSeq→mapSeqUnroll": ["join ∘ map (mapSeq {F}) ∘ split 4"],
+}
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -93,8 +109,7 @@ TEMPLATES = {
     "reduce→iterate": ["reduce {OP} {Z}"],
     "reduce→reduceSeq (PACT)": [
         "join ∘ mapWorkgroup (join ∘ mapLocal (reduce {OP} {Z}) ∘ split 2) ∘ split {D}"],
-    "mapSeq→mapSeqUnroll": ["join ∘ mapGlobal (mapSeq {F}) ∘ split 2"],
-    "reduceSeq→reduceSeqUnroll": ["join ∘ mapGlobal (reduceSeq {OP} {Z}) ∘ split 2"],
+    **REDUCTION_TEMPLATES,
 }
 
 
@@ -295,8 +310,25 @@ REFUSALS = {
     "reduce→iterate": ("reduce (+) 0", "root", {"k": 4}, "64 is not a 4-th power"),
     "reduce→reduceSeq (PACT)": ("reduce (+) 0", "root", {},
                                 "only inside a map-local or a map-lane"),
+    "reduce-vectorize": ("reduce (+) 1", "root", {"n": 4},
+                         "it must be 0, the neutral element of (+)"),
+    "map-reduce-vectorize": ("reduce (λ(a, b). a - b) 0 ∘ map abs", "0", {"n": 4},
+                             "must be (+), (*), min or max"),
+    "map-reduceSeq-fusion": ("reduce (+) 0 ∘ mapSeq abs", "0", {},
+                             "it rewrites reduce f z ∘ map g"),
+    "workgroup-reduce": ("reduce (+) 0", "root", {"local": 8, "distribution": "strided"},
+                         "stands directly inside a mapWorkgroup"),
+    "workgroup-map-reduce": ("join ∘ mapWorkgroup (reduce (+) 0 ∘ map abs) ∘ split 16", "1.0.0",
+                             {"local": 8, "distribution": "diagonal"},
+                             "the distribution is chunked or strided, not diagonal"),
+    "two-stage-reduction": ("reduce (+) 0 ∘ map abs", "0",
+                            {"groups": 16, "local": 32, "distribution": "strided"},
+                            "16 groups of 32 work-items: 512 does not divide the array "
+                            "length 64"),
+    "reduce-single": ("reduce (+) 0", "root", {}, "the input must have one element"),
+    "reduceSeq→reduceSeqUnroll": ("reduceSeq (+) 0", "root", {},
+                                  "unrolling pays for short loops (up to 32)"),
     "mapSeq→mapSeqUnroll": ("map abs", "root", {}, "it rewrites mapSeq"),
-    "reduceSeq→reduceSeqUnroll": ("reduce (+) 0", "root", {}, "it rewrites reduceSeq"),
 }
 
 

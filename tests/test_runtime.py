@@ -141,19 +141,42 @@ def test_gpu_runs_the_same_kernel():
     np.testing.assert_allclose(outcome.value["out"], xs * 3)
 
 
-def test_wide_vectors_that_would_crash_pocl_3_are_refused_in_process():
-    info, _ = opencl_devices.find_device(None)
-    if not ("Portable" in info.platform and info.driver.startswith("3.0")):
-        pytest.skip("the default device is not PoCL 3.0")
+def test_vector_widths_that_failed_the_devices_probe_are_refused_in_process(monkeypatch):
+    """A width whose probe kernel crashes the compiler (PoCL 3.0 on float16, injected here)
+    is missing from the device's widths; a kernel using it is refused before it is built,
+    in this process, which it would otherwise end."""
     from workbench import parse
     from workbench.run import run
 
+    info, _ = opencl_devices.find_device(None)
+    monkeypatch.setenv("WORKBENCH_PROBE_FAIL", f"crash16:{info.id}")
+    probed = next(d for d in opencl_devices.devices() if d.id == info.id)
+    assert probed.ok and probed.vector_widths == (2, 4, 8)
     xs = np.arange(64, dtype=np.float32)
-    # run here, in the test's own process: building it would abort the process
     result = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16"),
                  np.float32(2.0), xs, repeat=1)
     assert result.status == "compile error"
-    assert "16-wide vectors (float16)" in result.message and "widths up to 8" in result.message
+    assert "vectors of 16 (float16) failed this device's probe" in result.message
+    assert "use widths 2, 4, 8" in result.message
     narrow = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 8"),
                  np.float32(2.0), xs, repeat=1)
     assert narrow.correct
+
+
+def test_local_memory_that_does_not_fit_the_device_is_refused_before_the_build():
+    """PoCL aborts the process on a launch asking for more local memory than it has: the
+    runtime says so instead, naming the kernel and both sizes."""
+    from workbench import parse
+    from workbench.run import run
+
+    info, device = opencl_devices.find_device(None)
+    n = device.local_mem_size // 4 * 2  # twice the device's local memory, in floats
+    xs = np.ones(n, dtype=np.float32)
+    chunk = n // 64
+    result = run(parse(f"join ∘ mapWorkgroup (join ∘ toGlobal (mapLocal (mapSeq id)) ∘ split "
+                       f"{chunk} ∘ join ∘ toLocal (mapLocal (mapSeq id)) ∘ split {chunk}) ∘ "
+                       f"split {n}"),
+                 xs, repeat=1)
+    assert result.status == "launch error"
+    assert "local memory" in result.message and f"at most {device.local_mem_size}" in \
+        result.message

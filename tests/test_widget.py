@@ -299,6 +299,7 @@ def test_search_steps_in_each_accepted_form():
                     reason="workbench.search is not installed")
 def test_search_from_the_widget_and_adopt_the_best():
     wb = Workbench(scal(), sizes={"N": 1024}, repeat=2, auto_run=False)
+    assert wb.search.strategy.value == "guided"  # the cost-guided descent by default
     wb.search.budget.value = 4
     wb.search.start_button.click()
     wb.wait(300)
@@ -306,6 +307,8 @@ def test_search_from_the_widget_and_adopt_the_best():
     assert wb.search.result is not None and wb.search.records
     assert wb.search.progress.value == min(len(wb.search.records), 4)
     assert bytes(wb.search.plot.value).startswith(b"\x89PNG")
+    # the curve shows the cost model's prediction for each candidate
+    assert all(r.get("predicted_ms") for r in wb.search.records)
     wb.search.adopt_button.click()
     assert not wb.errors.messages
     assert wb.current == wb.search.result.best

@@ -45,13 +45,21 @@ def steps_plot(labels: list[str], kernel_ms: list[float | None], failed: list[bo
     return _png(fig)
 
 
-def search_plot(times: list[float | None], best: list[float | None], budget: int) -> bytes:
+def search_plot(times: list[float | None], best: list[float | None], budget: int,
+                predicted: list[float | None] | None = None, fixed: list[int] = (),
+                early: int = 40) -> bytes:
     """Search efficiency (ICFP 2015 Fig. 12): every evaluated candidate a point, the best so
-    far a line; a failed candidate (no time) a cross on the bottom edge."""
+    far a line, vertical bars where the descent fixed a step; a failed candidate (no time) a
+    cross on the bottom edge. A guided search also shows what its cost model predicted for
+    each candidate (hollow circles) and where its first ``early`` candidates end."""
     fig = Figure(figsize=(6.4, 3.0))
     ax = fig.add_subplot()
     xs = [i + 1 for i, t in enumerate(times) if t is not None]
     ax.plot(xs, [t for t in times if t is not None], ".", color="#94a3b8", label="candidate")
+    if predicted and any(p is not None for p in predicted):
+        px = [i + 1 for i, p in enumerate(predicted) if p is not None]
+        ax.plot(px, [p for p in predicted if p is not None], "o", mfc="none", ms=4,
+                color="#0284c7", alpha=0.7, label="predicted (cost model)")
     failed = [i + 1 for i, t in enumerate(times) if t is None]
     if failed:
         ax.plot(failed, [0.02] * len(failed), "x", color="#b91c1c", clip_on=False,
@@ -59,11 +67,17 @@ def search_plot(times: list[float | None], best: list[float | None], budget: int
     bx = [i + 1 for i, b in enumerate(best) if b is not None]
     ax.step(bx, [b for b in best if b is not None], where="post", color="#ea580c",
             label="best so far")
+    for k, at in enumerate(fixed):
+        ax.axvline(at + 0.5, color="#a1a1aa", lw=0.8, label="step fixed" if k == 0 else None)
+    if budget > early and len(times) > early // 2:
+        ax.axvline(early + 0.5, color="#16a34a", lw=1, ls="--", label=f"first {early}")
+    if any(t is not None for t in times) and predicted and any(predicted):
+        ax.set_yscale("log")
     ax.set_xlim(0, max(budget, len(times), 1) + 1)
     ax.set_xlabel("evaluated candidates")
     ax.set_ylabel("kernel time (ms)")
     ax.grid(alpha=0.3)
     if xs or failed:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return _png(fig)

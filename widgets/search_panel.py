@@ -1,5 +1,7 @@
-"""The auto-search panel (SPEC 8, 11): strategy, budget, device, a progress bar and the live
-search-efficiency curve while ``workbench.search.search`` runs in the background, and
+"""The auto-search panel (SPEC 8, 11): strategy (the cost-guided descent by default), budget,
+device, a progress bar and the live search-efficiency curve (each candidate's time, the best
+so far, the cost model's prediction for each, the steps fixed, the first 40) while
+``workbench.search.search`` runs in the background, and
 "adopt best", which continues the derivation with the best candidate's steps (the steps it
 replaces are kept as a branch).
 
@@ -55,8 +57,9 @@ class SearchPanel(w.VBox):
         self._adopt = adopt
         self._errors = errors
         self.search_fn = search
-        self.strategy = w.Dropdown(options=tuple(STRATEGIES),
-                                   description="strategy", layout=w.Layout(width="220px"))
+        self.strategy = w.Dropdown(options=tuple(STRATEGIES), description="strategy",
+                                   value="guided" if "guided" in STRATEGIES else None,
+                                   layout=w.Layout(width="220px"))
         self.budget = w.BoundedIntText(value=40, min=1, max=100_000, description="budget",
                                        layout=w.Layout(width="160px"))
         self.start_button = w.Button(description="search from this step", icon="search",
@@ -173,7 +176,9 @@ class SearchPanel(w.VBox):
         times, best = self._times()
         if best and best[-1] is not None:
             self.best.value = f"best so far: {best[-1]:.4f} ms ({n} candidates)"
-        self.plot.value = plots.search_plot(times, best, self.progress.max)
+        predicted = [_get(r, "predicted_ms") for r in self.records]
+        fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
+        self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
 
     def adopt(self) -> None:
         if self.result is None:

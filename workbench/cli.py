@@ -385,9 +385,12 @@ def show_devices(doc: dict) -> str:
     lines = []
     for d in doc["devices"]:
         mark = "*" if d["id"] == doc["default"] else " "
+        widths = d.get("vector_widths") or []
+        vectors = f" (vectors of {', '.join(map(str, widths))})" if d["health"] == "ok" and \
+            widths else ""
         lines.append(f"{mark} {d['id']}  {d['name']} ({d['platform']}, {d['kind']}, "
                      f"{d['compute_units']} compute units, driver {d['driver']})  "
-                     f"{d['health']}")
+                     f"{d['health']}{vectors}")
     if doc["default"] is not None:
         lines.append("* the default device (WORKBENCH_DEVICE=<id> chooses another)")
     else:

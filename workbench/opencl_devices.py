@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import WorkbenchError
-from .probe import INJECT_ENV, PROBE_VERSION, injected
+from .probe import INJECT_ENV, PROBE_VERSION, VECTOR_WIDTHS, injected
 from .userdirs import private_dir
 
 NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
@@ -125,6 +125,9 @@ class DeviceInfo:
     local_memory_bytes: int
     doubles: bool
     health: str = "unknown"
+    # the float vector widths whose probe built, ran and computed right (a device fact:
+    # PoCL 3.0's compiler aborts on 16 on some CPUs); empty before the device was probed
+    vector_widths: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -189,7 +192,8 @@ def _enumerate() -> list[tuple[DeviceInfo, object]]:
 
 # --- health -----------------------------------------------------------------------------------
 
-_HEALTH: dict[str, str] = {}  # health key -> "ok" / "broken: reason", for this process
+# health key -> ("ok" / "broken: reason", vector widths), for this process
+_HEALTH: dict[str, tuple[str, tuple[int, ...]]] = {}
 
 
 @functools.cache
@@ -240,17 +244,31 @@ def _write_cache(entries: dict) -> None:
     os.replace(tmp, path)
 
 
-def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, str]:
-    """Health of each device, probed in child processes (``python -m workbench.probe``): a
-    device whose probe kills or hangs its process is broken, and the others are probed by a
-    fresh one."""
-    out: dict[str, str] = {}
-    waiting = [i.id for i in infos]
+def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Health and vector widths of each device, probed in child processes (``python -m
+    workbench.probe``): a device whose probe kills or hangs its process is broken, and the
+    others are probed by a fresh one; a vector width whose probe kills or hangs it is
+    missing from the device's widths, and the next widths are probed by a fresh one."""
+    health: dict[str, str | None] = {i.id: None for i in infos}
+    widths: dict[str, dict[int, bool]] = {i.id: {} for i in infos}
     limit = _probe_timeout()
-    while waiting:
-        child = subprocess.Popen([sys.executable, "-c", PROBE_CHILD, *waiting],
+
+    def work(device_id: str) -> str | None:
+        if health[device_id] is None:
+            return device_id
+        if health[device_id] != "ok":
+            return None
+        missing = [n for n in VECTOR_WIDTHS if n not in widths[device_id]]
+        return f"{device_id}/{missing[0]}" if missing else None
+
+    while True:
+        todo = [item for item in map(work, health) if item is not None]
+        if not todo:
+            break
+        child = subprocess.Popen([sys.executable, "-c", PROBE_CHILD, *todo],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         current, deadline = None, time.monotonic() + limit
+        reason = ""
         with selectors.DefaultSelector() as sel:
             sel.register(child.stdout, selectors.EVENT_READ)
             while True:
@@ -260,33 +278,47 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, str]:
                     reason = f"its probe did not finish within {limit:g} s"
                     break
                 line = child.stdout.readline()
-                if not line:  # the child is gone
+                if not line:  # the child is gone (or done)
                     code = child.wait()
                     said = _last_line(child.stderr.read())
-                    reason = (f"its probe stopped the process ({_exit_text(code)})"
-                              + (f": {said}" if said else ""))
+                    if code != 0 or current is not None:
+                        reason = (f"its probe stopped the process ({_exit_text(code)})"
+                                  + (f": {said}" if said else ""))
                     break
                 try:
                     message = json.loads(line)
                 except ValueError:
                     continue  # a driver printed something on stdout
                 if "probing" in message:
-                    current, deadline = message["probing"], time.monotonic() + limit
-                elif message.get("id") in waiting:
-                    out[message["id"]] = "ok" if message["ok"] else f"broken: {message['reason']}"
-                    waiting.remove(message["id"])
+                    current = (message["probing"], message.get("width"))
+                    deadline = time.monotonic() + limit
+                elif message.get("id") in health:
+                    device_id, n = message["id"], message.get("width")
+                    if n is None:
+                        health[device_id] = "ok" if message["ok"] else \
+                            f"broken: {message['reason']}"
+                    else:
+                        widths[device_id][n] = bool(message["ok"])
                     current = None
-                    if not waiting:
-                        reason = ""
-                        break
         child.wait()
         for stream in (child.stdout, child.stderr):
             stream.close()
-        if waiting:
-            failed = current or waiting[0]
-            out[failed] = f"broken: {reason}"
-            waiting.remove(failed)
-    return out
+        if current is None and reason:
+            current = (todo[0].partition("/")[0], None)
+        if current is not None:  # what it was probing killed or hung it
+            device_id, n = current
+            if n is None:
+                health[device_id] = f"broken: {reason}"
+            else:
+                widths[device_id][n] = False
+                if "did not finish" in reason:
+                    _UNSURE.add(device_id)
+    return {device_id: (h or "broken: no answer from its probe",
+                        tuple(n for n in VECTOR_WIDTHS if widths[device_id].get(n)))
+            for device_id, h in health.items()}
+
+
+_UNSURE: set[str] = set()  # devices a probe of which ran out of time (not kept on disk)
 
 
 def _probe_timeout() -> float:
@@ -311,7 +343,7 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     health is not known yet; ``check`` probes them again)."""
     wanted = [info for info, _ in found if only is None or info.id in only]
     keys = {info.id: health_key(info) for info in wanted}
-    known: dict[str, str] = {}
+    known: dict[str, tuple[str, tuple[int, ...]]] = {}
     if not check:
         known = {i.id: _HEALTH[keys[i.id]] for i in wanted if keys[i.id] in _HEALTH}
     missing = [i for i in wanted if i.id not in known]
@@ -322,32 +354,43 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     missing = [i for i in missing if i not in trial]
     if missing:
         known.update(_probe_with_disk_cache(missing, keys, check))
-    for device_id, health in known.items():
-        _HEALTH[keys[device_id]] = health
-    return [(replace(info, health=known.get(info.id, info.health)), device)
-            for info, device in found]
+    for device_id, probed in known.items():
+        _HEALTH[keys[device_id]] = probed
+    out = []
+    for info, device in found:
+        if info.id in known:
+            health, widths = known[info.id]
+            info = replace(info, health=health, vector_widths=widths)
+        out.append((info, device))
+    return out
 
 
 def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
-                           check: bool) -> dict[str, str]:
-    """Health from the user's cache, probing what it does not hold; one process at a time
-    probes (search workers starting together wait for the first one's answers)."""
+                           check: bool) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Health (and vector widths) from the user's cache, probing what it does not hold; one
+    process at a time probes (search workers starting together wait for the first one's
+    answers)."""
     lock_path = private_dir("probes") / "probe.lock"
     with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             cached = {} if check else _read_cache()
-            out = {i.id: cached[keys[i.id]]["health"] for i in missing
-                   if isinstance(cached.get(keys[i.id]), dict)
-                   and isinstance(cached[keys[i.id]].get("health"), str)}
+            out = {}
+            for i in missing:
+                entry = cached.get(keys[i.id])
+                if isinstance(entry, dict) and isinstance(entry.get("health"), str) and \
+                        isinstance(entry.get("vector_widths"), list):
+                    out[i.id] = (entry["health"], tuple(int(n) for n in entry["vector_widths"]
+                                                        if n in VECTOR_WIDTHS))
             todo = [i for i in missing if i.id not in out]
             if todo:
                 probed = _probe_in_child(todo)
                 out.update(probed)
-                _write_cache({keys[device_id]: {"health": health, "device": _label(todo,
-                              device_id), "checked": time.time()}
-                              for device_id, health in probed.items()
-                              if _lasting(health)})
+                _write_cache({keys[device_id]: {"health": health, "vector_widths": list(widths),
+                                                "device": _label(todo, device_id),
+                                                "checked": time.time()}
+                              for device_id, (health, widths) in probed.items()
+                              if _lasting(health) and device_id not in _UNSURE})
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return out

@@ -3,7 +3,8 @@ last month, recorded here or on a GPU machine — never a device.
 
 - ``efficiency_curve``: ICFP 2015 Fig. 12: every evaluated candidate a point (its kernel
   time, in the order evaluated), the best-so-far line, and vertical bars where the
-  Monte-Carlo descent fixed a derivation step;
+  Monte-Carlo descent fixed a derivation step; for a guided search also the time its cost
+  model predicted for each candidate (hollow);
 - ``best_so_far_band``: best-so-far against evaluations (or wall time) over seeded repeats,
   the median and the 10–90 % band, for several strategies (random search as the baseline);
 - ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
@@ -98,6 +99,11 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
         ax.scatter(failed, np.full(len(failed), 0.02), marker="x", color="tab:red", s=14,
                    clip_on=False, transform=ax.get_xaxis_transform(),
                    label=f"failed or wrong ({len(failed)})")
+    predicted = np.array([r.get("predicted_ms") or np.nan for r in records], dtype=float)
+    if (~np.isnan(predicted)).any():  # a guided search: what its cost model expected
+        has = ~np.isnan(predicted)
+        ax.scatter(x[has], predicted[has], s=12, facecolors="none", edgecolors="tab:cyan",
+                   alpha=0.7, label="predicted (cost model)")
     if ok.any():
         ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
     else:

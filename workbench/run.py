@@ -133,11 +133,16 @@ def compare(output, expected) -> Comparison:
 
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
-        sizes=None, warmup: int = 2, time_limit_ms: float | None = None) -> RunResult:
+        sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
+        expected=None) -> RunResult:
+    """Compile, run and time ``expr`` on the arrays, and check its output against the
+    interpreter's (``expected``: the interpreter's output on these inputs, computed before,
+    e.g. of the program a search started from; by default it is computed here)."""
     try:
         _check_arguments(repeat, warmup, time_limit_ms)
         values, types = prepare_inputs(expr, arrays)
-        expected_value = evaluate(expr, *values, sizes=sizes)
+        expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else \
+            expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
             else np.stack([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
@@ -158,8 +163,11 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size,
                               tuple(program.storage.get(name, name) for name in l.args))
                 for l in program.launches]
+    local_bytes = {k.name: sum(b.length * b.scalar_dtype().itemsize for b in k.locals)
+                   for k in program.module.kernels}
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
-                          repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms)
+                          repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms,
+                          local_bytes=local_bytes)
     result = RunResult(outcome.status, outcome.message, expected=expected,
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,

@@ -50,6 +50,7 @@ def context_for(spec: str | None = None) -> _Context:
         context = cl.Context([device])
         queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
         ctx = _CONTEXTS[info.id] = _Context(info, device, context, queue)
+    ctx.info = info  # its health and vector widths as probed now
     return ctx
 
 
@@ -149,7 +150,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 outputs: dict[str, tuple[tuple[int, ...], np.dtype]],
                 scratch: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None,
                 device: str | None = None, repeat: int = 20, warmup: int = 2,
-                options: Sequence[str] = (), time_limit_ms: float | None = None) -> Outcome:
+                options: Sequence[str] = (), time_limit_ms: float | None = None,
+                local_bytes: dict[str, int] | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
@@ -164,7 +166,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     except cl.Error as err:
         return Outcome(NO_DEVICE, f"the device cannot be opened: {err}")
     # refusals that need no device, so not its lock either
-    too_large = oversized_work_group(ctx.device, launches)
+    too_large = oversized_work_group(ctx.device, launches) or \
+        oversized_local_memory(ctx.device, local_bytes or {})
     if too_large:
         return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
     crash = known_compiler_crash(ctx.info, source)
@@ -231,15 +234,19 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
 
 
 def known_compiler_crash(info: DeviceInfo, source: str) -> str | None:
-    """Why building ``source`` would kill this process (None when nothing is known): the
-    LLVM of PoCL 3.0 from PyPI aborts on every 16-wide vector kernel on x86 CPUs, so such a
-    kernel is refused before it is built (a notebook's kernel would die with it)."""
-    pocl_3 = "portable computing language" in info.platform.lower() and \
-        info.driver.startswith("3.0")
-    wide = re.search(r"\b(float|double|u?int|u?long|u?short|u?char)16\b", source)
-    if pocl_3 and wide:
-        return (f"PoCL {info.driver}'s compiler crashes on 16-wide vectors ({wide.group(0)}) "
-                f"on this CPU and would stop the process: use vector widths up to 8 here")
+    """Why building ``source`` would fail or kill this process (None when nothing is known):
+    a vector width that failed the device's probe (``DeviceInfo.vector_widths``; PoCL 3.0's
+    compiler aborts on 16-wide vectors on some CPUs) is refused before it is built, so a
+    notebook's kernel does not die with it."""
+    if not info.vector_widths:
+        return None  # not probed for widths (a device found before the probe knew them)
+    for match in re.finditer(r"\b(?:float|double|u?int|u?long|u?short|u?char)(2|4|8|16)\b",
+                             source):
+        if int(match.group(1)) not in info.vector_widths:
+            widths = ", ".join(map(str, info.vector_widths))
+            return (f"vectors of {match.group(1)} ({match.group(0)}) failed this device's "
+                    f"probe (they do not build, run or compute right here; `workbench "
+                    f"devices` shows each device's vector widths): use widths {widths}")
     return None
 
 
@@ -260,6 +267,18 @@ def oversized_work_group(device, launches: Sequence[Launch]) -> str | None:
                      f"at most {per_dim[dims[0]]} in dimension {dims[0]}")
             return (f"{launch.kernel}: work-groups of {shape} work-items do not fit the "
                     f"device ({limit})")
+    return None
+
+
+def oversized_local_memory(device, local_bytes: dict[str, int]) -> str | None:
+    """Why a kernel's local memory does not fit the device (None when all fit): checked
+    before building, since some drivers (PoCL) abort the process on a launch that asks for
+    more than they have."""
+    most = device.local_mem_size
+    for kernel, size in local_bytes.items():
+        if size > most:
+            return (f"{kernel}: its local memory ({size} bytes) does not fit the device "
+                    f"(at most {most} bytes per work-group)")
     return None
 
 

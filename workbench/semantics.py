@@ -149,6 +149,8 @@ class Evaluator:
         fast = _associative_form(fn)
         if fast is not None:
             op, element_fn = fast
+            if _is_map_vec(fn) and element_fn is not None:  # lane-wise, on each vector
+                element_fn = Prim("mapVec", (element_fn,))
             mapped = array if element_fn is None else self.map(element_fn, array)
             if not isinstance(mapped, V.Zipped) and not isinstance(mapped, tuple):
                 total = _UFUNCS[op].reduce(np.asarray(mapped), axis=self.depth)
@@ -184,12 +186,14 @@ def _associative_form(fn: Expr):
 
     Recognises ``(+)``/``(*)``, ``min``/``max`` and lambdas ``λ(acc, x). acc op g(x)``
     (or ``g(x) op acc``) where ``acc`` does not occur in ``g(x)``; ``g`` is None for the
-    identity.
+    identity; and ``mapVec`` of any of them (a vector accumulator, folded lane by lane).
     """
     if isinstance(fn, Section) and fn.left is None and fn.right is None and fn.op in _UFUNCS:
         return fn.op, None
     if isinstance(fn, Prim) and fn.name in ("min", "max"):
         return fn.name, None
+    if _is_map_vec(fn):  # a vector accumulator: the same fold in every lane
+        return _associative_form(fn.args[-1])
     if not isinstance(fn, Lambda):
         return None
     params = fn.params
@@ -215,6 +219,10 @@ def _associative_form(fn: Expr):
     if isinstance(x, str) and other == Var(x):
         return op, None
     return op, Lambda((x,), other)
+
+
+def _is_map_vec(fn: Expr) -> bool:
+    return isinstance(fn, Prim) and fn.name == "mapVec"
 
 
 _BINARY = {

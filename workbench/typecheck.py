@@ -44,6 +44,7 @@ from .types import (
     ScalarType,
     TupleType,
     Type,
+    VectorType,
     as_type,
     free_size_vars,
     function_parts,
@@ -268,6 +269,11 @@ class Checker:
         # float when the array holds floats (the papers never write 0.0f).
         if isinstance(expected, ScalarType) and is_numeric(expected):
             if own == FLOAT and expected == INT:
+                self.fail(path, f"the literal {lit.value} is not an int")
+            return expected
+        if isinstance(expected, VectorType) and is_numeric(expected.elem):
+            # a vector accumulator's initial value: the literal in every lane
+            if own == FLOAT and expected.elem == INT:
                 self.fail(path, f"the literal {lit.value} is not an int")
             return expected
         return own

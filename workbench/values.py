@@ -143,6 +143,19 @@ def concat(values: list, depth: int):
     return np.concatenate(arrays, axis=depth)
 
 
+def lanes(parts: tuple, depth: int) -> Zipped:
+    """A tuple of vectors (ndarrays with their lane axis at ``depth``) and scalars as one
+    vector of tuples, each scalar widened to every lane (``mapVec`` on a tuple)."""
+    n = next(np.shape(leaf)[depth] for leaf in leaves(parts) if np.ndim(leaf) > depth)
+
+    def widen(part):
+        if isinstance(part, tuple):  # (acc, (x, y)): the tuples inside, lane by lane
+            return tuple(widen(p) for p in part)
+        return part if np.ndim(part) > depth else full_like_length(part, depth, n)
+
+    return Zipped(tuple(widen(p) for p in parts))
+
+
 def full_like_length(value, depth: int, n: int):
     """``value`` (at depth) repeated ``n`` times as an array at depth."""
     return collect(lift(value, depth, depth + 1), depth, n)

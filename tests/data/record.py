@@ -2,8 +2,10 @@
 
     python -m tests.data.record
 
-A replay draws the same candidates only with the same rule catalogue, so run this whenever
-rules are added or changed (on the CPU default; the tests replay with RECORDED_BUDGET)."""
+A replay draws the same candidates only with the same rule catalogue (and, for the guided
+search, the same cost-model priors in workbench/search/calibration.json), so run this
+whenever rules or priors change (on the CPU default; the tests replay with
+RECORDED_BUDGET)."""
 
 from pathlib import Path
 
@@ -14,7 +16,7 @@ DATA = Path(__file__).parent
 BUDGET = 24
 
 if __name__ == "__main__":
-    for strategy in ("mcts", "random"):
+    for strategy in ("mcts", "random", "guided"):
         log = DATA / f"asum_4096_{strategy}.jsonl"
         log.unlink(missing_ok=True)
         result = search(library("blas")["asum"], "[float]_4096", strategy=strategy,

@@ -237,7 +237,10 @@ class KernelBuilder(Patterns):
     def scalar_call(self, fn: Expr, args: list[Value], typing, env: dict | None = None
                     ) -> ir.Value:
         """A call of a scalar function; its free variables (``a`` in ``(*a)``) become extra
-        parameters of the function."""
+        parameters of the function. ``mapVec f`` is f generated for vector arguments (the
+        operator of a reduction with a vector accumulator)."""
+        if isinstance(fn, Prim) and fn.name == "mapVec":
+            fn = fn.args[-1]
         free = sorted(fn.free_vars()) if not isinstance(fn, UserFun) else []
         if isinstance(fn, UserFun) or (isinstance(fn, Lambda) and not free):
             target = fn

@@ -65,6 +65,8 @@ class CProgram:
 def literal(value, t: Type) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(t, VectorType):  # a vector accumulator's start: the value in every lane
+        return f"({c_type(t)})({literal(value, t.elem)})"
     if isinstance(t, ScalarType) and t.name == "float":
         text = repr(float(value))
         return (text if "e" in text or "." in text else text + ".0") + "f"
@@ -120,6 +122,10 @@ class _Emitter:
 
     def call(self, fn: Expr, args: list[ir.Value], path: Path, env: dict) -> ir.Value:
         typing = self.typings[path]
+        if isinstance(fn, Prim) and fn.name == "mapVec":  # the lane-wise function of f
+            name = define_function(fn.args[-1], list(typing.args), self.program,
+                                   name=_function_name(fn.args[-1]))
+            return ir.Call(name, tuple(args))
         if isinstance(fn, Prim):
             return self.primitive(fn, args, typing)
         if isinstance(fn, Section):
@@ -216,12 +222,13 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     same = (body, tuple(types))  # one function per (function, argument types)
     if same in program.by_expression:
         return program.by_expression[same]
-    widths = {int(t.size.value) for t in types if isinstance(t, VectorType)}
+    widths = {int(v.size.value) for t in types for v in _vectors(t)}
     width = widths.pop() if widths else None
     if width is not None:
-        # mapVec: the scalar function applied lane-wise; OpenCL C has no overloading, so
+        # mapVec: the scalar function applied lane-wise (to vectors, or to tuples of
+        # vectors: a vector accumulator and an element); OpenCL C has no overloading, so
         # the vector version gets its own name.
-        note = annotate(body, *[t.elem if isinstance(t, VectorType) else t for t in types])
+        note = annotate(body, *[_lane(t) for t in types])
         name = f"{name}_v{width}"
         result = VectorType(note.result, Size.const(width))
     else:
@@ -236,3 +243,25 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     program.by_expression[same] = name
     program.order.append(ir.Function(name, result, decls, value))
     return name
+
+
+def _vectors(t: Type) -> list[VectorType]:
+    """The vector types in an argument type (itself, or the items of a tuple)."""
+    if isinstance(t, VectorType):
+        return [t]
+    if isinstance(t, TupleType):
+        return [v for item in t.items for v in _vectors(item)]
+    return []
+
+
+def _lane(t: Type) -> Type:
+    """One lane of a vector argument (of each vector in a tuple)."""
+    if isinstance(t, VectorType):
+        return t.elem
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_lane(item) for item in t.items))
+    return t
+
+
+def _function_name(fn: Expr) -> str:
+    return fn.name if isinstance(fn, UserFun) else "lanes"

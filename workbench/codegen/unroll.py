@@ -1,7 +1,8 @@
 """Unrolling: the loops of ``mapSeqUnroll`` and ``reduceSeqUnroll`` (level "unrolled")
 become straight-line code, one copy of the body per iteration with the index a constant, so
 their offsets fold to constants (Lift's unrolled patterns; PACT table 2). A copy that
-declares variables gets a scope of its own.
+declares variables gets a scope of its own. A loop longer than ``LIMIT`` (its length was a
+size when the rule unrolled it) stays a sequential loop.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import replace
 
 from . import ir
 
+LIMIT = 256  # copies of a body written out at most
+
 
 def unroll_body(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
     out: list[ir.Stmt] = []
@@ -17,7 +20,10 @@ def unroll_body(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
         if isinstance(stmt, ir.Loop | ir.Guard | ir.Block):
             stmt = replace(stmt, body=unroll_body(stmt.body))
         if isinstance(stmt, ir.Loop) and stmt.level == "unrolled":
-            out.extend(_copies(stmt))
+            if isinstance(stmt.extent, int) and stmt.extent <= LIMIT:
+                out.extend(_copies(stmt))
+            else:
+                out.append(replace(stmt, level="seq"))
         else:
             out.append(stmt)
     return tuple(out)

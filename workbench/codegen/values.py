@@ -14,7 +14,16 @@ from ..sizes import Size
 from ..types import ArrayType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError, ir
 from .arith import Index
-from .views import BufferView, Prefix, SplitVecView, View, ZipView, project, read
+from .views import (
+    BufferView,
+    InnerVecView,
+    Prefix,
+    SplitVecView,
+    View,
+    ZipView,
+    project,
+    read,
+)
 
 
 @dataclass(frozen=True)
@@ -61,11 +70,15 @@ def component_buffers(name: str, t: Type, role: str, space: str = "global"
             views.append(view)
         return buffers, ZipView(tuple(views))
     if isinstance(leaf_type, VectorType):
-        if not (isinstance(t, ArrayType) and t.elem is leaf_type):
-            raise CodegenError(f"{role} {name}: arrays of arrays of vectors ({t}) are not "
-                               f"stored yet")
+        if not isinstance(t, ArrayType):
+            raise CodegenError(f"{role} {name}: a vector ({t}) is stored in an array")
         buf = ir.Buffer(name, space, t, role)
-        return [buf], SplitVecView(int(leaf_type.size.value), BufferView(name, (buf.length,)))
+        width = int(leaf_type.size.value)
+        if t.elem is leaf_type:
+            return [buf], SplitVecView(width, BufferView(name, (buf.length,)))
+        # arrays of arrays of vectors (the vector partial results of work-groups, one array
+        # per group): the vectors of the innermost arrays, consecutive scalars each
+        return [buf], InnerVecView(width, BufferView(name, buf.shape))
     buf = ir.Buffer(name, space, t, role)
     return [buf], BufferView(name, buf.shape or (1,))
 

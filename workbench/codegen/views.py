@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from ..expr import Compose, Expr, Prim
 from ..layout import is_layout_primitive, rearranges_only
 from ..typecheck import annotate
-from ..types import ArrayType, Type
+from ..types import ArrayType, TupleType, Type
 from . import CodegenError, ir
 from .arith import Index, Opaque
 
@@ -118,6 +118,36 @@ class SplitVecView(View):
             raise CodegenError("the elements of a vector are not contiguous in memory here "
                                "(vectorise before reordering)")
         return VecLocation(first.buffer, first.offset, self.n)
+
+
+@dataclass(frozen=True)
+class InnerVecView(View):
+    """Nested arrays whose innermost elements are vectors of n, stored as consecutive
+    scalars in a buffer whose last level is the lanes: element [i, …, k] is the vector of
+    scalars [i, …, k, 0 … n - 1]."""
+
+    n: int
+    inner: View
+
+    def access(self, idx):
+        first = self.inner.access([*idx, 0])  # the inner view's last level is the lanes
+        return VecLocation(first.buffer, first.offset, self.n)
+
+
+@dataclass(frozen=True)
+class LanesView(View):
+    """``joinVec`` read through any view of vectors stored as consecutive scalars: scalar k
+    is lane k % n of vector k / n."""
+
+    n: int
+    inner: View
+
+    def access(self, idx):
+        k, *rest = idx
+        vector = self.inner.access([k // self.n, *rest])
+        if not isinstance(vector, VecLocation):
+            raise CodegenError("joinVec can only read vectors stored as consecutive scalars")
+        return Location(vector.buffer, vector.offset + k % self.n)
 
 
 @dataclass(frozen=True)
@@ -234,6 +264,13 @@ def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
         return ZipView(tuple(reshaped(p, shape, keep) for p in view.parts))
     if isinstance(view, Prefix):
         return Prefix(view.fixed, reshaped(view.inner, shape, keep + len(view.fixed)))
+    if isinstance(view, SplitVecView | InnerVecView) and isinstance(view.inner, BufferView):
+        # vectors stored as scalars: the same scalars as arrays of vectors of another shape
+        inner = view.inner
+        if len(shape) == 1 and not keep:
+            return SplitVecView(view.n, BufferView(inner.buffer, (shape[0] * view.n,)))
+        outer = inner.shape[:keep] if isinstance(view, InnerVecView) else ()
+        return InnerVecView(view.n, BufferView(inner.buffer, outer + tuple(shape) + (view.n,)))
     raise CodegenError(f"cannot reshape {type(view).__name__}")
 
 
@@ -323,11 +360,22 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
         return ZipView(tuple(IndexMapView(_shifted(int(o)), inner, name)
                              for o in node.args[0]))
     if name == "splitVec":
-        return SplitVecView(int(node.args[0]), inner)
+        n = int(node.args[0])
+        if isinstance(input_type.elem, TupleType):  # zipped arrays: vectors of each
+            return ZipView(tuple(SplitVecView(n, project(inner, k))
+                                 for k in range(len(input_type.elem.items))))
+        return SplitVecView(n, inner)
     if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
         if isinstance(inner, SplitVecView):
             return inner.inner
-        raise CodegenError("joinVec can only read vectors stored as consecutive scalars")
+        if isinstance(inner, ZipView) and all(isinstance(p, SplitVecView)
+                                              for p in inner.parts):
+            return ZipView(tuple(p.inner for p in inner.parts))
+        if isinstance(input_type.elem, TupleType):
+            n = int(input_type.elem.items[0].size.value)
+            return ZipView(tuple(LanesView(n, project(inner, k))
+                                 for k in range(len(input_type.elem.items))))
+        return LanesView(int(input_type.elem.size.value), inner)
     raise CodegenError(f"{name} is not a data-layout primitive")
 
 
@@ -338,6 +386,10 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
     if layout is not None and layout.write is not None:
         return IndexMapView(layout.write(node, input_type, calls or Calls()), dest, name)
     if name == "joinVec":
+        if isinstance(input_type.elem, TupleType):
+            n = int(input_type.elem.items[0].size.value)
+            return ZipView(tuple(SplitVecView(n, project(dest, k))
+                                 for k in range(len(input_type.elem.items))))
         return SplitVecView(int(input_type.elem.size.value), dest)
     if name == "map" and is_layout(node):
         return MapView(function_view(node.args[0], input_type.elem, calls, output=True), dest)

@@ -41,9 +41,13 @@ def reduce_seq_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, node.name)
     b = a.elem
     z_expr = node.args[1]
-    acc = chk.value(z_expr, env, path + (1,), expected=b if _numeric(b) else None)
+    # a literal initial value takes the elements' type, a vector's too (every lane starts
+    # at it: the accumulator of a vectorised reduction)
+    acc = chk.value(z_expr, env, path + (1,), expected=b if _numeric(b) or _numeric_vector(b)
+                    else None)
     r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
-    if r != acc and _numeric(r) and _numeric(acc) and chk_literal(z_expr):
+    if r != acc and (_numeric(r) or _numeric_vector(r)) and \
+            (_numeric(acc) or _numeric_vector(acc)) and chk_literal(z_expr):
         # An untyped literal accumulator adopts the operator's result type.
         acc = chk.value(z_expr, env, path + (1,), expected=r)
         r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
@@ -55,6 +59,10 @@ def reduce_seq_type(chk, node, args, env, path):
 
 def _numeric(t) -> bool:
     return isinstance(t, ScalarType) and t.name != "bool"
+
+
+def _numeric_vector(t) -> bool:
+    return isinstance(t, VectorType) and _numeric(t.elem)
 
 
 def chk_literal(expr) -> bool:
@@ -124,36 +132,108 @@ define(Primitive(
     layout=Layout(_reorder_stride_read, _reorder_stride_write)))
 
 
+def map_vec_type(chk, node, args, env, path):
+    """``mapVec f`` on a vector, or lane-wise on a tuple of vectors of one width (PACT's
+    vect: every scalar of f's type becomes a vector), scalars in the tuple widened to every
+    lane as OpenCL C widens them: ``mapVec (λ(acc, x). acc + abs x)`` is the operator of
+    a reduction whose accumulator is a vector."""
+    t = args[0]
+    if not isinstance(t, TupleType):
+        return map_type(chk, node, args, env, path)
+    widths = _widths(t)
+    if len(widths) != 1:
+        chk.fail(path, f"mapVec applies a function lane-wise to vectors of one width; found "
+                       f"{t}")
+    lanes = _lanes(chk, t, t, path)
+    b = chk.apply(node.args[-1], [lanes], env, path + (0,))
+    if not isinstance(b, ScalarType):
+        chk.fail(path, f"mapVec: the function must return a scalar, it returns {b}")
+    return VectorType(b, widths.pop())
+
+
+def _widths(t) -> set:
+    if isinstance(t, VectorType):
+        return {t.size}
+    if isinstance(t, TupleType):
+        return set().union(*(_widths(item) for item in t.items))
+    return set()
+
+
+def _lanes(chk, t, whole, path):
+    """A lane of a tuple of vectors (nested tuples too: (acc, (x, y)))."""
+    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
+        return t.elem
+    if isinstance(t, ScalarType):
+        return t
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_lanes(chk, item, whole, path) for item in t.items))
+    chk.fail(path, f"mapVec on a tuple takes vectors and scalars, found {t} in {whole}")
+
+
+def map_vec_semantics(ev, node, args):
+    x = args[0]
+    if isinstance(x, tuple):  # lane-wise on a tuple of vectors (and widened scalars)
+        x = V.lanes(x, ev.depth)
+    return ev.map(node.args[-1], x)
+
+
 define(Primitive(
     "mapVec", OPENCL, "(A -> B) -> <A>_I -> <B>_I", "ICFP Fig. 5",
-    "Apply a scalar function to all lanes of a SIMD vector.", map_type, map_semantics,
+    "Apply a scalar function to all lanes of a SIMD vector (of a tuple of vectors: lane by "
+    "lane).", map_vec_type, map_vec_semantics,
     params=(FUN(),), aliases=("vect", "map-vec", "MapVec"),
     extra={"map_level": "vector", "input": VectorType}))
 
 
 def split_vec_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, "splitVec")
-    if not isinstance(a.elem, ScalarType):
-        chk.fail(path, f"splitVec makes vectors of scalars, the elements are {a.elem}")
+    items = a.elem.items if isinstance(a.elem, TupleType) else (a.elem,)
+    if not all(isinstance(item, ScalarType) for item in items):
+        chk.fail(path, f"splitVec makes vectors of scalars (or tuples of them), the "
+                       f"elements are {a.elem}")
     n = chk.size(node.args[0])
     chk.require_divides(a.size, n, path, f"splitVec {n}")
+    if isinstance(a.elem, TupleType):  # zipped arrays: a tuple of vectors, one per array
+        return ArrayType(TupleType(tuple(VectorType(item, n) for item in items)), a.size / n)
     return ArrayType(VectorType(a.elem, n), a.size / n)
+
+
+def split_vec_semantics(ev, node, args):
+    x, n = args[0], ev.size(node.args[0])
+    if isinstance(x, V.Zipped):  # each array of the zip in vectors; still one zip level
+        return V.Zipped(tuple(V.split(p, ev.depth, n) for p in x.parts), x.levels)
+    return V.split(x, ev.depth, n)
 
 
 define(Primitive(
     "splitVec", OPENCL, "(n : size) -> [A]_{n×I} -> [<A>_n]_I", "ICFP Fig. 5",
-    "Group scalars into SIMD vectors of n.", split_vec_type,
-    lambda ev, node, args: V.split(args[0], ev.depth, ev.size(node.args[0])),
+    "Group scalars into SIMD vectors of n (zipped arrays: a tuple of vectors).",
+    split_vec_type, split_vec_semantics,
     params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector")))
 
 
 def join_vec_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, "joinVec")
+    if isinstance(a.elem, TupleType):
+        items = a.elem.items
+        if not all(isinstance(item, VectorType) for item in items) or \
+                len({item.size for item in items}) != 1:
+            chk.fail(path, f"joinVec: the elements must be vectors (or tuples of vectors of "
+                           f"one width), found {a.elem}")
+        return ArrayType(TupleType(tuple(item.elem for item in items)),
+                         items[0].size * a.size)
     v = array_arg(chk, a.elem, path, "joinVec (elements)", VectorType)
     return ArrayType(v.elem, v.size * a.size)
 
 
+def join_vec_semantics(ev, node, args):
+    x = args[0]
+    if isinstance(x, V.Zipped):
+        return V.Zipped(tuple(V.join(p, ev.depth) for p in x.parts), x.levels)
+    return V.join(x, ev.depth)
+
+
 define(Primitive(
     "joinVec", OPENCL, "[<A>_I]_J -> [A]_{I×J}", "ICFP Fig. 5",
-    "Flatten SIMD vectors back to scalars.", join_vec_type,
-    lambda ev, node, args: V.join(args[0], ev.depth), aliases=("join-vec", "asScalar", "AsScalar")))
+    "Flatten SIMD vectors back to scalars.", join_vec_type, join_vec_semantics,
+    aliases=("join-vec", "asScalar", "AsScalar")))

@@ -7,23 +7,36 @@ performs one rewrite or raises ``RewriteRefused`` naming the failed condition.
 Where to find a rule: ``algorithmic`` (ICFP Fig. 6: split-join, the reduce rules,
 cancellation, fusion), ``opencl`` (ICFP Fig. 7: map lowering, reduceSeq, reorderStride,
 vectorisation, toLocal/toGlobal/toPrivate), ``identity`` (PACT: id introduction and
-elimination, id as a copy), ``macros`` (map-reduce fusion), ``extraction`` (Futhark's kernel
-extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
-lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's allpairs),
-``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows it,
-unrolling), ``strategies`` (combinators).
+elimination, id as a copy), ``macros`` (map-reduce fusion), ``vectors`` (vector
+accumulators), ``reductions`` (work-group and two-stage reductions, unrolling),
+``extraction`` (Futhark's kernel extraction, G1–G7; ``flattening``, its moderate-flattening
+strategy), ``scans`` (scan lowering, blocks), ``skeletons`` (P2CL's operation map and
+pattern fusion, SkelCL's allpairs), ``pact`` (PACT's inner split/join, reduce as iterate,
+reduceSeq where PACT allows it), ``strategies`` (combinators).
 """
 
 from __future__ import annotations
 
-from . import algorithmic, extraction, identity, macros, opencl, pact, scans, skeletons
+from . import (
+    algorithmic,
+    extraction,
+    identity,
+    macros,
+    opencl,
+    pact,
+    reductions,
+    scans,
+    skeletons,
+    vectors,
+)
 from .catalogue import CATALOGUE, register, rules, unregister
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
 from .step import Step
 
 for _rule in [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES,
-              *extraction.RULES, *scans.RULES, *skeletons.RULES, *pact.RULES]:
+              *vectors.RULES, *reductions.RULES, *extraction.RULES, *scans.RULES,
+              *skeletons.RULES, *pact.RULES]:
     register(_rule)  # a second rule of the same name is refused
 
 

@@ -314,16 +314,22 @@ def combine(f: Expr, acc: Expr, x: Expr) -> Expr:
     return Apply(f, (TupleExpr((acc, x)),))
 
 
+def fused_operator(f: Expr, g: Expr) -> Expr:
+    """``λ(acc, x). f (acc, g x)``; for vectorised functions (``mapVec f``, ``mapVec g``)
+    the lane-wise ``mapVec (λ(acc, x). f (acc, g x))``, one function of vectors."""
+    if is_prim(f, "mapVec") and is_prim(g, "mapVec"):
+        return Prim("mapVec", (fused_operator(f.args[-1], g.args[-1]),))
+    avoid = f.free_vars() | g.free_vars()
+    acc, x = fresh_name("acc", avoid), fresh_name("x", avoid)
+    return Lambda(((acc, x),), combine(f, Var(acc), apply_to(g, Var(x))))
+
+
 def _reduce_seq_fusion(site: Site, p) -> list | Refused:
     node, nxt = site.node, site.next
     if not (is_prim(node, "reduceSeq") and is_prim(nxt, "mapSeq")):
         return Refused("it rewrites reduceSeq f z ∘ mapSeq g")
     f, z = node.args
-    g = nxt.args[0]
-    avoid = f.free_vars() | g.free_vars()
-    acc, x = fresh_name("acc", avoid), fresh_name("x", avoid)
-    body = combine(f, Var(acc), apply_to(g, Var(x)))
-    return [Prim("reduceSeq", (Lambda(((acc, x),), body), z))]
+    return [Prim("reduceSeq", (fused_operator(f, nxt.args[0]), z))]
 
 
 REDUCE_SEQ_FUSION = Rule(

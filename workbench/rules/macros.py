@@ -35,14 +35,14 @@ def map_reduce_fusion_steps(chunk: Size, length: Size, strided: bool = False) ->
 
 
 def _map_reduce_fusion(site: Site, p) -> list | Refused:
-    return _result(expand_map_reduce_fusion(site, p))
+    return pair_result(expand_map_reduce_fusion(site, p))
 
 
 def _map_reduce_fusion_strided(site: Site, p) -> list | Refused:
-    return _result(expand_map_reduce_fusion(site, p, strided=True))
+    return pair_result(expand_map_reduce_fusion(site, p, strided=True))
 
 
-def _result(expansion: State | Refused) -> list | Refused:
+def pair_result(expansion: State | Refused) -> list | Refused:
     """A pair rule's result: the functions that replace the pair."""
     if isinstance(expansion, Refused):
         return expansion

@@ -8,7 +8,7 @@ from ..expr import Expr, Prim, compose, subterm, walk
 from ..nesting import problem_with
 from ..primitives import PRIMITIVES
 from ..sizes import Size
-from ..types import ArrayType, ScalarType
+from ..types import ArrayType, ScalarType, TupleType
 from .algorithmic import array_length, divides, is_prim
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
@@ -109,6 +109,13 @@ def vectorisable(f: Expr) -> str | None:
     return None
 
 
+def _scalars(t) -> bool:
+    """Scalars, or tuples of scalars (zipped arrays become a tuple of vectors)."""
+    if isinstance(t, TupleType):
+        return all(isinstance(item, ScalarType) for item in t.items)
+    return isinstance(t, ScalarType)
+
+
 def _vectorise(site: Site, p) -> Expr | Refused:
     if not is_prim(site.node, "map"):
         return Refused("it rewrites a high-level map f")
@@ -116,7 +123,7 @@ def _vectorise(site: Site, p) -> Expr | Refused:
     if any(isinstance(n, Prim) and n.name == "mapVec" for _, n in walk(f)):
         return Refused("the function is already vectorised (PACT: vectorise once per path)")
     t = site.typing.args[0] if site.typing and site.typing.args else None
-    if t is not None and not (isinstance(t, ArrayType) and isinstance(t.elem, ScalarType)):
+    if t is not None and not (isinstance(t, ArrayType) and _scalars(t.elem)):
         return Refused(f"vectors hold scalars; the elements here are {t.elem}" if
                        isinstance(t, ArrayType) else "the input is not an array")
     if site.typing is not None and not isinstance(site.typing.result.elem, ScalarType):

@@ -88,23 +88,4 @@ REDUCE_SEQ_PACT = Rule(
     "PACT Fig. lowering (reduction)", _reduce_seq_pact)
 
 
-def _unroll(name: str, target: str):
-    def rewrite(site: Site, p) -> Expr | Refused:
-        if not is_prim(site.node, name):
-            return Refused(f"it rewrites {name}")
-        n = array_length(site)
-        if n is not None and n.is_integer_constant and n.value > 64:
-            return Refused(f"{n} iterations are too many to write out (at most 64)")
-        return Prim(target, site.node.args)
-    return rewrite
-
-
-UNROLL = [
-    Rule("mapSeq→mapSeqUnroll", "mapSeq f → mapSeqUnroll f", "opencl",
-         "Lift (MapSeqUnroll), complete loop unrolling", _unroll("mapSeq", "mapSeqUnroll")),
-    Rule("reduceSeq→reduceSeqUnroll", "reduceSeq f z → reduceSeqUnroll f z", "opencl",
-         "Lift (ReduceSeqUnroll), complete loop unrolling",
-         _unroll("reduceSeq", "reduceSeqUnroll")),
-]
-
-RULES = [*INNER, REDUCE_ITERATE, REDUCE_SEQ_PACT, *UNROLL]
+RULES = [*INNER, REDUCE_ITERATE, REDUCE_SEQ_PACT]

@@ -163,8 +163,9 @@ def coerce_params(rule: Rule, params: Mapping[str, object]) -> dict:
         try:
             out[name] = _parameter_value(known[name].kind, value)
         except (ValueError, TypeError, OverflowError) as err:
-            kind = "a size (a number or a size expression such as N/4)" \
-                if known[name].kind == "size" else "a whole number"
+            kind = {"size": "a size (a number or a size expression such as N/4)",
+                    "choice": "a name (one of the rule's choices)"}.get(known[name].kind,
+                                                                        "a whole number")
             raise ParameterError(f"rule {rule.name}: parameter {name} = {_short(value)} is not "
                                  f"{kind}: {_short(str(err), 200)}", rule.name, name) from None
     return out
@@ -175,6 +176,10 @@ def _parameter_value(kind: str, value: object):
 
     if isinstance(value, bool):
         raise TypeError("a truth value")
+    if kind == "choice":  # one of named alternatives (the rule says which)
+        if not isinstance(value, str):
+            raise TypeError(f"a {type(value).__name__}, not a name")
+        return value
     if kind == "size":
         size = parse_size(value) if isinstance(value, str) else Size.of(value)
         reason = magnitude_refusal(size)

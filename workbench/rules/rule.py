@@ -51,7 +51,7 @@ class RuleParam:
     name: str
     doc: str
     candidates: Callable[[Site], list] = field(compare=False)
-    kind: str = "size"  # "size" (a Size) or "int"
+    kind: str = "size"  # "size" (a Size), "int", or "choice" (a name, e.g. "strided")
 
 
 @dataclass(frozen=True)

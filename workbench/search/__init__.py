@@ -71,6 +71,7 @@ class SearchResult:
     budget: int | None = None
     from_log: int = 0  # candidates answered by the log of an earlier run (a resumed search)
     stopped: str = ""  # why the search measured fewer candidates than its budget
+    model: dict | None = None  # the guided search's cost model, fitted to its measurements
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -170,7 +171,7 @@ class SearchResult:
                 "failures": sum(1 for r in self.log if not r.get("correct")),
                 "failures_by_kind": self.failures_by_kind,
                 "first_failure": self.first_failure,
-                "from_log": self.from_log, "stopped": self.stopped}
+                "from_log": self.from_log, "stopped": self.stopped, "model": self.model}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -185,13 +186,16 @@ class Context:
     """What a strategy sees: the start, the budget, and ``measure``."""
 
     def __init__(self, start, types, sizes, budget, evaluator, log, device, seed, at,
-                 repeat, progress, batch, strategy):
+                 repeat, progress, batch, strategy, replayed: list | None = None):
         self.start, self.types, self.sizes, self.budget = start, types, sizes, budget
         self.evaluator, self.log, self.device, self.seed, self.at = (evaluator, log, device,
                                                                      seed, at)
         self.repeat, self.progress, self.batch, self.strategy = (repeat, progress, batch,
                                                                  strategy)
         self.definitions = user_functions_text(start)
+        # every candidate is checked against the interpreter's output of the start (the
+        # same, rule by rule), computed once per worker
+        self.reference = str(start)
         self.ranges = ranges_text(ranges_of(start)) if ranges_of(start) is not None else None
         self.cache = log.by_key()
         self.logged_before = set(self.cache)  # measured by an earlier run (resuming)
@@ -200,6 +204,44 @@ class Context:
         self.seen: set[str] = set()
         self.fixed: list[int] = []
         self.started = time.time()
+        self.replayed = replayed  # the records a replayed search answers from
+        self.features: dict[str, dict] = {}  # candidate key -> its cost-model features
+        self.model = self.prior_model = None  # the cost model (guided): prior and fitted
+        self._widths: tuple | None = None
+
+    @property
+    def vector_widths(self) -> tuple[int, ...] | None:
+        """The vector widths the device runs (None: unknown, e.g. a replayed search)."""
+        if self.replayed is not None:
+            return None
+        if self._widths is None:
+            from ..opencl_devices import find_device
+
+            self._widths = find_device(self.device)[0].vector_widths
+        return self._widths or None
+
+    def cost_model(self):
+        """The device's calibrated cost model (the prior of the device, or of the device a
+        replayed log was recorded on), fitted to what the log already holds."""
+        from . import cost
+
+        if self.replayed is not None:
+            names = sorted({r.get("device_name") for r in self.replayed if r.get("device_name")})
+            name = names[0] if names else ""
+            self.prior_model = cost.prior_for(name, cost.kind_of_name(name))
+        else:
+            self.prior_model = cost.model_for_device(self.device)
+        earlier = [r for r in self.cache.values() if r.get("features")]
+        return self.prior_model.fit(earlier, strength=2.0) if earlier else self.prior_model
+
+    def key_of(self, expr) -> str:
+        return job_key(str(expr), self.sizes, self.device)
+
+    def measured(self, expr) -> bool:
+        return self.key_of(expr) in self.cache
+
+    def record_of(self, expr) -> dict | None:
+        return self.cache.get(self.key_of(expr))
 
     def left(self) -> int:
         return self.budget - len(self.records)
@@ -213,17 +255,18 @@ class Context:
         records (``SearchResult.log``) are in the order candidates finished, as in the log
         file."""
         jobs, order = [], []
-        for expr, steps in candidates:
+        for expr, steps, *extra in candidates:
             text = str(expr)
             key = job_key(text, self.sizes, self.device)
             order.append(key)
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
-            jobs.append({"key": key, "expression": text, "definitions": self.definitions,
+            jobs.append({"key": key, "expression": text, "reference": self.reference,
+                         "definitions": self.definitions,
                          "types": [str(t) for t in self.types], "ranges": self.ranges,
                          "sizes": self.sizes,
                          "device": self.device, "seed": self.seed, "repeat": self.repeat,
-                         "steps": [s.as_json() for s in steps]})
+                         "steps": [s.as_json() for s in steps], **(extra[0] if extra else {})})
         for record in self.evaluator.evaluate(jobs):
             record.setdefault("finished", time.time())
             record["strategy"] = self.strategy
@@ -309,7 +352,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
         evaluator = PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
     size_env = dict(sizes or {})
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
-                  repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy)
+                  repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy,
+                  replayed=records if replay_log is not None else None)
     stop = ""
     try:
         try:
@@ -339,7 +383,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     return SearchResult(best, best_ms, best_derivation, ctx.records, len(ctx.records),
                         strategy, ctx.fixed, best_record, time.time() - start_time, timing,
                         budget=budget, from_log=ctx.from_log,
-                        stopped=stop or _why_stopped(ctx))
+                        stopped=stop or _why_stopped(ctx),
+                        model=ctx.model.as_json() if ctx.model is not None else None)
 
 
 def _interrupted(ctx: Context, log) -> str:

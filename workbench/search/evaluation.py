@@ -20,6 +20,7 @@ Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import time
 from collections.abc import Iterable, Iterator
 
@@ -37,22 +38,34 @@ def evaluate_candidate(job: dict) -> dict:
     """Run one candidate; every failure is a status in the record, never an exception."""
     start = time.perf_counter()
     record = {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
-              "sizes": job["sizes"], "device": job.get("device") or "default"}
+              "sizes": job["sizes"], "device": job.get("device") or "default",
+              **_ranking(job)}
     try:
         from ..inputs import random_inputs
         from ..notation import parse, parse_ranges, parse_type
         from ..notation.program import user_functions
         from ..run import run
-        from ..semantics import typed_input
+        from ..semantics import evaluate, typed_input
 
-        expr = parse(job["expression"], user_functions(job.get("definitions", "")))
+        functions = user_functions(job.get("definitions", ""))
+        expr = parse(job["expression"], functions)
         types = [parse_type(t) for t in job["types"]]
         ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
-        # the candidate's text carries no signature: its inputs take the job's types
-        inputs = [typed_input(v, t) for v, t in
-                  zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)]
+        # the candidate's text carries no signature: its inputs take the job's types; a
+        # worker keeps the inputs (and the program's output on them) of its last few
+        # searches, so a large input is drawn and interpreted once, not per candidate
+        key = json.dumps([job["types"], job["sizes"], job.get("seed", 0), job.get("ranges")])
+        inputs = _cached(("inputs", key), lambda: [
+            typed_input(v, t) for v, t in
+            zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
+        expected = None
+        if job.get("reference"):
+            reference = parse(job["reference"], functions)
+            expected = _cached(("expected", key, job["reference"]),
+                               lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
-                     sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0))
+                     sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
+                     expected=expected)
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
                       kernel_ms_max=result.kernel_ms_max, max_error=result.max_error,
@@ -63,6 +76,18 @@ def evaluate_candidate(job: dict) -> dict:
                       kernel_ms=None)
     record["seconds"] = time.perf_counter() - start
     return record
+
+
+_CACHE: dict = {}  # this worker's recent inputs and interpreter outputs
+_CACHE_ENTRIES = 4
+
+
+def _cached(key, make):
+    if key not in _CACHE:
+        while len(_CACHE) >= _CACHE_ENTRIES:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = make()
+    return _CACHE[key]
 
 
 def evaluate_isolated(job: dict, timeout: float) -> dict:
@@ -78,7 +103,13 @@ def evaluate_isolated(job: dict, timeout: float) -> dict:
 def failed(job: dict, status: str, message: str) -> dict:
     return {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
             "sizes": job["sizes"], "device": job.get("device") or "default", "status": status,
-            "correct": False, "message": message, "kernel_ms": None}
+            "correct": False, "message": message, "kernel_ms": None, **_ranking(job)}
+
+
+def _ranking(job: dict) -> dict:
+    """What a cost model said of the candidate (its features and predicted time), kept in
+    the record so that any log calibrates a model again."""
+    return {k: job[k] for k in ("features", "predicted_ms") if k in job}
 
 
 class InlineEvaluator:
@@ -169,7 +200,8 @@ class ReplayEvaluator:
                 yield failed(job, "not in log", "this candidate was not measured in the "
                              "replayed log")
             else:
-                yield dict(found, key=job["key"], steps=job.get("steps", found.get("steps")))
+                yield dict(found, key=job["key"], steps=job.get("steps", found.get("steps")),
+                           **_ranking(job))
 
     def close(self) -> None:
         pass

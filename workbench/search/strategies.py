@@ -12,6 +12,9 @@ measure) and spends the budget through ``Context.measure``.
   expressions visited once, each lowered by the default completion and measured in order.
 - ``ranked``: many random walks, generated without running anything, ranked by the
   analytical cost model (``cost.py``); the best ranked are measured first.
+- ``guided``: the ICFP descent guided by the device's calibrated cost model (``guided.py``):
+  walks below each next move follow the model, only the best predicted are measured, the
+  model is fitted again to each measurement.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..codegen.program import opencl
 from ..errors import WorkbenchError
 from ..rules.lowering import lower
 from . import cost
+from .guided import guided
 from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
 
 
@@ -142,4 +146,5 @@ def ranked(ctx, pool: int | None = None) -> None:
 
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
-                                   "exhaustive": exhaustive, "ranked": ranked}
+                                   "exhaustive": exhaustive, "ranked": ranked,
+                                   "guided": guided}

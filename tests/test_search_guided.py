@@ -1,0 +1,160 @@
+"""The calibrated cost model and the guided descent: the model reads access patterns and
+work from the kernel IR, fits its weights to measurements, and the guided search measures
+the candidates it predicts fastest, fits the model again to what it measured, and replays
+from a recorded log to the same candidates."""
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench import Derivation, parse
+from workbench.codegen.access import bytes_by_pattern
+from workbench.codegen.program import opencl
+from workbench.programs import library
+from workbench.search import Log, cost, read, search
+from workbench.search.evaluation import ReplayEvaluator
+from workbench.search.guided import Candidates, fits_device, rank_moves
+
+DATA = Path(__file__).parent / "data"
+ASUM = library("blas")["asum"]
+N = 1 << 16
+
+
+def compiled(steps, start=ASUM, types=(f"[float]_{N}",)):
+    d = Derivation(start, *types)
+    for rule, path, params in steps:
+        d.apply(rule, path, **params)
+    return opencl(d.current, *types, complete=True)
+
+
+CPU_STYLE = [("map-reduce-vectorize", "0", {"n": 8}),
+             ("two-stage-reduction", "2", {"groups": 4, "local": 1, "distribution": "chunked"})]
+GPU_STYLE = [("map-reduce-vectorize", "0", {"n": 4}),
+             ("two-stage-reduction", "2", {"groups": 64, "local": 64,
+                                           "distribution": "strided"})]
+
+
+# --- access patterns and features ------------------------------------------------------------
+
+def test_access_patterns_tell_a_cpus_reads_from_a_gpus():
+    cpu = bytes_by_pattern(compiled(CPU_STYLE).module)
+    gpu = bytes_by_pattern(compiled(GPU_STYLE).module)
+    assert cpu["streamed"] >= 4 * N and cpu["coalesced"] < N  # each work-item a chunk
+    assert gpu["coalesced"] >= 4 * N and gpu["streamed"] < N  # neighbours read neighbours
+    gemv = opencl(parse("λm x. mapGlobal (λrow. (reduceSeq (λ(acc, p). acc + p.0 * p.1) 0) "
+                        "(zip row x)) m"), "[[float]_64]_32", "[float]_64")
+    patterns = bytes_by_pattern(gemv.module)
+    assert patterns["shared"] == 32 * 64 * 4  # every row reads all of x
+    scattered = opencl(parse("reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (+) 0) ∘ split 64 ∘ "
+                             "reorderStride 8 ∘ join ∘ transpose ∘ split 64"), f"[float]_{N}")
+    assert bytes_by_pattern(scattered.module)["scattered"] > 0
+
+
+def test_a_vector_accumulator_is_less_sequential_work():
+    scalar = cost.program_features(compiled([
+        ("two-stage-reduction", "0", {"groups": 4, "local": 1, "distribution": "chunked"})]), 2)
+    vector = cost.program_features(compiled(CPU_STYLE), 2)
+    assert vector["chain"] * 6 < scalar["chain"]
+    assert vector["kernels"] == scalar["kernels"] + 1  # the lanes are added at the end
+
+
+# --- the model -------------------------------------------------------------------------------
+
+def test_the_weights_are_fitted_to_measured_times():
+    rng = np.random.default_rng(0)
+    true = {"kernels": 0.01, "groups": 0.1, "work": 0.3, "chain": 2.0, "coalesced": 0.03,
+            "streamed": 0.02, "shared": 0.001, "scattered": 0.3, "barriers": 0.5, "local": 1.0}
+    records = []
+    for _ in range(60):
+        f = {k: float(rng.uniform(0, 1)) / true[k] for k in cost.FEATURES}  # each matters
+        ms = sum(true[k] * f[k] for k in cost.FEATURES) * float(rng.uniform(0.97, 1.03))
+        records.append({"features": f, "kernel_ms": ms, "correct": True})
+    prior = cost.CostModel("test", "cpu", 2, dict.fromkeys(cost.FEATURES, 1.0))
+    fitted = prior.fit(records, strength=0.01)
+    assert fitted.fitted_on == 60 and fitted.source == "fitted"
+    for k in cost.FEATURES:
+        assert fitted.weights[k] == pytest.approx(true[k], rel=0.15)
+    assert all(w >= 0 for w in fitted.weights.values())
+    # failed candidates and candidates without features teach it nothing
+    assert prior.fit([{"correct": False, "kernel_ms": None, "features": {}}]) is prior
+
+
+def test_each_kind_of_device_has_a_prior():
+    gpu = cost.prior_for("some GPU", "gpu", 132)
+    cpu = cost.prior_for("some CPU", "cpu", 2)
+    assert gpu.parallelism == 132 * 2048 and cpu.parallelism == 2
+    cpu_style, gpu_style = compiled(CPU_STYLE), compiled(GPU_STYLE)
+    # each prior prefers the kernel written for its kind of device
+    assert cpu.predict(cpu.features(cpu_style)) < cpu.predict(cpu.features(gpu_style))
+    assert gpu.predict(gpu.features(gpu_style)) < gpu.predict(gpu.features(cpu_style))
+
+
+# --- the guided search -----------------------------------------------------------------------
+
+def _context(types=(f"[float]_{N}",), budget=8):
+    from workbench.search import Context
+
+    return Context(ASUM, tuple(parse_types(types)), {}, budget, ReplayEvaluator([]), Log(None),
+                   None, 0, None, 3, None, 2, "guided", replayed=[])
+
+
+def parse_types(types):
+    from workbench.notation import parse_type
+
+    return [parse_type(t) for t in types]
+
+
+def test_moves_are_ranked_by_the_best_predicted_candidate_below_them():
+    ctx = _context()
+    ctx.model = ctx.cost_model()
+    pool = Candidates(ctx, ctx.model)
+    ranked = rank_moves(ctx, pool, ASUM, [], random.Random(0))
+    predicted = [r[0] for r in ranked]
+    assert predicted == sorted(predicted) and len(ranked) > 10
+    # every candidate is complete, and predicted as the model predicts its features
+    for p, _, first, expr, steps, features in ranked[:5]:
+        assert steps[0] == first and ctx.model.predict(features) == pytest.approx(p)
+        assert "reduce " not in str(expr)  # lowered: no high-level reduce left
+
+
+def test_vector_widths_the_device_does_not_run_are_left_out():
+    wide = parse("reduce (+) 0 ∘ joinVec ∘ reduce (mapVec (+)) 0 ∘ splitVec 16")
+    assert fits_device(wide, (2, 4, 8, 16)) and not fits_device(wide, (2, 4, 8))
+    assert fits_device(wide, None)
+
+
+def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_path):
+    log = tmp_path / "guided.jsonl"
+    result = search(ASUM, f"[float]_{N}", strategy="guided", budget=8, workers=1, repeat=3,
+                    log=log)
+    assert result.evaluated == 8 and result.best_record["correct"]
+    records = read(log)
+    assert all("features" in r and "predicted_ms" in r for r in records)
+    # the first candidates are the best predicted below the first moves: first the best of
+    # three different rules, in that order (one worker: they finish in the order they were
+    # sent), then the best predicted of the others
+    diverse = records[:3]
+    assert [r["predicted_ms"] for r in diverse] == sorted(r["predicted_ms"] for r in diverse)
+    assert len({r["steps"][0]["rule"] for r in diverse}) == 3
+    rest = [r["predicted_ms"] for r in records[3:6]]
+    assert rest == sorted(rest)
+    assert result.model["fitted_on"] == sum(1 for r in records if r["correct"])
+    assert result.model["source"] == "fitted"
+    assert result.model["weights"] != cost.prior_for(kind="cpu").weights
+    assert result.fixed  # a step was fixed after the first measurements
+
+
+def test_a_recorded_guided_search_replays_to_the_same_candidates():
+    log = read(DATA / "asum_4096_guided.jsonl")
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
+                    repeat=3)
+    # the same candidates (the log holds them in the order they finished on two workers)
+    assert sorted(r["expression"] for r in result.log) == sorted(r["expression"] for r in log)
+    assert not [r for r in result.log if r["status"] == "not in log"]
+    best = min((r for r in log if r["correct"]), key=lambda r: r["kernel_ms"])
+    assert result.best_kernel_ms == best["kernel_ms"]
+    again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
+                   repeat=3)
+    assert [r["key"] for r in again.log] == [r["key"] for r in result.log]

@@ -1,0 +1,452 @@
+"""Parallel reductions as the hardware wants them (ICFP Sect. 6.1 macro rules; the
+reduction case study's versions): a fused sequential reduction, a work-group's reduction
+as a tree in local memory, and the two-stage reduction whose second stage is parallel too.
+
+How work is distributed is an explicit parameter: ``chunked`` (each work-item reduces one
+contiguous chunk: what a CPU core streams best) or ``strided`` (neighbouring work-items
+read neighbouring elements, ``reorderStride``: coalesced on a GPU, ICFP Fig. 11).
+
+Each macro is a named sequence of basic rules (``*_steps``; ``MACROS`` runs it, so a
+derivation can show the expansion); the rule itself builds the same result directly, so
+that listing the rewrites of a node with its many parameter choices stays fast (the tests
+check that both agree).
+"""
+
+from __future__ import annotations
+
+from ..expr import Expr, Prim, compose
+from ..sizes import Size
+from ..typecheck import Typing
+from ..types import ArrayType
+from .algorithmic import array_length, divides, fused_operator, is_prim
+from .rule import Refused, Rule, RuleParam, Site
+from .strategies import State, Step
+from .vectors import NEUTRAL, lanes_may_start_at, operator_of, run_steps
+
+DISTRIBUTIONS = ("chunked", "strided")
+GROUPS = (2, 4, 16, 64, 256, 1024, 4096, 16384)
+LOCAL_SIZES = (32, 64, 128, 256)  # work-groups of a two-stage reduction's first stage
+TREE_SIZES = (2, 4, 8, 16, 32, 64, 128, 256)  # of a work-group's reduction
+UNROLL_LIMIT = 32  # loops up to this length are worth unrolling (a vector's lanes, a pair)
+
+
+def _log2(n: int) -> int | None:
+    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
+
+
+def _const(n: int) -> Size:
+    return Size.const(n)
+
+
+def _length(t) -> int | None:
+    if isinstance(t, ArrayType) and t.size.is_integer_constant:
+        return int(t.size.value)
+    return None
+
+
+def _operator(node: Expr) -> tuple[Expr, Expr] | Refused:
+    """``(f, z)`` of a ``reduce f z`` that may be reduced in parallel partial results, each
+    starting at z (z neutral for f, or f idempotent)."""
+    if not is_prim(node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    f, z = node.args
+    inner = f.args[-1] if is_prim(f, "mapVec") else f
+    op = operator_of(inner)
+    if op is None:
+        return Refused(f"the operator {f} must be (+), (*), min or max (or mapVec of one): "
+                       f"the partial results are combined in another order")
+    return lanes_may_start_at(op, z) or (f, z)
+
+
+def _distribution(p) -> str | Refused:
+    d = str(p["distribution"])
+    if d not in DISTRIBUTIONS:
+        return Refused(f"the distribution is chunked or strided, not {d}")
+    return d
+
+
+# --- a work-group's reduction: a tree in local memory ---------------------------------------
+
+def tree(f: Expr, z: Expr, local: int) -> list[Expr]:
+    """The L partial results of a work-group (in local memory) reduced by halving them
+    log2 L times, pairs summed by L/2, L/4, … work-items (ICFP Fig. 10's iterate), then
+    the last one by one work-item."""
+    step = compose(Prim("join"), Prim("mapLocal", (0, Prim("reduceSeqUnroll", (f, z)))),
+                   Prim("split", (_const(2),)))
+    return [Prim("reduceSeq", (f, z)), Prim("iterate", (_const(_log2(local)), step))]
+
+
+def first_stage(f_item: Expr, z: Expr, length: Size, local: int, distribution: str,
+                space: str, level: str) -> list[Expr]:
+    """``local`` work-items (or work-groups) each reduce a chunk of length/local with
+    ``f_item``; strided: work-item j reads elements j, j + local, j + 2·local, …"""
+    chunk = length / _const(local)
+    per_item = Prim(level, (0, Prim("reduceSeq", (f_item, z))))
+    if space:
+        per_item = Prim(space, (per_item,))
+    out = [Prim("join"), per_item, Prim("split", (chunk,))]
+    if distribution == "strided":
+        out.append(Prim("reorderStride", (_const(local),)))
+    return out
+
+
+def workgroup_reduce(f: Expr, z: Expr, g: Expr | None, length: Size, local: int,
+                     distribution: str) -> list[Expr]:
+    """The functions of a work-group's reduction of ``length`` elements (fusing ``map g``
+    into the per-work-item reductions when given)."""
+    f_item = f if g is None else fused_operator(f, g)
+    return [*tree(f, z, local),
+            *first_stage(f_item, z, length, local, distribution, "toLocal", "mapLocal")]
+
+
+def workgroup_reduce_steps(local: int, chunk: Size, distribution: str,
+                           fused: bool) -> list[Step]:
+    """The basic steps of ``workgroup(-map)-reduce`` on ``reduce f z [∘ map g]`` written
+    as the function of a ``mapWorkgroup`` (paths below it)."""
+    strided = "-strided" if distribution == "strided" else ""
+    first = Step(f"map-reduce-fusion{strided}", (0, 0), {"chunk": chunk}) if fused else \
+        Step(f"reduce-chunks{strided}", (0,), {"chunk": chunk})
+    return [
+        first,                                                         # 6d 6c 6e 6f 7a 7b
+        Step("map→mapLocal", (0, 2), {"dim": _const(0)}),              # 7a
+        Step("toLocal", (0, 2), {}),                                   # 7d
+        Step("reduce-partial", (0, 0), {"n": _const(1)}),              # 6d (1)
+        Step("partial-iterate", (0, 1), {"k": _const(_log2(local))}),  # 6d (4)
+        Step("partial-reduce", (0, 1, 0, 1, 0), {}),                   # 6d (2)
+        Step("reduce→reduceSeq", (0, 1, 0, 1, 0), {}),                 # 7b
+        Step("reduceSeq→reduceSeqUnroll", (0, 1, 0, 1, 0), {}),        # unrolled pairs
+        Step("map→mapLocal", (0, 1, 0, 1), {"dim": _const(0)}),        # 7a
+        Step("reduce→reduceSeq", (0, 0), {}),                          # 7b
+    ]
+
+
+def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
+    if fused and not is_prim(site.next, "map"):
+        return Refused("it rewrites reduce f z ∘ map g")
+    found = _operator(site.node)
+    if isinstance(found, Refused):
+        return found
+    levels = [level for level, _ in site.context]
+    if not levels or levels[-1] != "workgroup":
+        return Refused("a work-group's reduction stands directly inside a mapWorkgroup")
+    typing = site.next_typing if fused else site.typing
+    t = typing.args[0] if typing and typing.args else None
+    length = _length(t)
+    if length is None:
+        return Refused("the input length must be known here")
+    return (*found, length, typing)
+
+
+def _local_params(p, length: int) -> tuple[int, str] | Refused:
+    local = int(p["local"])
+    distribution = _distribution(p)
+    if isinstance(distribution, Refused):
+        return distribution
+    if _log2(local) is None or local < 2:
+        return Refused(f"the work-items of a tree reduction are a power of two (at least 2), "
+                       f"not {local}")
+    return divides(_const(local), _const(length), f"{local} work-items") or \
+        (local, distribution)
+
+
+def _workgroup_choice(site: Site, p, fused: bool) -> tuple | Refused:
+    """``(f, z, length, typing, local, distribution)`` of a work-group reduction here."""
+    found = _workgroup_site(site, fused)
+    if isinstance(found, Refused):
+        return found
+    chosen = _local_params(p, found[2])
+    return chosen if isinstance(chosen, Refused) else (*found, *chosen)
+
+
+def _workgroup_rewrite(fused: bool):
+    def rewrite(site: Site, p):
+        found = _workgroup_choice(site, p, fused)
+        if isinstance(found, Refused):
+            return found
+        f, z, length, _, local, distribution = found
+        fns = workgroup_reduce(f, z, site.next.args[0] if fused else None, _const(length),
+                               local, distribution)
+        return fns if fused else compose(*fns)
+
+    return rewrite
+
+
+def _expand_workgroup(fused: bool):
+    def expand(site: Site, p) -> State | Refused:
+        found = _workgroup_choice(site, p, fused)
+        if isinstance(found, Refused):
+            return found
+        _, _, length, typing, local, distribution = found
+        # run inside a mapWorkgroup of one group, so that the nesting is that of the site
+        local_expr = compose(site.node, site.next) if fused else site.node
+        wrapped = Prim("mapWorkgroup", (0, local_expr))
+        one_group = Typing((ArrayType(typing.args[0], _const(1)),), typing.result)
+        state = run_steps(wrapped, one_group, workgroup_reduce_steps(
+            local, _const(length // local), distribution, fused))
+        if isinstance(state, Refused):
+            return state
+        return State(state.expr.args[1], tuple(typing.args), state.steps)
+
+    return expand
+
+
+def _local_candidates(fused: bool, sizes=TREE_SIZES):
+    def candidates(site: Site) -> list[Size]:
+        typing = site.next_typing if fused else site.typing
+        length = _length(typing.args[0] if typing and typing.args else None)
+        if length is None:
+            return []
+        return [_const(n) for n in sizes if length % n == 0]
+
+    return candidates
+
+
+def _distributions(site: Site) -> list[str]:
+    return list(DISTRIBUTIONS)
+
+
+LOCAL = RuleParam("local", "work-items of the work-group (a power of two)",
+                  _local_candidates(False))
+DISTRIBUTION = RuleParam("distribution", "chunked (each work-item a contiguous chunk) or "
+                         "strided (neighbouring work-items read neighbouring elements)",
+                         _distributions, kind="choice")
+
+WORKGROUP_REDUCE = Rule(
+    "workgroup-reduce",
+    "reduce f z → reduceSeq f z ∘ iterate (log L) (join ∘ mapLocal (reduceSeqUnroll f z) ∘ "
+    "split 2) ∘ join ∘ toLocal (mapLocal (reduceSeq f z)) ∘ split (N/L)", "macro",
+    "ICFP Sect. 6.1, Fig. 10; reduction listings 5.8, 5.13",
+    _workgroup_rewrite(False), params=(LOCAL, DISTRIBUTION),
+    doc="A work-group's reduction: L work-items each reduce a chunk into local memory, then "
+        "a tree halves them log L times. reduce-chunks, 7a, 7d, 6d, 6d (4), 6d, 7b, unroll, "
+        "7a, 7b.")
+
+WORKGROUP_MAP_REDUCE = Rule(
+    "workgroup-map-reduce",
+    "reduce f z ∘ map g → reduceSeq f z ∘ iterate (log L) (join ∘ mapLocal (reduceSeqUnroll "
+    "f z) ∘ split 2) ∘ join ∘ toLocal (mapLocal (reduceSeq (λ(acc, x). f (acc, g x)) z)) ∘ "
+    "split (N/L)", "macro", "ICFP Sect. 6.1, Fig. 10",
+    _workgroup_rewrite(True), params=(
+        RuleParam("local", LOCAL.doc, _local_candidates(True)), DISTRIBUTION),
+    pair=True,
+    doc="workgroup-reduce with map g fused into the work-items' reductions (gemv's rows: one "
+        "work-group per row). map-reduce-fusion, 7a, 7d, 6d, 6d (4), 6d, 7b, unroll, 7a, 7b.")
+
+
+# --- the two-stage reduction ---------------------------------------------------------------
+
+def two_stage(f: Expr, z: Expr, g: Expr, length: Size, groups: int, local: int,
+              distribution: str) -> list[Expr]:
+    """The functions of the two-stage reduction of ``reduce f z ∘ map g``."""
+    chunk = length / _const(groups)
+    if local == 1:  # work-groups of one work-item each reduce a chunk, then one adds them
+        return [Prim("reduceSeq", (f, z)),
+                *first_stage(fused_operator(f, g), z, length, groups, distribution, "",
+                             "mapWorkgroup")]
+    second = min(groups, local)
+    stage1 = compose(*workgroup_reduce(f, z, g, chunk, local, distribution))
+    stage2 = compose(*workgroup_reduce(f, z, None, _const(groups), second, distribution))
+    return [Prim("join"), Prim("mapWorkgroup", (0, stage2)), Prim("split", (_const(groups),)),
+            Prim("join"), Prim("mapWorkgroup", (0, stage1)), Prim("split", (chunk,))]
+
+
+def two_stage_steps(groups: int, local: int, length: Size, distribution: str) -> list[Step]:
+    strided = "-strided" if distribution == "strided" else ""
+    if local == 1:
+        return [Step(f"map-reduce-fusion{strided}", (0,), {"chunk": length / _const(groups)}),
+                Step("map→mapWorkgroup", (2,), {"dim": _const(0)}),
+                Step("reduce→reduceSeq", (0,), {})]
+    chunk = length / _const(groups)
+    second = min(groups, local)
+    return [
+        # first stage: a work-group per chunk
+        Step("reduce-partial", (0,), {"n": _const(groups)}),              # 6d (1)
+        Step("partial-split", (1,), {"j": _const(1)}),                    # 6d (5)
+        Step("split-join", (4,), {"n": chunk}),                           # 6c
+        Step("split-join-cancel", (3,), {}),                              # 6e
+        Step("map-fusion", (2,), {}),                                     # 6f
+        Step("partial-reduce", (2, 0, 0), {}),                            # 6d (2)
+        Step("map→mapWorkgroup", (2,), {"dim": _const(0)}),               # 7a
+        Step("workgroup-map-reduce", (2, 0, 0),
+             {"local": _const(local), "distribution": distribution}),
+        # second stage: one work-group reduces the partial results
+        Step("reduce-partial", (0,), {"n": _const(1)}),                   # 6d (1)
+        Step("partial-split", (1,), {"j": _const(1)}),                    # 6d (5)
+        Step("partial-reduce", (2, 0), {}),                               # 6d (2)
+        Step("reduce-single", (0,), {}),
+        Step("id-elim", (0,), {}),
+        Step("map→mapWorkgroup", (1,), {"dim": _const(0)}),               # 7a
+        Step("workgroup-reduce", (1, 0),
+             {"local": _const(second), "distribution": distribution}),
+    ]
+
+
+def _two_stage_site(site: Site, p) -> tuple | Refused:
+    if not is_prim(site.next, "map"):
+        return Refused("it rewrites reduce f z ∘ map g")
+    found = _operator(site.node)
+    if isinstance(found, Refused):
+        return found
+    f, z = found
+    length = _length(site.next_typing.args[0] if site.next_typing and site.next_typing.args
+                     else None)
+    if length is None:
+        return Refused("the input length must be known here")
+    distribution = _distribution(p)
+    if isinstance(distribution, Refused):
+        return distribution
+    groups, local = int(p["groups"]), int(p["local"])
+    if _log2(local) is None:
+        return Refused(f"the work-items of a group are 1 or a power of two, not {local}")
+    if groups < 2:
+        return Refused(f"the first stage has at least two partial results, not {groups}")
+    inner = f.args[-1] if is_prim(f, "mapVec") else f
+    if local > 1 and NEUTRAL[operator_of(inner)] is None:
+        return Refused(f"a second stage of work-groups needs z to be the neutral element of "
+                       f"the operator (+ with 0, * with 1), not {f} (use local = 1)")
+    bad = divides(_const(groups * local), _const(length),
+                  f"{groups} groups of {local} work-items")
+    if bad:
+        return bad
+    return f, z, site.next.args[0], length, groups, local, distribution
+
+
+def _two_stage(site: Site, p):
+    found = _two_stage_site(site, p)
+    if isinstance(found, Refused):
+        return found
+    f, z, g, length, groups, local, distribution = found
+    return two_stage(f, z, g, _const(length), groups, local, distribution)
+
+
+def expand_two_stage(site: Site, p) -> State | Refused:
+    found = _two_stage_site(site, p)
+    if isinstance(found, Refused):
+        return found
+    _, _, _, length, groups, local, distribution = found
+    return run_steps(compose(site.node, site.next), site.next_typing,
+                     two_stage_steps(groups, local, _const(length), distribution))
+
+
+def _group_candidates(site: Site) -> list[Size]:
+    typing = site.next_typing
+    length = _length(typing.args[0] if typing and typing.args else None)
+    if length is None:
+        return []
+    return [_const(g) for g in GROUPS if length % g == 0 and length // g >= 2]
+
+
+def _two_stage_local(site: Site) -> list[Size]:
+    typing = site.next_typing
+    length = _length(typing.args[0] if typing and typing.args else None)
+    if length is None:
+        return []
+    return [_const(1), *(_const(n) for n in LOCAL_SIZES if length % (2 * n) == 0)]
+
+
+TWO_STAGE = Rule(
+    "two-stage-reduction",
+    "reduce f z ∘ map g → join ∘ mapWorkgroup (tree) ∘ split G ∘ join ∘ mapWorkgroup "
+    "(tree ∘ join ∘ toLocal (mapLocal (reduceSeq (λ(acc, x). f (acc, g x)) z)) ∘ split I) "
+    "∘ split (N/G)", "macro", "ICFP Sect. 6.1, Fig. 10, 11; reduction listing 5.13",
+    _two_stage, params=(
+        RuleParam("groups", "partial results of the first stage (work-groups, or work-items "
+                  "when local is 1)", _group_candidates),
+        RuleParam("local", "work-items per group (1: each partial result by a work-group of "
+                  "one work-item, then one work-item adds them)", _two_stage_local),
+        DISTRIBUTION),
+    pair=True,
+    doc="A reduction in two kernels: G work-groups each reduce a chunk (map g fused) to one "
+        "value with a tree in local memory, then one work-group of min(G, L) work-items "
+        "reduces the G values the same way. With local = 1: G work-groups of one work-item "
+        "each reduce a chunk sequentially, then one work-item adds the G values (what a CPU "
+        "wants: a core per work-group, each streaming a chunk).")
+
+
+# --- small rules the macros use ---------------------------------------------------------------
+
+def _reduce_single(site: Site, p) -> Expr | Refused:
+    if not is_prim(site.node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    length = array_length(site)
+    if length is None or length != _const(1):
+        return Refused(f"the input must have one element, it has {length}")
+    f, z = site.node.args
+    inner = f.args[-1] if is_prim(f, "mapVec") else f
+    op = operator_of(inner)
+    if op is None or NEUTRAL[op] is None:
+        return Refused(f"z must be the neutral element of the operator (+ with 0, * with 1); "
+                       f"the operator here is {f}")
+    problem = lanes_may_start_at(op, z)
+    return problem or Prim("id")
+
+
+REDUCE_SINGLE = Rule(
+    "reduce-single", "reduce f z → id   (one element, z neutral for f)", "algorithmic",
+    "ICFP Fig. 4 (reduce's meaning)", _reduce_single,
+    doc="Reducing one element with the neutral element leaves it as it is.")
+
+
+def map_reduce_seq_fusion_steps() -> list[Step]:
+    return [Step("map→mapSeq", (1,), {}),                # 7a
+            Step("reduce→reduceSeq", (0,), {}),           # 7b
+            Step("reduceSeq-mapSeq-fusion", (0,), {})]    # 6f
+
+
+def expand_map_reduce_seq_fusion(site: Site, p) -> State | Refused:
+    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+        return Refused("it rewrites reduce f z ∘ map g")
+    return run_steps(compose(site.node, site.next), site.next_typing,
+                     map_reduce_seq_fusion_steps())
+
+
+def _map_reduce_seq_fusion(site: Site, p):
+    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+        return Refused("it rewrites reduce f z ∘ map g")
+    f, z = site.node.args
+    return [Prim("reduceSeq", (fused_operator(f, site.next.args[0]), z))]
+
+
+MAP_REDUCE_SEQ_FUSION = Rule(
+    "map-reduceSeq-fusion", "reduce f z ∘ map g → reduceSeq (λ(acc, x). f (acc, g x)) z",
+    "macro", "ICFP Fig. 6f, 7a, 7b", _map_reduce_seq_fusion, pair=True,
+    doc="One work-item's whole reduction, the map fused into it (no temporary array): 7a, "
+        "7b, 6f. On vectors (mapVec f, mapVec g) the result has a vector accumulator.")
+
+
+def _unroll(source: str, target: str):
+    def rewrite(site: Site, p) -> Expr | Refused:
+        if not is_prim(site.node, source):
+            return Refused(f"it rewrites {source}")
+        length = array_length(site)
+        # a length given by sizes (``split (blockSize/128)``) is unrolled when code is
+        # generated for bound sizes (a long loop then stays a loop: codegen.unroll)
+        if length is not None and length.is_integer_constant and \
+                int(length.value) > UNROLL_LIMIT:
+            return Refused(f"unrolling pays for short loops (up to {UNROLL_LIMIT}); this one "
+                           f"has {length}")
+        return Prim(target, site.node.args)
+
+    return rewrite
+
+
+UNROLLING = [
+    Rule("reduceSeq→reduceSeqUnroll", "reduceSeq f z → reduceSeqUnroll f z   (length ≤ 32)",
+         "opencl", "Lift unrolled patterns; PACT table 2",
+         _unroll("reduceSeq", "reduceSeqUnroll"),
+         doc="A short sequential reduction (a vector's lanes, a pair of a tree) as straight-"
+             "line code."),
+    Rule("mapSeq→mapSeqUnroll", "mapSeq f → mapSeqUnroll f   (length ≤ 32)", "opencl",
+         "Lift unrolled patterns; PACT table 2", _unroll("mapSeq", "mapSeqUnroll"),
+         doc="A short sequential map as straight-line code."),
+]
+
+
+MACROS = {
+    WORKGROUP_REDUCE.name: _expand_workgroup(False),
+    WORKGROUP_MAP_REDUCE.name: _expand_workgroup(True),
+    TWO_STAGE.name: expand_two_stage,
+    MAP_REDUCE_SEQ_FUSION.name: expand_map_reduce_seq_fusion,
+}
+RULES = [MAP_REDUCE_SEQ_FUSION, WORKGROUP_REDUCE, WORKGROUP_MAP_REDUCE, TWO_STAGE, REDUCE_SINGLE,
+         *UNROLLING]

@@ -1,0 +1,161 @@
+"""Vectorised reductions: PACT's vectorisation rule applied to ``reduce`` (PACT Fig.
+"vectorization"; ICFP Fig. 7e for maps). A reduction over SIMD vectors keeps one
+accumulator per lane (``mapVec ⊕`` combines two vectors lane by lane) and ends with a
+reduction across the lanes; with a vectorised map before it, the whole fused reduction
+works on vectors (``reduceSeq (mapVec (λ(acc, x). acc + abs x)) 0``: a vector accumulator).
+
+The lanes reduce interleaved elements, so the rule needs an associative and commutative
+operator (as ``reduce`` already assumes) whose initial value every lane may start from:
+the neutral element of ``+`` (0) or ``*`` (1), anything for ``min``/``max``.
+"""
+
+from __future__ import annotations
+
+from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
+from ..types import ArrayType, ScalarType, TupleType
+from .algorithmic import array_length, divides, is_prim
+from .macros import pair_result
+from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .strategies import State, Step, rule_at, seq
+
+# the operators a reduction over lanes may use, with the initial values every lane may
+# start from (None: any value, the operator being idempotent)
+NEUTRAL = {"+": 0, "*": 1, "min": None, "max": None}
+
+
+def operator_of(f: Expr) -> str | None:
+    """The associative, commutative operator of ``reduce f z``: ``(+)``, ``(*)``, ``min``,
+    ``max``, or ``λ(a, b). a op b`` (None for any other function)."""
+    if isinstance(f, Section) and f.left is None and f.right is None:
+        return f.op if f.op in NEUTRAL else None
+    if isinstance(f, Prim) and f.name in ("min", "max") and not f.args:
+        return f.name
+    if isinstance(f, Lambda):
+        params = f.params
+        if len(params) == 1 and isinstance(params[0], tuple):
+            params = params[0]
+        if len(params) != 2 or not all(isinstance(p, str) for p in params):
+            return None
+        a, b = (Var(p) for p in params)
+        body = f.body
+        if isinstance(body, BinOp) and body.op in NEUTRAL and \
+                {body.left, body.right} == {a, b} and body.left != body.right:
+            return body.op
+    return None
+
+
+def literal_value(z: Expr) -> float | None:
+    if isinstance(z, Lit) and not isinstance(z.value, bool):
+        return z.value
+    if isinstance(z, UnOp) and z.op == "-" and isinstance(z.operand, Lit):
+        return -z.operand.value
+    return None
+
+
+def lanes_may_start_at(op: str, z: Expr) -> Refused | None:
+    """Why every lane (every partial result) may not start at ``z`` (None if it may)."""
+    value = literal_value(z)
+    if value is None:
+        return Refused(f"the initial value {z} must be a number (every lane starts at it)")
+    neutral = NEUTRAL[op]
+    if neutral is not None and value != neutral:
+        return Refused(f"every lane starts at {z}, so it would count once per lane: it must "
+                       f"be {neutral}, the neutral element of ({op})")
+    return None
+
+
+def reduction_operator(site: Site) -> tuple[str, Expr, Expr] | Refused:
+    """``(op, f, z)`` of the ``reduce f z`` at the site, when its lanes or partial results
+    may each start at z; else why not."""
+    if not is_prim(site.node, "reduce"):
+        return Refused("it rewrites reduce f z")
+    f, z = site.node.args
+    op = operator_of(f)
+    if op is None:
+        return Refused(f"the operator {f} must be (+), (*), min or max (associative and "
+                       f"commutative: the lanes reduce interleaved elements)")
+    return lanes_may_start_at(op, z) or (op, f, z)
+
+
+def _reduce_vectorise(site: Site, p) -> Expr | Refused:
+    found = reduction_operator(site)
+    if isinstance(found, Refused):
+        return found
+    _, f, z = found
+    t = site.typing.args[0] if site.typing and site.typing.args else None
+    if isinstance(t, ArrayType) and not (isinstance(t.elem, ScalarType)
+                                         and t.elem.name != "bool"):
+        return Refused(f"vectors hold numbers; the elements here are {t.elem}")
+    n = p["n"]
+    bad = divides(n, array_length(site), f"splitVec {n}")
+    if bad:
+        return bad
+    return compose(site.node, Prim("joinVec"), Prim("reduce", (Prim("mapVec", (f,)), z)),
+                   Prim("splitVec", (n,)))
+
+
+def vector_widths(site: Site) -> list:
+    return powers_of_two_dividing(array_length(site), 2, 16)
+
+
+REDUCE_VECTORISE = Rule(
+    "reduce-vectorize", "reduce f z → reduce f z ∘ joinVec ∘ reduce (mapVec f) z ∘ splitVec n",
+    "opencl", "PACT vectorization (for reduce); ICFP Fig. 7e", _reduce_vectorise,
+    params=(RuleParam("n", "vector width (lanes of the accumulator)", vector_widths),),
+    doc="A reduction over vectors of n lanes, each lane reducing every n-th element, then "
+        "across the lanes. f must be (+), (*), min or max and z a value every lane may "
+        "start from.")
+
+
+# --- the macro: a vectorised map-reduce ---------------------------------------------------
+
+def map_reduce_vectorise_steps(n) -> list[Step]:
+    return [
+        Step("reduce-vectorize", (0,), {"n": n}),   # reduce f z ∘ joinVec ∘ reduce … ∘ splitVec
+        Step("vectorize", (4,), {"n": n}),          # map g → joinVec ∘ map (mapVec g) ∘ splitVec
+        Step("splitVec-joinVec", (3,), {}),          # 6e
+    ]
+
+
+def expand_map_reduce_vectorise(site: Site, p) -> State | Refused:
+    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+        return Refused("it rewrites reduce f z ∘ map g")
+    t = site.next_typing.args[0] if site.next_typing and site.next_typing.args else None
+    if isinstance(t, ArrayType) and not _scalars(t.elem):
+        return Refused(f"vectors hold scalars (or tuples of them: zipped arrays); the "
+                       f"elements here are {t.elem}")
+    n = p["n"]
+    bad = divides(n, array_length(site, of_next=True), f"splitVec {n}")
+    if bad:
+        return bad
+    return run_steps(compose(site.node, site.next), site.next_typing,
+                     map_reduce_vectorise_steps(n))
+
+
+def run_steps(local: Expr, typing, steps: list[Step]) -> State | Refused:
+    """The basic steps run on ``local`` (a node, or a pair as a composition), typed by
+    ``typing``: a macro's expansion."""
+    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
+        State(local, tuple(typing.args)))
+
+
+def _scalars(t) -> bool:
+    if isinstance(t, TupleType):
+        return all(isinstance(item, ScalarType) for item in t.items)
+    return isinstance(t, ScalarType)
+
+
+MAP_REDUCE_VECTORISE = Rule(
+    "map-reduce-vectorize",
+    "reduce f z ∘ map g → reduce f z ∘ joinVec ∘ reduce (mapVec f) z ∘ map (mapVec g) "
+    "∘ splitVec n", "macro", "PACT vectorization, ICFP Fig. 7e, 6e",
+    lambda site, p: pair_result(expand_map_reduce_vectorise(site, p)),
+    params=(RuleParam("n", "vector width (lanes of the accumulator)",
+                      lambda s: powers_of_two_dividing(array_length(s, of_next=True), 2, 16)),),
+    pair=True,
+    doc="reduce-vectorize, vectorize, splitVec-joinVec: the map and the reduction both on "
+        "vectors of n lanes, so that a fused sequential reduction has a vector accumulator "
+        "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
+
+MACROS = {MAP_REDUCE_VECTORISE.name: expand_map_reduce_vectorise}
+RULES = [REDUCE_VECTORISE, MAP_REDUCE_VECTORISE]

@@ -1,0 +1,219 @@
+"""The ICFP descent guided by a calibrated cost model (``guided``).
+
+ICFP 2015 Sect. 6.1 measures a random walk below each candidate next rule and fixes the
+rule whose walk was fastest. Here the walks are many, cheap and not run: below each next
+move, walks that take at every step the move the cost model (``cost.CostModel``, the
+device's prior fitted to what the search has measured so far) predicts fastest among a
+sample — every expression they pass, completed by the default lowering, is a candidate with
+a predicted time. Only the candidates predicted fastest, one per next move, are measured;
+the model is fitted again to the measurements; the move whose candidate measured fastest is
+fixed; and so on down to a kernel, then again from the start while budget is left. So the
+first candidates measured are the ones the model trusts most, and the model learns the
+device as the search goes (a log carries every candidate's features, so any log calibrates
+the model again).
+
+Moves whose vectors are wider than the device runs (its probed ``vector_widths``) are left
+out.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..codegen.program import opencl
+from ..expr import Expr, Prim, walk
+from ..rules.lowering import lower
+from . import cost
+from .space import Step, by_rule, moves, terminal
+
+
+class Candidates:
+    """Completed expressions with their features, computed once per search (``ctx.
+    completions``: the features do not depend on the model's weights), and predicted
+    times under the current model."""
+
+    def __init__(self, ctx, model: cost.CostModel):
+        self.ctx = ctx
+        self.model = model
+        if not hasattr(ctx, "completions"):
+            ctx.completions = {}
+        self.known: dict[str, tuple] = ctx.completions  # text -> (low, completed, features)
+
+    def complete(self, expr: Expr, steps: list[Step]) -> tuple[Expr, list[Step], dict] | None:
+        """The expression completed by the default lowering, its steps and features (None
+        when it cannot be generated)."""
+        text = str(expr)
+        if text not in self.known:
+            self.known[text] = self._complete(expr)
+        low, completed, features = self.known[text]
+        if features is None:
+            return None
+        return low, steps + [Step(s.rule, s.path, dict(s.params)) for s in completed], \
+            features
+
+    def _complete(self, expr: Expr) -> tuple:
+        try:
+            low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
+            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
+        except Exception:  # cannot be lowered or generated: not a candidate
+            return None, [], None
+        return low, completed, self.model.features(program)
+
+    def predict(self, features: dict) -> float:
+        return self.model.predict(features)
+
+
+DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
+
+
+def fits_device(expr: Expr, widths: tuple[int, ...] | None) -> bool:
+    """Whether every vector of the expression has a width the device runs."""
+    if not widths:
+        return True
+    for _, node in walk(expr):
+        if isinstance(node, Prim) and node.name == "splitVec":
+            n = node.args[0]
+            if n.is_integer_constant and int(n.value) not in widths:
+                return False
+    return True
+
+
+def _options(ctx, expr: Expr) -> list:
+    return [m for m in moves(expr, ctx.types, ctx.at) if fits_device(m.result, ctx.vector_widths)]
+
+
+def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random.Random,
+               depth: int, sample: int) -> list[tuple[float, Expr, list[Step], dict]]:
+    """A walk that takes, at every step, the move predicted fastest among a sample of the
+    moves (one parameter choice per rule and place, two for rules with many); the sample
+    takes first the moves inside what the last step rewrote (a map just lowered onto the
+    work-groups: the reduction below it), then others; every expression it passes is a
+    candidate."""
+    found = []
+    for _ in range(depth):
+        if terminal(expr):
+            break
+        groups = by_rule(_options(ctx, expr))
+        if not groups:
+            break
+        rng.shuffle(groups)
+        focus = tuple(steps[-1].path) if steps else ()
+        groups.sort(key=lambda g: tuple(g[0].path[:len(focus)]) != focus)
+        tried = []
+        for group in groups[:sample]:
+            for option in rng.sample(group, min(2, len(group))):
+                step = Step(option.rule, option.path, dict(option.params))
+                done = pool.complete(option.result, steps + [step])
+                if done is not None:
+                    tried.append((pool.predict(done[2]), option.result, steps + [step], done))
+        if not tried:
+            break
+        tried.sort(key=lambda t: t[0])
+        _, expr, steps, done = tried[0]
+        found.extend((p, *d) for p, _, _, d in tried[:3])
+    return found
+
+
+def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int = 6,
+           patience: int = 6, strength: float = 2.0) -> None:
+    rng = random.Random(ctx.seed)
+    ctx.model = ctx.cost_model()
+    idle = 0
+    while ctx.left() > 0 and idle < patience:
+        before = len(ctx.records)
+        _descent(ctx, rng, walks, depth, sample, measure, strength)
+        idle = idle + 1 if len(ctx.records) == before else 0
+
+
+def _refit(ctx, strength: float) -> None:
+    """The model fitted to everything measured so far (features from the records, or from
+    this search where a replayed log has none)."""
+    features = ctx.features
+    records = [dict(r, features=r.get("features") or features.get(r["key"]))
+               for r in ctx.records]
+    ctx.model = ctx.prior_model.fit(records, strength=strength)
+
+
+def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
+               walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
+    """The next moves from ``current``, each with the best candidate found below it and
+    that candidate's predicted time, fastest first: ``(predicted, move, first step,
+    expression, steps, features)``. Every move is completed; the ``walks`` predicted
+    fastest (and a few others, drawn at random) are walked further by the model."""
+    options = _options(ctx, current)
+    best_below: dict[int, tuple] = {}
+    firsts = []
+    for i, option in enumerate(options):
+        first = Step(option.rule, option.path, dict(option.params))
+        firsts.append(first)
+        done = pool.complete(option.result, fixed + [first])
+        if done is not None:
+            best_below[i] = (pool.predict(done[2]), *done)
+    ranked = sorted(best_below, key=lambda i: best_below[i][0])
+    chosen = ranked[:walks]
+    # a map lowered onto work-items or work-groups is walked further whatever its
+    # completion predicts: the default completion leaves the work below it sequential
+    chosen += [i for i, option in enumerate(options)
+               if option.rule in DISTRIBUTING and i not in chosen]
+    others = [i for i in range(len(options)) if i not in chosen]
+    chosen += rng.sample(others, min(len(others), max(1, walks // 3)))
+    for i in chosen:
+        for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
+                                depth, sample):
+            if i not in best_below or found[0] < best_below[i][0]:
+                best_below[i] = found
+    order = sorted(best_below, key=lambda i: best_below[i][0])
+    return [(best_below[i][0], options[i], firsts[i], *best_below[i][1:]) for i in order]
+
+
+def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measure: int,
+             strength: float) -> None:
+    current, fixed, stuck = ctx.start, [], 0
+    while ctx.left() > 0:
+        pool = Candidates(ctx, ctx.model)
+        if terminal(current):
+            done = pool.complete(current, fixed)
+            if done is not None:
+                ctx.measure([_candidate(ctx, pool, done)])
+            return
+        ranked = rank_moves(ctx, pool, current, fixed, rng, walks, depth, sample)
+        if not ranked:
+            return
+        # measure the best candidate below each of the moves predicted fastest (not measured
+        # before): half of them the best of each rule (so that the model meets every kind
+        # of kernel early, and learns what it mispredicts), the others the best overall
+        batch, taken, rules = [], set(), set()
+        want = min(measure, ctx.left())
+        for diverse in (True, False):
+            for k, (_, option, _, expr, steps, features) in enumerate(ranked):
+                if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
+                    break
+                if k in taken or ctx.measured(expr) or (diverse and option.rule in rules):
+                    continue
+                taken.add(k)
+                rules.add(option.rule)
+                batch.append(_candidate(ctx, pool, (expr, steps, features)))
+        if batch:
+            ctx.measure(batch)
+            _refit(ctx, strength)
+        # fix the move whose candidate measured fastest (measured now or before)
+        times = []
+        for k, (_, option, first, expr, _, _) in enumerate(ranked[:max(measure, 1) * 2]):
+            record = ctx.record_of(expr)
+            if record is not None and record.get("correct") and record.get("kernel_ms"):
+                times.append((record["kernel_ms"], k, option, first))
+        if not times:
+            stuck += 1
+            if stuck > 3:
+                return
+            continue
+        _, _, option, first = min(times, key=lambda t: t[:2])
+        fixed = fixed + [first]
+        current = option.result
+        ctx.fix(fixed)
+
+
+def _candidate(ctx, pool: Candidates, done) -> tuple:
+    expr, steps, features = done
+    ctx.features[ctx.key_of(expr)] = features
+    return expr, steps, {"features": features, "predicted_ms": pool.predict(features)}
