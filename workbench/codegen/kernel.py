@@ -23,6 +23,7 @@ from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
 from . import CodegenError, ir
+from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
 from .patterns import Patterns, is_literal, literal_text, short
 from .scalar import CProgram, ScalarCodegenError, c_type, define_function
@@ -54,7 +55,7 @@ class Names:
         return f"{prefix}{next(self._next)}"
 
 
-class KernelBuilder(Patterns):
+class KernelBuilder(Patterns, ArrayAccumulators):
     def __init__(self, name: str, note: Annotation, cprog: CProgram, names: Names,
                  global_buffers: list[ir.Buffer]):
         self.name = name
@@ -69,6 +70,9 @@ class KernelBuilder(Patterns):
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
         self.singles = 0  # enclosing guards (code of one work-item for a group or warp)
         self.private: set[str] = set()  # temporaries in private memory
+        # private temporaries of a work-group: each work-item holds the part its local
+        # maps write (``distribute`` gives each the size of its part)
+        self.group_private: set[str] = set()
         self.calls = Calls(self._index_function)
 
     def kernel(self, kernel_name: str, params: tuple[ir.Buffer, ...], origin: str,
@@ -164,8 +168,11 @@ class KernelBuilder(Patterns):
             elif space == "local":
                 self.locals.append(buf)
             else:
-                self.emit(ir.Allocate(buf))
+                shared = bool(self.loops) and not self.in_work_item() and not self.singles
+                self.emit(ir.Allocate(buf, owners="workgroup" if shared else ""))
                 self.private.add(buf.name)
+                if shared:
+                    self.group_private.add(buf.name)
         return view
 
     # --- functions ------------------------------------------------------------------------
@@ -234,6 +241,8 @@ class KernelBuilder(Patterns):
                     ) -> ir.Value:
         """A call of a scalar function; its free variables (``a`` in ``(*a)``) become extra
         parameters of the function."""
+        if not isinstance(fn, UserFun) and env:
+            fn, env = project_free(fn, env)
         free = sorted(fn.free_vars()) if not isinstance(fn, UserFun) else []
         if isinstance(fn, UserFun) or (isinstance(fn, Lambda) and not free):
             target = fn
@@ -367,8 +376,12 @@ class KernelBuilder(Patterns):
         raise CodegenError(f"cannot generate the value {e} yet")
 
     def at_index(self, index: Value, length: int) -> Index:
-        """An index read at run time (``at``), into an array of ``length`` elements."""
-        return Index.of(Opaque(self.scalar(index), length))
+        """An index read at run time (``at``), into an array of ``length`` elements (a
+        constant index is an index like any other)."""
+        scalar = self.scalar(index)
+        if isinstance(scalar, ir.Literal) and scalar.text.isdigit():
+            return Index.of(int(scalar.text))
+        return Index.of(Opaque(scalar, length))
 
     def layout(self, fn: Prim, typing: Typing, args: list[Value], dest) -> Value:
         view = self.view_through(fn, typing.args[0], args[0].view)
@@ -389,13 +402,55 @@ class KernelBuilder(Patterns):
                                                        else value.scalar))
 
     def writes_private(self, dest: View) -> bool:
-        return bool(buffers_of(dest) & self.private)
+        """Whether a view writes a private temporary of one work-item (not one of the
+        work-group, whose parts its work-items own)."""
+        return bool(buffers_of(dest) & (self.private - self.group_private))
 
     def pingpong(self, results: list[Type], space: str) -> list:
         return pingpong(results, lambda t: self.temporary(t, space))
 
     def reshaped(self, view: View, t: Type) -> View:
         return reshaped(view, shape(t))
+
+
+def project_free(fn: Expr, env: dict) -> tuple[Expr, dict]:
+    """``fn`` with the components it reads of tuples of the enclosing scope (``p.1`` of a
+    pair of an array and a scalar) made variables of their own, bound in the returned
+    environment: a scalar function takes scalars, not arrays."""
+    from ..expr import walk
+
+    env = dict(env)
+    while True:
+        found = None
+        for _, node in walk(fn):
+            if isinstance(node, Apply) and isinstance(node.fn, Prim) and node.fn.name == "get" \
+                    and len(node.args) == 1 and isinstance(node.args[0], Var):
+                value = env.get(node.args[0].name)
+                if value is not None and value.parts and not _passable(value):
+                    found = node
+                    break
+        if found is None:
+            return fn, env
+        owner, k = found.args[0].name, found.fn.args[0]
+        name = f"{owner}_{k}"
+        env[name] = env[owner].parts[k]
+        fn = _replace_node(fn, found, Var(name))
+
+
+def _passable(value: Value) -> bool:
+    """A value a scalar function can take: a scalar, or a tuple of such values."""
+    if value.parts:
+        return all(_passable(p) for p in value.parts)
+    return value.view is None
+
+
+def _replace_node(e: Expr, old: Expr, new: Expr) -> Expr:
+    if e == old:
+        return new
+    children = e.children()
+    if not children:
+        return e
+    return e.with_children(tuple(_replace_node(c, old, new) for c in children))
 
 
 def bind(pattern, value: Value, env: dict) -> None:

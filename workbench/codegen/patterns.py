@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, Var, walk
 from ..typecheck import Annotation, Typing, annotate
-from ..types import FLOAT, INT, ScalarType, TupleType, Type
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
 from . import CodegenError, ir
 from .arith import Index, var
 from .scalar import literal
@@ -46,6 +46,9 @@ class Patterns:
             return self.memory(fn, typing, args, path, env, dest)
         if dest is None and name == "iterate":
             return self.iterate(fn, args[0], env, None)
+        if fn.decl.extra.get("loop") and level_of(fn) is None and \
+                isinstance(result.elem, ArrayType):  # a register block (``accumulators``)
+            return self.reduce_seq_array(fn, args[0], path, env, dest)
         level = fn.decl.extra.get("map_level")
         if dest is None:
             if self.loops and (level in ("global", "workgroup") or
@@ -171,6 +174,8 @@ class Patterns:
     def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
         n = int(arg.type.size.value)
         acc_type = self.typing(path).result.elem
+        if isinstance(acc_type, ArrayType):  # a register block (``accumulators``)
+            return self.reduce_seq_array(fn, arg, path, env, dest)
         f, z = fn.args
         acc = self.fresh("acc")
         if is_literal(z):
@@ -200,6 +205,10 @@ class Patterns:
             self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
                               path=self.here(path)))
             self.store(Prefix((Index.of(0),), dest), Value(acc_type, scalar=ir.Name(acc)))
+
+
+def level_of(fn: Prim) -> str | None:
+    return fn.decl.extra.get("map_level")
 
 
 def iteration_types(fn: Prim, t: Type) -> list[Annotation]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..expr import Expr, Prim, bind_sizes, walk
 from ..notation.printer import to_text
+from ..primitives import needs_lowering
 from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
 from ..typecheck import annotate, as_type, declared_type_of, input_types_of
@@ -24,6 +25,7 @@ from ..types import Type, free_size_vars, function_parts, match_sizes, substitut
 from . import (
     CodegenError,
     barriers,
+    distribute,
     emit,
     features,
     ir,
@@ -104,13 +106,15 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
 
 def compile_module(module: ir.Module) -> ir.Module:
     """The passes over the kernel IR, in order: unrolling, launch inference (which fixes the
-    strides), barrier placement, 64-bit indices; then the check that every output element
-    is written exactly once."""
+    strides), private arrays of a work-group cut to each work-item's part, barrier
+    placement, 64-bit indices; then the check that every output element is written exactly
+    once."""
     kernels, launches = [], []
     for kernel in module.kernels:
         try:
             kernel = unroll.unroll(kernel)
             kernel, plan = launch.bind(kernel)
+            kernel = distribute.distribute(kernel)
             kernel = barriers.place(kernel, plan)
             kernel = wide.widen(kernel)
         except CodegenError as err:
@@ -125,7 +129,7 @@ def compile_module(module: ir.Module) -> ir.Module:
 
 def refuse_high_level(expr: Expr) -> None:
     for path, node in walk(expr):
-        if isinstance(node, Prim) and node.decl.high_level:
+        if needs_lowering(node):
             raise CodegenError(f"{node.name} is high-level: lower it first (e.g. "
                                f"map→mapGlobal) or use the default lowering", path, str(node))
 

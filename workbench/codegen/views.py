@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
+from ..primitives import mapped_layout
 from ..typecheck import annotate
 from ..types import ArrayType, Type
 from . import CodegenError, ir
@@ -220,8 +221,65 @@ SPECIAL = {"pad", "splitVec", "joinVec"}
 
 
 def is_layout(node: Expr) -> bool:
-    """Whether a node only rearranges data (a view, no code)."""
-    return isinstance(node, Prim) and (node.decl.layout is not None or node.name in SPECIAL)
+    """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
+    of layout primitives (``map join``, ``map transpose``), which rearranges each element."""
+    if not isinstance(node, Prim):
+        return False
+    return node.decl.layout is not None or node.name in SPECIAL or \
+        mapped_layout(node) is not None
+
+
+def _pipeline(f: Expr, t: Type) -> list[tuple[Prim, Type]]:
+    """The layout primitives of ``f`` in the order they apply, each with its input type."""
+    note = annotate(f, t)
+    fns = list(f.fns) if isinstance(f, Compose) else [f]
+    paths = [(i,) for i in range(len(fns))] if isinstance(f, Compose) else [()]
+    return [(g, note.typings[p].args[0]) for g, p in reversed(list(zip(fns, paths)))]
+
+
+def _element_read(f: Expr, t: Type, calls) -> Callable:
+    """Indices of an element of ``f``'s result -> indices of the element of its input (of
+    type t) that it is."""
+    stages = [_read_function(g, u, calls) for g, u in _pipeline(f, t)]
+
+    def read(*idx):
+        for stage in reversed(stages):  # the last primitive applied is read through first
+            idx = tuple(stage(*idx))
+        return idx
+
+    return read
+
+
+def _element_write(f: Expr, t: Type, calls) -> Callable:
+    stages = [_write_function(g, u, calls) for g, u in _pipeline(f, t)]
+
+    def write(*idx):
+        for stage in stages:
+            idx = tuple(stage(*idx))
+        return idx
+
+    return write
+
+
+def _read_function(node: Prim, t: Type, calls) -> Callable:
+    inner = mapped_layout(node) if node.decl.layout is None else None
+    if inner is not None:
+        element = _element_read(inner, t.elem, calls)
+        return lambda i, *rest: (i, *element(*rest))
+    if node.decl.layout.read is None:
+        raise CodegenError(f"{node.name} cannot be read through")
+    return node.decl.layout.read(node, t, calls)
+
+
+def _write_function(node: Prim, t: Type, calls) -> Callable:
+    inner = mapped_layout(node) if node.decl.layout is None else None
+    if inner is not None:
+        element = _element_write(inner, t.elem, calls)
+        return lambda i, *rest: (i, *element(*rest))
+    if node.decl.layout.write is None:
+        raise CodegenError(f"{node.name} cannot be written through: add a copy (map id) "
+                           f"after the computation, before the {node.name}")
+    return node.decl.layout.write(node, t, calls)
 
 
 class Calls:
@@ -254,6 +312,8 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
     ``constant(e)`` gives the IR value of a constant (pad's value)."""
     name = node.name
     layout = node.decl.layout
+    if layout is None and mapped_layout(node) is not None:
+        return IndexMapView(_read_function(node, input_type, calls or Calls()), inner, name)
     if layout is not None:
         if layout.read is None:
             raise CodegenError(f"{name} generates code only where its result is written (its "
@@ -276,6 +336,8 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
     """The output view for the input of a layout primitive whose result goes to ``dest``."""
     name = node.name
     layout = node.decl.layout
+    if layout is None and mapped_layout(node) is not None:
+        return IndexMapView(_write_function(node, input_type, calls or Calls()), dest, name)
     if layout is not None and layout.write is not None:
         return IndexMapView(layout.write(node, input_type, calls or Calls()), dest, name)
     if name == "joinVec":

@@ -97,6 +97,49 @@ class Primitive:
         return self.extra.get("map_level") is not None
 
 
+def mapped_layout(node):
+    """The function of a map that only rearranges each element of its input (``join`` of
+    ``map join``, ``transpose ∘ split 2`` of ``map (transpose ∘ split 2)``, also written
+    ``map (λx. transpose (split 2 x))``), as a composition of layout primitives; else None.
+    Such a map computes nothing: it is a view, whatever kind of map it is (but ``map id``
+    is a copy)."""
+    from ..expr import Prim
+
+    if not isinstance(node, Prim):
+        return None
+    level = node.decl.extra.get("map_level")
+    if level is None or level == "vector" or not node.args:
+        return None
+    return layout_function(node.args[-1])
+
+
+def layout_function(f):
+    """``f`` as a composition of layout primitives (or maps of them), if it is one."""
+    from ..expr import Apply, Compose, Lambda, Prim, Var, compose
+
+    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+        fns, e = [], f.body
+        while isinstance(e, Apply) and len(e.args) == 1:
+            fns.extend(e.fn.fns if isinstance(e.fn, Compose) else (e.fn,))
+            e = e.args[0]
+        if e != Var(f.params[0]) or not fns:
+            return None
+        f = compose(*fns)
+    fns = f.fns if isinstance(f, Compose) else (f,)
+    # ``map id`` is a copy (PACT: id implemented as a copy), not a view
+    ok = all(isinstance(g, Prim) and g.name != "id" and
+             (g.decl.layout is not None or mapped_layout(g) is not None) for g in fns)
+    return f if ok else None
+
+
+def needs_lowering(node) -> bool:
+    """A high-level primitive that rules must rewrite before code is generated (a map that
+    only rearranges data is a view and needs none)."""
+    from ..expr import Prim
+
+    return isinstance(node, Prim) and node.decl.high_level and mapped_layout(node) is None
+
+
 PRIMITIVES: dict[str, Primitive] = {}
 _SPELLINGS: dict[str, str] = {}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr, Path, Prim, walk
+from ..primitives import needs_lowering
 from ..types import Type
 from .rule import Refused, Site
 from .strategies import State, Step, everywhere, repeat
@@ -35,7 +36,7 @@ class LoweringRefused(WorkbenchError):
 def default_choice(site: Site) -> tuple[str, dict] | None:
     """The rule (and parameters) the default lowering applies at a node, if any."""
     node = site.node
-    if not (isinstance(node, Prim) and node.decl.high_level):
+    if not needs_lowering(node):
         return None
     if node.name == "map":
         levels = [level for level, _ in site.context]
@@ -66,7 +67,7 @@ def lower(expr: Expr, *input_types: Type | str) -> tuple[Expr, list[Step]]:
     if isinstance(state, Refused):  # repeat never refuses; kept for other strategies
         raise LoweringRefused((), expr, state.reason)
     for path, node in walk(state.expr):
-        if isinstance(node, Prim) and node.decl.high_level:
+        if needs_lowering(node):
             raise LoweringRefused(path, node, _why(state.expr, path, node, types))
     return state.expr, list(state.steps)
 
