@@ -7,17 +7,20 @@ performs one rewrite or raises ``RewriteRefused`` naming the failed condition.
 Where to find a rule: ``algorithmic`` (ICFP Fig. 6: split-join, the reduce rules,
 cancellation, fusion), ``opencl`` (ICFP Fig. 7: map lowering, reduceSeq, reorderStride,
 vectorisation, toLocal/toGlobal/toPrivate), ``identity`` (PACT: id introduction and
-elimination, id as a copy), ``macros`` (map-reduce fusion), ``strategies`` (combinators).
+elimination, id as a copy), ``interchange`` (the basic rules of register blocking and
+tiling: map interchange and fission, reduce–map interchange, transpositions, tile/untile),
+``macros`` (map-reduce fusion), ``strategies`` (combinators).
 """
 
 from __future__ import annotations
 
-from . import algorithmic, identity, macros, opencl
+from . import algorithmic, blocking, identity, interchange, macros, opencl
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
 from .step import Step
 
-rules: list[Rule] = [*algorithmic.RULES, *opencl.RULES, *identity.RULES, *macros.RULES]
+rules: list[Rule] = [*algorithmic.RULES, *interchange.RULES, *opencl.RULES, *identity.RULES,
+                     *macros.RULES, *blocking.RULES]
 CATALOGUE: dict[str, Rule] = {r.name: r for r in rules}
 assert len(CATALOGUE) == len(rules), "rule names must be unique"
 

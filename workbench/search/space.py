@@ -13,21 +13,26 @@ from __future__ import annotations
 import random
 
 from ..errors import WorkbenchError
-from ..expr import Expr, Path, Prim, walk
-from ..rules import Rewrite, apply, rewrites
+from ..expr import Expr, Path, walk
+from ..primitives import needs_lowering
+from ..rules import Rewrite, apply, blocking, interchange, rewrites
 from ..rules.lowering import lower
 from ..rules.step import Step
 from ..types import Type
 
 # Rules that only add or remove identities, or undo another rule: they make walks longer
-# without reaching new kernels.
+# without reaching new kernels. The rules of blocking and tiling (and their macros) are taken
+# by the CASES 2016 exploration (strategy "cases"), which applies them where they serve a
+# blocking or a tiling; at random most of them only reshape the program.
 NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
-                          "iterate-decomposition", "partial-reorder"})
+                          "iterate-decomposition", "partial-reorder"}
+                         | {r.name for r in interchange.RULES}
+                         | {r.name for r in blocking.RULES})
 
 
 def terminal(expr: Expr) -> bool:
     """Fully low-level: every node is known to the code generator."""
-    return not any(isinstance(n, Prim) and n.decl.high_level for _, n in walk(expr))
+    return not any(needs_lowering(n) for _, n in walk(expr))
 
 
 def within(path: Path, at: Path | None) -> bool:
@@ -36,8 +41,14 @@ def within(path: Path, at: Path | None) -> bool:
 
 def moves(expr: Expr, types: tuple[Type, ...], at: Path | None = None) -> list[Rewrite]:
     """The rewrites a search may take at ``expr`` (only inside the subtree ``at``)."""
-    return [r for r in rewrites(expr, *types)
-            if r.rule not in NOT_IN_WALKS and within(r.path, at)]
+    return [r for r in rewrites(expr, *types, rules=walk_rules()) if within(r.path, at)]
+
+
+def walk_rules() -> list:
+    """The rules walks take: the catalogue (with rules registered since) but NOT_IN_WALKS."""
+    from ..rules import CATALOGUE
+
+    return [r for r in CATALOGUE.values() if r.name not in NOT_IN_WALKS]
 
 
 class DeadEnd(WorkbenchError):
@@ -81,7 +92,7 @@ def _random_move(expr: Expr, types, rng: random.Random, at) -> Rewrite | None:
     paths = [p for p, _ in walk(expr) if within(p, at)]
     rng.shuffle(paths)
     for path in paths:
-        options = [r for r in rewrites(expr, *types, at=path) if r.rule not in NOT_IN_WALKS]
+        options = rewrites(expr, *types, at=path, rules=walk_rules())
         if options:
             return rng.choice(rng.choice(by_rule(options)))
     return None
