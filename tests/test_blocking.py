@@ -34,13 +34,16 @@ def test_1d_blocking_is_the_slides_register_blocking():
 def test_2d_blocking_accumulates_a_block():
     e = apply(MM, "2d-blocking", "0.0", *TYPES, k=4, l=2)
     same(e)
-    assert "(replicate 2 (replicate 4 0.0))" in str(e)
+    # k rows of l columns, the rows outermost
+    assert "(replicate 4 (replicate 2 0.0))" in str(e)
 
 
 def test_blocking_tiling_and_innermost_tiling_compose_into_the_tiled_multiply():
     d = Derivation(MM, *TYPES, name="mm")
     d.apply("2d-blocking", "0.0", k=2, l=2)
-    d.apply("tiling", "0.0.2", m=2, n=2)
+    blocks = next(r.path for r in _rewrites(d, "tiling") if r.params["m"] == 2
+                  and r.params["n"] == 2)
+    d.apply("tiling", blocks, m=2, n=2)
     tile = next(p for p, r in [(r.path, r) for r in _rewrites(d, "innermost-tiling")])
     d.apply("innermost-tiling", tile, s=8)
     same(d.current)

@@ -23,6 +23,12 @@ MM = ("λa b. map (λrowA. join (map (λcolB. (reduce (+) 0 ∘ map (*)) (zip ro
 MM_TILED = ("λa b. (untile ∘ map (λas. map (λbs. map (λrowA. map (λcolB. (reduce (+) 0 ∘ "
             "map (*)) (zip rowA colB)) bs) as) (split 2 (transpose b))) ∘ split 2) a",
             MM[1])
+# A work-group's reduction with an array accumulator updated by its local maps (the shape of
+# a tiled matrix multiplication): the copies into local, private and global memory apply.
+GROUP_REDUCTION = (
+    "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). mapLocal 1 (λ(r, p). mapLocal 0 "
+    "(λ(c, q). c + at 0 p * at 1 q) (zip r x.1)) (zip acc x.0)) (replicate 4 (replicate 4 0.0)) "
+    "(zip m n)) (zip a b)", ["[[[[float]_4]_4]_{K}]_{R}", "[[[[float]_4]_4]_{K}]_{R}"])
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -93,6 +99,12 @@ TEMPLATES = {
     "apply-compose": [("λxs. map {F} (map {G} xs)", [L])],
     "eta": ["map abs", "map (*2.5)", ("map (map {F})", [MATRIX])],
     "beta": [("λxs. (λys. map {F} ys) xs", [L]), "map (λx. (+) (x, 1.5))"],
+    "map→mapSeqUnroll": ["map {F}", ("map (map {F})", [MATRIX])],
+    "local-copy": [GROUP_REDUCTION],
+    "private-accumulator": [GROUP_REDUCTION],
+    "copy-out": [GROUP_REDUCTION],
+    "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
+              "cols) (split 2 (transpose b)))) a", MM[1])],
     "1d-blocking": [MM],
     "2d-blocking": [MM],
     "tiling": [MM],
@@ -308,7 +320,13 @@ REFUSALS = {
     "beta": ("λxs. map abs xs", "0", {}, "(λx. e) a"),
     "1d-blocking": ("map abs", "root", {"k": 4}, "it rewrites a map of a lambda"),
     "2d-blocking": ("map (λx. abs x)", "root", {"k": 4, "l": 4},
-                    "the map computes no reduction"),
+                    "no map over columns inside the map over rows"),
+    "map→mapSeqUnroll": ("mapSeq abs", "root", {}, "it rewrites a high-level map f"),
+    "local-copy": ("map abs", "root", {"k": 0, "t": 0, "l1": 2, "l0": 2},
+                   "a reduction's operator λ(acc, x). e"),
+    "private-accumulator": ("map abs", "root", {}, "it rewrites reduceSeq f z"),
+    "copy-out": ("map abs", "root", {}, "reduceSeq f z xs"),
+    "pack": ("map abs", "root", {"k": 0, "t": 0}, "a whole program λxs. e"),
     "tiling": ("map (λx. abs x)", "root", {"m": 4, "n": 4}, "two nested maps"),
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
 }

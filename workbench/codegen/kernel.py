@@ -18,7 +18,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from itertools import count as counter
 
-from ..expr import Apply, Compose, Expr, Lambda, Lit, Path, Prim, UserFun, Var
+from ..expr import Apply, Compose, Expr, Lambda, Lit, Path, Prim, UserFun, Var, fresh_name
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
@@ -194,7 +194,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         if isinstance(fn, Apply):  # a partial application such as (dot xs) row
             own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
             return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
-        if isinstance(fn, Lambda) and (not _scalar(result) or any(a.view for a in args)):
+        if isinstance(fn, Lambda) and (not _scalar(result) or any(holds_array(a) for a in args)
+                                       or reads_arrays(fn, env)):
             inner = dict(env)
             params = fn.params
             for pattern, value in zip(params, args):
@@ -417,24 +418,39 @@ def project_free(fn: Expr, env: dict) -> tuple[Expr, dict]:
     """``fn`` with the components it reads of tuples of the enclosing scope (``p.1`` of a
     pair of an array and a scalar) made variables of their own, bound in the returned
     environment: a scalar function takes scalars, not arrays."""
-    from ..expr import walk
 
     env = dict(env)
     while True:
-        found = None
-        for _, node in walk(fn):
-            if isinstance(node, Apply) and isinstance(node.fn, Prim) and node.fn.name == "get" \
-                    and len(node.args) == 1 and isinstance(node.args[0], Var):
-                value = env.get(node.args[0].name)
-                if value is not None and value.parts and not _passable(value):
-                    found = node
-                    break
+        found = _free_projection(fn, env, frozenset())
         if found is None:
             return fn, env
         owner, k = found.args[0].name, found.fn.args[0]
-        name = f"{owner}_{k}"
+        name = fresh_name(f"{owner}_{k}", set(env) | _names(fn))
         env[name] = env[owner].parts[k]
-        fn = _replace_node(fn, found, Var(name))
+        fn = _replace_free(fn, found, Var(name), frozenset())
+
+
+def _names(e: Expr) -> set[str]:
+    from ..expr import walk
+
+    return {n for _, node in walk(e) for n in (node.names() if isinstance(node, Lambda) else
+                                                 (node.name,) if isinstance(node, Var) else ())}
+
+
+def _free_projection(e: Expr, env: dict, bound: frozenset):
+    """A projection ``v.k`` of a free variable v bound to a tuple holding arrays."""
+    if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.name == "get" \
+            and len(e.args) == 1 and isinstance(e.args[0], Var) \
+            and e.args[0].name not in bound:
+        value = env.get(e.args[0].name)
+        if value is not None and value.parts and not _passable(value):
+            return e
+    inner = bound | set(e.names()) if isinstance(e, Lambda) else bound
+    for child in e.children():
+        found = _free_projection(child, env, inner)
+        if found is not None:
+            return found
+    return None
 
 
 def _passable(value: Value) -> bool:
@@ -444,13 +460,27 @@ def _passable(value: Value) -> bool:
     return value.view is None
 
 
-def _replace_node(e: Expr, old: Expr, new: Expr) -> Expr:
-    if e == old:
+def _replace_free(e: Expr, old: Expr, new: Expr, bound: frozenset) -> Expr:
+    """``e`` with the free occurrences of ``old`` (a projection of a variable) replaced."""
+    if e == old and old.args[0].name not in bound:
         return new
     children = e.children()
     if not children:
         return e
-    return e.with_children(tuple(_replace_node(c, old, new) for c in children))
+    inner = bound | set(e.names()) if isinstance(e, Lambda) else bound
+    return e.with_children(tuple(_replace_free(c, old, new, inner) for c in children))
+
+
+def reads_arrays(fn: Expr, env: dict) -> bool:
+    """Whether a function reads an array of the enclosing scope (not only scalars of it,
+    which a scalar function takes as parameters)."""
+    projected, inner = project_free(fn, env)
+    return any(holds_array(inner[v]) for v in projected.free_vars() if v in inner)
+
+
+def holds_array(v: Value) -> bool:
+    """A value that is an array, or a tuple with an array in it."""
+    return v.view is not None or any(holds_array(p) for p in v.parts)
 
 
 def bind(pattern, value: Value, env: dict) -> None:

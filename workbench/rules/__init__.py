@@ -9,18 +9,20 @@ cancellation, fusion), ``opencl`` (ICFP Fig. 7: map lowering, reduceSeq, reorder
 vectorisation, toLocal/toGlobal/toPrivate), ``identity`` (PACT: id introduction and
 elimination, id as a copy), ``interchange`` (the basic rules of register blocking and
 tiling: map interchange and fission, reduce–map interchange, transpositions, tile/untile),
-``macros`` (map-reduce fusion), ``strategies`` (combinators).
+``copies`` (a work-group reduction's copies into local, private and global memory),
+``macros`` (map-reduce fusion), ``blocking`` (the four CASES 2016 macros: 1-D and 2-D
+blocking, tiling, tiling of the innermost loop), ``strategies`` (combinators).
 """
 
 from __future__ import annotations
 
-from . import algorithmic, blocking, identity, interchange, macros, opencl
+from . import algorithmic, blocking, copies, identity, interchange, macros, opencl
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import Refused, Rule, RuleParam, Site
 from .step import Step
 
-rules: list[Rule] = [*algorithmic.RULES, *interchange.RULES, *opencl.RULES, *identity.RULES,
-                     *macros.RULES, *blocking.RULES]
+rules: list[Rule] = [*algorithmic.RULES, *interchange.RULES, *opencl.RULES, *copies.RULES,
+                     *identity.RULES, *macros.RULES, *blocking.RULES]
 CATALOGUE: dict[str, Rule] = {r.name: r for r in rules}
 assert len(CATALOGUE) == len(rules), "rule names must be unique"
 

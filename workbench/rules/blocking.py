@@ -378,11 +378,17 @@ def one_d_blocking(k: Size):
 
 
 def two_d_blocking(k: Size, l: Size):
+    """The columns blocked by l, then the rows by k: the accumulator is k rows of l
+    columns, its rows outermost (each row of the block is l neighbouring elements)."""
     def body(chain: Chain) -> None:
+        node = chain.node(chain.at)
+        if not lambda_map(node):
+            chain.refuse(f"it rewrites a map of a lambda, not {_short(node)}")
+        columns = chain.search(innermost_map, chain.at + (0, 0))
+        if columns is None:
+            chain.refuse("no map over columns inside the map over rows")
+        block_rows(chain, columns, l)
         block_rows(chain, chain.at, k)
-        columns = chain.find(innermost_map, chain.at, "the map over columns")
-        inner, _ = split_rows(chain, columns, l)
-        pull_reduction(chain, inner)
     return body
 
 
@@ -477,7 +483,8 @@ BLOCKING_2D = _macro_rule(
     "CASES 2016 Sect. 5.1; Lift apply2DRegisterBlocking", two_d_blocking,
     (RuleParam("k", "rows per block", _sizes("rows")),
      RuleParam("l", "columns per block", _sizes("columns"))),
-    "1-D blocking of the rows, then of the columns: the accumulator is a block of k×l.")
+    "1-D blocking of the columns, then of the rows: the accumulator is a block of k rows of l "
+    "columns.")
 
 TILING = _macro_rule(
     "tiling", "map (λa. map (λb. e) ys) xs → untile (map (λas. map (λbs. map (λa. map (λb. "

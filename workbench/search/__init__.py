@@ -70,6 +70,7 @@ class SearchResult:
     budget: int | None = None
     from_log: int = 0  # candidates answered by the log of an earlier run (a resumed search)
     stopped: str = ""  # why the search measured fewer candidates than its budget
+    details: dict = field(default_factory=dict)  # the strategy's report (cases: phases)
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -169,7 +170,8 @@ class SearchResult:
                 "failures": sum(1 for r in self.log if not r.get("correct")),
                 "failures_by_kind": self.failures_by_kind,
                 "first_failure": self.first_failure,
-                "from_log": self.from_log, "stopped": self.stopped}
+                "from_log": self.from_log, "stopped": self.stopped,
+                "details": self.details}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -199,6 +201,8 @@ class Context:
         self.seen: set[str] = set()
         self.fixed: list[int] = []
         self.started = time.time()
+        self.options: dict = {}  # a strategy's options (search(..., options=...))
+        self.details: dict = {}  # what a strategy reports beyond its records
 
     def left(self) -> int:
         return self.budget - len(self.records)
@@ -206,13 +210,17 @@ class Context:
     def fix(self, steps: list[Step]) -> None:
         self.fixed.append(len(self.records))
 
-    def measure(self, candidates: list[tuple[Expr, list[Step]]]) -> list[dict]:
-        """Records for the candidates, in their order: from the log when they were measured
+    def measure(self, candidates: list[tuple]) -> list[dict]:
+        """Records for the candidates ``(expression, steps)``, or ``(expression, steps,
+        details)`` with details the record keeps (a strategy's notes on the candidate), in
+        their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. The search's
         records (``SearchResult.log``) are in the order candidates finished, as in the log
         file."""
         jobs, order = [], []
-        for expr, steps in candidates:
+        for candidate in candidates:
+            expr, steps = candidate[0], candidate[1]
+            details = candidate[2] if len(candidate) > 2 else None
             text = str(expr)
             key = job_key(text, self.sizes, self.device)
             order.append(key)
@@ -223,6 +231,8 @@ class Context:
                          "sizes": self.sizes,
                          "device": self.device, "seed": self.seed, "repeat": self.repeat,
                          "steps": [s.as_json() for s in steps]})
+            if details is not None:
+                jobs[-1]["details"] = details
         for record in self.evaluator.evaluate(jobs):
             record.setdefault("finished", time.time())
             record["strategy"] = self.strategy
@@ -262,8 +272,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
            device: str | None = None, executor=None, log: str | Path | None = None,
            progress=None, seed: int = 0, at: NodePath | str | None = None,
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
-           sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None
-           ) -> SearchResult:
+           sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
+           options: dict | None = None) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
@@ -273,8 +283,9 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     file that makes the search resumable; ``replay_log`` answers from a recorded log instead
     of running anything; ``progress(record)`` is called as each candidate finishes (it may
     raise ``StopSearch`` to end the search there, keeping what was found); ``at``
-    restricts the rewrites to the subtree at that path. A ``Derivation`` starts the search
-    from its current step."""
+    restricts the rewrites to the subtree at that path; ``options`` go to the strategy
+    (``cases``: ``depth``, ``max_depth``, ``values``, ``mappings``, ``limits``). A
+    ``Derivation`` starts the search from its current step."""
     from ..errors import parse_path
 
     start_time = time.time()
@@ -309,6 +320,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     size_env = dict(sizes or {})
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
                   repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy)
+    ctx.options = dict(options or {})
     stop = ""
     try:
         try:
@@ -338,7 +350,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     return SearchResult(best, best_ms, best_derivation, ctx.records, len(ctx.records),
                         strategy, ctx.fixed, best_record, time.time() - start_time, timing,
                         budget=budget, from_log=ctx.from_log,
-                        stopped=stop or _why_stopped(ctx))
+                        stopped=stop or _why_stopped(ctx), details=ctx.details)
 
 
 def _interrupted(ctx: Context, log) -> str:

@@ -38,6 +38,8 @@ def evaluate_candidate(job: dict) -> dict:
     start = time.perf_counter()
     record = {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
               "sizes": job["sizes"], "device": job.get("device") or "default"}
+    if job.get("details") is not None:
+        record["details"] = job["details"]
     try:
         from ..derivation import _userfuns
         from ..inputs import random_inputs
@@ -76,9 +78,13 @@ def evaluate_isolated(job: dict, timeout: float) -> dict:
 
 
 def failed(job: dict, status: str, message: str) -> dict:
-    return {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
-            "sizes": job["sizes"], "device": job.get("device") or "default", "status": status,
-            "correct": False, "message": message, "kernel_ms": None}
+    record = {"key": job["key"], "expression": job["expression"],
+              "steps": job.get("steps", []), "sizes": job["sizes"],
+              "device": job.get("device") or "default", "status": status, "correct": False,
+              "message": message, "kernel_ms": None}
+    if job.get("details") is not None:
+        record["details"] = job["details"]
+    return record
 
 
 class InlineEvaluator:

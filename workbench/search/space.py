@@ -15,7 +15,7 @@ import random
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, walk
 from ..primitives import needs_lowering
-from ..rules import Rewrite, apply, blocking, interchange, rewrites
+from ..rules import Rewrite, apply, blocking, copies, interchange, rewrites
 from ..rules.lowering import lower
 from ..rules.step import Step
 from ..types import Type
@@ -23,11 +23,12 @@ from ..types import Type
 # Rules that only add or remove identities, or undo another rule: they make walks longer
 # without reaching new kernels. The rules of blocking and tiling (and their macros) are taken
 # by the CASES 2016 exploration (strategy "cases"), which applies them where they serve a
-# blocking or a tiling; at random most of them only reshape the program.
+# blocking or a tiling (and unrolls register blocks, and makes copies for a work-group's
+# reduction); at random most of them only reshape the program.
 NOT_IN_WALKS = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
-                          "iterate-decomposition", "partial-reorder"}
+                          "iterate-decomposition", "partial-reorder", "map→mapSeqUnroll"}
                          | {r.name for r in interchange.RULES}
-                         | {r.name for r in blocking.RULES})
+                         | {r.name for r in blocking.RULES} | {r.name for r in copies.RULES})
 
 
 def terminal(expr: Expr) -> bool:

@@ -12,6 +12,9 @@ measure) and spends the budget through ``Context.measure``.
   expressions visited once, each lowered by the default completion and measured in order.
 - ``ranked``: many random walks, generated without running anything, ranked by the
   analytical cost model (``cost.py``); the best ranked are measured first.
+- ``cases``: the four-phase exploration of CASES 2016 (``cases.py``): macro rules with two
+  heuristics, a fixed mapping with memory choices, parameters that fit the device, then
+  candidates in random order.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..codegen.program import opencl
 from ..errors import WorkbenchError
 from ..rules.lowering import lower
 from . import cost
+from .cases import cases
 from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
 
 
@@ -147,4 +151,4 @@ def ranked(ctx, pool: int | None = None) -> None:
 
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
-                                   "exhaustive": exhaustive, "ranked": ranked}
+                                   "exhaustive": exhaustive, "ranked": ranked, "cases": cases}
