@@ -40,3 +40,19 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     (results / "plots" / "scal_pocl_small_mcts.png").unlink()
     bench.main(["--plots-only", str(out)])
     assert (results / "plots" / "scal_pocl_small_mcts.png").exists()
+
+
+def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
+    from benchmarks import gemm
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(gemm, "ROOT", tmp_path)
+    monkeypatch.setattr(gemm, "RESULTS", results)
+    monkeypatch.setitem(gemm.OPTIONS, "cpu", {**gemm.OPTIONS["cpu"], "depth": 2})
+    doc = gemm.main(["--sizes", "64", "--budget", "3", "--rounds", "1", "--workers", "1"])
+    entry = doc["sizes"]["64"]
+    assert entry["evaluated"] == 3 and entry["best_ms"] and entry["peer_ms"]
+    assert [p["phase"] for p in entry["phases"]][-1] == "parameters"
+    text = (results / "gemm_pocl.md").read_text()
+    assert "| 64 | 3 |" in text and "| algorithmic |" in text and "20000" in text
+    assert (tmp_path / entry["log"]).exists()

@@ -202,6 +202,9 @@ class Context:
         self.fixed: list[int] = []
         self.started = time.time()
         self.options: dict = {}  # a strategy's options (search(..., options=...))
+        # the start program's text, when candidates are checked against its output
+        # (computed once) rather than each against its own interpretation
+        self.oracle: str | None = None
         self.details: dict = {}  # what a strategy reports beyond its records
 
     def left(self) -> int:
@@ -233,6 +236,8 @@ class Context:
                          "steps": [s.as_json() for s in steps]})
             if details is not None:
                 jobs[-1]["details"] = details
+            if self.oracle is not None:
+                jobs[-1]["oracle"] = self.oracle
         for record in self.evaluator.evaluate(jobs):
             record.setdefault("finished", time.time())
             record["strategy"] = self.strategy
@@ -393,6 +398,8 @@ def _retime(ctx: Context, best: dict | None, replayed: bool) -> tuple[float | No
            "definitions": ctx.definitions, "types": [str(t) for t in ctx.types],
            "ranges": ctx.ranges, "sizes": ctx.sizes, "device": ctx.device, "seed": ctx.seed,
            "repeat": max(ctx.repeat, 10), "steps": best.get("steps", [])}
+    if ctx.oracle is not None:
+        job["oracle"] = ctx.oracle
     again = next(iter(ctx.evaluator.evaluate([job])), None)
     if again and again.get("correct") and again.get("kernel_ms") is not None:
         return again["kernel_ms"], "re-timed"

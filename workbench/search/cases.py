@@ -99,6 +99,9 @@ class Options:
         "chunk": (4, 8, 16, 32, 64)})
     mappings: tuple[str, ...] = ("work-groups and work-items", "one work-item per group")
     limits: Limits | None = None
+    # after the random candidates (this share of the budget), the parameters of the fastest
+    # programs refined: a neighbour is a parameter doubled or halved (0: random only)
+    refine: float = 0.0
 
 
 # --- phase 1: macro rules ---------------------------------------------------------------------
@@ -607,21 +610,80 @@ def cases(ctx) -> None:
     """Phases 1–3, then the candidates measured in random order until the budget is spent."""
     options = options_of(ctx)
     limits = options.limits or device_limits(ctx)
+    # every candidate computes what the start does: its output, computed once, is the check
+    # (interpreting a register-blocked kernel of a large matrix would take minutes)
+    ctx.oracle = str(ctx.start)
     found = explore(ctx.start, ctx.types, options, limits)
     ctx.details = {k: v for k, v in found.items()
                    if k in ("phases", "pruned", "limits")}
     candidates = list(found["candidates"])
     random.Random(ctx.seed).shuffle(candidates)
-    programs = {id(v): i for i, v in enumerate(found["programs"])}
+    programs = found["programs"]
+    index = {id(v): i for i, v in enumerate(programs)}
+
+    def job(v: Variant, env: dict) -> tuple:
+        expr, steps = concrete(v, env)
+        return (expr, steps, {"program": index.get(id(v)), "label": v.label,
+                              "parameters": dict(env), "limits": limits.as_json()})
+
+    random_budget = ctx.budget - int(ctx.budget * options.refine)
     i = 0
-    while ctx.left() > 0 and i < len(candidates):
-        batch = []
-        for v, env in candidates[i:i + min(ctx.batch, ctx.left())]:
-            expr, steps = concrete(v, env)
-            batch.append((expr, steps, {"program": programs.get(id(v)), "label": v.label,
-                                        "parameters": env, "limits": limits.as_json()}))
+    while ctx.left() > 0 and len(ctx.records) < random_budget and i < len(candidates):
+        take = min(ctx.batch, ctx.left(), random_budget - len(ctx.records))
+        batch = [job(v, env) for v, env in candidates[i:i + take]]
         i += len(batch)
         ctx.measure(batch)
+    if options.refine:
+        refine(ctx, programs, types=ctx.types, options=options, limits=limits, job=job)
+
+
+def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: Limits):
+    kinds = roles(v)
+    for name, value in env.items():
+        allowed = options.values.get(kinds.get(name, "tile"), ())
+        for other in (value * 2, value // 2):
+            if other in allowed and other != value:
+                nearby = {**env, name: other}
+                if check(r, nearby, limits) is None:
+                    yield nearby
+
+
+def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits: Limits,
+           job) -> None:
+    """Hill climbing over the parameters of the fastest programs measured so far: the best
+    candidate's neighbours (a parameter doubled or halved) are measured, the best of them
+    taken if it is faster, until none is or the budget is spent."""
+    tried: set = set()
+    while ctx.left() > 0:
+        measured = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms")
+                    and isinstance(r.get("details"), dict)
+                    and r["details"].get("program") is not None]
+        ranked = sorted(measured, key=lambda r: r["kernel_ms"])
+        start = next((r for r in ranked if _key(r) not in tried), None)
+        if start is None:
+            return
+        tried.add(_key(start))
+        v = programs[start["details"]["program"]]
+        env = dict(start["details"]["parameters"])
+        r = resources(v, types)
+        while ctx.left() > 0:
+            around = [job(v, e) for e in _neighbours(v, env, options, r, limits)]
+            if not around:
+                break
+            records = ctx.measure(around[:ctx.left()])
+            best = min((x for x in records if x.get("correct") and x.get("kernel_ms")),
+                       key=lambda x: x["kernel_ms"], default=None)
+            current = min((x["kernel_ms"] for x in ctx.records if _key(x) == _key(start)
+                           or x["details"].get("parameters") == env), default=None)
+            if best is None or current is None or best["kernel_ms"] >= current:
+                break
+            env = dict(best["details"]["parameters"])
+            tried.add(_key(best))
+
+
+def _key(record: dict) -> tuple:
+    d = record.get("details") or {}
+    return d.get("program"), tuple(sorted((d.get("parameters") or {}).items()))
 
 
 __all__ = ["cases", "explore", "phase1", "phase2", "phase3", "nesting_depth",

@@ -53,8 +53,10 @@ def evaluate_candidate(job: dict) -> dict:
         # the candidate's text carries no signature: its inputs take the job's types
         inputs = [typed_input(v, t) for v, t in
                   zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)]
+        expected = _oracle(job, inputs) if job.get("oracle") else None
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
-                     sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0))
+                     sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
+                     expected=expected)
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
                       kernel_ms_max=result.kernel_ms_max, max_error=result.max_error,
@@ -65,6 +67,25 @@ def evaluate_candidate(job: dict) -> dict:
                       kernel_ms=None)
     record["seconds"] = time.perf_counter() - start
     return record
+
+
+_ORACLES: dict = {}
+
+
+def _oracle(job: dict, inputs: list):
+    """The interpreter's output for the search's start program on the job's inputs (every
+    candidate computes the same, each rule being sound), computed once per process."""
+    from ..derivation import _userfuns
+    from ..notation import parse
+    from ..semantics import evaluate
+
+    key = (job["oracle"], tuple(job["types"]), tuple(sorted(job["sizes"].items())),
+           job.get("seed", 0), job.get("ranges"))
+    if key not in _ORACLES:
+        _ORACLES.clear()  # one start program at a time (a large output)
+        start = parse(job["oracle"], _userfuns(job.get("definitions", "")))
+        _ORACLES[key] = evaluate(start, *inputs, sizes=job["sizes"])
+    return _ORACLES[key]
 
 
 def evaluate_isolated(job: dict, timeout: float) -> dict:
