@@ -91,25 +91,18 @@ class ArrayAccumulators:
             self._fill(storage, acc_type, ir.Literal(literal_text(literal,
                                                                   ir.element_type(acc_type))))
             return storage, False
-        if isinstance(z, Var):
-            start = env[z.name]
-            if start.view is None:
-                raise CodegenError(f"the initial value {z.name} of an array accumulator is "
-                                   f"not an array here")
-            target = Prefix((Index.of(0),), dest) if dest is not None else None
-            if target is not None and same_storage(start.view, target, acc_type):
-                return target, True  # reduceSeq f acc xs, written back to acc
-            storage = self._new_accumulator(acc_type, parallel, z)
-            with self.guarded(self.single()):
-                self.copy(start.view, storage, acc_type)
-            return storage, False
-        start = self.value(z, path + (1,), env, None)
-        if start.view is not None and self._owned(start.view):
-            return start.view, False  # computed for this reduction: its own buffer
-        storage = self._new_accumulator(acc_type, parallel, z)
+        existing = self.private | {b.name for b in self.locals}
+        start = env[z.name] if isinstance(z, Var) else self.value(z, path + (1,), env, None)
         if start.view is None:
             raise CodegenError(f"the initial value {short(z)} of an array accumulator is not "
                                f"an array here")
+        target = Prefix((Index.of(0),), dest) if dest is not None else None
+        if target is not None and same_storage(start.view, target, acc_type):
+            return target, True  # reduceSeq f acc xs, written back to acc
+        fresh = buffers_of(start.view) - existing
+        if fresh and buffers_of(start.view) <= fresh and self._owned(start.view):
+            return start.view, False  # computed for this reduction: its own buffer
+        storage = self._new_accumulator(acc_type, parallel, z)
         with self.guarded(self.single()):
             self.copy(start.view, storage, acc_type)
         return storage, False

@@ -13,7 +13,7 @@ and says where it lives.
 
 from __future__ import annotations
 
-from ..expr import Apply, Expr, Lambda, Prim, Var, substitute
+from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
 from ..sizes import Size
 from ..types import ArrayType
 from .algorithmic import is_prim
@@ -77,7 +77,9 @@ def _local_copy(site: Site, p) -> Expr | Refused:
     use = project(Var(x), k)
     if not any(n == use for n in _nodes(node.body)):
         return Refused(f"the operator does not read {x}.{k}")
-    t = fresh("tile", node.body)
+    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
+                                          for n in e.names()}
+    t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
     source: Expr = use
     if transposed:
         source = Apply(Prim("transpose"), (use,))
