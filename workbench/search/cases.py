@@ -537,6 +537,17 @@ def phase3(programs: list[Variant], types: tuple, options: Options, limits: Limi
     return kept, pruned
 
 
+def assign(v: Variant, values: dict[tuple[str, str], int]) -> dict[str, int]:
+    """A program's parameters named by the macro step that introduced them:
+    ``{("2d-blocking", "k"): 4, ("tiling", "m"): 8, …}`` → ``{"v3": 4, "v7": 8, …}``."""
+    env = {}
+    for s in v.steps:
+        for name, value in s.params.items():
+            if (s.rule, name) in values and isinstance(value, Size) and value.free_vars:
+                env[next(iter(value.free_vars))] = values[(s.rule, name)]
+    return env
+
+
 def concrete(v: Variant, env: dict[str, int]) -> tuple[Expr, list[Step]]:
     """The program with its parameters, and the steps that derive it."""
     sizes = {k: Size.const(n) for k, n in env.items()}
@@ -686,6 +697,6 @@ def _key(record: dict) -> tuple:
     return d.get("program"), tuple(sorted((d.get("parameters") or {}).items()))
 
 
-__all__ = ["cases", "explore", "phase1", "phase2", "phase3", "nesting_depth",
+__all__ = ["cases", "explore", "phase1", "phase2", "phase3", "nesting_depth", "assign",
            "add_multiply_distance", "Limits", "Options", "Variant", "PAPER", "Apply",
            "Compose"]
