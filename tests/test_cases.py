@@ -81,3 +81,21 @@ def test_a_cases_search_measures_candidates_in_random_order_and_logs_them(tmp_pa
     replayed = search(MM, a, b, strategy="cases", budget=4, replay_log=log,
                       options=SMALL)
     assert replayed.best_kernel_ms == result.best_record["kernel_ms"]
+
+
+def test_refining_measures_the_neighbours_of_the_fastest_candidate():
+    a = np.random.default_rng(3).uniform(-1, 1, (32, 64)).astype(np.float32)
+    b = np.random.default_rng(4).uniform(-1, 1, (64, 32)).astype(np.float32)
+    options = {**SMALL, "limits": CPU.as_json(), "refine": 0.5,
+               "keep": ["one work-item per group", "register blocks unrolled"]}
+    result = search(MM, a, b, strategy="cases", budget=6, workers=0, options=options)
+    phases = [p["phase"] for p in result.details["phases"]]
+    assert "sampled" in phases
+    assert all("one work-item per group" in r["details"]["label"] for r in result.log)
+    first = min(result.log[:3], key=lambda r: r["kernel_ms"])
+    later = [r for r in result.log[3:] if r["details"]["program"] == first["details"]["program"]]
+    assert later, "the fastest program's neighbours are measured"
+    for r in later:
+        changed = {k for k, v in r["details"]["parameters"].items()
+                   if v != first["details"]["parameters"][k]}
+        assert len(changed) >= 1

@@ -102,6 +102,9 @@ class Options:
     # after the random candidates (this share of the budget), the parameters of the fastest
     # programs refined: a neighbour is a parameter doubled or halved (0: random only)
     refine: float = 0.0
+    # only the phase-2 programs whose description has every one of these words (a search
+    # that can measure few candidates samples the part of the space it cares about)
+    keep: tuple[str, ...] = ()
 
 
 # --- phase 1: macro rules ---------------------------------------------------------------------
@@ -596,7 +599,8 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
     least = min(distances.values(), default=math.inf)
     close = [v for v in shallow if distances[id(v)] <= least]
     once = [v for v in close if repetitions(v)]
-    programs = phase2(once, types, options)
+    mapped = phase2(once, types, options)
+    programs = [v for v in mapped if all(word in v.label for word in options.keep)]
     candidates, pruned = phase3(programs, types, options, limits)
     phases = [
         {"phase": "algorithmic", "count": len(algorithmic), "paper": PAPER["algorithmic"],
@@ -608,8 +612,11 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
          "what": f"at most {least} maps or reductions between + and *"},
         {"phase": "rule repetitions", "count": len(once), "paper": None,
          "what": "each macro once, one kind of blocking"},
-        {"phase": "OpenCL", "count": len(programs), "paper": PAPER["OpenCL"],
+        {"phase": "OpenCL", "count": len(mapped), "paper": PAPER["OpenCL"],
          "what": "the fixed mapping (and one work-item per group), memory choices"},
+        *([{"phase": "sampled", "count": len(programs), "paper": None,
+            "what": "programs described by " + ", ".join(f"'{w}'" for w in options.keep)}]
+          if options.keep else []),
         {"phase": "parameters", "count": len(candidates), "paper": PAPER["parameters"],
          "what": f"powers of two that fit the device ({sum(pruned.values())} pruned)"},
     ]
