@@ -99,3 +99,12 @@ def test_refining_measures_the_neighbours_of_the_fastest_candidate():
         changed = {k for k, v in r["details"]["parameters"].items()
                    if v != first["details"]["parameters"][k]}
         assert len(changed) >= 1
+
+
+def test_random_order_draws_a_program_then_its_parameters(explored):
+    order = C.random_order(explored["candidates"], seed=5)
+    assert len(order) == len(explored["candidates"])
+    programs = {id(v) for v, _ in explored["candidates"]}
+    first = [id(v) for v, _ in order[:len(programs)]]
+    assert len(set(first)) == len(programs)  # every program once before any twice
+    assert C.random_order(explored["candidates"], seed=5) == order

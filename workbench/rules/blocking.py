@@ -176,13 +176,6 @@ def lambda_map(node: Expr) -> bool:
     return is_map(node) and plain_lambda(node.args[0])
 
 
-def _layout_applied(body: Expr) -> bool:
-    """``g (map …)`` with g a layout primitive (``λrowA. join (map …)``)."""
-    parts = applied(body)
-    return parts is not None and len(parts[1]) == 1 and isinstance(parts[0], Prim) \
-        and parts[0].decl.layout is not None and map_over(parts[1][0])
-
-
 def _independent_inner_map(f: Lambda) -> bool:
     body = f.body
     return map_over(body) and plain_lambda(body.fn.args[0]) \

@@ -17,7 +17,9 @@
    sizes divide) and the kernel fits the device: local memory, private memory (a register
    budget), work-items per group, work-groups — counted by what pruned them;
 4. **code generation and runs**: candidates drawn in random order (the slides' "performance
-   evolution for randomised search"), each built, checked and timed as in every strategy.
+   evolution for randomised search") — a program at random, then one of its parameter
+   choices — each built, checked and timed as in every strategy; optionally (``refine``)
+   the parameters of the fastest programs are then refined by hill climbing.
 
 The counts after each phase are in ``ctx.details["phases"]`` (and the search result's
 ``details``); every candidate's record names its phase-2 program and parameters.
@@ -634,8 +636,7 @@ def cases(ctx) -> None:
     found = explore(ctx.start, ctx.types, options, limits)
     ctx.details = {k: v for k, v in found.items()
                    if k in ("phases", "pruned", "limits")}
-    candidates = list(found["candidates"])
-    random.Random(ctx.seed).shuffle(candidates)
+    candidates = random_order(found["candidates"], ctx.seed)
     programs = found["programs"]
     index = {id(v): i for i, v in enumerate(programs)}
 
@@ -653,6 +654,27 @@ def cases(ctx) -> None:
         ctx.measure(batch)
     if options.refine:
         refine(ctx, programs, types=ctx.types, options=options, limits=limits, job=job)
+
+
+def random_order(candidates: list[tuple[Variant, dict]], seed: int
+                 ) -> list[tuple[Variant, dict]]:
+    """The candidates in random order, a program drawn first and then one of its parameter
+    choices: every program has the same chance to come early, however many parameter
+    choices it has (drawing candidates alike would favour the programs with many)."""
+    rng = random.Random(seed)
+    by_program: dict[int, list] = {}
+    for v, env in candidates:
+        by_program.setdefault(id(v), []).append((v, env))
+    groups = list(by_program.values())
+    for group in groups:
+        rng.shuffle(group)
+    out = []
+    while groups:
+        rng.shuffle(groups)
+        for group in groups:
+            out.append(group.pop())
+        groups = [g for g in groups if g]
+    return out
 
 
 def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: Limits):
