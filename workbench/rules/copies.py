@@ -5,7 +5,8 @@ and says where it lives.
 
 - ``local-copy``: a part of the reduction's element (a tile of A or B) copied into local
   memory by the work-group, ``l1 × l0`` work-items a round, before the operator reads it
-  (optionally transposed, so that neighbouring work-items read neighbouring elements);
+  (walked transposed, or each of its elements transposed, so that neighbouring work-items
+  read neighbouring elements of global memory);
 - ``private-accumulator``: the reduction's initial value computed into private memory by
   the local maps that own its parts (each work-item's register block);
 - ``copy-out``: the reduction's result copied to global memory by those same local maps.
@@ -80,13 +81,23 @@ def _local_copy(site: Site, p) -> Expr | Refused:
     taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
                                           for n in e.names()}
     t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
-    source: Expr = use
-    if transposed:
-        source = Apply(Prim("transpose"), (use,))
+    if transposed not in (0, 1, 2):
+        return Refused(f"t is 0 (as it is), 1 (transposed) or 2 (each element transposed), "
+                       f"not {transposed}")
+    if transposed == 2 and len(shape) < 3:
+        return Refused(f"component {k} is not an array of matrices: its elements cannot be "
+                       f"transposed")
+    # the order the copy walks the part (neighbouring work-items copy neighbouring elements
+    # of it), read back through the inverse: 1 transposes the part, 2 each of its elements
+    flip = {0: None, 1: Prim("transpose"), 2: Prim("map", (Prim("transpose"),))}[transposed]
+    source: Expr = use if flip is None else Apply(flip, (use,))
+    if transposed == 1:
         shape = [shape[1], shape[0], *shape[2:]]
+    elif transposed == 2:
+        shape = [shape[0], shape[2], shape[1], *shape[3:]]
     copy = local_copy(source, shape, l1, l0)
-    if transposed:
-        copy = Apply(Prim("transpose"), (copy,))
+    if flip is not None:
+        copy = Apply(flip, (copy,))
     body = _replace(node.body, use, Var(t))
     if t in body.free_vars() and substitute(body, t, use) != node.body:
         return Refused("a name clash")  # pragma: no cover (fresh names)
@@ -124,8 +135,10 @@ LOCAL_COPY = Rule(
     "λ(acc, x). e → λ(acc, x). (λt. e[t/x.k]) (toLocal (mapSeq (mapLocal 1 (mapLocal 0 id))) "
     "… x.k)", "memory", "CASES 2016 Sect. 5.2 (local memory); ICFP Fig. 7d", _local_copy,
     params=(RuleParam("k", "the component of the element to copy", lambda s: [0, 1], "int"),
-            RuleParam("t", "1: copy it transposed (neighbouring work-items read neighbouring "
-                      "elements of a row)", lambda s: [0, 1], "int"),
+            RuleParam("t", "the order in which the work-items copy it: 0 as it is, 1 "
+                      "transposed, 2 each element transposed (so that neighbouring work-items "
+                      "read neighbouring elements of global memory)", lambda s: [0, 1, 2],
+                      "int"),
             RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
     doc="A part of the reduction's element read from local memory: the work-group copies it "

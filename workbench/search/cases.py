@@ -308,8 +308,8 @@ def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
     if 0 not in extents or 1 not in extents:
         return [v]
     l1, l0 = extents[1], extents[0]
-    copies = [()] + [((k, t),) for k in (0, 1) for t in (0, 1)] + \
-        [((0, t0), (1, t1)) for t0 in (0, 1) for t1 in (0, 1)]
+    copies = [()] + [((k, t),) for k in (0, 1) for t in (0, 1, 2)] + \
+        [((0, t0), (1, t1)) for t0 in (0, 1, 2) for t1 in (0, 1, 2)]
     out = []
     for private in (True, False):
         for chosen in copies:
@@ -327,8 +327,8 @@ def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
             except (RewriteRefused, WorkbenchError):
                 continue
             memory = ("private" if private else "local") + " accumulator" + "".join(
-                f", {'A' if k == 0 else 'B'} tile in local memory{' (transposed)' if t else ''}"
-                for k, t in chosen)
+                f", {'A' if k == 0 else 'B'} tile in local memory"
+                + ("", " (transposed)", " (each row transposed)")[t] for k, t in chosen)
             out.append(Variant(expr, tuple(steps), f"{v.label}; {memory}", v.sizes))
     return out
 
