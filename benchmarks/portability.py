@@ -85,7 +85,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
+    tag = "gpu" if info.kind == "gpu" else "pocl" if info.is_pocl else info.kind
     doc = {"run_on": tag, "device": info.name, "sizes": args.sizes, "rounds": args.rounds,
            "programs": {}}
     for (name, sizes), exprs in sorted(winners(args.sizes).items()):

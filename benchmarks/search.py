@@ -489,7 +489,7 @@ def main(argv=None) -> None:
     DEVICE = args.device
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = "gpu" if info.kind == "gpu" else "pocl" if "Portable" in info.platform else info.kind
+    tag = "gpu" if info.kind == "gpu" else "pocl" if info.is_pocl else info.kind
     peers = numpy_peers if kind != "gpu" else cupy_peers
     if args.retime_only:
         path = Path(args.retime_only)
@@ -544,7 +544,10 @@ def main(argv=None) -> None:
             "log": str(archived.relative_to(ROOT))}
         _show(key, doc["programs"][key])
         _write(doc, out)  # a cut-off run keeps these
-        plot(doc, key, plot_path(doc, key, tag))
+        try:
+            plot(doc, key, plot_path(doc, key, tag))
+        except ImportError as err:  # a machine without matplotlib: draw it elsewhere
+            print(f"no plot here ({err}): python -m benchmarks.search --plots-only {out}")
     print(f"wrote {out}")
 
 

@@ -85,3 +85,19 @@ def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatc
     assert rows[1]["same_kernel_as"] == "1"  # versions 1 and 2 are one expression
     assert [r["warp_barriers"] for r in rows[4:]] == [5, 5, 5] and rows[3]["warp_barriers"] == 0
     assert recorded(tmp_path) == [json.loads(json.dumps(doc))]
+
+
+def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
+    from benchmarks import gemm
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(gemm, "ROOT", tmp_path)
+    monkeypatch.setattr(gemm, "RESULTS", results)
+    monkeypatch.setitem(gemm.OPTIONS, "cpu", {**gemm.OPTIONS["cpu"], "depth": 2})
+    doc = gemm.main(["--sizes", "64", "--budget", "3", "--rounds", "1", "--workers", "1"])
+    entry = doc["sizes"]["64"]
+    assert entry["evaluated"] == 3 and entry["best_ms"] and entry["peer_ms"]
+    assert [p["phase"] for p in entry["phases"]][-1] == "parameters"
+    text = (results / "gemm_pocl.md").read_text()
+    assert "| 64 | 3 |" in text and "| algorithmic |" in text and "20000" in text
+    assert (tmp_path / entry["log"]).exists()

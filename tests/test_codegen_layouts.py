@@ -35,6 +35,9 @@ OUTPUT_SIDE = [
     ("reorderStride 2", (24,)), ("innerSplit 2", (3, 8)), ("innerJoin", (2, 3, 4)),
     ("id", (12,)), ("join ∘ split 3", (24,)), ("split 2 ∘ join ∘ transpose", (4, 6)),
     ("transpose ∘ split 8 ∘ reorderStride 4", (32,)), ("join ∘ transpose", (3, 7)),
+    ("tile 2 3", (4, 9)), ("untile", (2, 3, 4, 5)), ("untile ∘ tile 4 2", (8, 6)),
+    ("map transpose", (2, 3, 5)), ("map (join ∘ transpose) ∘ tile 2 2", (4, 6)),
+    ("map (λx. transpose (split 2 x))", (3, 8)),
 ]
 
 
@@ -54,7 +57,8 @@ def test_output_views_put_every_element_where_the_interpreter_does(text, shape):
 
 @pytest.mark.parametrize("text,shape", [
     ("innerSplit 2", (3, 8)), ("innerJoin", (2, 3, 4)), ("reorderStride 4", (64,)),
-    ("transpose ∘ innerSplit 4", (2, 8)),
+    ("transpose ∘ innerSplit 4", (2, 8)), ("tile 2 3", (4, 9)), ("untile", (2, 3, 4, 5)),
+    ("map transpose ∘ tile 4 2", (8, 6)), ("map (λx. transpose (split 2 x))", (3, 8)),
 ])
 def test_input_views_read_every_element_where_the_interpreter_does(text, shape):
     source = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)

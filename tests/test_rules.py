@@ -32,6 +32,19 @@ REDUCTION_TEMPLATES = {
                                   "split 2"],
     "mapSeq→mapSeqUnroll": ["join ∘ map (mapSeq {F}) ∘ split 4"],
 }
+MATRIX = "[[float]_{C}]_{R}"
+# Matrix multiplication (the program of the matrix-multiplication slides), and its tiled form.
+MM = ("λa b. map (λrowA. join (map (λcolB. (reduce (+) 0 ∘ map (*)) (zip rowA colB)) "
+      "(transpose b))) a", ["[[float]_{K}]_{R}", "[[float]_{C}]_{K}"])
+MM_TILED = ("λa b. (untile ∘ map (λas. map (λbs. map (λrowA. map (λcolB. (reduce (+) 0 ∘ "
+            "map (*)) (zip rowA colB)) bs) as) (split 2 (transpose b))) ∘ split 2) a",
+            MM[1])
+# A work-group's reduction with an array accumulator updated by its local maps (the shape of
+# a tiled matrix multiplication): the copies into local, private and global memory apply.
+GROUP_REDUCTION = (
+    "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). mapLocal 1 (λ(r, p). mapLocal 0 "
+    "(λ(c, q). c + at 0 p * at 1 q) (zip r x.1)) (zip acc x.0)) (replicate 4 (replicate 4 0.0)) "
+    "(zip m n)) (zip a b)", ["[[[[float]_4]_4]_{K}]_{R}", "[[[[float]_4]_4]_{K}]_{R}"])
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -76,7 +89,6 @@ TEMPLATES = {
     "reduce-chunks-strided": ["reduce {OP} {Z}", "reduce {OP} {Z} ∘ map {F}"],
     # Futhark's kernel extraction (G1–G7)
     "map-nest→kernel": ["join ∘ map (map {F}) ∘ split {D}", "map {F}"],
-    "map-fission": ["map ({F} ∘ {G})", "join ∘ map (map {F} ∘ map {G}) ∘ split {D}"],
     "map-distribution": ["join ∘ map (λr. map (λx. x * at 0 (reduce {OP} {Z} r)) r) ∘ split {D}",
                          "join ∘ map (λr. map {F} (map {G} r)) ∘ split {D}"],
     "reduce-map-interchange": [
@@ -110,6 +122,45 @@ TEMPLATES = {
     "reduce→reduceSeq (PACT)": [
         "join ∘ mapWorkgroup (join ∘ mapLocal (reduce {OP} {Z}) ∘ split 2) ∘ split {D}"],
     **REDUCTION_TEMPLATES,
+    "map-interchange": [("λxs ys. map (λa. map (λb. a * {F} b) ys) xs", [L, "[float]_{C}"]),
+                        (MM[0].replace("join (", "(", 1), MM[1])],
+    "map-fission": ["map ({F} ∘ {G})", "map (λx. {F} (x * 2.5))",
+                    "join ∘ map (map {F} ∘ map {G}) ∘ split {D}",
+                    ("map (λrow. join (map (map {F}) (split 2 row)))", [MATRIX])],
+    "map-reduce-interchange": [("map (reduce {OP} {Z})", [MATRIX]),
+                               ("map (reduceSeq (λ(acc, x). acc * 0.5 + {F} x) 0)",
+                                [MATRIX])],
+    "transpose-map-map": [("map (map {F})", [MATRIX])],
+    "transpose-transpose": [("transpose ∘ transpose ∘ map (map {F})", [MATRIX])],
+    "reduce-map-fusion": ["reduce {OP} {Z} ∘ map {F}",
+                          ("map (reduce (λ(a, b). map (+) (zip a b)) (replicate {C} 0) ∘ "
+                           "map (map {F}))", ["[[[float]_{C}]_{K}]_{R}"])],
+    "map-fusion-apply": [("λxs. map {F} (map {G} xs)", [L])],
+    "map-zip-fusion": [("λxs. map (λp. p.0 * p.1 - p.0) (zip xs (map {F} xs))", [L])],
+    "zip-transpose": [("λm v. map (map (λp. p.0 * p.1)) (transpose (map (λrow. zip row v) "
+                       "m))", [MATRIX, "[float]_{C}"]),
+                      ("λm v. map (map (λp. p.0 - p.1)) (transpose (map (λrow. zip v "
+                       "(map {F} row)) m))", [MATRIX, "[float]_{C}"])],
+    "split-zip": [("λxs. map (map (λp. p.0 - p.1)) (split {D} (zip xs (map {F} xs)))", [L])],
+    "reduce-split": ["reduce {OP} {Z}", "reduceSeq (λ(acc, x). acc * 0.5 + {F} x) 0",
+                     ("reduce (λ(a, b). map (+) (zip a b)) (replicate {C} 0)", [MATRIX])],
+    "untile": [("join ∘ map (map join ∘ transpose) ∘ map (map (map (map {F}))) ∘ tile 2 2",
+                [MATRIX])],
+    "tile-split-join": [("map (map {F})", [MATRIX])],
+    "compose-apply": [("λxs. (map {F} ∘ map {G}) xs", [L])],
+    "apply-compose": [("λxs. map {F} (map {G} xs)", [L])],
+    "eta": ["map abs", "map (*2.5)", ("map (map {F})", [MATRIX])],
+    "beta": [("λxs. (λys. map {F} ys) xs", [L]), "map (λx. (+) (x, 1.5))"],
+    "map→mapSeqUnroll": ["map {F}", ("map (map {F})", [MATRIX])],
+    "local-copy": [GROUP_REDUCTION],
+    "private-accumulator": [GROUP_REDUCTION],
+    "copy-out": [GROUP_REDUCTION],
+    "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
+              "cols) (split 2 (transpose b)))) a", MM[1])],
+    "1d-blocking": [MM],
+    "2d-blocking": [MM],
+    "tiling": [MM],
+    "innermost-tiling": [MM_TILED],
 }
 
 
@@ -120,6 +171,7 @@ def test_every_rule_has_a_soundness_test():
 @st.composite
 def instances(draw, rule_name):
     template = draw(st.sampled_from(TEMPLATES[rule_name]))
+    text, inputs = template if isinstance(template, tuple) else (template, [L])
     log2 = draw(st.integers(3, 9))
     length = 2 ** log2 * draw(st.sampled_from([1, 1, 3]))
     op, zero = draw(st.sampled_from(MONOIDS))
@@ -130,24 +182,40 @@ def instances(draw, rule_name):
         "V": str(draw(st.sampled_from([2, 4, 8]))),
         "K": str(draw(st.integers(2, 3))),
     }
-    text = template
+    # matrices: rows, columns and a shared dimension, small (every size a power of two)
+    dims = {"R": str(2 ** draw(st.integers(2, 4))), "C": str(2 ** draw(st.integers(2, 4)))}
+    dims["K"] = str(2 ** draw(st.integers(2, 4))) if inputs != [L] else fill["K"]
     for key, value in fill.items():
+        text = text.replace("{" + key + "}", value if key != "K" or inputs == [L]
+                            else dims["K"])
+    for key, value in dims.items():
         text = text.replace("{" + key + "}", value)
-    return text, L.replace("{L}", str(length)), length
+    types = []
+    for t in inputs:
+        for key, value in {**fill, **dims}.items():
+            t = t.replace("{" + key + "}", value)
+        types.append(t)
+    return text, types
+
+
+def _arrays(types, seed):
+    from workbench import parse_type
+    from workbench.inputs import random_inputs
+
+    return random_inputs([parse_type(t) for t in types], {}, seed)
 
 
 @pytest.mark.parametrize("rule", rules, ids=lambda r: r.name)
 @given(data=st.data())
 def test_rule_is_sound(rule, data):
-    text, input_type, length = data.draw(instances(rule.name))
+    text, types = data.draw(instances(rule.name))
     expr = parse(text)
-    found = rewrites(expr, input_type, rules=[rule])
-    assert found, f"{rule.name} applies nowhere in {text} : {input_type}"
+    found = rewrites(expr, *types, rules=[rule])
+    assert found, f"{rule.name} applies nowhere in {text} : {types}"
     rewrite = data.draw(st.sampled_from(found))
-    xs = np.random.default_rng(data.draw(st.integers(0, 2 ** 16))).uniform(
-        -1, 1, length).astype(np.float32)
-    before = evaluate(expr, xs)
-    after = evaluate(rewrite.result, xs)
+    arrays = _arrays(types, data.draw(st.integers(0, 2 ** 16)))
+    before = evaluate(expr, *arrays)
+    after = evaluate(rewrite.result, *arrays)
     scale = 1 + float(np.max(np.abs(before))) if np.size(before) else 1.0
     np.testing.assert_allclose(after, before, rtol=1e-4, atol=1e-4 * scale,
                                err_msg=f"{text} → {rewrite.result}")
@@ -285,7 +353,6 @@ REFUSALS = {
                               "3 does not divide the array length 64"),
     "map-nest→kernel": ("join ∘ mapGlobal (map abs) ∘ split 8", "1.0", {},
                         "this map is inside an OpenCL map"),
-    "map-fission": ("map abs", "root", {"at": 1}, "it rewrites map (f ∘ g)"),
     "map-distribution": ("map (λx. x * 2)", "root", {"k": 0}, "computes nothing in parallel"),
     "reduce-map-interchange": ("reduce (+) 0", "root", {}, "not a vector operator"),
     "rearrange-distribution": ("map abs", "root", {}, "it rewrites map (rearrange p)"),
@@ -329,6 +396,35 @@ REFUSALS = {
     "reduceSeq→reduceSeqUnroll": ("reduceSeq (+) 0", "root", {},
                                   "unrolling pays for short loops (up to 32)"),
     "mapSeq→mapSeqUnroll": ("map abs", "root", {}, "it rewrites mapSeq"),
+    "map-interchange": ("map (λx. x + 1)", "root", {}, "a map applied to an array"),
+    "map-fission": ("map abs", "root", {"at": 1}, "a composition f ∘ g or a lambda"),
+    "map-reduce-interchange": ("map abs", "root", {}, "map (reduce f z)"),
+    "transpose-map-map": ("map abs", "root", {}, "it rewrites map (map f)"),
+    "transpose-transpose": ("join ∘ split 4", "0", {}, "transpose ∘ transpose"),
+    "reduce-map-fusion": ("reduce (+) 0 ∘ reorder", "0", {}, "reduce f z ∘ map g"),
+    "map-fusion-apply": ("λxs. map abs (reorder xs)", "0", {}, "must itself be a map"),
+    "map-zip-fusion": ("λxs. map (λp. p.0 * p.1) (zip xs xs)", "0", {},
+                       "no argument of the zip is a map"),
+    "zip-transpose": ("map abs", "root", {}, "transpose (map (λx. zip c (e x)) xs)"),
+    "split-zip": ("λxs. map abs xs", "0", {}, "split n (zip xs ys)"),
+    "reduce-split": ("reduce (+) 0", "root", {"s": 3}, "3 does not divide the array length"),
+    "untile": ("join ∘ map (split 2) ∘ split 4", "0", {}, "map join ∘ transpose"),
+    "tile-split-join": ("map abs", "root", {"m": 2, "n": 2}, "it rewrites map (map f)"),
+    "compose-apply": ("λxs. map abs xs", "0", {}, "(f ∘ g) x"),
+    "apply-compose": ("λxs. map abs xs", "0", {}, "applied to one value"),
+    "eta": ("map (λx. abs x)", "root", {}, "already a lambda"),
+    "beta": ("λxs. map abs xs", "0", {}, "(λx. e) a"),
+    "1d-blocking": ("map abs", "root", {"k": 4}, "it rewrites a map of a lambda"),
+    "2d-blocking": ("map (λx. abs x)", "root", {"k": 4, "l": 4},
+                    "no map over columns inside the map over rows"),
+    "map→mapSeqUnroll": ("mapSeq abs", "root", {}, "it rewrites a high-level map f"),
+    "local-copy": ("map abs", "root", {"k": 0, "t": 0, "l1": 2, "l0": 2},
+                   "a reduction's operator λ(acc, x). e"),
+    "private-accumulator": ("map abs", "root", {}, "it rewrites reduceSeq f z"),
+    "copy-out": ("map abs", "root", {}, "reduceSeq f z xs"),
+    "pack": ("map abs", "root", {"k": 0, "t": 0}, "a whole program λxs. e"),
+    "tiling": ("map (λx. abs x)", "root", {"m": 4, "n": 4}, "two nested maps"),
+    "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
 }
 
 

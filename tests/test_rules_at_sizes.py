@@ -89,3 +89,14 @@ def test_a_rewrite_inside_iterate_fits_every_iteration_at_the_bound_sizes():
     assert offered == []
     for r in rewrites(expr, "[float]_512"):
         typecheck(r.result, "[float]_512")  # every offered rewrite fits
+
+
+def test_a_rewrite_inside_a_loop_fits_every_stage_at_the_bound_sizes():
+    """``loop`` too applies its stage to a shorter array each time (the campaign found
+    split 32 offered inside a loop whose last stage reduces arrays of 16 elements)."""
+    from workbench import parse
+
+    expr = parse("reduce (+) 0 ∘ joinVec ∘ reduce (mapVec (+)) 0 ∘ splitVec 2 ∘ "
+                 "loop 7 (λi. join ∘ map (reducePart (+) 0 1) ∘ split 2)")
+    for r in rewrites(expr, "[float]_1024"):
+        typecheck(r.result, "[float]_1024")  # every offered rewrite fits

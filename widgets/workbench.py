@@ -106,7 +106,7 @@ class Workbench(w.VBox):
         self.apply_button.add_class("wb-apply")
         self.undo_button.add_class("wb-undo")
         self.redo_button.add_class("wb-redo")
-        self.paper = PaperView()
+        self.paper = PaperView(on_expand=guarded(self.errors, "expand", self.expand))
         self.code_status = w.HTML("")
         self.code = w.HTML("")
         self.code.add_class("wb-code")
@@ -240,6 +240,12 @@ class Workbench(w.VBox):
                 self._changed()
             if done != len(steps):
                 raise WorkbenchError(f"adopted {done} of {len(steps)} steps")
+
+    def expand(self, k: int) -> Expr:
+        """Replace macro step ``k`` of the derivation by its basic steps."""
+        out = self.derivation.expand(k)
+        self._changed()
+        return out
 
     # --- views ----------------------------------------------------------------------------
     def _selected(self, _change=None) -> None:

@@ -546,6 +546,11 @@ def show_search(doc: dict) -> str:
     if doc["from_log"]:
         lines.append(f"resumed: {doc['from_log']} of the {doc['evaluated']} candidates were "
                      f"taken from {doc['log']}")
+    phases = (doc.get("details") or {}).get("phases")
+    if phases:  # the cases strategy: candidates after each phase, and the paper's
+        lines.append("phases: " + " → ".join(
+            f"{p['phase']} {p['count']}" + (f" (paper {p['paper']})" if p.get("paper") else "")
+            for p in phases))
     lines += ["", best["text"]]
     if doc.get("plot"):
         lines.append(f"plot: {doc['plot']}")

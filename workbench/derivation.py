@@ -122,6 +122,45 @@ class Derivation:
         self.steps = chosen
         self._redo.clear()
 
+    # --- macro steps ----------------------------------------------------------------------
+    def expansion(self, k: int) -> list[Step]:
+        """The basic steps that step ``k`` (1-based) is made of, each with the expression
+        after it, when its rule is a macro (``rules.expansion``)."""
+        from .rules.expansion import expand
+
+        if not 1 <= k <= len(self.steps):
+            raise WorkbenchError(f"no step {k}: the derivation has {len(self.steps)} steps")
+        step = self.steps[k - 1]
+        before = self.expressions()[k - 1]
+        return expand(before, step.rule, step.path, *self.input_types, **step.params)
+
+    def is_macro(self, k: int) -> bool:
+        from .rules.expansion import is_macro
+
+        return 1 <= k <= len(self.steps) and is_macro(self.steps[k - 1].rule)
+
+    def expand(self, k: int) -> Expr:
+        """Step ``k`` replaced by its basic steps (the steps after it are kept: they apply to
+        the same expression); the current expression is unchanged."""
+        basic = self.expansion(k)
+        step = self.steps[k - 1]
+        if basic[-1].result != step.result:
+            raise WorkbenchError(f"the basic steps of step {k} ({step.rule}) give "
+                                 f"`{basic[-1].result}`, not `{step.result}`")
+        self.steps[k - 1:k] = basic
+        self._redo.clear()
+        return self.current
+
+    def expanded(self) -> Derivation:
+        """A copy of this derivation with every macro step replaced by its basic steps."""
+        copy = Derivation(self.start, *self.input_types, name=self.name,
+                          definitions=self.definitions)
+        copy.steps = list(self.steps)
+        for k in range(len(copy.steps), 0, -1):
+            if copy.is_macro(k):
+                copy.expand(k)
+        return copy
+
     # --- JSON -----------------------------------------------------------------------------
     def to_json(self) -> dict:
         doc = {
@@ -232,24 +271,29 @@ class Derivation:
         return cls.from_json(doc, path.name)
 
     # --- export ---------------------------------------------------------------------------
-    def lines(self) -> list[tuple[str, str, Expr]]:
-        """(label, rule annotation, expression) per line, as in ICFP Fig. 10."""
+    def lines(self, expand: bool = False) -> list[tuple[str, str, Expr]]:
+        """(label, rule annotation, expression) per line, as in ICFP Fig. 10; with
+        ``expand``, each macro step is followed by its basic steps, labelled (k.1), (k.2), …"""
         out = [("", "", self.start)]
         for i, step in enumerate(self.steps, start=1):
             out.append((f"({i})", _annotation(step), step.result))
+            if expand and self.is_macro(i):
+                for j, sub in enumerate(self.expansion(i), start=1):
+                    out.append((f"({i}.{j})", _annotation(sub), sub.result))
         return out
 
-    def to_markdown(self) -> str:
+    def to_markdown(self, expand: bool = False) -> str:
+        """A table of the lines (``expand``: with each macro's basic steps)."""
         rows = [f"**{self.name}** : " + " → ".join(str(t) for t in self.input_types)
                 if self.input_types else f"**{self.name}**", "",
                 "| | rule | expression |", "|---|---|---|"]
-        for label, rule, e in self.lines():
+        for label, rule, e in self.lines(expand):
             rows.append(f"| {label} | {rule} | `{e}` |")
         return "\n".join(rows) + "\n"
 
-    def to_latex(self) -> str:
+    def to_latex(self, expand: bool = False) -> str:
         out = ["\\begin{align*}"]
-        for i, (label, rule, e) in enumerate(self.lines()):
+        for i, (label, rule, e) in enumerate(self.lines(expand)):
             body = latex_expression(e)
             if i == 0:
                 out.append(f"\\mathit{{{_latex_name(self.name)}}} &= {body} \\\\")
@@ -260,16 +304,22 @@ class Derivation:
         out.append("\\end{align*}")
         return "\n".join(out) + "\n"
 
-    def to_text(self) -> str:
+    def to_text(self, expand: bool = False) -> str:
         """Plain text in the style of ICFP 2015 Fig. 10: the start, then one numbered line
         per step naming its rule (parameters, place, figure) above the expression it
-        gives. This is ``str(derivation)``."""
+        gives; with ``expand``, each macro step's basic steps follow it, numbered (k.1),
+        (k.2), … This is ``str(derivation)``."""
         out = [f"{self.name} : " + " → ".join(str(t) for t in self.input_types)
                ] if self.input_types else []
         out.append(f"{self.name} = {self.start}")
-        width = len(f"({len(self.steps)})") + 1
+        rows = []
         for i, step in enumerate(self.steps, start=1):
-            out.append(f"{f'({i})':<{width}}→ {_rule_line(step)}")
+            rows.append((f"({i})", step))
+            if expand and self.is_macro(i):
+                rows += [(f"({i}.{j})", sub) for j, sub in enumerate(self.expansion(i), 1)]
+        width = max((len(label) for label, _ in rows), default=0) + 1
+        for label, step in rows:
+            out.append(f"{label:<{width}}→ {_rule_line(step)}")
             out.append(" " * width + f"= {step.result}")
         return "\n".join(out)
 

@@ -1,16 +1,17 @@
 """Which functions only rearrange data (ICFP 2015 Sect. 3.2: they generate no code).
 
 A layout primitive (``split``, ``transpose``, ``pad``, …) only moves elements; so does a
-composition of them, a ``map`` of one (Lift's ``Map(Transpose())``, the maps inside its
+composition of them, a map of any level of one (Lift's ``Map(Transpose())``, the maps inside its
 ``Tile``, ``Untile2D``, ``Slide2D`` and ``Pad2D``), and a ``loop`` whose stages do (P2CL's
 bit reversal by stages of transposes). Such a function is a view for the code generator, so
 a ``map`` of it needs no lowering. ``id`` is the exception inside a ``map``: ``map id`` is how
-a program asks for a copy.
+a program asks for a copy. The function of a map may be written as a lambda that applies
+layout primitives to its parameter (``λx. transpose (split 2 x)``).
 """
 
 from __future__ import annotations
 
-from .expr import Compose, Expr, Lambda, Prim
+from .expr import Apply, Compose, Expr, Lambda, Prim, Var, compose
 
 
 def is_layout_primitive(node: Expr) -> bool:
@@ -29,8 +30,8 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
         return False
     if fn.name == "id":
         return not in_map
-    if fn.name == "map":
-        return rearranges_only(fn.args[0], True)
+    if _maps(fn):
+        return mapped_layout(fn) is not None
     if fn.name == "loop":
         f = fn.args[1]
         body = f.body if isinstance(f, Lambda) and len(f.params) == 1 else None
@@ -38,9 +39,35 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
     return is_layout_primitive(fn) and fn.name != "reorder"
 
 
+def _maps(node: Prim) -> bool:
+    return node.decl.extra.get("map_level") not in (None, "vector") and bool(node.args)
+
+
+def as_composition(f: Expr) -> Expr:
+    """``λx. g (h x)`` as ``g ∘ h`` (functions applied to the parameter one after the
+    other); any other function as it is."""
+    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+        fns, e = [], f.body
+        while isinstance(e, Apply) and len(e.args) == 1:
+            fns.extend(e.fn.fns if isinstance(e.fn, Compose) else (e.fn,))
+            e = e.args[0]
+        if e == Var(f.params[0]) and fns:
+            return compose(*fns)
+    return f
+
+
+def mapped_layout(node: Expr) -> Expr | None:
+    """The function of a map (of any level) that only rearranges each element of its
+    input, as a composition of layout primitives (``join`` of ``map join``); else None."""
+    if not (isinstance(node, Prim) and _maps(node)):
+        return None
+    f = as_composition(node.args[-1])
+    return f if rearranges_only(f, True) else None
+
+
 def needs_lowering(node: Expr) -> bool:
     """A high-level primitive that rules must lower before code can be generated (a map or
     a loop that only rearranges data needs none)."""
     if not (isinstance(node, Prim) and node.decl.high_level):
         return False
-    return not (node.name == "map" and rearranges_only(node.args[0], True))
+    return mapped_layout(node) is None

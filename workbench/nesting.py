@@ -104,12 +104,20 @@ def _walk(node: Expr, path: Path, context: Context, problems: list[NestingProble
         problems.append(NestingProblem(
             path, "toLocal must be inside a mapWorkgroup (local memory belongs to a work-group)"))
     elif isinstance(node, Prim) and node.name == "toPrivate" \
-            and not {lvl for lvl, _ in context} & {"global", "local", "lane"}:
+            and not {lvl for lvl, _ in context} & {"global", "local", "lane"} \
+            and not ("workgroup" in {lvl for lvl, _ in context} and _by_work_items(node)):
         problems.append(NestingProblem(
             path, "toPrivate must be inside a map over work-items (mapGlobal, mapLocal or "
-                  "mapLane): private memory belongs to one work-item"))
+                  "mapLane), or inside a mapWorkgroup around the mapLocal that writes it: "
+                  "private memory belongs to one work-item"))
     for i, child in enumerate(node.children()):
         _walk(child, path + (i,), inner, problems)
+
+
+def _by_work_items(node: Prim) -> bool:
+    """``toPrivate (mapLocal …)``: each work-item of the group keeps the part it writes."""
+    f = node.args[0]
+    return isinstance(f, Prim) and map_level(f) is not None and map_level(f)[0] == "local"
 
 
 def context(expr: Expr, path: Path) -> Context:

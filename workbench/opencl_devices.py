@@ -138,6 +138,11 @@ class DeviceInfo:
         """Why the device is broken ('' when it works)."""
         return self.health.removeprefix("broken: ") if self.health.startswith("broken") else ""
 
+    @property
+    def is_pocl(self) -> bool:
+        """PoCL (the Portable Computing Language), the CPU devices' usual driver."""
+        return "Portable Computing Language" in self.platform
+
     def describe(self) -> str:
         return f"{self.id} {self.name} ({self.platform}, driver {self.driver})"
 

@@ -135,14 +135,13 @@ def compare(output, expected) -> Comparison:
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
         expected=None) -> RunResult:
-    """Compile, run and time ``expr`` on the arrays, and check its output against the
-    interpreter's (``expected``: the interpreter's output on these inputs, computed before,
-    e.g. of the program a search started from; by default it is computed here)."""
+    """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
+    (``expected``: the interpreter's output on these arrays when it is known already — a
+    search computes its start program's output once for all its candidates)."""
     try:
         _check_arguments(repeat, warmup, time_limit_ms)
         values, types = prepare_inputs(expr, arrays)
-        expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else \
-            expected
+        expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
             else np.stack([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:

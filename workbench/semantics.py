@@ -78,8 +78,19 @@ class Evaluator:
                 args = list(args[0])
             return decl.semantics(self, fn, list(args))
         if isinstance(fn, Compose):
-            value = self.call(fn.fns[-1], args)
-            for f in reversed(fn.fns[:-1]):
+            fns = list(fn.fns)
+            if len(fns) >= 2 and len(args) == 1 and _dot_product(fns[-2], fns[-1], args[0]):
+                # reduce (+) z ∘ map (*) on a zip: a dot product, not the array of products
+                value = self.fold(Lambda((("acc_", "x_"),), BinOp("+", Var("acc_"), BinOp(
+                    "*", Apply(Prim("get", (0,)), (Var("x_"),)),
+                    Apply(Prim("get", (1,)), (Var("x_"),))))), self.value(fns[-2].args[1]),
+                    args[0])
+                value = V.collect(V.lift(value, self.depth, self.depth + 1), self.depth, 1)
+                fns = fns[:-2]
+            else:
+                value = self.call(fns[-1], args)
+                fns = fns[:-1]
+            for f in reversed(fns):
                 value = self.call(f, [value])
             return value
         if isinstance(fn, Lambda):
@@ -151,6 +162,11 @@ class Evaluator:
             op, element_fn = fast
             if _is_map_vec(fn) and element_fn is not None:  # lane-wise, on each vector
                 element_fn = Prim("mapVec", (element_fn,))
+            if op == "+" and element_fn is not None and _is_product(element_fn) \
+                    and isinstance(array, V.Zipped) and len(array.parts) == 2 \
+                    and array.levels == 1 and all(isinstance(p, np.ndarray)
+                                                  for p in array.parts):
+                return _combine("+", init, dot(*array.parts, self.depth))
             mapped = array if element_fn is None else self.map(element_fn, array)
             if not isinstance(mapped, V.Zipped) and not isinstance(mapped, tuple):
                 total = _UFUNCS[op].reduce(np.asarray(mapped), axis=self.depth)
@@ -175,6 +191,61 @@ class Evaluator:
     def index_function(self, fn: Expr, args: list[np.ndarray], n: int) -> np.ndarray:
         result = Evaluator(self.sizes, 1).call(fn, args)
         return np.broadcast_to(np.asarray(result), (n,)).astype(np.int64)
+
+
+def _dot_product(reduction: Expr, mapping: Expr, value) -> bool:
+    return isinstance(reduction, Prim) and reduction.name in ("reduce", "reduceSeq") \
+        and isinstance(reduction.args[0], Section) and reduction.args[0].op == "+" \
+        and reduction.args[0].left is None and reduction.args[0].right is None \
+        and isinstance(mapping, Prim) and mapping.decl.extra.get("map_level") not in \
+        (None, "vector") and _is_product(mapping.args[-1]) and isinstance(value, V.Zipped) \
+        and len(value.parts) == 2 and value.levels == 1
+
+
+def _is_product(f: Expr) -> bool:
+    """``(*)``, or ``λp. p.0 * p.1`` / ``λ(a, b). a * b``: the product of a pair."""
+    if isinstance(f, Section) and f.op == "*" and f.left is None and f.right is None:
+        return True
+    if not isinstance(f, Lambda) or len(f.params) != 1:
+        return False
+    body, param = f.body, f.params[0]
+    if not (isinstance(body, BinOp) and body.op == "*"):
+        return False
+    if isinstance(param, tuple) and len(param) == 2 and all(isinstance(n, str) for n in param):
+        return body.left == Var(param[0]) and body.right == Var(param[1])
+    if isinstance(param, str):
+        def part(e, k):
+            return isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.name == "get" \
+                and e.fn.args[0] == k and e.args == (Var(param),)
+        return part(body.left, 0) and part(body.right, 1)
+    return False
+
+
+def dot(x: np.ndarray, y: np.ndarray, depth: int):
+    """Σ_k x[…, k] · y[…, k] over the array axis at ``depth`` of two batched values, as one
+    BLAS contraction: a matrix product where x varies along one batch axis and y along
+    another (a map over rows of a map over columns) is computed without the M×N×K
+    products."""
+    letters = "abcdefghijlmnopqrstuvwxyz"
+    shape = np.broadcast_shapes(x.shape[:depth], y.shape[:depth])
+    xs, ys, out = [], [], []
+    xi, yi = [], []
+    for axis, n in enumerate(shape):
+        label = letters[axis]
+        out.append(label)
+        if x.shape[axis] != 1 or n == 1:
+            xs.append(label)
+        else:
+            xi.append(axis)
+        if y.shape[axis] != 1 or n == 1:
+            ys.append(label)
+        else:
+            yi.append(axis)
+    xv = x.reshape(tuple(x.shape[a] for a in range(depth) if a not in xi) + x.shape[depth:])
+    yv = y.reshape(tuple(y.shape[a] for a in range(depth) if a not in yi) + y.shape[depth:])
+    spec = f"{''.join(xs)}k,{''.join(ys)}k->{''.join(out)}"
+    result = np.einsum(spec, xv, yv, optimize=True)
+    return result.reshape(shape).astype(np.result_type(x, y), copy=False)
 
 
 def _combine(op: str, init, total):

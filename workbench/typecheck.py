@@ -40,6 +40,7 @@ from .types import (
     BOOL,
     FLOAT,
     INT,
+    ArrayType,
     FunctionType,
     ScalarType,
     TupleType,
@@ -118,6 +119,13 @@ class Checker:
     def same_size(self, a: Size, b: Size, path: Path, what: str) -> None:
         if a != b:
             self.fail(path, f"{what}: lengths differ ({a} vs {b})", SizeError)
+
+    def forget(self, path: Path) -> None:
+        """Drop what was recorded at and below ``path`` (a part typed again, differently)."""
+        if self.typings is not None:
+            n = len(path)
+            for p in [p for p in self.typings if p[:n] == path]:
+                del self.typings[p]
 
     # --- functions ------------------------------------------------------------------------
     def apply(self, fn: Expr, args: list[Type], env: Mapping[str, Type], path: Path) -> Type:
@@ -244,7 +252,9 @@ class Checker:
             return TupleType(tuple(self.value(item, env, path + (i,), hint)
                                    for i, (item, hint) in enumerate(zip(expr.items, hints))))
         if isinstance(expr, Apply):
-            arg_types = [self.value(a, env, path + (i + 1,)) for i, a in enumerate(expr.args)]
+            hints = [_element_hint(expr, expected)] * len(expr.args)
+            arg_types = [self.value(a, env, path + (i + 1,), hint)
+                         for i, (a, hint) in enumerate(zip(expr.args, hints))]
             return self.apply(expr.fn, arg_types, env, path + (0,))
         if isinstance(expr, BinOp):
             left = self.value(expr.left, env, path + (0,))
@@ -292,6 +302,17 @@ class Checker:
         if op == "%" and (left != INT or right != INT):
             self.fail(path, f"% expects two ints, found {left} and {right}")
         return promote(left, right)
+
+
+def _element_hint(expr: Apply, expected: Type | None) -> Type | None:
+    """The type a context expects of the value argument of ``replicate n v`` (the element
+    type of the array it expects): ``replicate 4 0`` is then an array of floats where one
+    is expected, as a literal 0 is a float there."""
+    fn = expr.fn
+    if isinstance(fn, Prim) and fn.decl.extra.get("element_hint") and len(expr.args) == 1 \
+            and isinstance(expected, ArrayType):
+        return expected.elem
+    return None
 
 
 def _numeric_widening(want: Type, got: Type) -> bool:

@@ -91,13 +91,17 @@ def same_work_item(earlier: Access, later: Access, one: bool = False) -> bool:
     return ir.substitute_index(later.offset, renaming) == earlier.offset
 
 
-def conflicts(pending: list[Access], later: list[Access], one: bool = False) -> set[str]:
-    """The spaces of the memory through which a later access depends on a pending one."""
+def conflicts(pending: list[Access], later: list[Access], one: bool = False,
+              apart: ir.Loop | None = None) -> set[str]:
+    """The spaces of the memory through which a later access depends on a pending one
+    (``apart``: the later accesses are of the next iteration of that loop, and accesses of
+    different iterations that never meet need no order)."""
     spaces = set()
     for b in later:
         for a in pending:
             if a.buffer == b.buffer and (a.write or b.write) and \
-                    not same_work_item(a, b, one):
+                    not same_work_item(a, b, one) and \
+                    not (apart is not None and _apart(a, b, apart)):
                 spaces.add(a.space)
     return spaces
 
@@ -123,6 +127,27 @@ def _carried(pending: list[Access], loop: ir.Loop) -> list[Access]:
     """Accesses of an earlier iteration of a loop: its index is another one there."""
     other = {loop.index: var(loop.index + "_before", loop.extent)}
     return [replace(a, offset=ir.substitute_index(a.offset, other)) for a in pending]
+
+
+def _apart(a: Access, b: Access, loop: ir.Loop) -> bool:
+    """Whether an access of one iteration of a loop and one of another iteration never
+    touch the same element: both offsets are ``c · i`` plus parts that span less than
+    ``c`` (the rounds of a copy into local memory, each writing its own elements)."""
+    index = var(loop.index, loop.extent)
+    ranges, factors = [], set()
+    for access, i in ((a, var(loop.index + "_before", loop.extent)), (b, index)):
+        c = access.offset.terms.get(tuple(i.terms)[0], 0) if len(i.terms) == 1 else 0
+        rest = access.offset - i * c
+        if c == 0 or loop.index in rest.variables() or \
+                loop.index + "_before" in rest.variables():
+            return False
+        factors.add(abs(c))
+        ranges.append(rest.bounds())
+    if len(factors) != 1:
+        return False
+    low = min(r[0] for r in ranges)
+    high = max(r[1] for r in ranges)
+    return high - low < factors.pop()
 
 
 class _Placer:
@@ -181,7 +206,7 @@ class _Placer:
                 if isinstance(stmt, ir.Barrier):
                     break
                 head += accesses(stmt, self.spaces)
-            spaces = conflicts(_carried(pending, loop), head)
+            spaces = conflicts(_carried(pending, loop), head, apart=loop)
             if spaces:
                 self.need_barrier(loop)
                 return replace(loop, body=body + (_barrier(spaces),)), []

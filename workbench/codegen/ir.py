@@ -263,9 +263,12 @@ class Comment(Stmt):
 
 @dataclass(frozen=True)
 class Allocate(Stmt):
-    """A private array of one work-item (local arrays are declared by the kernel)."""
+    """A private array of one work-item (local arrays are declared by the kernel). With
+    ``owners`` "workgroup" it is an array of the work-group of which each work-item holds
+    the part its local maps access (``distribute`` sizes it)."""
 
     buffer: Buffer
+    owners: str = ""
 
 
 # --- kernels and programs ------------------------------------------------------------------

@@ -19,11 +19,25 @@ from contextlib import contextmanager
 from dataclasses import replace as dataclass_replace
 from itertools import count as counter
 
-from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, UnOp, UserFun, Var
+from ..expr import (
+    Apply,
+    BinOp,
+    Compose,
+    Expr,
+    Lambda,
+    Lit,
+    Path,
+    Prim,
+    UnOp,
+    UserFun,
+    Var,
+    fresh_name,
+)
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
 from . import CodegenError, ir
+from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
 from .patterns import Patterns, is_literal, literal_text, short
 from .scalar import CProgram, ScalarCodegenError, c_type, define_function
@@ -55,7 +69,7 @@ class Names:
         return f"{prefix}{next(self._next)}"
 
 
-class KernelBuilder(Patterns):
+class KernelBuilder(Patterns, ArrayAccumulators):
     def __init__(self, name: str, note: Annotation, cprog: CProgram, names: Names,
                  global_buffers: list[ir.Buffer]):
         self.name = name
@@ -70,6 +84,9 @@ class KernelBuilder(Patterns):
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
         self.singles = 0  # enclosing guards (code of one work-item for a group or warp)
         self.private: set[str] = set()  # temporaries in private memory
+        # private temporaries of a work-group: each work-item holds the part its local
+        # maps write (``distribute`` gives each the size of its part)
+        self.group_private: set[str] = set()
         self.calls = Calls(self._index_function)
 
     def kernel(self, kernel_name: str, params: tuple[ir.Buffer, ...], origin: str,
@@ -166,8 +183,11 @@ class KernelBuilder(Patterns):
             elif space == "local":
                 self.locals.append(buf)
             else:
-                self.emit(ir.Allocate(buf))
+                shared = bool(self.loops) and not self.in_work_item() and not self.singles
+                self.emit(ir.Allocate(buf, owners="workgroup" if shared else ""))
                 self.private.add(buf.name)
+                if shared:
+                    self.group_private.add(buf.name)
         return view
 
     # --- functions ------------------------------------------------------------------------
@@ -189,9 +209,8 @@ class KernelBuilder(Patterns):
         if isinstance(fn, Apply):  # a partial application such as (dot xs) row
             own = [self.value(a, path + (i + 1,), env, None) for i, a in enumerate(fn.args)]
             return self.apply(fn.fn, own + list(args), path + (0,), env, dest)
-        if isinstance(fn, Lambda) and (not _plain(result) or any(a.view for a in args) or any(
-                env[v].view is not None for v in fn.free_vars() if v in env)
-                or _computes_arrays(fn)):
+        if isinstance(fn, Lambda) and (not _plain(result) or any(holds_array(a) for a in args)
+                                       or reads_arrays(fn, env) or _computes_arrays(fn)):
             inner = dict(env)
             params = fn.params
             for pattern, value in zip(params, args):
@@ -241,6 +260,8 @@ class KernelBuilder(Patterns):
         operator of a reduction with a vector accumulator)."""
         if isinstance(fn, Prim) and fn.name == "mapVec":
             fn = fn.args[-1]
+        if not isinstance(fn, UserFun) and env:
+            fn, env = project_free(fn, env)
         free = sorted(fn.free_vars()) if not isinstance(fn, UserFun) else []
         if isinstance(fn, UserFun) or (isinstance(fn, Lambda) and not free):
             target = fn
@@ -389,8 +410,12 @@ class KernelBuilder(Patterns):
         raise CodegenError(f"cannot generate the value {e} yet")
 
     def at_index(self, index: Value, length: int) -> Index:
-        """An index read at run time (``at``), into an array of ``length`` elements."""
-        return Index.of(Opaque(self.scalar(index), length))
+        """An index read at run time (``at``), into an array of ``length`` elements (a
+        constant index is an index like any other)."""
+        scalar = self.scalar(index)
+        if isinstance(scalar, ir.Literal) and scalar.text.isdigit():
+            return Index.of(int(scalar.text))
+        return Index.of(Opaque(scalar, length))
 
     def layout(self, fn: Prim, typing: Typing, args: list[Value], dest) -> Value:
         view = self.view_through(fn, typing.args[0], args[0].view)
@@ -411,13 +436,84 @@ class KernelBuilder(Patterns):
                                                        else value.scalar))
 
     def writes_private(self, dest: View) -> bool:
-        return bool(buffers_of(dest) & self.private)
+        """Whether a view writes a private temporary of one work-item (not one of the
+        work-group, whose parts its work-items own)."""
+        return bool(buffers_of(dest) & (self.private - self.group_private))
 
     def pingpong(self, results: list[Type], space: str) -> list:
         return pingpong(results, lambda t: self.temporary(t, space))
 
     def reshaped(self, view: View, t: Type) -> View:
         return reshaped(view, shape(t))
+
+
+def project_free(fn: Expr, env: dict) -> tuple[Expr, dict]:
+    """``fn`` with the components it reads of tuples of the enclosing scope (``p.1`` of a
+    pair of an array and a scalar) made variables of their own, bound in the returned
+    environment: a scalar function takes scalars, not arrays."""
+
+    env = dict(env)
+    while True:
+        found = _free_projection(fn, env, frozenset())
+        if found is None:
+            return fn, env
+        owner, k = found.args[0].name, found.fn.args[0]
+        name = fresh_name(f"{owner}_{k}", set(env) | _names(fn))
+        env[name] = env[owner].parts[k]
+        fn = _replace_free(fn, found, Var(name), frozenset())
+
+
+def _names(e: Expr) -> set[str]:
+    from ..expr import walk
+
+    return {n for _, node in walk(e) for n in (node.names() if isinstance(node, Lambda) else
+                                                 (node.name,) if isinstance(node, Var) else ())}
+
+
+def _free_projection(e: Expr, env: dict, bound: frozenset):
+    """A projection ``v.k`` of a free variable v bound to a tuple holding arrays."""
+    if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.name == "get" \
+            and len(e.args) == 1 and isinstance(e.args[0], Var) \
+            and e.args[0].name not in bound:
+        value = env.get(e.args[0].name)
+        if value is not None and value.parts and not _passable(value):
+            return e
+    inner = bound | set(e.names()) if isinstance(e, Lambda) else bound
+    for child in e.children():
+        found = _free_projection(child, env, inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _passable(value: Value) -> bool:
+    """A value a scalar function can take: a scalar, or a tuple of such values."""
+    if value.parts:
+        return all(_passable(p) for p in value.parts)
+    return value.view is None
+
+
+def _replace_free(e: Expr, old: Expr, new: Expr, bound: frozenset) -> Expr:
+    """``e`` with the free occurrences of ``old`` (a projection of a variable) replaced."""
+    if e == old and old.args[0].name not in bound:
+        return new
+    children = e.children()
+    if not children:
+        return e
+    inner = bound | set(e.names()) if isinstance(e, Lambda) else bound
+    return e.with_children(tuple(_replace_free(c, old, new, inner) for c in children))
+
+
+def reads_arrays(fn: Expr, env: dict) -> bool:
+    """Whether a function reads an array of the enclosing scope (not only scalars of it,
+    which a scalar function takes as parameters)."""
+    projected, inner = project_free(fn, env)
+    return any(holds_array(inner[v]) for v in projected.free_vars() if v in inner)
+
+
+def holds_array(v: Value) -> bool:
+    """A value that is an array, or a tuple with an array in it."""
+    return v.view is not None or any(holds_array(p) for p in v.parts)
 
 
 def bind(pattern, value: Value, env: dict) -> None:

@@ -53,6 +53,9 @@ class Patterns:
             (self.scan_seq if name == "scanSeq" else self.scan_local)(fn, args[0], path, env,
                                                                     dest)
             return Value(result, view=dest)
+        if fn.decl.extra.get("loop") and level_of(fn) is None and \
+                isinstance(result.elem, ArrayType):  # a register block (``accumulators``)
+            return self.reduce_seq_array(fn, args[0], path, env, dest)
         level = fn.decl.extra.get("map_level")
         if dest is None:
             if self.loops and (level in ("global", "workgroup") or
@@ -192,6 +195,8 @@ class Patterns:
     def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
         n = int(arg.type.size.value)
         acc_type = self.typing(path).result.elem
+        if isinstance(acc_type, ArrayType):  # a register block (``accumulators``)
+            return self.reduce_seq_array(fn, arg, path, env, dest)
         f, z = fn.args
         acc = self.fresh("acc")
         init = self.initial(z, acc_type, env)
@@ -294,6 +299,10 @@ class Patterns:
             loop(n >> (d + 1), down, f"down-sweep {levels - d} of {levels}", disjoint=True)
         loop(n, lambda i: self.store_at(dest.access([i]), Value(t, scalar=self.combine(
             f, at(i), arg.element(i), t, env))), "inclusive prefixes")
+
+
+def level_of(fn: Prim) -> str | None:
+    return fn.decl.extra.get("map_level")
 
 
 def iteration_types(fn: Prim, t: Type, env: dict | None = None

@@ -26,6 +26,7 @@ from ..types import Type, free_size_vars, function_parts, match_sizes, substitut
 from . import (
     CodegenError,
     barriers,
+    distribute,
     emit,
     features,
     ir,
@@ -106,13 +107,15 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
 
 def compile_module(module: ir.Module) -> ir.Module:
     """The passes over the kernel IR, in order: unrolling, launch inference (which fixes the
-    strides), barrier placement, 64-bit indices; then the check that every output element
-    is written exactly once."""
+    strides), private arrays of a work-group cut to each work-item's part, barrier
+    placement, 64-bit indices; then the check that every output element is written exactly
+    once."""
     kernels, launches = [], []
     for kernel in module.kernels:
         try:
             kernel = unroll.unroll(kernel)
             kernel, plan = launch.bind(kernel)
+            kernel = distribute.distribute(kernel)
             kernel = barriers.place(kernel, plan)
             kernel = wide.widen(kernel)
         except CodegenError as err:

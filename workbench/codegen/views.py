@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
-from ..layout import is_layout_primitive, rearranges_only
+from ..layout import is_layout_primitive, mapped_layout, rearranges_only
 from ..typecheck import annotate
 from ..types import ArrayType, TupleType, Type
 from . import CodegenError, ir
@@ -282,10 +282,10 @@ SPECIAL = {"pad", "splitVec", "joinVec"}
 
 def is_layout(node: Expr) -> bool:
     """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
-    or loop of layout primitives (``layout.rearranges_only``)."""
+    (of any level) or loop of layout primitives (``layout.rearranges_only``)."""
     if not isinstance(node, Prim):
         return False
-    if node.name in ("map", "loop"):
+    if node.name == "loop" or mapped_layout(node) is not None:
         return rearranges_only(node)
     return is_layout_primitive(node) or node.name in SPECIAL
 
@@ -347,8 +347,8 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
         columns = _length(input_type.elem)
         rows = MapView(lambda row: PadView(left, columns, value, row), inner)
         return PadView(left, _length(input_type), value, rows)
-    if name == "map" and is_layout(node):
-        f = node.args[0]
+    if layout is None and mapped_layout(node) is not None:  # a map of any level
+        f = mapped_layout(node)
         return MapView(function_view(f, input_type.elem, calls, constant), inner)
     if name == "loop" and is_layout(node):
         for f, t in loop_stages(node, input_type):
@@ -391,8 +391,9 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
             return ZipView(tuple(SplitVecView(n, project(dest, k))
                                  for k in range(len(input_type.elem.items))))
         return SplitVecView(int(input_type.elem.size.value), dest)
-    if name == "map" and is_layout(node):
-        return MapView(function_view(node.args[0], input_type.elem, calls, output=True), dest)
+    if layout is None and mapped_layout(node) is not None:
+        return MapView(function_view(mapped_layout(node), input_type.elem, calls, output=True),
+                       dest)
     if name == "loop" and is_layout(node):
         for f, t in reversed(loop_stages(node, input_type)):
             dest = function_view(f, t, calls, output=True)(dest)

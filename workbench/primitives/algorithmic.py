@@ -239,6 +239,93 @@ define(Primitive(
     aliases=("inner-join",), layout=Layout(_inner_join_read, _inner_join_write)))
 
 
+# --- tile / untile (the matrix-multiplication slides' Tile and Untile) --------------------------
+# 2-D split and join: ``tile m n`` cuts a matrix into m×n tiles, ``untile`` puts tiles back
+# together. Lift defines Tile(x, y) = Map(Map(Transpose) ∘ Split(y) ∘ Transpose) ∘ Split(x);
+# here both are primitives, so their code is one view each: element [I, J, r, c] of
+# ``tile m n xs`` is element [I·m + r, J·n + c] of xs.
+
+def tile_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, "tile")
+    rows = array_arg(chk, a.elem, path, "tile (elements)")
+    m, n = chk.size(node.args[0]), chk.size(node.args[1])
+    chk.require_divides(a.size, m, path, f"tile {m} {n} (rows)")
+    chk.require_divides(rows.size, n, path, f"tile {m} {n} (columns)")
+    one = ArrayType(ArrayType(rows.elem, n), m)
+    return ArrayType(ArrayType(one, rows.size / n), a.size / m)
+
+
+def tile_semantics(ev, node, args):
+    m, n, d = ev.size(node.args[0]), ev.size(node.args[1]), ev.depth
+
+    def fn(leaf):
+        shape = leaf.shape
+        rows, cols = shape[d], shape[d + 1]
+        split = leaf.reshape(shape[:d] + (rows // m, m, cols // n, n) + shape[d + 2:])
+        return np.swapaxes(split, d + 1, d + 2)
+
+    return V._reshape(args[0], fn, 2)
+
+
+def _tile_read(node, t, calls):
+    m, n = int(node.args[0]), int(node.args[1])
+    return lambda i, j, r, c, *rest: (i * m + r, j * n + c, *rest)
+
+
+def _tile_write(node, t, calls):
+    m, n = int(node.args[0]), int(node.args[1])
+    return lambda row, col, *rest: (row // m, col // n, row % m, col % n, *rest)
+
+
+define(Primitive(
+    "tile", ALGORITHMIC, "(m n : size) -> [[A]_{N×n}]_{M×m} -> [[[[A]_n]_m]_N]_M",
+    "matrix-multiplication slides (Tile)",
+    "Cut a matrix into tiles of m rows and n columns (a 2-D split).", tile_type,
+    tile_semantics, params=(SIZE("m"), SIZE("n")), aliases=("Tile",),
+    layout=Layout(_tile_read, _tile_write)))
+
+
+def untile_type(chk, node, args, env, path):
+    a = array_arg(chk, args[0], path, "untile")
+    row = array_arg(chk, a.elem, path, "untile (a row of tiles)")
+    tile = array_arg(chk, row.elem, path, "untile (tiles)")
+    tile_row = array_arg(chk, tile.elem, path, "untile (rows of a tile)")
+    return ArrayType(ArrayType(tile_row.elem, row.size * tile_row.size), a.size * tile.size)
+
+
+def untile_semantics(ev, node, args):
+    d = ev.depth
+
+    def fn(leaf):
+        shape = leaf.shape
+        i, j, m, n = shape[d:d + 4]
+        return np.swapaxes(leaf, d + 1, d + 2).reshape(shape[:d] + (i * m, j * n) + shape[d + 4:])
+
+    return V._reshape(args[0], fn, -2)
+
+
+def _tile_shape(t) -> tuple[int, int]:
+    tile = t.elem.elem
+    return int(tile.size), int(tile.elem.size)
+
+
+def _untile_read(node, t, calls):
+    m, n = _tile_shape(t)
+    return lambda row, col, *rest: (row // m, col // n, row % m, col % n, *rest)
+
+
+def _untile_write(node, t, calls):
+    m, n = _tile_shape(t)
+    return lambda i, j, r, c, *rest: (i * m + r, j * n + c, *rest)
+
+
+define(Primitive(
+    "untile", ALGORITHMIC, "[[[[A]_n]_m]_N]_M -> [[A]_{N×n}]_{M×m}",
+    "matrix-multiplication slides (Untile)",
+    "Put a matrix of tiles back together (a 2-D join).", untile_type, untile_semantics,
+    aliases=("Untile",), layout=Layout(_untile_read, _untile_write)))
+
+
 # --- iterate ---------------------------------------------------------------------------------
 
 def iterate_type(chk, node, args, env, path):
@@ -509,7 +596,8 @@ define(Primitive(
     "replicate", ALGORITHMIC, "(n : size) -> A -> [A]_n", "Futhark G4",
     "An array of n copies of a value.", replicate_type,
     lambda ev, node, args: V.full_like_length(args[0], ev.depth, ev.size(node.args[0])),
-    params=(SIZE(),), aliases=("Replicate",)))
+    params=(SIZE(),), aliases=("Replicate",),
+    extra={"element_hint": True}))  # its value has the element type a context expects
 
 
 def at_type(chk, node, args, env, path):

@@ -51,10 +51,40 @@ def reduce_seq_type(chk, node, args, env, path):
         # An untyped literal accumulator adopts the operator's result type.
         acc = chk.value(z_expr, env, path + (1,), expected=r)
         r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
+    if r != acc and literal_array(z_expr) and same_shape(acc, r):
+        acc, r = array_accumulator(chk, node, env, path, b, r)
     if r != acc:
         chk.fail(path, f"{node.name}: the operator takes ({acc}, {b}) and must return the "
                        f"accumulator type {acc}, it returns {r}")
     return ArrayType(acc, Size.const(1))
+
+
+def literal_array(expr) -> bool:
+    """``replicate n (replicate m 0)``: an array accumulator's initial value built from a
+    literal, whose numbers take the type the operator gives them (as a literal 0 does)."""
+    from ..expr import Apply, Prim
+
+    while isinstance(expr, Apply) and isinstance(expr.fn, Prim) and expr.fn.name == "replicate" \
+            and len(expr.args) == 1:
+        expr = expr.args[0]
+    return chk_literal(expr)
+
+
+def same_shape(a, b) -> bool:
+    """Arrays of the same lengths whose elements are numbers (of any numeric type)."""
+    while isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.size == b.size:
+        a, b = a.elem, b.elem
+    return _numeric(a) and _numeric(b)
+
+
+def array_accumulator(chk, node, env, path, elem, result):
+    """A reduction whose accumulator is an array (a register block, CASES 2016): its
+    literal initial value is typed as the operator's result, and the operator checked
+    again on that accumulator."""
+    chk.forget(path + (0,))
+    chk.forget(path + (1,))
+    acc = chk.value(node.args[1], env, path + (1,), expected=result)
+    return acc, chk.apply(node.args[0], [TupleType((acc, elem))], env, path + (0,))
 
 
 def _numeric(t) -> bool:

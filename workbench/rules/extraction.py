@@ -4,9 +4,10 @@ parallel patterns with sequential code in between into perfect nests:
 
 - G1–G3 (``map-nest→kernel``): a perfect nest of maps becomes one kernel, its (up to three)
   outer maps over the dimensions of the global grid;
-- G4 (``map-fission``, ``map-distribution``): a map is distributed over a composition, or
-  over a parallel computation inside its body (Futhark's let-bound ``a0``: the map computes
-  all of them first, the rest of the body then reads them, zipped with the map's elements);
+- G4 (``map-fission``, held by ``interchange``, and ``map-distribution``): a map is
+  distributed over a composition, or over a parallel computation inside its body
+  (Futhark's let-bound ``a0``: the map computes all of them first, the rest of the body
+  then reads them, zipped with the map's elements);
 - G5 (``reduce-map-interchange``): a reduction with a vector operator on replicated neutral
   elements becomes a map of scalar reductions over the transposed input (a segmented
   reduction);
@@ -98,32 +99,6 @@ MAP_NEST_TO_KERNEL = Rule(
 
 
 # --- G4: map fission and distribution ---------------------------------------------------------
-
-def _map_fission(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_prim(node, "map") and isinstance(node.args[0], Compose)):
-        return Refused("it rewrites map (f ∘ g)")
-    fns = node.args[0].fns
-    k = int(p["at"])
-    if not 1 <= k < len(fns):
-        return Refused(f"the cut is between two of the {len(fns)} functions: 1 to "
-                       f"{len(fns) - 1}, not {k}")
-    return compose(Prim("map", (compose(*fns[:k]),)), Prim("map", (compose(*fns[k:]),)))
-
-
-def _cuts(site: Site) -> list:
-    node = site.node
-    if is_prim(node, "map") and isinstance(node.args[0], Compose):
-        return [Size.const(k) for k in range(1, len(node.args[0].fns))]
-    return []
-
-
-MAP_FISSION = Rule(
-    "map-fission", "map (f ∘ g) → map f ∘ map g", "algorithmic", "Futhark G4 (ICFP Fig. 6f, "
-    "reversed)", _map_fission,
-    params=(RuleParam("at", "how many functions of the composition the outer map keeps",
-                      _cuts, kind="int"),))
-
 
 def parallel_subterms(body: Expr, bound: frozenset[str]) -> list[Expr]:
     """The outermost applications of parallel patterns inside a map's body (the body itself
@@ -440,7 +415,7 @@ ITERATE_TO_LOOP = Rule(
     doc="An iterate is a loop whose stages do not use their number.")
 
 
-RULES = [MAP_NEST_TO_KERNEL, MAP_FISSION, MAP_DISTRIBUTION, REDUCE_MAP_INTERCHANGE, *REARRANGE,
+RULES = [MAP_NEST_TO_KERNEL, MAP_DISTRIBUTION, REDUCE_MAP_INTERCHANGE, *REARRANGE,
          MAP_LOOP_INTERCHANGE, MAP_ITERATE_INTERCHANGE, ITERATE_TO_LOOP, BETA, ETA]
 
 __all__ = ["RULES", "is_parallel", "nest_depth", "parallel_subterms"]

@@ -3,6 +3,8 @@ one step of a derivation, and its expansion into basic rules stays visible."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..expr import Compose, Expr
 from ..sizes import Size
 from .algorithmic import array_length, divides, is_prim
@@ -154,6 +156,11 @@ REDUCE_CHUNKS_STRIDED = Rule(
     doc="reduce-chunks with the reordering of Fig. 11's GPU kernels: 6d, 6d, 7c, 6d, 6d, "
         "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
 
+# each macro's expansion into basic steps (rules.expansion)
+MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion,
+          MAP_REDUCE_FUSION_STRIDED.name: partial(expand_map_reduce_fusion, strided=True),
+          REDUCE_CHUNKS.name: expand_reduce_chunks,
+          REDUCE_CHUNKS_STRIDED.name: partial(expand_reduce_chunks, strided=True)}
 RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED, REDUCE_CHUNKS, REDUCE_CHUNKS_STRIDED]
 
 

@@ -15,7 +15,8 @@ from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 # (target primitive, level as in nesting, has a dimension)
 _LOWERINGS = [("mapGlobal", "global", True), ("mapWorkgroup", "workgroup", True),
               ("mapLocal", "local", True), ("mapWarp", "warp", False),
-              ("mapLane", "lane", False), ("mapSeq", "seq", False)]
+              ("mapLane", "lane", False), ("mapSeq", "seq", False),
+              ("mapSeqUnroll", "seq", False)]
 
 
 def _free_dim(site: Site, level: str) -> list[Size]:
@@ -38,9 +39,11 @@ def _lower_map(target: str, level: str, has_dim: bool):
 
     params = (RuleParam("dim", "OpenCL dimension (0, 1 or 2)",
                         lambda s, lvl=level: _free_dim(s, lvl)),) if has_dim else ()
-    return Rule(f"map→{target}", f"map f → {target} f", "opencl",
-                "ICFP Fig. 7a" if level not in ("warp", "lane") else "PACT Fig. map rules",
-                rewrite, params=params)
+    figure = "ICFP Fig. 7a" if level not in ("warp", "lane") else "PACT Fig. map rules"
+    if target == "mapSeqUnroll":
+        figure = "Lift (MapSeqUnroll)"
+    return Rule(f"map→{target}", f"map f → {target} f", "opencl", figure, rewrite,
+                params=params)
 
 
 MAP_LOWERINGS = [_lower_map(*spec) for spec in _LOWERINGS]

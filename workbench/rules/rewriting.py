@@ -99,15 +99,16 @@ def _nesting_ok(site: Site, produced, rule: Rule) -> Refused | None:
 def _inside_iterate(root: Expr, path: Path) -> bool:
     node = root
     for step in path:
-        if isinstance(node, Prim) and node.name == "iterate":
+        if isinstance(node, Prim) and node.name in ("iterate", "loop"):
             return True
         node = node.children()[step]
     return False
 
 
 def _globally_typed(result: Expr, input_types: tuple) -> Refused | None:
-    """The whole result type-checks (needed under iterate, whose function is applied to a
-    shrinking array each time while the annotation records its first application)."""
+    """The whole result type-checks (needed under iterate and loop, whose function is
+    applied to a shrinking array each time while the annotation records its first
+    application)."""
     try:
         if input_types:
             annotate(result, *input_types)

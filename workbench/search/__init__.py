@@ -72,6 +72,7 @@ class SearchResult:
     from_log: int = 0  # candidates answered by the log of an earlier run (a resumed search)
     stopped: str = ""  # why the search measured fewer candidates than its budget
     model: dict | None = None  # the guided search's cost model, fitted to its measurements
+    details: dict = field(default_factory=dict)  # the strategy's report (cases: phases)
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -171,7 +172,8 @@ class SearchResult:
                 "failures": sum(1 for r in self.log if not r.get("correct")),
                 "failures_by_kind": self.failures_by_kind,
                 "first_failure": self.first_failure,
-                "from_log": self.from_log, "stopped": self.stopped, "model": self.model}
+                "from_log": self.from_log, "stopped": self.stopped, "model": self.model,
+                "details": self.details}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -208,6 +210,8 @@ class Context:
         self.features: dict[str, dict] = {}  # candidate key -> its cost-model features
         self.model = self.prior_model = None  # the cost model (guided): prior and fitted
         self._widths: tuple | None = None
+        self.options: dict = {}  # a strategy's options (search(..., options=...))
+        self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
 
     @property
     def vector_widths(self) -> tuple[int, ...] | None:
@@ -249,8 +253,11 @@ class Context:
     def fix(self, steps: list[Step]) -> None:
         self.fixed.append(len(self.records))
 
-    def measure(self, candidates: list[tuple[Expr, list[Step]]]) -> list[dict]:
-        """Records for the candidates, in their order: from the log when they were measured
+    def measure(self, candidates: list[tuple]) -> list[dict]:
+        """Records for the candidates ``(expression, steps)``, or ``(expression, steps,
+        fields)`` with fields the record keeps (a cost model's features and prediction, a
+        strategy's ``details`` of the candidate), in
+        their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. The search's
         records (``SearchResult.log``) are in the order candidates finished, as in the log
         file."""
@@ -306,8 +313,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
            device: str | None = None, executor=None, log: str | Path | None = None,
            progress=None, seed: int = 0, at: NodePath | str | None = None,
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
-           sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None
-           ) -> SearchResult:
+           sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
+           options: dict | None = None) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
@@ -317,8 +324,9 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     file that makes the search resumable; ``replay_log`` answers from a recorded log instead
     of running anything; ``progress(record)`` is called as each candidate finishes (it may
     raise ``StopSearch`` to end the search there, keeping what was found); ``at``
-    restricts the rewrites to the subtree at that path. A ``Derivation`` starts the search
-    from its current step."""
+    restricts the rewrites to the subtree at that path; ``options`` go to the strategy
+    (``cases``: ``depth``, ``max_depth``, ``values``, ``mappings``, ``limits``). A
+    ``Derivation`` starts the search from its current step."""
     from ..errors import parse_path
 
     start_time = time.time()
@@ -354,6 +362,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
                   repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy,
                   replayed=records if replay_log is not None else None)
+    ctx.options = dict(options or {})
     stop = ""
     try:
         try:
@@ -384,7 +393,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
                         strategy, ctx.fixed, best_record, time.time() - start_time, timing,
                         budget=budget, from_log=ctx.from_log,
                         stopped=stop or _why_stopped(ctx),
-                        model=ctx.model.as_json() if ctx.model is not None else None)
+                        model=ctx.model.as_json() if ctx.model is not None else None,
+                        details=ctx.details)
 
 
 def _interrupted(ctx: Context, log) -> str:

@@ -107,9 +107,10 @@ def failed(job: dict, status: str, message: str) -> dict:
 
 
 def _ranking(job: dict) -> dict:
-    """What a cost model said of the candidate (its features and predicted time), kept in
-    the record so that any log calibrates a model again."""
-    return {k: job[k] for k in ("features", "predicted_ms") if k in job}
+    """What a cost model said of the candidate (its features and predicted time) and what
+    the strategy noted of it (``details``), kept in the record so that any log calibrates a
+    model again (and a strategy reads its notes back)."""
+    return {k: job[k] for k in ("features", "predicted_ms", "details") if k in job}
 
 
 class InlineEvaluator:

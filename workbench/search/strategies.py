@@ -15,6 +15,9 @@ measure) and spends the budget through ``Context.measure``.
 - ``guided``: the ICFP descent guided by the device's calibrated cost model (``guided.py``):
   walks below each next move follow the model, only the best predicted are measured, the
   model is fitted again to each measurement.
+- ``cases``: the four-phase exploration of CASES 2016 (``cases.py``): macro rules with two
+  heuristics, a fixed mapping with memory choices, parameters that fit the device, then
+  candidates in random order.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..codegen.program import opencl
 from ..errors import WorkbenchError
 from ..rules.lowering import lower
 from . import cost
+from .cases import cases
 from .guided import guided
 from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
 
@@ -147,4 +151,4 @@ def ranked(ctx, pool: int | None = None) -> None:
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
                                    "exhaustive": exhaustive, "ranked": ranked,
-                                   "guided": guided}
+                                   "guided": guided, "cases": cases}

@@ -1,0 +1,293 @@
+"""Matrix multiplication benchmark (CASES 2016; SPEC 9): sgemm derived by the CASES
+exploration (``strategy="cases"``) on one device, its best kernels timed again side by side
+with the vendor library in the same run — NumPy/OpenBLAS on the CPU, cuBLAS through CuPy
+(FP32, no tensor cores) on an NVIDIA GPU — and the phase counts of the exploration next to
+the paper's.
+
+    python -m benchmarks.gemm                                        # PoCL: 1024 and 2048
+    python -m benchmarks.gemm --device gpu --sizes 1024,2048,4096    # the H100
+
+Prints a table; writes benchmarks/results/gemm_<device>.json and .md, and each size's search
+log (benchmarks/results/logs/gemm_<device>_<n>.jsonl.gz: replayable, plottable anywhere).
+The winners of the other devices' results files found there are timed too, on this device
+(CASES 2016 Table 2: a kernel tuned for one device run on another).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from workbench.opencl_devices import find_device
+from workbench.programs import library
+from workbench.search import StopSearch, read, search
+
+ROOT = Path(__file__).parent.parent
+RESULTS = Path(__file__).parent / "results"
+# the hand-written 64×64-tile, 4×4-register OpenCL sgemm on the H100 (4096³), and the
+# packed, register-blocked one on PoCL (1024³, 2048³): the numbers to beat besides the
+# vendor libraries (../shared/notes/device_performance_facts.md)
+HAND_WRITTEN = {"gpu": {4096: 14.5e3}, "pocl": {1024: 339.0, 2048: 323.0}}
+
+# The parameter ranges explored on each kind of device (powers of two, CASES 2016 Sect. 5.3:
+# "all possible parameter values in a reasonable range"), and the mappings (a GPU's work-items
+# share tiles in local memory; a CPU's work-groups of one work-item each own a block).
+# A few dozen candidates per size can be measured in the time a benchmark has: the GPU's are
+# drawn from the programs with the structure of the paper's GPU kernels (a work-group's
+# accumulator in private memory, register blocks unrolled), the CPU's from those with one
+# work-item per group, register blocks unrolled and an input packed, each element
+# transposed (the panels of a CPU's BLAS).
+OPTIONS = {
+    "gpu": {"depth": 3, "mappings": ["work-groups and work-items"], "refine": 0.4,
+            "values": {"block": [2, 4, 8], "tile": [8, 16, 32], "chunk": [8, 16, 32]},
+            "keep": ["register blocks unrolled", "private accumulator"]},
+    "cpu": {"depth": 3, "mappings": ["one work-item per group"], "refine": 0.4,
+            "values": {"block": [2, 4, 8, 16, 32], "tile": [2, 4, 8], "chunk": [16, 32, 64]},
+            "keep": ["register blocks unrolled", "(each element transposed)"]},
+}
+
+
+def gflops(n: int, ms: float | None) -> float | None:
+    return None if not ms else 2 * n ** 3 / (ms * 1e6)
+
+
+def numpy_peer(n: int, rounds: int) -> float:
+    """NumPy's matmul (OpenBLAS here), the median of ``rounds`` runs, in ms."""
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    for _ in range(3):  # OpenBLAS's threads start and warm up
+        a @ b
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        a @ b
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def cublas_peer(n: int, rounds: int) -> float | None:
+    """cuBLAS sgemm through CuPy (FP32: TF32 off), timed with CUDA events, median, in ms."""
+    os.environ.setdefault("CUPY_TF32", "0")
+    try:
+        import cupy as cp
+    except Exception:
+        return None
+    rng = cp.random.default_rng(0)
+    a = rng.uniform(-1, 1, (n, n), dtype=cp.float32)
+    b = rng.uniform(-1, 1, (n, n), dtype=cp.float32)
+    c = cp.empty((n, n), dtype=cp.float32)
+    cp.matmul(a, b, out=c)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(rounds):
+        start.record()
+        cp.matmul(a, b, out=c)
+        end.record()
+        end.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, end))
+    return statistics.median(samples)
+
+
+def inputs(n: int):
+    from workbench.inputs import random_inputs
+    from workbench.notation import parse_type
+
+    types = [parse_type(f"[[float]_{n}]_{n}")] * 2
+    return random_inputs(types, {}, 0)
+
+
+def retime(n: int, expressions: list[str], peer, device: str | None, rounds: int
+           ) -> tuple[list[float | None], float | None]:
+    """The kernels timed again with the peer, interleaved round after round (a device's
+    speed drifts), each round the median of 10 runs: medians over the rounds, in ms."""
+    from workbench import evaluate
+    from workbench.notation import parse
+    from workbench.run import run
+
+    a, b = inputs(n)
+    expected = evaluate(library("mm")["mm"], a, b)  # the interpreter's, computed once here
+    exprs = [parse(e) for e in expressions]
+    samples: list[list[float]] = [[] for _ in exprs]
+    peer_samples = []
+    for _ in range(rounds):
+        for i, e in enumerate(exprs):
+            r = run(e, a, b, device=device, repeat=10, expected=expected)
+            if r.correct and r.kernel_ms is not None:
+                samples[i].append(r.kernel_ms)
+        ms = peer(n, 10)
+        if ms is not None:
+            peer_samples.append(ms)
+    best = [statistics.median(s) if s else None for s in samples]
+    return best, statistics.median(peer_samples) if peer_samples else None
+
+
+def explore_and_search(n: int, tag: str, kind: str, device: str | None, budget: int,
+                       workers: int | None, minutes: float, log: Path) -> dict:
+    deadline = time.time() + minutes * 60
+
+    def progress(record):
+        if time.time() > deadline:
+            raise StopSearch(f"the benchmark's time for {n}³ ran out")
+
+    a, b = inputs(n)
+    start = time.time()
+    result = search(library("mm")["mm"], a, b, strategy="cases", budget=budget, device=device,
+                    log=log, workers=workers, timeout=300, repeat=10, progress=progress,
+                    options=OPTIONS[kind])
+    seconds = time.time() - start
+    archived = log.with_suffix(".jsonl.gz")
+    archived.write_bytes(gzip.compress(log.read_bytes()))
+    log.unlink()
+    records = read(archived)
+    ok = sorted((r for r in records if r.get("correct") and r.get("kernel_ms")),
+                key=lambda r: r["kernel_ms"])
+    return {"n": n, "seconds": seconds, "evaluated": len(records),
+            "failures_by_kind": result.failures_by_kind, "stopped": result.stopped,
+            "phases": result.details.get("phases"), "pruned": result.details.get("pruned"),
+            "limits": result.details.get("limits"),
+            "leading": [{"expression": r["expression"], "kernel_ms": r["kernel_ms"],
+                         "label": r["details"]["label"],
+                         "parameters": r["details"]["parameters"], "steps": r["steps"]}
+                        for r in ok[:3]],
+            "log": str(archived.relative_to(ROOT))}
+
+
+def portability(doc: dict, tag: str, device: str | None, peer, rounds: int) -> list[dict]:
+    """The winners recorded for the other devices (their results files here), run on this
+    device at the same size, with this device's winner."""
+    rows = []
+    for other in sorted(RESULTS.glob("gemm_*.json")):
+        if other.stem == f"gemm_{tag}":
+            continue
+        theirs = json.loads(other.read_text())
+        for n_text, s in theirs.get("sizes", {}).items():
+            mine = doc["sizes"].get(n_text)
+            if not (mine and s.get("winner") and mine.get("winner")):
+                continue
+            n = int(n_text)
+            times, _ = retime(n, [mine["winner"], s["winner"]], peer, device, rounds)
+            rows.append({"n": n, "tuned for": theirs["device"], "run on": doc["device"],
+                         "ms": times[1], "own winner ms": times[0],
+                         "relative": times[0] / times[1] if times[0] and times[1] else None})
+    return rows
+
+
+def table(doc: dict) -> str:
+    peer = doc["peer"]
+    lines = [f"# sgemm derived by the CASES 2016 exploration: {doc['device']}",
+             "", f"{doc['platform']}, driver {doc['driver']}; written by "
+             f"`python -m benchmarks.gemm`. Kernel times from device events (median of 10 "
+             f"runs, the median over {doc['rounds']} interleaved rounds), transfers "
+             f"excluded; {peer} timed in the same rounds.", "",
+             f"| n | evaluated | best found (ms) | GFLOP/s | {peer} (ms) | {peer} GFLOP/s "
+             f"| ratio | hand-written GFLOP/s |", "|---|---|---|---|---|---|---|---|"]
+    for n_text, s in doc["sizes"].items():
+        n = int(n_text)
+        hand = HAND_WRITTEN.get(doc["tag"], {}).get(n)
+        ratio = s["peer_ms"] / s["best_ms"] if s.get("peer_ms") and s.get("best_ms") else None
+        lines.append(f"| {n} | {s['evaluated']} | {_f(s['best_ms'])} | "
+                     f"{_f(gflops(n, s['best_ms']), 1)} | {_f(s['peer_ms'])} | "
+                     f"{_f(gflops(n, s['peer_ms']), 1)} | "
+                     f"{'–' if ratio is None else f'{ratio:.2f}x'} | "
+                     f"{'–' if hand is None else f'{hand:.0f}'} |")
+    lines += ["", "ratio: the library's time over the derived kernel's (1.00x: as fast).", ""]
+    first = next(iter(doc["sizes"].values()), None)
+    if first and first.get("phases"):
+        lines += ["## Exploration (candidates after each phase)", "",
+                  "| phase | count | CASES 2016 | what |", "|---|---|---|---|"]
+        for p in first["phases"]:
+            lines.append(f"| {p['phase']} | {p['count']} | {p['paper'] or '–'} | {p['what']} |")
+        lines += ["", "pruned in phase 3: " + ", ".join(
+            f"{k}: {v}" for k, v in (first.get("pruned") or {}).items()), ""]
+    for n_text, s in doc["sizes"].items():
+        if s.get("winner_label"):
+            lines += [f"winner at {n_text}: {s['winner_label']}, parameters "
+                      f"{s['winner_parameters']}", "", f"    {s['winner']}", ""]
+    if doc.get("portability"):
+        lines += ["## Kernels tuned for another device, run here (CASES 2016 Table 2)", "",
+                  "| n | tuned for | ms here | this device's winner (ms) | relative |",
+                  "|---|---|---|---|---|"]
+        for row in doc["portability"]:
+            rel = row["relative"]
+            lines.append(f"| {row['n']} | {row['tuned for']} | {_f(row['ms'])} | "
+                         f"{_f(row['own winner ms'])} | "
+                         f"{'–' if rel is None else f'{100 * rel:.1f} %'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _f(x: float | None, digits: int = 4) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--sizes", default=None,
+                        help="comma-separated n (default: 1024,2048 on a CPU; 1024,2048,4096 "
+                             "on a GPU)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="candidates measured per size (default 60 on a GPU, 48 on a CPU)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="minutes for each size's search (default: 2 on a GPU, 8 on a CPU)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="interleaved rounds of the final timing (default 3 on a GPU, 5)")
+    parser.add_argument("--workers", type=int, default=None)
+    args = parser.parse_args(argv)
+
+    info, _ = find_device(args.device)
+    kind = "gpu" if info.kind == "gpu" else "cpu"
+    tag = "gpu" if kind == "gpu" else "pocl" if info.is_pocl else info.kind
+    sizes = [int(x) for x in (args.sizes or ("1024,2048,4096" if kind == "gpu" else
+                                             "1024,2048")).split(",")]
+    budget = args.budget or (60 if kind == "gpu" else 48)
+    minutes = args.minutes or (2.0 if kind == "gpu" else 8.0)
+    args.rounds = args.rounds or (3 if kind == "gpu" else 5)
+    peer_name, peer = ("cuBLAS", cublas_peer) if kind == "gpu" else ("NumPy", numpy_peer)
+    logs = RESULTS / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
+           "machine": platform.machine(), "tag": tag, "peer": peer_name,
+           "budget": budget, "rounds": args.rounds, "options": OPTIONS[kind], "sizes": {}}
+    out = RESULTS / f"gemm_{tag}.json"
+    print(f"device: {info.name} ({info.platform}); cases, budget {budget} per size")
+    print(f"{'n':>6} {'evaluated':>9} {'best ms':>10} {'GFLOP/s':>9} {peer_name + ' ms':>12} "
+          f"{'GFLOP/s':>9} {'ratio':>6}")
+    for n in sizes:
+        found = explore_and_search(n, tag, kind, args.device, budget, args.workers, minutes,
+                                   logs / f"gemm_{tag}_{n}.jsonl")
+        leading = found["leading"]
+        times, peer_ms = retime(n, [x["expression"] for x in leading], peer, args.device,
+                                args.rounds)
+        best_i = min((i for i, t in enumerate(times) if t), key=lambda i: times[i],
+                     default=None)
+        entry = {**found, "retimed_ms": times, "peer_ms": peer_ms,
+                 "best_ms": times[best_i] if best_i is not None else None,
+                 "winner": leading[best_i]["expression"] if best_i is not None else None,
+                 "winner_label": leading[best_i]["label"] if best_i is not None else None,
+                 "winner_parameters": leading[best_i]["parameters"]
+                 if best_i is not None else None}
+        doc["sizes"][str(n)] = entry
+        best = entry["best_ms"]
+        ratio = f"{peer_ms / best:.2f}" if peer_ms and best else "–"
+        print(f"{n:>6} {found['evaluated']:>9} {_f(best):>10} {_f(gflops(n, best), 1):>9} "
+              f"{_f(peer_ms):>12} {_f(gflops(n, peer_ms), 1):>9} {ratio:>6}", flush=True)
+        out.write_text(json.dumps(doc, indent=2) + "\n")  # a cut-off run keeps these
+    doc["portability"] = portability(doc, tag, args.device, peer, max(1, args.rounds // 2))
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    out.with_suffix(".md").write_text(table(doc))
+    print(f"wrote {out} and {out.with_suffix('.md')}")
+    return doc
+
+
+if __name__ == "__main__":
+    main()

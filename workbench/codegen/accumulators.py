@@ -1,0 +1,183 @@
+"""Sequential reductions whose accumulator is an array (CASES 2016's register blocks): the
+accumulator is a buffer — private to a work-item, or private to each work-item of a
+work-group for the part its local maps own (``distribute``), or local memory — and the
+operator writes the next accumulator into it in place.
+
+``reduceSeq f z xs`` with ``z : [A]_n``:
+
+- the initial value: ``replicate n 0`` is written into a new buffer; a value the program
+  computed (``toPrivate (mapLocal … id) (replicate …)``) is that buffer; an array the
+  reduction shares with the enclosing code (the block of an enclosing accumulator, ``λ(acc,
+  x). reduceSeq f acc …``) is used where it is when the reduction's result goes there too,
+  else copied;
+- each step applies ``f`` to the accumulator and an element, writing into the accumulator.
+  That is only right when every element of the accumulator is read by the statements that
+  write it and nowhere else (``map g (zip acc x)``): otherwise the step writes a second
+  buffer and copies it back;
+- the result is the buffer itself (a one-element array of it), or copied to where the
+  reduction's result goes.
+
+Nothing is decided here: the address space comes from where the reduction stands (or from
+the ``toPrivate``/``toLocal`` of a computed initial value), as for every temporary.
+"""
+
+from __future__ import annotations
+
+from ..expr import Apply, Expr, Prim, Var
+from ..types import ArrayType, Type
+from . import CodegenError, ir
+from .arith import Index, var
+from .patterns import is_literal, literal_text, parallel_inside, short
+from .values import Value, shape
+from .views import Location, Prefix, ReplicateView, View, buffers_of
+
+
+def literal_init(z: Expr) -> Expr | None:
+    """The literal of ``replicate n (replicate m … lit)``, or None."""
+    while isinstance(z, Apply) and isinstance(z.fn, Prim) and z.fn.name == "replicate" \
+            and len(z.args) == 1:
+        z = z.args[0]
+    return z if is_literal(z) else None
+
+
+def same_storage(a: View, b: View, t: Type) -> bool:
+    """Whether two views of arrays of type t name the same elements in the same order."""
+    probe = [var(f"_same{i}", n) for i, n in enumerate(shape(t))]
+    try:
+        return a.access(probe) == b.access(probe)
+    except CodegenError:
+        return False
+
+
+class ArrayAccumulators:
+    """Mixed into the kernel builder (``kernel.KernelBuilder``)."""
+
+    def reduce_seq_array(self, fn: Prim, arg: Value, path, env, dest: View | None) -> Value:
+        n = int(arg.type.size.value)
+        result = self.typing(path).result
+        acc_type = result.elem
+        f, z = fn.args
+        parallel = parallel_inside(f)
+        # a reduction whose operator has no map over work-items is one work-item's code
+        scope = None if parallel else self.single()
+        with self.guarded(scope):
+            storage, in_place = self._accumulator(z, path, env, dest, acc_type, parallel)
+            i = self.fresh("i")
+            with self.block() as body:
+                element = arg.element(var(i, n))
+                self._step(f, storage, element, path, env, acc_type)
+            form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else "seq"
+            self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
+                              path=self.here(path)))
+            if dest is None or in_place:
+                return Value(result, view=ReplicateView(storage))
+            if self._group_private(storage):
+                raise CodegenError(
+                    f"{short(fn)}: its accumulator is spread over the work-items of the group "
+                    f"(private memory); copy it out with the local maps that own it (toGlobal "
+                    f"(mapLocal … id))")
+            with self.guarded(self.single()):
+                self.copy(storage, Prefix((Index.of(0),), dest), acc_type)
+            return Value(result, view=dest)
+
+    # --- the accumulator ----------------------------------------------------------------
+    def _accumulator(self, z: Expr, path, env, dest, acc_type: Type, parallel: bool
+                     ) -> tuple[View, bool]:
+        """Where the accumulator lives, with its initial value written, and whether that is
+        ``dest`` itself (the result is then already in place)."""
+        literal = literal_init(z)
+        if literal is not None:
+            storage = self._new_accumulator(acc_type, parallel, z)
+            self._fill(storage, acc_type, ir.Literal(literal_text(literal,
+                                                                  ir.element_type(acc_type))))
+            return storage, False
+        existing = self.private | {b.name for b in self.locals}
+        start = env[z.name] if isinstance(z, Var) else self.value(z, path + (1,), env, None)
+        if start.view is None:
+            raise CodegenError(f"the initial value {short(z)} of an array accumulator is not "
+                               f"an array here")
+        target = Prefix((Index.of(0),), dest) if dest is not None else None
+        if target is not None and same_storage(start.view, target, acc_type):
+            return target, True  # reduceSeq f acc xs, written back to acc
+        fresh = buffers_of(start.view) - existing
+        if fresh and buffers_of(start.view) <= fresh and self._owned(start.view):
+            return start.view, False  # computed for this reduction: its own buffer
+        storage = self._new_accumulator(acc_type, parallel, z)
+        with self.guarded(self.single()):
+            self.copy(start.view, storage, acc_type)
+        return storage, False
+
+    def _new_accumulator(self, t: Type, parallel: bool, z: Expr) -> View:
+        if parallel and not self.in_work_item() and self.loops:
+            # the work-items of a group update it together: local memory, unless the
+            # program computed it into private memory by the maps that own its parts
+            return self.temporary(t, "local")
+        return self.temporary(t, "private")
+
+    def _fill(self, storage: View, t: Type, value: ir.Value) -> None:
+        idx = [(self.fresh("c"), n) for n in shape(t)]
+        with self.block() as body:
+            self.store_at(storage.access([var(i, n) for i, n in idx]),
+                          Value(ir.element_type(t), scalar=value))
+        stmts = tuple(body)
+        for i, n in reversed(idx):
+            stmts = (ir.Loop(i, "seq", n, stmts, step=1),)
+        with self.guarded(self.single()):
+            for stmt in stmts:
+                self.emit(stmt)
+
+    def _owned(self, view: View) -> bool:
+        """A view of a temporary of this kernel's own (private or local memory)."""
+        names = buffers_of(view)
+        return bool(names) and names <= (self.private | {b.name for b in self.locals})
+
+    def _group_private(self, view: View) -> bool:
+        return bool(buffers_of(view) & self.group_private)
+
+    # --- one step -------------------------------------------------------------------------
+    def _step(self, f: Expr, storage: View, element: Value, path, env, acc_type) -> None:
+        acc = Value(acc_type, view=storage)
+        with self.block() as body:
+            self.apply_operator(f, acc, element, path, env, storage)
+        names = buffers_of(storage)
+        if in_place(tuple(body), names):
+            for stmt in body:
+                self.emit(stmt)
+            return
+        if self._group_private(storage):
+            raise CodegenError(
+                f"{short(f)} reads elements of the accumulator other than the one it writes, "
+                f"so it cannot update it in place; an accumulator spread over the work-items "
+                f"of a group cannot be copied between them")
+        space = "private" if names <= self.private else "local"
+        scratch = self.temporary(acc_type, space)
+        self.apply_operator(f, acc, element, path, env, scratch)
+        with self.guarded(self.single()):
+            self.copy(scratch, storage, acc_type)
+
+    def apply_operator(self, f: Expr, acc: Value, element: Value, path, env, dest) -> None:
+        """``f (acc, x)`` written to ``dest``."""
+        pair_type = self.typing(path + (0,)).args[0]
+        self.apply(f, [Value(pair_type, parts=(acc, element))], path + (0,), env, dest)
+
+
+def in_place(body: tuple[ir.Stmt, ...], names: set[str]) -> bool:
+    """Whether statements that update an array may write it where they read it: every read
+    of it is made by the loop nest that writes the element, at the element it writes (and
+    it is written at all)."""
+    reads, writes = [], []
+    for stmt, enclosing in ir.statements(body):
+        frames = tuple(f.index for f in enclosing if isinstance(f, ir.Loop))
+        for load in ir.stmt_loads(stmt):
+            if load.buffer in names:
+                reads.append((load.buffer, load.offset, frames, load.width))
+        if isinstance(stmt, ir.Store) and stmt.buffer in names:
+            writes.append((stmt.buffer, stmt.offset, frames, stmt.width))
+    if not writes:
+        return False
+    written = set(writes)
+    return all(r in written for r in reads)
+
+
+__all__ = ["ArrayAccumulators", "literal_init", "same_storage", "in_place", "Location",
+           "ArrayType"]

@@ -1,0 +1,264 @@
+"""Copies into local, private and global memory for a work-group's reduction (CASES 2016
+Sect. 5.2, "the usage of local and private memory"; Lift's addIdForCurrentValueInReduce,
+implementIdAsDeepCopy, toLocal/toPrivate/toGlobal): each rule adds an identity — a copy —
+and says where it lives.
+
+- ``local-copy``: a part of the reduction's element (a tile of A or B) copied into local
+  memory by the work-group, ``l1 × l0`` work-items a round, before the operator reads it
+  (walked transposed, or each of its elements transposed, so that neighbouring work-items
+  read neighbouring elements of global memory);
+- ``private-accumulator``: the reduction's initial value computed into private memory by
+  the local maps that own its parts (each work-item's register block);
+- ``copy-out``: the reduction's result copied to global memory by those same local maps.
+"""
+
+from __future__ import annotations
+
+from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
+from ..sizes import Size
+from ..types import ArrayType
+from .algorithmic import is_prim
+from .interchange import applied, fresh, project
+from .rule import Refused, Rule, RuleParam, Site
+
+
+def _shape(t) -> list[Size]:
+    out = []
+    while isinstance(t, ArrayType):
+        out.append(t.size)
+        t = t.elem
+    return out
+
+
+def _ids(levels: int, inner: str = "mapSeqUnroll") -> Expr:
+    """``mapSeqUnroll (… (mapSeqUnroll id))`` over ``levels`` array levels."""
+    f: Expr = Prim("id")
+    for _ in range(levels):
+        f = Prim(inner, (f,))
+    return f
+
+
+def local_copy(v: Expr, shape: list[Size], l1: Size, l0: Size) -> Expr:
+    """``v`` (an array of the given lengths) copied into local memory by l1 × l0 work-items
+    a round: flattened, cut into rounds of l1 × l0 elements, copied, put back in shape."""
+    flat = v
+    for _ in shape[1:]:
+        flat = Apply(Prim("join"), (flat,))
+    rounds = Prim("mapSeq", (Prim("mapLocal", (1, Prim("mapLocal", (0, Prim("id"))))),))
+    copied = Apply(Prim("toLocal", (rounds,)),
+                   (Apply(Prim("split", (l1,)), (Apply(Prim("split", (l0,)), (flat,)),)),))
+    out: Expr = Apply(Prim("join"), (Apply(Prim("join"), (copied,)),))
+    for n in reversed(shape[1:]):
+        out = Apply(Prim("split", (n,)), (out,))
+    return out
+
+
+def _local_copy(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (isinstance(node, Lambda) and len(node.params) == 1
+            and isinstance(node.params[0], tuple) and len(node.params[0]) == 2
+            and all(isinstance(q, str) for q in node.params[0])):
+        return Refused("it rewrites a reduction's operator λ(acc, x). e")
+    acc, x = node.params[0]
+    k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
+    if site.typing is None or not site.typing.args:
+        return Refused("the operator's types are not known here")
+    element = site.typing.args[0].items[1] if hasattr(site.typing.args[0], "items") else None
+    if not hasattr(element, "items") or not 0 <= k < len(element.items):
+        return Refused(f"the element has no component {k}")
+    part = element.items[k]
+    shape = _shape(part)
+    if len(shape) < 2:
+        return Refused(f"component {k} of the element is not an array of arrays ({part})")
+    total = Size.const(1)
+    for n in shape:
+        total = total * n
+    if total.divisible_by(l1 * l0) is False:
+        return Refused(f"{l1}×{l0} work-items do not divide the {total} elements of the copy")
+    use = project(Var(x), k)
+    if not any(n == use for n in _nodes(node.body)):
+        return Refused(f"the operator does not read {x}.{k}")
+    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
+                                          for n in e.names()}
+    t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
+    if transposed not in (0, 1, 2):
+        return Refused(f"t is 0 (as it is), 1 (transposed) or 2 (each element transposed), "
+                       f"not {transposed}")
+    if transposed == 2 and len(shape) < 3:
+        return Refused(f"component {k} is not an array of matrices: its elements cannot be "
+                       f"transposed")
+    # the order the copy walks the part (neighbouring work-items copy neighbouring elements
+    # of it), read back through the inverse: 1 transposes the part, 2 each of its elements
+    flip = {0: None, 1: Prim("transpose"), 2: Prim("map", (Prim("transpose"),))}[transposed]
+    source: Expr = use if flip is None else Apply(flip, (use,))
+    if transposed == 1:
+        shape = [shape[1], shape[0], *shape[2:]]
+    elif transposed == 2:
+        shape = [shape[0], shape[2], shape[1], *shape[3:]]
+    copy = local_copy(source, shape, l1, l0)
+    if flip is not None:
+        copy = Apply(flip, (copy,))
+    body = _replace(node.body, use, Var(t))
+    if t in body.free_vars() and substitute(body, t, use) != node.body:
+        return Refused("a name clash")  # pragma: no cover (fresh names)
+    return Lambda(node.params, Apply(Lambda((t,), body), (copy,)))
+
+
+def _nodes(e: Expr):
+    yield e
+    for c in e.children():
+        yield from _nodes(c)
+
+
+def _replace(e: Expr, old: Expr, new: Expr) -> Expr:
+    if e == old:
+        return new
+    kids = e.children()
+    if not kids:
+        return e
+    if isinstance(e, Lambda) and set(e.names()) & old.free_vars():
+        return e  # the name is bound again here
+    return e.with_children(tuple(_replace(c, old, new) for c in kids))
+
+
+def _group(site: Site, level: int) -> list[Size]:
+    """The work-group's shape as the accumulator gives it (its first two lengths: the local
+    maps of dimensions 1 and 0 that update it)."""
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    acc = t.items[0] if hasattr(t, "items") and t.items else None
+    shape = _shape(acc)
+    return [shape[level]] if len(shape) > level else []
+
+
+LOCAL_COPY = Rule(
+    "local-copy",
+    "λ(acc, x). e → λ(acc, x). (λt. e[t/x.k]) (toLocal (mapSeq (mapLocal 1 (mapLocal 0 id))) "
+    "… x.k)", "memory", "CASES 2016 Sect. 5.2 (local memory); ICFP Fig. 7d", _local_copy,
+    params=(RuleParam("k", "the component of the element to copy", lambda s: [0, 1], "int"),
+            RuleParam("t", "the order in which the work-items copy it: 0 as it is, 1 "
+                      "transposed, 2 each element transposed (so that neighbouring work-items "
+                      "read neighbouring elements of global memory)", lambda s: [0, 1, 2],
+                      "int"),
+            RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
+            RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
+    doc="A part of the reduction's element read from local memory: the work-group copies it "
+        "there, l1 × l0 work-items a round, each step of the reduction.")
+
+
+def _private_accumulator(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, "reduceSeq"):
+        return Refused("it rewrites reduceSeq f z")
+    f, z = node.args
+    if site.typing is None or not isinstance(site.typing.result, ArrayType):
+        return Refused("the reduction's type is not known here")
+    shape = _shape(site.typing.result.elem)
+    if len(shape) < 2:
+        return Refused("the accumulator is not an array of arrays (one part per work-item)")
+    parts = applied(z)
+    if parts is not None and any(is_prim(n, "toPrivate") for n in _nodes(z)):
+        return Refused("the initial value is already computed into private memory")
+    locals_ = Prim("mapLocal", (1, Prim("mapLocal", (0, _ids(len(shape) - 2)))))
+    copy = Prim("toPrivate", (locals_,))
+    return Prim("reduceSeq", (f, Apply(copy, (z,))))
+
+
+PRIVATE_ACCUMULATOR = Rule(
+    "private-accumulator",
+    "reduceSeq f z → reduceSeq f (toPrivate (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id))) z)",
+    "memory", "CASES 2016 Sect. 5.2 (private memory); Lift toPrivate", _private_accumulator,
+    doc="The accumulator of a work-group's reduction in private memory: each work-item holds "
+        "the part its local maps write (its register block).")
+
+
+def _copy_out(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_prim(parts[0], "reduceSeq"):
+        return Refused("it rewrites a reduction applied to an array: reduceSeq f z xs")
+    if site.typing is None or not isinstance(site.typing.result, ArrayType):
+        return Refused("the reduction's type is not known here")
+    shape = _shape(site.typing.result)
+    if len(shape) < 3:
+        return Refused("the result is not an array of arrays of arrays")
+    locals_ = Prim("mapLocal", (1, Prim("mapLocal", (0, _ids(len(shape) - 3)))))
+    copy = Prim("toGlobal", (Prim("mapSeq", (locals_,)),))
+    return Apply(copy, (node,))
+
+
+COPY_OUT = Rule(
+    "copy-out",
+    "reduceSeq f z xs → toGlobal (mapSeq (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id)))) "
+    "(reduceSeq f z xs)", "memory", "CASES 2016 Sect. 5.2; Lift toGlobal", _copy_out,
+    doc="The result of a work-group's reduction written to global memory by the local maps "
+        "that own its parts.")
+
+
+def invariants(root: Expr) -> list[tuple]:
+    """The paths of the arrays a program's maps read that depend only on its inputs (``split
+    4 (transpose b)`` inside ``λa b. map (λrow. …) a``), outermost first: values a kernel of
+    their own can compute once."""
+    if not isinstance(root, Lambda):
+        return []
+    inputs = set(root.names())
+    out: list[tuple] = []
+
+    def visit(e: Expr, path: tuple, inside: bool) -> None:
+        if inside and isinstance(e, Apply) and e.free_vars() and e.free_vars() <= inputs \
+                and not any(is_prim(n, "toGlobal") for n in _nodes(e)):
+            out.append(path)
+            return
+        for i, child in enumerate(e.children()):
+            visit(child, path + (i,), inside or isinstance(e, Lambda) and e is not root)
+
+    visit(root.body, (0,), False)
+    return out
+
+
+def _pack(site: Site, p) -> Expr | Refused:
+    root = site.node
+    if site.path or not isinstance(root, Lambda):
+        return Refused("it rewrites a whole program λxs. e")
+    places = invariants(root)
+    k, t = int(p["k"]), int(p["t"])
+    if not 0 <= k < len(places):
+        return Refused(f"the program reads {len(places)} arrays that depend only on its "
+                       f"inputs inside its maps; there is no number {k}")
+    path = places[k]
+    from ..expr import replace, subterm
+    from ..typecheck import annotate
+
+    value = subterm(root, path)
+    note = annotate(root, *site.typing.args) if site.typing is not None and site.typing.args \
+        else None
+    typing = note.typings.get(path) if note is not None else None
+    shape = _shape(typing.result) if typing is not None else []
+    if t and len(shape) < 3:
+        return Refused("copying each element transposed needs an array of matrices")
+    if len(shape) < 2:
+        return Refused(f"the array to copy ({value}) must have two levels at least")
+    name = fresh("packed", root.body)
+    source = Apply(Prim("map", (Prim("transpose"),)), (value,)) if t else value
+    read: Expr = Apply(Prim("map", (Prim("transpose"),)), (Var(name),)) if t else Var(name)
+    inner = _ids(len(shape) - 2, "mapSeq")
+    copy = Apply(Prim("toGlobal", (Prim("mapGlobal", (1, Prim("mapGlobal", (0, inner)))),)),
+                 (source,))
+    body = replace(root, path, read).body
+    return Lambda(root.params, Apply(Lambda((name,), body), (copy,)))
+
+
+PACK = Rule(
+    "pack",
+    "λxs. e[c] → λxs. (λp. e[map transpose p]) (toGlobal (mapGlobal 1 (mapGlobal 0 (mapSeq "
+    "id))) (map transpose c))", "memory",
+    "Lift (copies into global memory); the packed panels of BLAS libraries", _pack,
+    params=(RuleParam("k", "which array that depends only on the inputs (outermost first)",
+                      lambda s: list(range(len(invariants(s.node)))), "int"),
+            RuleParam("t", "1: each element copied transposed", lambda s: [0, 1], "int")),
+    doc="An array the maps read that depends only on the program's inputs is computed once, "
+        "by a kernel of its own, into global memory — each of its elements transposed with "
+        "t = 1, so that what a work-item reads in sequence lies in sequence (B's panels of a "
+        "matrix multiplication, packed).")
+
+
+RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK]

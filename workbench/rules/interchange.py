@@ -1,0 +1,584 @@
+"""The basic rules of register blocking and tiling (the matrix-multiplication slides'
+"register blocking as a series of rewrites"; CASES 2016 Sect. 4): map interchange, map
+fission, the interchange of a map with a reduction (whose accumulator becomes an array),
+transpositions, the fusion of a reduction with the map before it, fusion into a zip, the
+splitting of a reduction into chunks, 2-D split/join (``tile``/``untile``), and the small
+steps that move between applied and composed forms (η, β).
+
+Each equation is an identity of the reference semantics and is property-tested in
+``tests/test_rules.py``; a rule refuses (with the reason) where its pattern or a side
+condition — a variable that must not occur, a size that must divide — does not hold.
+"""
+
+from __future__ import annotations
+
+from ..expr import (
+    Apply,
+    BinOp,
+    Compose,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    Section,
+    TupleExpr,
+    Var,
+    compose,
+    fresh_name,
+    substitute,
+)
+from ..sizes import Size
+from ..types import ArrayType, ScalarType
+from .algorithmic import array_length, divides, is_prim
+from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+
+SLIDES = "matrix-multiplication slides (register blocking)"
+REDUCTIONS = ("reduce", "reduceSeq")
+
+
+# --- building blocks -------------------------------------------------------------------------
+
+def is_map(node: Expr) -> bool:
+    """A high-level ``map f`` (the rules here rewrite algorithmic programs)."""
+    return is_prim(node, "map")
+
+
+def plain_lambda(f: Expr) -> bool:
+    """``λx. e``: one parameter that is a name."""
+    return isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str)
+
+
+def applied(node: Expr) -> tuple[Expr, tuple[Expr, ...]] | None:
+    """``(f, args)`` when ``node`` is ``f a …``."""
+    return (node.fn, node.args) if isinstance(node, Apply) else None
+
+
+def project(e: Expr, k: int) -> Expr:
+    """``e.k``, simplified when e is a tuple."""
+    if isinstance(e, TupleExpr):
+        return e.items[k]
+    return Apply(Prim("get", (k,)), (e,))
+
+
+def simplify(e: Expr) -> Expr:
+    """Projections of tuples written out, ``(a, b).0`` → ``a`` (after a substitution)."""
+    kids = e.children()
+    if kids:
+        new = tuple(simplify(c) for c in kids)
+        if any(a is not b for a, b in zip(new, kids)):
+            e = e.with_children(new)
+    if isinstance(e, Apply) and is_prim(e.fn, "get") and len(e.args) == 1 \
+            and isinstance(e.args[0], TupleExpr):
+        return e.args[0].items[e.fn.args[0]]
+    return e
+
+
+def _bind(pattern, value: Expr, body: Expr) -> Expr | None:
+    """``body`` with the names of ``pattern`` bound to ``value`` (None if value is not a
+    tuple of the pattern's shape and the pattern is one)."""
+    if isinstance(pattern, str):
+        return substitute(body, pattern, value)
+    if isinstance(value, TupleExpr) and len(value.items) == len(pattern):
+        for p, v in zip(pattern, value.items):
+            body = _bind(p, v, body)
+            if body is None:
+                return None
+        return body
+    return None
+
+
+def call(f: Expr, arg: Expr) -> Expr:
+    """``f arg`` reduced where that is plain: a lambda substituted (also a tuple pattern on
+    a tuple, or ``λa b. e`` on a pair), an operator section written infix."""
+    if isinstance(f, Lambda):
+        if len(f.params) == 1:
+            out = _bind(f.params[0], arg, f.body)
+            if out is not None:
+                return simplify(out)
+        elif isinstance(arg, TupleExpr) and len(arg.items) == len(f.params):
+            out = f.body
+            for p, v in zip(f.params, arg.items):
+                out = _bind(p, v, out)
+                if out is None:
+                    break
+            if out is not None:
+                return simplify(out)
+    if isinstance(f, Section):
+        if f.left is None and f.right is None and isinstance(arg, TupleExpr) \
+                and len(arg.items) == 2:
+            return BinOp(f.op, *arg.items)
+        if f.right is not None:
+            return BinOp(f.op, arg, f.right)
+        if f.left is not None:
+            return BinOp(f.op, f.left, arg)
+    return Apply(f, (arg,))
+
+
+def fresh(base: str, *exprs: Expr) -> str:
+    """A name free in none of ``exprs`` (a binder around them may shadow their own binders:
+    substitution renames those where they would capture)."""
+    avoid: set[str] = set()
+    for e in exprs:
+        avoid |= set(e.free_vars())
+    return fresh_name(base, avoid)
+
+
+def typed_literal(z: Expr, site: Site) -> Expr:
+    """A reduction's literal initial value (``0``, ``replicate 4 0``) written with floats
+    where the reduction computes floats (``0.0``): where a rule moves it, no context may tell
+    its type any more."""
+    leaf = site.typing.result if site.typing is not None else None
+    while isinstance(leaf, ArrayType):
+        leaf = leaf.elem
+    if not (isinstance(leaf, ScalarType) and leaf.name in ("float", "double")):
+        return z
+    if isinstance(z, Lit) and isinstance(z.value, int) and not isinstance(z.value, bool):
+        return Lit(float(z.value))
+    if isinstance(z, Apply) and is_prim(z.fn, "replicate") and len(z.args) == 1:
+        return Apply(z.fn, (typed_literal(z.args[0], site),))
+    return z
+
+
+def outer_length(site: Site) -> Size | None:
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    return t.size if isinstance(t, ArrayType) else None
+
+
+# --- map interchange -------------------------------------------------------------------------
+
+def _map_interchange(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
+        return Refused("it rewrites map (λa. map (λb. e) ys) xs (a map applied to an array)")
+    outer_fn, (xs,) = parts[0].args[0], parts[1]
+    if not plain_lambda(outer_fn):
+        return Refused("the outer map's function must be a lambda λa. …")
+    a, body = outer_fn.params[0], outer_fn.body
+    inner = applied(body)
+    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
+        return Refused("the outer map's body must be a map applied to an array: "
+                       "λa. map (λb. e) ys")
+    inner_fn, (ys,) = inner[0].args[0], inner[1]
+    if not plain_lambda(inner_fn):
+        return Refused("the inner map's function must be a lambda λb. …")
+    if a in ys.free_vars():
+        return Refused(f"the inner map's array depends on {a}, the outer map's variable")
+    b, e = inner_fn.params[0], inner_fn.body
+    if b in xs.free_vars():  # λb would capture it
+        new_b = fresh(b, e, xs, ys)
+        e, b = substitute(e, b, Var(new_b)), new_b
+    swapped = Apply(Prim("map", (Lambda((b,), Apply(Prim("map", (Lambda((a,), e),)),
+                                                     (xs,))),)), (ys,))
+    return Apply(Prim("transpose"), (swapped,))
+
+
+MAP_INTERCHANGE = Rule(
+    "map-interchange",
+    "map (λa. map (λb. f a b) ys) xs → transpose (map (λb. map (λa. f a b) xs) ys)",
+    "algorithmic", SLIDES, _map_interchange,
+    doc="Swap two nested maps over independent arrays (the slides' "
+        "Map(a ⇒ Map(b ⇒ f(a, b))) → Transpose() ∘ Map(b ⇒ Map(a ⇒ f(a, b))), with the "
+        "arrays written out).")
+
+
+# --- map fission -----------------------------------------------------------------------------
+
+def _map_fission(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_map(node):
+        return Refused("it rewrites a high-level map f")
+    f = node.args[0]
+    k = int(p["at"])
+    if isinstance(f, Compose):
+        fns = f.fns
+        if not 1 <= k < len(fns):
+            return Refused(f"the cut is between two of the {len(fns)} functions: 1 to "
+                           f"{len(fns) - 1}, not {k}")
+        return compose(Prim("map", (compose(*fns[:k]),)), Prim("map", (compose(*fns[k:]),)))
+    if plain_lambda(f):
+        if k != 1:
+            return Refused(f"a lambda λx. g e is cut once (at 1), not at {k}")
+        x, body = f.params[0], f.body
+        parts = applied(body)
+        if parts is not None and len(parts[1]) == 1:
+            g, (e,) = parts
+            if x in g.free_vars():
+                return Refused(f"the function applied last, {g}, depends on {x}")
+            return compose(Prim("map", (g,)), Prim("map", (Lambda((x,), e),)))
+        return Refused("the lambda's body must apply a function to one value: λx. g e")
+    return Refused("the function must be a composition f ∘ g or a lambda λx. g e")
+
+
+def _fission_cuts(site: Site) -> list:
+    node = site.node
+    if is_map(node) and isinstance(node.args[0], Compose):
+        return [Size.const(k) for k in range(1, len(node.args[0].fns))]
+    if is_map(node) and plain_lambda(node.args[0]):
+        return [Size.const(1)]
+    return []
+
+
+MAP_FISSION = Rule(
+    "map-fission", "map (f ∘ g) → map f ∘ map g   (also map (λx. f e) → map f ∘ map (λx. e))",
+    "algorithmic", f"{SLIDES}; Futhark G4 (ICFP Fig. 6f, reversed)", _map_fission,
+    params=(RuleParam("at", "how many functions of the composition the outer map keeps "
+                            "(1 for a lambda)", _fission_cuts, kind="int"),))
+
+
+# --- the interchange of a map with a reduction ------------------------------------------------
+
+def _map_reduce_interchange(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_map(node) and is_prim(node.args[0], *REDUCTIONS)):
+        return Refused("it rewrites map (reduce f z) or map (reduceSeq f z)")
+    reduction = node.args[0]
+    f, z = reduction.args
+    n = outer_length(site)
+    if n is None:
+        return Refused("the input length is not known here")
+    acc, x = fresh("acc", f, z), fresh("x", f, z)
+    op = Lambda(((acc, x),), Apply(Prim("map", (f,)), (Apply(Prim("zip"), (Var(acc),
+                                                                            Var(x))),)))
+    init = Apply(Prim("replicate", (n,)), (typed_literal(z, site),))
+    return compose(Prim("transpose"), Prim(reduction.name, (op, init)), Prim("transpose"))
+
+
+MAP_REDUCE_INTERCHANGE = Rule(
+    "map-reduce-interchange",
+    "map (reduce f z) → transpose ∘ reduce (λ(acc, x). map f (zip acc x)) (replicate n z) "
+    "∘ transpose", "algorithmic", SLIDES, _map_reduce_interchange,
+    doc="n reductions of m elements become one reduction of m arrays of n elements: its "
+        "accumulator is an array (a register block). The slides leave the transposition "
+        "of the input and the initial value implicit. Also for reduceSeq (Futhark G5).")
+
+
+# --- transpositions ---------------------------------------------------------------------------
+
+def _transpose_map_map(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_map(node) and is_map(node.args[0])):
+        return Refused("it rewrites map (map f)")
+    return compose(Prim("transpose"), node, Prim("transpose"))
+
+
+TRANSPOSE_MAP_MAP = Rule(
+    "transpose-map-map", "map (map f) → transpose ∘ map (map f) ∘ transpose", "algorithmic",
+    SLIDES, _transpose_map_map)
+
+
+def _transpose_transpose(site: Site, p) -> list | Refused:
+    if not (is_prim(site.node, "transpose") and is_prim(site.next, "transpose")):
+        return Refused("it rewrites transpose ∘ transpose")
+    return []
+
+
+TRANSPOSE_TRANSPOSE = Rule(
+    "transpose-transpose", "transpose ∘ transpose → id", "simplification", SLIDES,
+    _transpose_transpose, pair=True)
+
+
+# --- fusion -----------------------------------------------------------------------------------
+
+def _reduce_map_fusion(site: Site, p) -> list | Refused:
+    node, nxt = site.node, site.next
+    if not (is_prim(node, *REDUCTIONS) and is_map(nxt)):
+        return Refused("it rewrites reduce f z ∘ map g")
+    f, z = node.args
+    g = nxt.args[0]
+    acc, x = fresh("acc", f, g, z), fresh("x", f, g, z)
+    body = call(f, TupleExpr((Var(acc), call(g, Var(x)))))
+    return [Prim("reduceSeq", (Lambda(((acc, x),), body), z))]
+
+
+REDUCE_MAP_FUSION = Rule(
+    "reduce-map-fusion", "reduce f z ∘ map g → reduceSeq (λ(acc, x). f (acc, g x)) z",
+    "algorithmic", SLIDES + "; ICFP Fig. 6f", _reduce_map_fusion, pair=True,
+    doc="The fused operator takes an accumulator and an element of another type, so the "
+        "reduction is a sequential fold (reduceSeq) from here on.")
+
+
+def _map_zip_fusion(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
+        return Refused("it rewrites map f (zip … (map g ys) …)")
+    f, (zipped,) = parts[0].args[0], parts[1]
+    zparts = applied(zipped)
+    if zparts is None or not is_prim(zparts[0], "zip"):
+        return Refused("the map's array must be a zip")
+    args = list(zparts[1])
+    k = next((i for i, a in enumerate(args) if isinstance(a, Apply) and is_map(a.fn)
+              and len(a.args) == 1), None)
+    if k is None:
+        return Refused("no argument of the zip is a map g ys")
+    g, ys = args[k].fn.args[0], args[k].args[0]
+    q = fresh("q", f, zipped)
+    items = tuple(call(g, project(Var(q), i)) if i == k else project(Var(q), i)
+                  for i in range(len(args)))
+    args[k] = ys
+    return Apply(Prim("map", (Lambda((q,), call(f, TupleExpr(items))),)),
+                 (Apply(Prim("zip"), tuple(args)),))
+
+
+MAP_ZIP_FUSION = Rule(
+    "map-zip-fusion",
+    "map f (zip xs (map g ys)) → map (λq. f (q.0, g q.1)) (zip xs ys)", "algorithmic",
+    SLIDES + " (map fusion through a zip)", _map_zip_fusion)
+
+
+def _map_fusion_apply(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
+        return Refused("it rewrites map f (map g xs)")
+    inner = applied(parts[1][0])
+    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
+        return Refused("the array must itself be a map: map f (map g xs)")
+    f, g, xs = parts[0].args[0], inner[0].args[0], inner[1][0]
+    x = fresh("x", f, g)
+    return Apply(Prim("map", (Lambda((x,), call(f, call(g, Var(x)))),)), (xs,))
+
+
+MAP_FUSION_APPLY = Rule(
+    "map-fusion-apply", "map f (map g xs) → map (λx. f (g x)) xs", "algorithmic",
+    SLIDES + "; ICFP Fig. 6f", _map_fusion_apply,
+    doc="Map fusion on an applied map (the slides' Map(f) ∘ Map(g) → Map(f ∘ g)), the "
+        "composition of the two functions written out.")
+
+
+# --- zips and transpositions -------------------------------------------------------------------
+
+def _zip_transpose(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_prim(parts[0], "transpose") or len(parts[1]) != 1:
+        return Refused("it rewrites transpose (map (λx. zip c (e x)) xs)")
+    inner = applied(parts[1][0])
+    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
+        return Refused("the transposed array must be a map applied to an array")
+    fn, (xs,) = inner[0].args[0], inner[1]
+    if not plain_lambda(fn):
+        return Refused("the map's function must be a lambda λx. zip …")
+    x = fn.params[0]
+    zparts = applied(fn.body)
+    if zparts is None or not is_prim(zparts[0], "zip") or len(zparts[1]) != 2:
+        return Refused("the map's function must zip two arrays: λx. zip c (e x)")
+    first, second = zparts[1]
+    if x not in first.free_vars():
+        fixed, varying, k = first, second, 1
+    elif x not in second.free_vars():
+        fixed, varying, k = second, first, 0
+    else:
+        return Refused(f"both arrays of the zip depend on {x}")
+    # transpose (map (λx. zip c (e x)) xs)[j][i] = (c[j], e(xs[i])[j])
+    pv, v = fresh("p", fn, xs), fresh("e", fn, xs)
+    pair = (project(Var(pv), 0), Var(v)) if k == 1 else (Var(v), project(Var(pv), 1))
+    inner_map = Apply(Prim("map", (Lambda((v,), TupleExpr(pair)),)), (project(Var(pv), k),))
+    rows = xs if varying == Var(x) else Apply(Prim("map", (Lambda((x,), varying),)), (xs,))
+    columns = Apply(Prim("transpose"), (rows,))
+    zipped = (fixed, columns) if k == 1 else (columns, fixed)
+    return Apply(Prim("map", (Lambda((pv,), inner_map),)), (Apply(Prim("zip"), zipped),))
+
+
+ZIP_TRANSPOSE = Rule(
+    "zip-transpose",
+    "transpose (map (λx. zip c (e x)) xs) → map (λp. map (λv. (p.0, v)) p.1) "
+    "(zip c (transpose (map e xs)))", "algorithmic", "Lift (mapMapTransposeZip)",
+    _zip_transpose,
+    doc="The array zipped with every element of xs is zipped once, with the transposed "
+        "rest (so that it is read once per step of a reduction, not once per element).")
+
+
+def _split_zip(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not is_prim(parts[0], "split") or len(parts[1]) != 1:
+        return Refused("it rewrites split n (zip xs ys)")
+    zparts = applied(parts[1][0])
+    if zparts is None or not is_prim(zparts[0], "zip"):
+        return Refused("the split array must be a zip")
+    n = parts[0].args[0]
+    arrays = zparts[1]
+    q = fresh("q", node)
+    chunks = Apply(Prim("zip"), tuple(project(Var(q), i) for i in range(len(arrays))))
+    return Apply(Prim("map", (Lambda((q,), chunks),)),
+                 (Apply(Prim("zip"), tuple(Apply(Prim("split", (n,)), (a,))
+                                           for a in arrays)),))
+
+
+SPLIT_ZIP = Rule(
+    "split-zip", "split n (zip xs ys) → map (λq. zip q.0 q.1) (zip (split n xs) (split n ys))",
+    "algorithmic", "Lift (splitIntoZip)", _split_zip)
+
+
+# --- reductions in chunks ----------------------------------------------------------------------
+
+def _reduce_split(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_prim(node, *REDUCTIONS):
+        return Refused("it rewrites reduce f z or reduceSeq f z")
+    s = p["s"]
+    bad = divides(s, array_length(site), f"chunks of {s}")
+    if bad:
+        return bad
+    f, z = node.args
+    z = typed_literal(z, site)
+    acc, chunk = fresh("acc", f, z), fresh("chunk", f, z)
+    partial = Apply(Prim("reduceSeq", (f, Var(acc))), (Var(chunk),))
+    result = site.typing.result if site.typing is not None else None
+    if isinstance(result, ArrayType) and isinstance(result.elem, ArrayType):
+        partial = Apply(Prim("join"), (partial,))  # an array accumulator: [[X]_n]_1 → [X]_n
+    else:
+        partial = Apply(Prim("at"), (Lit(0), partial))  # the one element of [A]_1
+    op = Lambda(((acc, chunk),), partial)
+    return compose(Prim("reduceSeq", (op, z)), Prim("split", (s,)))
+
+
+REDUCE_SPLIT = Rule(
+    "reduce-split",
+    "reduce f z → reduceSeq (λ(acc, chunk). at 0 (reduceSeq f acc chunk)) z ∘ split s",
+    "algorithmic", "CASES 2016 (tiling of the innermost loop)", _reduce_split,
+    params=(RuleParam("s", "elements per chunk", lambda s: powers_of_two_dividing(
+        array_length(s))),),
+    doc="A reduction as a sequential loop over chunks, each reduced starting from the "
+        "accumulator so far (also for reduceSeq: a left fold splits anywhere). The inner "
+        "reduction's one result is its element 0 (``join`` of it for an array accumulator).")
+
+
+# --- tile and untile ---------------------------------------------------------------------------
+
+def _untile_intro(site: Site, p) -> list | Refused:
+    node, nxt = site.node, site.next
+    if not (is_prim(node, "join") and is_map(nxt)):
+        return Refused("it rewrites join ∘ map (map join ∘ transpose)")
+    f = nxt.args[0]
+    if not (isinstance(f, Compose) and len(f.fns) == 2 and is_map(f.fns[0])
+            and is_prim(f.fns[0].args[0], "join") and is_prim(f.fns[1], "transpose")):
+        return Refused("the map's function must be map join ∘ transpose")
+    return [Prim("untile")]
+
+
+UNTILE_INTRO = Rule(
+    "untile", "join ∘ map (map join ∘ transpose) → untile", "simplification",
+    "matrix-multiplication slides (Untile); Lift Untile2D", _untile_intro, pair=True)
+
+
+def _tile_split_join(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not (is_map(node) and is_map(node.args[0])):
+        return Refused("it rewrites map (map f)")
+    m, n = p["m"], p["n"]
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)):
+        return Refused("the input must be a matrix")
+    bad = divides(m, t.size, f"tiles of {m} rows") or \
+        divides(n, t.elem.size, f"tiles of {n} columns")
+    if bad:
+        return bad
+    f = node.args[0].args[0]
+    four = Prim("map", (Prim("map", (Prim("map", (Prim("map", (f,)),)),)),))
+    return compose(Prim("untile"), four, Prim("tile", (m, n)))
+
+
+def _tile_sizes(site: Site, which: int) -> list:
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)):
+        return []
+    return powers_of_two_dividing(t.size if which == 0 else t.elem.size)
+
+
+TILE_SPLIT_JOIN = Rule(
+    "tile-split-join", "map (map f) → untile ∘ map (map (map (map f))) ∘ tile m n",
+    "algorithmic", "matrix-multiplication slides (Tile, Untile; a 2-D split-join)",
+    _tile_split_join,
+    params=(RuleParam("m", "rows of a tile", lambda s: _tile_sizes(s, 0)),
+            RuleParam("n", "columns of a tile", lambda s: _tile_sizes(s, 1))))
+
+
+# --- applied and composed forms, η and β ---------------------------------------------------------
+
+def _compose_to_apply(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or not isinstance(parts[0], Compose) or len(parts[1]) != 1:
+        return Refused("it rewrites (f ∘ g) x")
+    out = parts[1][0]
+    for f in reversed(parts[0].fns):
+        out = Apply(f, (out,))
+    return out
+
+
+COMPOSE_TO_APPLY = Rule(
+    "compose-apply", "(f ∘ g) x → f (g x)", "simplification", "definition of ∘",
+    _compose_to_apply)
+
+
+def _apply_to_compose(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None or len(parts[1]) != 1:
+        return Refused("it rewrites f (g x)")
+    inner = applied(parts[1][0])
+    if inner is None or len(inner[1]) != 1 or isinstance(parts[0], Lambda) \
+            or isinstance(inner[0], Lambda):
+        return Refused("the argument must itself be a function (not a lambda) applied to one "
+                       "value: f (g x)")
+    return Apply(compose(parts[0], inner[0]), (inner[1][0],))
+
+
+APPLY_TO_COMPOSE = Rule(
+    "apply-compose", "f (g x) → (f ∘ g) x", "simplification", "definition of ∘",
+    _apply_to_compose)
+
+
+def _eta(site: Site, p) -> Expr | Refused:
+    node = site.node
+    if not is_map(node):
+        return Refused("it rewrites a high-level map f")
+    f = node.args[0]
+    if isinstance(f, Lambda):
+        return Refused("the function is already a lambda")
+    x = fresh("xs" if _takes_arrays(site) else "x", f)
+    return Prim("map", (Lambda((x,), Apply(f, (Var(x),))),))
+
+
+def _takes_arrays(site: Site) -> bool:
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    return isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)
+
+
+ETA = Rule("eta", "map f → map (λx. f x)", "simplification", "η-expansion", _eta)
+
+
+def _beta(site: Site, p) -> Expr | Refused:
+    node = site.node
+    parts = applied(node)
+    if parts is None:
+        return Refused("it rewrites (λx. e) a or (op) (a, b)")
+    f, args = parts
+    if isinstance(f, Section) and len(args) == 1 and isinstance(args[0], TupleExpr) \
+            or isinstance(f, Section) and (f.left is None) != (f.right is None):
+        out = call(f, args[0] if len(args) == 1 else TupleExpr(args))
+        return out if isinstance(out, BinOp) else Refused("an operator takes two operands")
+    if not isinstance(f, Lambda):
+        return Refused("it rewrites (λx. e) a or (op) (a, b)")
+    if len(args) == 1:
+        out = call(f, args[0])
+    elif len(args) == len(f.params):
+        out = call(f, TupleExpr(args)) if all(isinstance(q, str) for q in f.params) else None
+    else:
+        out = None
+    if out is None or (isinstance(out, Apply) and out.fn is f):
+        return Refused("the arguments do not match the lambda's parameters")
+    return out
+
+
+BETA = Rule("beta", "(λx. e) a → e[a/x],  (⊕) (a, b) → a ⊕ b", "simplification",
+            "β-reduction", _beta)
+
+
+RULES = [MAP_INTERCHANGE, MAP_FISSION, MAP_REDUCE_INTERCHANGE, TRANSPOSE_MAP_MAP,
+         TRANSPOSE_TRANSPOSE, REDUCE_MAP_FUSION, MAP_FUSION_APPLY, MAP_ZIP_FUSION, ZIP_TRANSPOSE,
+         SPLIT_ZIP, REDUCE_SPLIT, UNTILE_INTRO, TILE_SPLIT_JOIN, COMPOSE_TO_APPLY,
+         APPLY_TO_COMPOSE, ETA, BETA]

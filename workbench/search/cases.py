@@ -1,0 +1,731 @@
+"""The exploration of CASES 2016 (Sect. 5) as a search strategy, ``strategy="cases"``:
+
+1. **algorithmic**: the four macro rules (1-D and 2-D blocking, tiling, tiling of the
+   innermost loop) at every place where they apply, in any order (each at most twice, up to
+   ``depth`` of them), their sizes left symbolic (``v1``, ``v2``, …); then two heuristics,
+   each a named predicate: the **nesting depth** of maps and reductions (at most
+   ``max_depth``) and the **distance between the addition and the multiplication** (the
+   smallest found: the fewer maps and reductions between them, the more likely they fuse);
+2. **OpenCL**: a fixed mapping onto the thread hierarchy — the two outermost maps over
+   work-groups (dimensions 1, 0), the next two over the work-items of a group, the rest
+   sequential (unrolled or not where they update a register block) — and, for a
+   work-group's reduction, its memory: the accumulator in private memory (or local), and
+   none, one or both of its element's tiles copied into local memory (each as it is or
+   transposed; at most two copies). A second mapping, one work-item per work-group (the
+   maps below the work-groups sequential), is explored too: it is what CPUs want;
+3. **parameters**: every size a power of two in a range, kept when the types check (the
+   sizes divide) and the kernel fits the device: local memory, private memory (a register
+   budget), work-items per group, work-groups — counted by what pruned them;
+4. **code generation and runs**: candidates drawn in random order (the slides' "performance
+   evolution for randomised search") — a program at random, then one of its parameter
+   choices — each built, checked and timed as in every strategy; optionally (``refine``)
+   the parameters of the fastest programs are then refined by hill climbing.
+
+The counts after each phase are in ``ctx.details["phases"]`` (and the search result's
+``details``); every candidate's record names its phase-2 program and parameters.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass, field
+
+from ..errors import WorkbenchError
+from ..expr import Apply, BinOp, Compose, Expr, Lambda, Prim, Section, bind_sizes, walk
+from ..layout import mapped_layout, needs_lowering
+from ..rules import RewriteRefused, apply
+from ..rules.blocking import lambda_map, map_over
+from ..rules.step import Step
+from ..sizes import Size
+from ..typecheck import annotate
+from ..types import ArrayType
+
+MACROS = ("1d-blocking", "2d-blocking", "tiling", "innermost-tiling")
+PARAMS = {"1d-blocking": ("k",), "2d-blocking": ("k", "l"), "tiling": ("m", "n"),
+          "innermost-tiling": ("s",)}
+# The counts of CASES 2016 Sect. 5 (matrix multiplication), for comparison.
+PAPER = {"algorithmic": 20000, "nesting depth": 100, "add/multiply distance": 8,
+         "OpenCL": 760, "parameters": 46000}
+REDUCTIONS = ("reduce", "reduceSeq", "reduceSeqUnroll", "reducePart")
+
+
+@dataclass
+class Variant:
+    """A program of a phase: the expression, the steps from the start, and how it came."""
+
+    expr: Expr
+    steps: tuple[Step, ...]
+    label: str = ""
+    sizes: tuple[str, ...] = ()  # its symbolic sizes, in order of appearance
+
+
+@dataclass
+class Limits:
+    """What a kernel may use on the device (CASES 2016 Sect. 5.3)."""
+
+    kind: str = "gpu"
+    local_memory_bytes: int = 48 * 1024
+    max_work_group_size: int = 1024
+    compute_units: int = 1
+    private_bytes: int = 1024  # Lift's maxPrivateMemory: a register budget per work-item
+    min_work_group: int = 32  # work-items of a group (a warp); 1 on a CPU
+    max_work_groups: int = 1 << 20
+
+    @classmethod
+    def of(cls, info) -> Limits:
+        gpu = info.kind == "gpu"
+        return cls(kind=info.kind, local_memory_bytes=info.local_memory_bytes,
+                   max_work_group_size=info.max_work_group_size,
+                   compute_units=info.compute_units, min_work_group=32 if gpu else 1)
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+# The parameters of the macro rules by what they size, and the values tried for each (powers
+# of two "in a reasonable range", CASES 2016 Sect. 5.3).
+ROLES = {("1d-blocking", "k"): "block", ("2d-blocking", "k"): "block",
+         ("2d-blocking", "l"): "block", ("tiling", "m"): "tile", ("tiling", "n"): "tile",
+         ("innermost-tiling", "s"): "chunk"}
+
+
+@dataclass
+class Options:
+    depth: int = 3  # macro rules applied in a row
+    repeat: int = 2  # times each macro may be applied
+    max_depth: int = 6  # the nesting-depth heuristic
+    values: dict = field(default_factory=lambda: {
+        "block": (1, 2, 4, 8, 16), "tile": (2, 4, 8, 16, 32, 64),
+        "chunk": (4, 8, 16, 32, 64)})
+    mappings: tuple[str, ...] = ("work-groups and work-items", "one work-item per group")
+    limits: Limits | None = None
+    # after the random candidates (this share of the budget), the parameters of the fastest
+    # programs refined: a neighbour is a parameter doubled or halved (0: random only)
+    refine: float = 0.0
+    # only the phase-2 programs whose description has every one of these words (a search
+    # that can measure few candidates samples the part of the space it cares about)
+    keep: tuple[str, ...] = ()
+
+
+# --- phase 1: macro rules ---------------------------------------------------------------------
+
+def size_names(expr: Expr) -> list[str]:
+    """The size variables of an expression's primitives, in order of appearance."""
+    out: list[str] = []
+    for _, node in walk(expr):
+        if isinstance(node, Prim):
+            for a in node.args:
+                if isinstance(a, Size):
+                    for name in sorted(a.free_vars):
+                        if name not in out:
+                            out.append(name)
+    return out
+
+
+def canonical(expr: Expr) -> str:
+    """The printed expression with its size variables renamed in order of appearance (two
+    orders of the same macros give the same program)."""
+    names = size_names(expr)
+    return str(bind_sizes(expr, {n: Size.var(f"_{i}") for i, n in enumerate(names)}))
+
+
+def _sites(expr: Expr, macro: str) -> list[tuple]:
+    if macro == "innermost-tiling":
+        return [p for p, n in walk(expr) if map_over(n) and isinstance(n.fn.args[0], Lambda)]
+    return [p for p, n in walk(expr) if lambda_map(n)]
+
+
+def phase1(start: Expr, types: tuple, options: Options) -> list[Variant]:
+    """Every program the macro rules reach from ``start`` (the start included)."""
+    counter = itertools.count(1)
+    seen = {canonical(start): Variant(start, (), "start")}
+    frontier = [seen[canonical(start)]]
+    for _ in range(options.depth):
+        found = []
+        for v in frontier:
+            used = [s.rule for s in v.steps]
+            for macro in MACROS:
+                if used.count(macro) >= options.repeat:
+                    continue
+                for path in _sites(v.expr, macro):
+                    params = {p: Size.var(f"v{next(counter)}") for p in PARAMS[macro]}
+                    try:
+                        e = apply(v.expr, macro, path, *types, **params)
+                    except (RewriteRefused, WorkbenchError):
+                        continue
+                    key = canonical(e)
+                    if key in seen:
+                        continue
+                    label = " → ".join([*(s.rule for s in v.steps), macro])
+                    seen[key] = Variant(e, v.steps + (Step(macro, path, params),), label)
+                    found.append(seen[key])
+        frontier = found
+    return list(seen.values())
+
+
+def _loops(node: Expr) -> bool:
+    """A map that computes, or a reduction: a loop of the program."""
+    if not isinstance(node, Prim):
+        return False
+    if node.name in REDUCTIONS:
+        return True
+    return node.decl.extra.get("map_level") not in (None, "vector") and \
+        mapped_layout(node) is None
+
+
+def nesting_depth(expr: Expr) -> int:
+    """The deepest nest of maps that compute (the first heuristic of CASES 2016: beyond the
+    two dimensions of work-groups, the two of work-items and a 2-D register block, more
+    nesting is unlikely to pay)."""
+    def depth(e: Expr) -> int:
+        inner = max((depth(c) for c in e.children()), default=0)
+        return inner + (1 if _loops(e) and e.name not in REDUCTIONS else 0)
+    return depth(expr)
+
+
+def repetitions(v: Variant) -> bool:
+    """Each macro applied at most once, and one kind of blocking (the slides' third
+    heuristic, "number of times rules are applied"; Lift's HighLevelRewrite.filterRules)."""
+    used = [s.rule for s in v.steps]
+    return all(used.count(m) <= 1 for m in MACROS) and \
+        not ("1d-blocking" in used and "2d-blocking" in used)
+
+
+def _operations(expr: Expr, op: str) -> list[tuple]:
+    found = []
+    for path, node in walk(expr):
+        if isinstance(node, BinOp | Section) and node.op == op:
+            found.append(path)
+    return found
+
+
+def add_multiply_distance(expr: Expr) -> float:
+    """The fewest maps and reductions between a multiplication and an addition, counted on
+    the tree path between them (0: one scalar function computes both, as ``acc + a * b``)."""
+    muls, adds = _operations(expr, "*"), _operations(expr, "+")
+    best = math.inf
+    for m in muls:
+        for a in adds:
+            k = 0
+            while k < min(len(m), len(a)) and m[k] == a[k]:
+                k += 1
+            between = 0
+            for path in (m, a):
+                node = expr
+                for i, step in enumerate(path):
+                    node = node.children()[step]
+                    if i >= k and _loops(node) and i + 1 < len(path):
+                        between += 1
+            best = min(best, between)
+    return best
+
+
+# --- phase 2: the mapping onto OpenCL and the memory ------------------------------------------
+
+def _targets(expr: Expr, mapping: str) -> list[tuple[tuple, str, dict]]:
+    """(path, rule, params) lowering every high-level map and reduction, outermost first."""
+    out = []
+
+    def visit(e: Expr, path: tuple, depth: int, in_operator: bool) -> None:
+        if isinstance(e, Prim) and needs_lowering(e):
+            if e.name == "map":
+                out.append((path, *_lowering(depth, in_operator, mapping)))
+                depth += 1
+            elif e.name == "reduce":
+                out.append((path, "reduce→reduceSeq", {}))
+        elif isinstance(e, Prim) and _loops(e) and e.name not in REDUCTIONS:
+            depth += 1
+        for i, child in enumerate(e.children()):
+            operator = in_operator or (isinstance(e, Prim) and e.name in REDUCTIONS and i == 0)
+            visit(child, path + (i,), depth, operator)
+
+    visit(expr, (), 0, False)
+    return out
+
+
+def _lowering(depth: int, in_operator: bool, mapping: str) -> tuple[str, dict]:
+    if depth < 2:
+        return "map→mapWorkgroup", {"dim": 1 - depth}
+    if mapping == "work-groups and work-items" and depth < 4:
+        return "map→mapLocal", {"dim": 3 - depth}
+    return ("map→mapSeqUnroll" if in_operator else "map→mapSeq"), {}
+
+
+def _lower(v: Variant, types: tuple, mapping: str, unroll: bool) -> Variant | None:
+    expr, steps = v.expr, list(v.steps)
+    for path, rule, params in _targets(expr, mapping):
+        if rule == "map→mapSeqUnroll" and not unroll:
+            rule = "map→mapSeq"
+        try:
+            expr = apply(expr, rule, path, *types, **params)
+        except (RewriteRefused, WorkbenchError):
+            return None
+        steps.append(Step(rule, path, params))
+    return Variant(expr, tuple(steps), v.label, v.sizes)
+
+
+def _group_reductions(expr: Expr, types: tuple) -> list[tuple]:
+    """Paths of the reductions of a work-group whose operator uses local maps."""
+    from ..nesting import context
+
+    out = []
+    for path, node in walk(expr):
+        if isinstance(node, Prim) and node.name == "reduceSeq":
+            levels = [lvl for lvl, _ in context(expr, path)]
+            if "workgroup" in levels and "local" not in levels and any(
+                    isinstance(n, Prim) and n.name == "mapLocal" for _, n in walk(node.args[0])):
+                out.append(path)
+    return out
+
+
+def _local_extents(expr: Expr, path: tuple, types: tuple) -> dict[int, Size]:
+    """The lengths the local maps of the reduction at ``path`` run over, per dimension."""
+    note = annotate(expr, *types)
+    extents: dict[int, Size] = {}
+    for sub, node in walk(subterm_of(expr, path + (0,)), path + (0,)):
+        if isinstance(node, Prim) and node.name == "mapLocal" and sub in note.typings:
+            t = note.typings[sub].args[0]
+            extents.setdefault(node.args[0], t.size)
+    return extents
+
+
+def subterm_of(expr: Expr, path: tuple) -> Expr:
+    from ..expr import subterm
+
+    return subterm(expr, path)
+
+
+def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
+    """For a work-group's reduction: its accumulator private (or local), and the tiles of
+    its element copied into local memory (none, one or both, as they are or transposed)."""
+    group = _group_reductions(v.expr, types)
+    if not group:
+        return [v]
+    path = group[0]
+    extents = _local_extents(v.expr, path, types)
+    if 0 not in extents or 1 not in extents:
+        return [v]
+    l1, l0 = extents[1], extents[0]
+    copies = [()] + [((k, t),) for k in (0, 1) for t in (0, 1, 2)] + \
+        [((0, t0), (1, t1)) for t0 in (0, 1, 2) for t1 in (0, 1, 2)]
+    out = []
+    for private in (True, False):
+        for chosen in copies:
+            expr, steps = v.expr, list(v.steps)
+            try:
+                for k, t in chosen:
+                    params = {"k": k, "t": t, "l1": l1, "l0": l0}
+                    expr = apply(expr, "local-copy", path + (0,), *types, **params)
+                    steps.append(Step("local-copy", path + (0,), params))
+                if private:
+                    expr = apply(expr, "private-accumulator", path, *types)
+                    steps.append(Step("private-accumulator", path, {}))
+                    expr = apply(expr, "copy-out", path[:-1], *types)
+                    steps.append(Step("copy-out", path[:-1], {}))
+            except (RewriteRefused, WorkbenchError):
+                continue
+            memory = ("private" if private else "local") + " accumulator" + "".join(
+                f", {'A' if k == 0 else 'B'} tile in local memory"
+                + ("", " (transposed)", " (each row transposed)")[t] for k, t in chosen)
+            out.append(Variant(expr, tuple(steps), f"{v.label}; {memory}", v.sizes))
+    return out
+
+
+def _packed(v: Variant, types: tuple) -> list[Variant]:
+    """The program as it is, and with an array its maps read that depends only on the
+    inputs computed once into global memory (``pack``; each element transposed or not)."""
+    from ..rules.copies import invariants
+
+    out = [v]
+    for k in range(min(len(invariants(v.expr)), 2)):
+        for t in (0, 1):
+            try:
+                expr = apply(v.expr, "pack", (), *types, k=k, t=t)
+            except (RewriteRefused, WorkbenchError):
+                continue
+            how = " (each element transposed)" if t else ""
+            out.append(Variant(expr, v.steps + (Step("pack", (), {"k": k, "t": t}),),
+                               f"{v.label}; input array {k} packed in global memory{how}",
+                               v.sizes))
+    return out
+
+
+def phase2(variants: list[Variant], types: tuple, options: Options) -> list[Variant]:
+    out = []
+    for v in variants:
+        for mapping in options.mappings:
+            for unroll in (True, False):
+                lowered = _lower(v, types, mapping, unroll)
+                if lowered is None:
+                    continue
+                lowered.label = (f"{v.label}; {mapping}"
+                                 + ("; register blocks unrolled" if unroll else ""))
+                variants_here = _memory_variants(lowered, types) \
+                    if mapping == "work-groups and work-items" else [lowered]
+                for memory in variants_here:
+                    out.extend(_packed(memory, types))
+    unique: dict[str, Variant] = {}
+    for v in out:
+        unique.setdefault(canonical(v.expr), v)
+    return list(unique.values())
+
+
+# --- phase 3: parameters ----------------------------------------------------------------------
+
+@dataclass
+class Resources:
+    """What a phase-2 program uses, as sizes of its symbolic parameters."""
+
+    work_group: list[list[Size]]  # per dimension: the lengths its local maps run over
+    groups: list[Size]  # the lengths of its work-group maps
+    local: list[Size]  # elements of each local array
+    private: list[tuple[Size, bool]]  # elements of each private array (True: of the group)
+    divides: list[tuple[Size, Size]]  # (total, divisor) the types assume
+    global_maps: list[Size] = field(default_factory=list)
+
+
+def resources(v: Variant, types: tuple) -> Resources:
+    note = annotate(v.expr, *types)
+    from ..nesting import context
+
+    work_group: dict[int, list[Size]] = {}
+    groups, local, private, global_maps = [], [], [], []
+    for path, node in walk(v.expr):
+        if not isinstance(node, Prim) or path not in note.typings:
+            continue
+        typing = note.typings[path]
+        t = typing.args[0] if typing.args else None
+        if node.name == "mapLocal" and isinstance(t, ArrayType):
+            work_group.setdefault(node.args[0], []).append(t.size)
+        elif node.name == "mapWorkgroup" and isinstance(t, ArrayType):
+            groups.append(t.size)
+        elif node.name == "mapGlobal" and isinstance(t, ArrayType):
+            global_maps.append(t.size)
+        elif node.name == "toLocal":
+            local.append(_elements(typing.result))
+        elif node.name == "toPrivate":
+            private.append((_elements(typing.result), True))
+        elif node.name in ("reduceSeq", "reduceSeqUnroll") and \
+                isinstance(typing.result, ArrayType) and \
+                isinstance(typing.result.elem, ArrayType):
+            levels = [lvl for lvl, _ in context(v.expr, path)]
+            if "local" in levels or "global" in levels or "workgroup" in levels:
+                # a register block: private memory of the work-item (or group) reducing
+                init = node.args[1]
+                if not any(isinstance(n, Prim) and n.name == "toPrivate" for _, n in walk(init)):
+                    private.append((_elements(typing.result.elem), "local" not in levels))
+    divides = [(a.total, a.divisor) for a in note.assumptions]
+    return Resources([work_group[d] for d in sorted(work_group)], groups, local, private,
+                     divides, global_maps)
+
+
+def _elements(t) -> Size:
+    n = Size.const(1)
+    while isinstance(t, ArrayType):
+        n = n * t.size
+        t = t.elem
+    return n
+
+
+_VALUES: dict = {}
+
+
+def _value(s: Size, env: dict[str, int]) -> float | None:
+    """The value of a size (memoised: phase 3 evaluates the same few sizes very often)."""
+    key = (s, tuple(env.get(n) for n in sorted(s.free_vars)))
+    if key not in _VALUES:
+        if len(_VALUES) > 1 << 20:
+            _VALUES.clear()
+        try:
+            _VALUES[key] = float(s.evaluate(env))
+        except (ValueError, ZeroDivisionError):
+            _VALUES[key] = None
+    return _VALUES[key]
+
+
+def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = True
+          ) -> str | None:
+    """Why the parameters ``env`` are pruned (None: kept)."""
+    if divisions and not all(_divides(t, d, env) for t, d in r.divides):
+        return "sizes that do not divide"
+    per_dim = [max((_value(s, env) or 0) for s in sizes) for sizes in r.work_group]
+    work_group = math.prod(per_dim) if per_dim else 1
+    if work_group > limits.max_work_group_size:
+        return "work-groups larger than the device allows"
+    if r.work_group and work_group < limits.min_work_group:
+        return "work-groups too small"
+    groups = math.prod((_value(s, env) or 1) for s in r.groups) if r.groups else \
+        math.prod((_value(s, env) or 1) for s in r.global_maps)
+    if groups < limits.compute_units or groups > limits.max_work_groups:
+        return "too few or too many work-groups"
+    local = sum((_value(s, env) or 0) for s in r.local) * 4
+    if local > limits.local_memory_bytes:
+        return "local memory"
+    private = sum((_value(s, env) or 0) / (work_group if shared else 1)
+                  for s, shared in r.private) * 4
+    if private > limits.private_bytes:
+        return "private memory"
+    return None
+
+
+def roles(v: Variant) -> dict[str, str]:
+    """What each size variable of a program sizes (block, tile, chunk), from the macro
+    steps that introduced it."""
+    out = {}
+    for s in v.steps:
+        for name, value in s.params.items():
+            if isinstance(value, Size) and len(value.free_vars) == 1 and \
+                    value == Size.var(next(iter(value.free_vars))):
+                out[next(iter(value.free_vars))] = ROLES.get((s.rule, name), "tile")
+    return out
+
+
+def assignments(v: Variant, r: Resources, options: Options, limits: Limits,
+                pruned: dict[str, int]):
+    """The parameter choices of one program that fit, depth first: a choice is pruned as
+    soon as the sizes it fixes do not divide (counting every choice it stands for)."""
+    names = size_names(v.expr)
+    kinds = roles(v)
+    ranges = [options.values.get(kinds.get(n, "tile"), (2, 4, 8, 16)) for n in names]
+    # each divisibility the types assume is checked once its sizes are all chosen
+    checks: dict[int, list] = {}
+    for total, divisor in r.divides:
+        used = (total.free_vars | divisor.free_vars) & set(names)
+        last = max((names.index(n) for n in used), default=-1)
+        checks.setdefault(last, []).append((total, divisor))
+
+    def below(i: int) -> int:
+        return math.prod(len(x) for x in ranges[i + 1:])
+
+    def visit(i: int, env: dict):
+        for total, divisor in checks.get(i - 1, []):
+            if not _divides(total, divisor, env):
+                pruned["sizes that do not divide"] = \
+                    pruned.get("sizes that do not divide", 0) + below(i - 1)
+                return
+        if i == len(names):
+            why = check(r, env, limits, divisions=False)
+            if why is None:
+                yield dict(env)
+            else:
+                pruned[why] = pruned.get(why, 0) + 1
+            return
+        for value in ranges[i]:
+            env[names[i]] = value
+            yield from visit(i + 1, env)
+        env.pop(names[i], None)
+
+    yield from visit(0, {})
+
+
+def _divides(total: Size, divisor: Size, env: dict) -> bool:
+    t, d = _value(total, env), _value(divisor, env)
+    return t is not None and d is not None and d >= 1 and t >= 1 and t == int(t) and \
+        d == int(d) and int(t) % int(d) == 0
+
+
+def phase3(programs: list[Variant], types: tuple, options: Options, limits: Limits
+           ) -> tuple[list[tuple[Variant, dict]], dict[str, int]]:
+    """Every parameter choice that fits, and how many were pruned by what."""
+    kept: list[tuple[Variant, dict]] = []
+    pruned: dict[str, int] = {}
+    for v in programs:
+        try:
+            r = resources(v, types)
+        except WorkbenchError:
+            pruned["programs whose types do not check"] = \
+                pruned.get("programs whose types do not check", 0) + 1
+            continue
+        kept.extend((v, env) for env in assignments(v, r, options, limits, pruned))
+    return kept, pruned
+
+
+def assign(v: Variant, values: dict[tuple[str, str], int]) -> dict[str, int]:
+    """A program's parameters named by the macro step that introduced them:
+    ``{("2d-blocking", "k"): 4, ("tiling", "m"): 8, …}`` → ``{"v3": 4, "v7": 8, …}``."""
+    env = {}
+    for s in v.steps:
+        for name, value in s.params.items():
+            if (s.rule, name) in values and isinstance(value, Size) and value.free_vars:
+                env[next(iter(value.free_vars))] = values[(s.rule, name)]
+    return env
+
+
+def concrete(v: Variant, env: dict[str, int]) -> tuple[Expr, list[Step]]:
+    """The program with its parameters, and the steps that derive it."""
+    sizes = {k: Size.const(n) for k, n in env.items()}
+    steps = []
+    for s in v.steps:
+        params = {k: (p.substitute(sizes) if isinstance(p, Size) else p)
+                  for k, p in s.params.items()}
+        steps.append(Step(s.rule, s.path, params))
+    return bind_sizes(v.expr, sizes), steps
+
+
+# --- the strategy -----------------------------------------------------------------------------
+
+def options_of(ctx) -> Options:
+    given = dict(getattr(ctx, "options", None) or {})
+    limits = given.pop("limits", None)
+    options = Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
+    options.values = {k: tuple(v) for k, v in options.values.items()}
+    if isinstance(limits, dict):
+        options.limits = Limits(**limits)
+    elif isinstance(limits, Limits):
+        options.limits = limits
+    return options
+
+
+def device_limits(ctx) -> Limits:
+    """The device's limits; when a log is replayed, the limits it was recorded with."""
+    recorded = getattr(ctx.evaluator, "records", None)
+    if isinstance(recorded, dict):
+        for r in recorded.values():
+            if isinstance(r.get("details"), dict) and r["details"].get("limits"):
+                return Limits(**r["details"]["limits"])
+    from ..opencl_devices import find_device
+
+    try:
+        return Limits.of(find_device(ctx.device)[0])
+    except WorkbenchError:
+        return Limits()
+
+
+def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict:
+    """Phases 1 to 3: the candidates and the counts after each phase."""
+    algorithmic = phase1(start, types, options)
+    shallow = [v for v in algorithmic if nesting_depth(v.expr) <= options.max_depth]
+    distances = {id(v): add_multiply_distance(v.expr) for v in shallow}
+    least = min(distances.values(), default=math.inf)
+    close = [v for v in shallow if distances[id(v)] <= least]
+    once = [v for v in close if repetitions(v)]
+    mapped = phase2(once, types, options)
+    programs = [v for v in mapped if all(word in v.label for word in options.keep)]
+    candidates, pruned = phase3(programs, types, options, limits)
+    phases = [
+        {"phase": "algorithmic", "count": len(algorithmic), "paper": PAPER["algorithmic"],
+         "what": f"macro rules at every place, in any order (up to {options.depth})"},
+        {"phase": "nesting depth", "count": len(shallow), "paper": PAPER["nesting depth"],
+         "what": f"maps nested at most {options.max_depth} deep"},
+        {"phase": "add/multiply distance", "count": len(close),
+         "paper": PAPER["add/multiply distance"],
+         "what": f"at most {least} maps or reductions between + and *"},
+        {"phase": "rule repetitions", "count": len(once), "paper": None,
+         "what": "each macro once, one kind of blocking"},
+        {"phase": "OpenCL", "count": len(mapped), "paper": PAPER["OpenCL"],
+         "what": "the fixed mapping (and one work-item per group), memory choices"},
+        *([{"phase": "sampled", "count": len(programs), "paper": None,
+            "what": "programs described by " + ", ".join(f"'{w}'" for w in options.keep)}]
+          if options.keep else []),
+        {"phase": "parameters", "count": len(candidates), "paper": PAPER["parameters"],
+         "what": f"powers of two that fit the device ({sum(pruned.values())} pruned)"},
+    ]
+    return {"phases": phases, "pruned": pruned, "limits": limits.as_json(),
+            "candidates": candidates, "programs": programs, "algorithmic": once}
+
+
+def cases(ctx) -> None:
+    """Phases 1–3, then the candidates measured in random order until the budget is spent."""
+    options = options_of(ctx)
+    limits = options.limits or device_limits(ctx)
+    # every candidate computes what the start does: its output, computed once, is the check
+    # (interpreting a register-blocked kernel of a large matrix would take minutes)
+    found = explore(ctx.start, ctx.types, options, limits)
+    ctx.details = {k: v for k, v in found.items()
+                   if k in ("phases", "pruned", "limits")}
+    candidates = random_order(found["candidates"], ctx.seed)
+    programs = found["programs"]
+    index = {id(v): i for i, v in enumerate(programs)}
+
+    def job(v: Variant, env: dict) -> tuple:
+        expr, steps = concrete(v, env)
+        return (expr, steps, {"details": {"program": index.get(id(v)), "label": v.label,
+                                          "parameters": dict(env),
+                                          "limits": limits.as_json()}})
+
+    random_budget = ctx.budget - int(ctx.budget * options.refine)
+    i = 0
+    while ctx.left() > 0 and len(ctx.records) < random_budget and i < len(candidates):
+        take = min(ctx.batch, ctx.left(), random_budget - len(ctx.records))
+        batch = [job(v, env) for v, env in candidates[i:i + take]]
+        i += len(batch)
+        ctx.measure(batch)
+    if options.refine:
+        refine(ctx, programs, types=ctx.types, options=options, limits=limits, job=job)
+
+
+def random_order(candidates: list[tuple[Variant, dict]], seed: int
+                 ) -> list[tuple[Variant, dict]]:
+    """The candidates in random order, a program drawn first and then one of its parameter
+    choices: every program has the same chance to come early, however many parameter
+    choices it has (drawing candidates alike would favour the programs with many)."""
+    rng = random.Random(seed)
+    by_program: dict[int, list] = {}
+    for v, env in candidates:
+        by_program.setdefault(id(v), []).append((v, env))
+    groups = list(by_program.values())
+    for group in groups:
+        rng.shuffle(group)
+    out = []
+    while groups:
+        rng.shuffle(groups)
+        for group in groups:
+            out.append(group.pop())
+        groups = [g for g in groups if g]
+    return out
+
+
+def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: Limits):
+    kinds = roles(v)
+    for name, value in env.items():
+        allowed = options.values.get(kinds.get(name, "tile"), ())
+        for other in (value * 2, value // 2):
+            if other in allowed and other != value:
+                nearby = {**env, name: other}
+                if check(r, nearby, limits) is None:
+                    yield nearby
+
+
+def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits: Limits,
+           job) -> None:
+    """Hill climbing over the parameters of the fastest programs measured so far: the best
+    candidate's neighbours (a parameter doubled or halved) are measured, the best of them
+    taken if it is faster, until none is or the budget is spent."""
+    tried: set = set()
+    while ctx.left() > 0:
+        measured = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms")
+                    and isinstance(r.get("details"), dict)
+                    and r["details"].get("program") is not None]
+        ranked = sorted(measured, key=lambda r: r["kernel_ms"])
+        start = next((r for r in ranked if _key(r) not in tried), None)
+        if start is None:
+            return
+        tried.add(_key(start))
+        v = programs[start["details"]["program"]]
+        env = dict(start["details"]["parameters"])
+        r = resources(v, types)
+        while ctx.left() > 0:
+            around = [job(v, e) for e in _neighbours(v, env, options, r, limits)]
+            if not around:
+                break
+            records = ctx.measure(around[:ctx.left()])
+            best = min((x for x in records if x.get("correct") and x.get("kernel_ms")),
+                       key=lambda x: x["kernel_ms"], default=None)
+            current = min((x["kernel_ms"] for x in ctx.records if _key(x) == _key(start)
+                           or x["details"].get("parameters") == env), default=None)
+            if best is None or current is None or best["kernel_ms"] >= current:
+                break
+            env = dict(best["details"]["parameters"])
+            tried.add(_key(best))
+
+
+def _key(record: dict) -> tuple:
+    d = record.get("details") or {}
+    return d.get("program"), tuple(sorted((d.get("parameters") or {}).items()))
+
+
+__all__ = ["cases", "explore", "phase1", "phase2", "phase3", "nesting_depth", "assign",
+           "add_multiply_distance", "Limits", "Options", "Variant", "PAPER", "Apply",
+           "Compose"]
