@@ -268,13 +268,15 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
     """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
     (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
     times a search logs were taken while other candidates built or ran beside them."""
-    from workbench.notation import parse
+    from workbench.notation import parse, parse_type
     from workbench.notation.program import user_functions, user_functions_text
     from workbench.run import run
-    from workbench.semantics import evaluate
+    from workbench.semantics import evaluate, typed_input
 
     functions = user_functions(user_functions_text(program(name)))
-    inputs = inputs_of(name, s)
+    # typed as the search typed them (md's array of tuples, given as a tuple of arrays)
+    inputs = [typed_input(v, parse_type(t)) for v, t in zip(inputs_of(name, s),
+                                                             types_of(name, s))]
     exprs = [parse(r["expression"], functions) for r in records]
     expected = evaluate(program(name), *inputs, sizes=s) if exprs else None
     samples: list[list[float]] = [[] for _ in records]
@@ -494,9 +496,12 @@ def main(argv=None) -> None:
     if args.retime_only:
         path = Path(args.retime_only)
         doc = json.loads(path.read_text())
+        wanted = set(args.programs.split(","))
         for key, p in doc["programs"].items():
-            records = read(ROOT / p["log"])
             name = p.get("program", key.split()[0])
+            if name not in wanted:
+                continue
+            records = read(ROOT / p["log"])
             doc["programs"][key] = {**p, **summarize(name, p["sizes"], records, doc["early"],
                                                      peers, kind)}
             _show(key, doc["programs"][key])
