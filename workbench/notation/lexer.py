@@ -132,3 +132,43 @@ def tokenize(text: str) -> list[Token]:
     last_line = len(lines)
     tokens.append(Token("eof", "", last_line, len(lines[-1]) + 1, None, False))
     return tokens
+
+
+class TokenCursor:
+    """A position in a list of tokens, with the helpers every reader of them needs: look
+    ahead, test, consume, expect, and errors located at a token's line and column."""
+
+    def __init__(self, text: str, tokens: list[Token]):
+        self.text = text
+        self.lines = text.split("\n")
+        self.tokens = tokens
+        self.pos = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
+
+    def at(self, *texts: str) -> bool:
+        return self.tok.kind in ("op", "ident") and self.tok.text in texts
+
+    def advance(self) -> Token:
+        t = self.tok
+        self.pos += 1
+        return t
+
+    def error(self, message: str, tok: Token | None = None, expected: str = "") -> ParseError:
+        tok = tok or self.tok
+        line = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
+        return ParseError(message, tok.line, tok.col, line, expected)
+
+    def found(self) -> str:
+        return "the end of the text" if self.tok.kind == "eof" else repr(self.tok.text)
+
+    def expect(self, text: str, what: str = "") -> Token:
+        if not self.at(text):
+            expected = what or f"'{text}'"
+            raise self.error(f"expected {expected}, found {self.found()}", expected=expected)
+        return self.advance()

@@ -51,7 +51,7 @@ from ..types import (
     VectorType,
     use_type_parser,
 )
-from .lexer import Token, tokenize
+from .lexer import Token, TokenCursor, tokenize
 
 BINARY_LEVELS = [["||"], ["&&"], ["==", "!=", "<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
 SECTION_OPS = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"}
@@ -70,44 +70,11 @@ class S:
     value: object = None
 
 
-class Parser:
+class Parser(TokenCursor):
     def __init__(self, text: str, tokens: list[Token] | None = None):
-        self.text = text
-        self.lines = text.split("\n")
-        self.tokens = tokens if tokens is not None else tokenize(text)
-        self.pos = 0
+        super().__init__(text, tokens if tokens is not None else tokenize(text))
 
     # --- helpers --------------------------------------------------------------------------
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.pos]
-
-    def peek(self, k: int = 1) -> Token:
-        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
-
-    def at(self, *texts: str) -> bool:
-        t = self.tok
-        return (t.kind == "op" and t.text in texts) or (t.kind == "ident" and t.text in texts)
-
-    def advance(self) -> Token:
-        t = self.tok
-        self.pos += 1
-        return t
-
-    def error(self, message: str, tok: Token | None = None, expected: str = "") -> ParseError:
-        tok = tok or self.tok
-        line = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
-        return ParseError(message, tok.line, tok.col, line, expected)
-
-    def found(self) -> str:
-        return "the end of the text" if self.tok.kind == "eof" else repr(self.tok.text)
-
-    def expect(self, text: str, what: str = "") -> Token:
-        if not self.at(text):
-            expected = what or f"'{text}'"
-            raise self.error(f"expected {expected}, found {self.found()}", expected=expected)
-        return self.advance()
-
     def expect_end(self) -> None:
         if self.tok.kind != "eof":
             raise self.error(f"unexpected {self.found()} after a complete expression "

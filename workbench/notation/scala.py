@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
-from .lexer import MAX_INTEGER, Token
+from .lexer import MAX_INTEGER, Token, TokenCursor
 
 # Longest first.
 _OPERATORS = ["=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}", "[", "]",
@@ -151,42 +151,10 @@ class Node:
     value: object = None
 
 
-class Reader:
+class Reader(TokenCursor):
     def __init__(self, text: str):
-        self.text = text
-        self.lines = text.split("\n")
-        self.tokens = tokenize(text)
-        self.pos = 0
+        super().__init__(text, tokenize(text))
         self.nested = 0  # inside parentheses: line breaks do not end anything
-
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.pos]
-
-    def peek(self, k: int = 1) -> Token:
-        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
-
-    def at(self, *texts: str) -> bool:
-        return self.tok.kind in ("op", "ident") and self.tok.text in texts
-
-    def advance(self) -> Token:
-        t = self.tok
-        self.pos += 1
-        return t
-
-    def error(self, message: str, tok: Token | None = None, expected: str = "") -> ParseError:
-        tok = tok or self.tok
-        line = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
-        return ParseError(message, tok.line, tok.col, line, expected)
-
-    def found(self) -> str:
-        return "the end of the text" if self.tok.kind == "eof" else repr(self.tok.text)
-
-    def expect(self, text: str, what: str = "") -> Token:
-        if not self.at(text):
-            expected = what or f"'{text}'"
-            raise self.error(f"expected {expected}, found {self.found()}", expected=expected)
-        return self.advance()
 
     def line_break_before(self) -> bool:
         """A line break between the previous token and this one ends a definition (outside
