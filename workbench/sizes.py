@@ -647,6 +647,17 @@ def arithmetic_refusal(op: str, a: Size, b: Size) -> str | None:
     return None
 
 
+def arithmetic(op: str, a: Size, b: Size) -> Size:
+    """``a op b`` for op one of + - * / ^ (check ``arithmetic_refusal`` first)."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    return a / b if op == "/" else a ** b
+
+
 def magnitude_refusal(size: Size) -> str | None:
     """Why ``size`` is too large to be a size (a constant past 64 bits), or None."""
     for monomial, c in size._terms.items():
@@ -725,13 +736,7 @@ class _SizeParser:
         reason = arithmetic_refusal(op, a, b)
         if reason is not None:
             raise self.error(f"a smaller size ({reason})", column)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        return a / b if op == "/" else a ** b
+        return arithmetic(op, a, b)
 
     def sum(self) -> Size:
         size = self.product()

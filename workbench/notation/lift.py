@@ -37,7 +37,7 @@ from ..expr import (
     Var,
     compose,
 )
-from ..sizes import Size
+from ..sizes import Size, arithmetic
 from ..types import FunctionType, Type
 from .lift_library import (
     Callable_,
@@ -201,15 +201,9 @@ class LiftReader:
 
     def size_arithmetic(self, op: str, left, right, node: Node) -> Size:
         a, b = self.as_size(left, node), self.as_size(right, node)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op in ("/", "/^"):
-            return a / b
-        raise self.error(node, f"the operator {op} is not defined on sizes")
+        if op not in ("+", "-", "*", "/", "/^"):
+            raise self.error(node, f"the operator {op} is not defined on sizes")
+        return arithmetic("/" if op == "/^" else op, a, b)
 
     # --- calls -------------------------------------------------------------------------
     def call(self, callee, args: list, node: Node):
