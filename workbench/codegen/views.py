@@ -285,7 +285,9 @@ def is_layout(node: Expr) -> bool:
     (of any level) or loop of layout primitives (``layout.rearranges_only``)."""
     if not isinstance(node, Prim):
         return False
-    if node.name == "loop" or mapped_layout(node) is not None:
+    if mapped_layout(node) is not None:
+        return True
+    if node.name == "loop":
         return rearranges_only(node)
     return is_layout_primitive(node) or node.name in SPECIAL
 
@@ -347,8 +349,7 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
         columns = _length(input_type.elem)
         rows = MapView(lambda row: PadView(left, columns, value, row), inner)
         return PadView(left, _length(input_type), value, rows)
-    if layout is None and mapped_layout(node) is not None:  # a map of any level
-        f = mapped_layout(node)
+    if layout is None and (f := mapped_layout(node)) is not None:  # a map of any level
         return MapView(function_view(f, input_type.elem, calls, constant), inner)
     if name == "loop" and is_layout(node):
         for f, t in loop_stages(node, input_type):
@@ -391,9 +392,8 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
             return ZipView(tuple(SplitVecView(n, project(dest, k))
                                  for k in range(len(input_type.elem.items))))
         return SplitVecView(int(input_type.elem.size.value), dest)
-    if layout is None and mapped_layout(node) is not None:
-        return MapView(function_view(mapped_layout(node), input_type.elem, calls, output=True),
-                       dest)
+    if layout is None and (f := mapped_layout(node)) is not None:
+        return MapView(function_view(f, input_type.elem, calls, output=True), dest)
     if name == "loop" and is_layout(node):
         for f, t in reversed(loop_stages(node, input_type)):
             dest = function_view(f, t, calls, output=True)(dest)
