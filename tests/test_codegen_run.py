@@ -469,3 +469,16 @@ def test_local_memory_written_in_a_sequential_loop_is_read_after_its_barriers():
     result = run(parse(MM_WARPS), a, b, repeat=1)
     assert result.status == "ok" and result.correct, result.message
     assert "wg1 +=" not in result.source
+
+
+@pytest.mark.parametrize("chunk, unrolled", [(8, True), (512, False)])
+def test_an_unrolled_reduction_longer_than_the_limit_stays_a_loop(chunk, unrolled):
+    """reduceSeqUnroll over a length given by a size is written out when the sizes are bound,
+    up to codegen.unroll.LIMIT copies; a longer one stays a loop, and both compute the
+    interpreter's sums."""
+    expr = parse(f"join ∘ mapGlobal (reduceSeqUnroll (+) 0) ∘ split {chunk}")
+    source = opencl(expr, "[float]_4096").source
+    loops = source.split("kernel void")[-1].count("for (")  # the global map's, and its own?
+    assert loops == (1 if unrolled else 2)
+    result = run(expr, XS)
+    assert result.correct, result.message
