@@ -24,6 +24,7 @@ import json
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -144,30 +145,31 @@ def molecular_dynamics(xp, x, y, z, nbhs, t):
     return tuple(xp.where(near, d * coef, 0).sum(axis=1) for d in (dx, dy, dz))
 
 
-def numpy_peers(name: str, s: dict) -> dict[str, float]:
+def numpy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
     """NumPy (OpenBLAS for dot and gemv) on the kernels' inputs, out of place where NumPy
-    allows it without allocating."""
+    allows it without allocating: each peer's timer gives the median of 20 calls in ms."""
     args = inputs_of(name, s)
     if name == "scal":
         a, x = args
         out = np.empty_like(x)
-        return {"NumPy": _median_ms(lambda: np.multiply(x, a, out=out))}
+        return {"NumPy": lambda: _median_ms(lambda: np.multiply(x, a, out=out))}
     if name == "asum":
-        return {"NumPy": _median_ms(lambda: np.abs(args[0]).sum())}
+        return {"NumPy": lambda: _median_ms(lambda: np.abs(args[0]).sum())}
     if name == "dot":
-        return {"NumPy": _median_ms(lambda: np.dot(args[0], args[1]))}
+        return {"NumPy": lambda: _median_ms(lambda: np.dot(args[0], args[1]))}
     if name == "gemv":
         a, x, y, alpha, beta = args
-        return {"NumPy": _median_ms(lambda: alpha * (a @ x) + beta * y)}
+        return {"NumPy": lambda: _median_ms(lambda: alpha * (a @ x) + beta * y)}
     if name == "blackScholes":
-        return {"NumPy": _median_ms(lambda: black_scholes(np, args[0]), repeat=5)}
+        return {"NumPy": lambda: _median_ms(lambda: black_scholes(np, args[0]), repeat=5)}
     (x, y, z), nbhs, t = args
-    return {"NumPy": _median_ms(lambda: molecular_dynamics(np, x, y, z, nbhs, t), repeat=5)}
+    return {"NumPy": lambda: _median_ms(lambda: molecular_dynamics(np, x, y, z, nbhs, t),
+                                        repeat=5)}
 
 
-def cupy_peers(name: str, s: dict) -> dict[str, float]:
+def cupy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
     """cuBLAS through CuPy for the BLAS (CuPy fused element-wise code for BlackScholes and
-    md), timed with CUDA events like the kernels (median of 20)."""
+    md), timed with CUDA events like the kernels: each timer gives the median of 20."""
     try:
         import cupy as cp
         from cupy import cublas
@@ -175,6 +177,9 @@ def cupy_peers(name: str, s: dict) -> dict[str, float]:
         return {}
 
     def timed(fn):
+        return lambda: _cuda_median_ms(fn)
+
+    def _cuda_median_ms(fn):
         fn()
         start, end = cp.cuda.Event(), cp.cuda.Event()
         samples = []
@@ -263,11 +268,15 @@ def _finite(x: float) -> float | None:
     return None if not np.isfinite(x) else float(x)
 
 
-def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: int = 20
-           ) -> list[float]:
-    """The kernels of ``records`` timed again, one at a time and interleaved over ``rounds``
-    (a device's speed drifts over seconds), each round the median of ``repeat`` runs: the
-    times a search logs were taken while other candidates built or ran beside them."""
+def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[], float]]
+           | None = None, rounds: int = 10, repeat: int = 20
+           ) -> tuple[list[float], dict[str, float]]:
+    """The kernels of ``records`` and the ``peers`` timed again, one at a time and
+    interleaved over ``rounds``, each round the median of ``repeat`` runs; the medians over
+    the rounds, the kernels' and the peers'. A device's speed drifts over seconds (on a
+    shared machine, its memory bandwidth by up to a half), so a peer timed minutes apart
+    from a kernel is no fair peer; and the times a search logs were taken while other
+    candidates built or ran beside them."""
     from workbench.notation import parse, parse_type
     from workbench.notation.program import user_functions, user_functions_text
     from workbench.run import run
@@ -280,13 +289,17 @@ def retime(name: str, s: dict, records: list[dict], rounds: int = 10, repeat: in
     exprs = [parse(r["expression"], functions) for r in records]
     expected = evaluate(program(name), *inputs, sizes=s) if exprs else None
     samples: list[list[float]] = [[] for _ in records]
+    peer_samples: dict[str, list[float]] = {k: [] for k in peers or {}}
     for _ in range(rounds):
+        for k, timer in (peers or {}).items():
+            peer_samples[k].append(timer())
         for i, expr in enumerate(exprs):
             result = run(expr, *inputs, device=DEVICE, repeat=repeat, sizes=s,
                          expected=expected)
             if result.correct:
                 samples[i].append(result.kernel_ms)
-    return [statistics.median(x) if x else float("inf") for x in samples]
+    return ([statistics.median(x) if x else float("inf") for x in samples],
+            {k: statistics.median(x) for k, x in peer_samples.items()})
 
 
 DEVICE: str | None = None
@@ -388,9 +401,9 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
 
     The search's own times were taken one candidate at a time, minutes apart, on a device
     whose speed drifts: the three fastest of the first candidates and the three fastest of
-    the run (those within twice the best) are timed again, interleaved. The program's best
-    kernel (``best_expression``) is the fastest of them when so timed: a search's own time
-    for a candidate can be a lucky one."""
+    the run (those within twice the best) are timed again, interleaved with the peers. The
+    program's best kernel (``best_expression``) is the fastest of them when so timed: a
+    search's own time for a candidate can be a lucky one."""
     ok = [r["kernel_ms"] if r.get("correct") else np.inf for r in records]
     early = min(ok[:early_budget], default=np.inf)
     best = min(ok, default=np.inf)
@@ -398,13 +411,20 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
     leading_early = [i for t, i in order if i < early_budget][:3]
     leading = [i for t, i in order[:3] if t <= 2 * best]
     chosen = sorted(set(leading_early) | set(leading))
-    times = dict(zip(chosen, retime(name, s, [records[i] for i in chosen])))
     try:
-        peers_ms = peers(name, s)  # measured in the same run as the kernels' second timing
+        timers = peers(name, s)
     except Exception as err:  # a peer that fails here leaves the row without it, saying why
-        peers_ms, peers_error = {}, f"{type(err).__name__}: {err}"
+        timers, peers_error = {}, f"{type(err).__name__}: {err}"
     else:
         peers_error = None
+    try:  # the peers timed in the same rounds as the kernels' second timing
+        kernel_ms, peers_ms = retime(name, s, [records[i] for i in chosen], timers)
+    except Exception as err:
+        if not timers:
+            raise
+        peers_error = f"{type(err).__name__}: {err}"
+        kernel_ms, peers_ms = retime(name, s, [records[i] for i in chosen])
+    times = dict(zip(chosen, kernel_ms))
     try:
         ceiling = ceilings(name, s, kind)
     except Exception:  # a ceiling that cannot be measured here leaves the row without it

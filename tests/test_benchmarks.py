@@ -21,8 +21,9 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     results = tmp_path / "benchmarks" / "results"
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "RESULTS", results)
-    monkeypatch.setattr(bench, "retime", lambda name, s, records, **_: [
-        r["kernel_ms"] for r in records])  # the timing itself is exercised elsewhere
+    monkeypatch.setattr(bench, "retime", lambda name, s, records, peers=None, **_: (
+        [r["kernel_ms"] for r in records], {k: timer() for k, timer in (peers or {}).items()}
+    ))  # the timing itself is exercised elsewhere
     bench.main(["--budget", "4", "--early", "2", "--programs", "scal", "--workers", "1",
                 "--repeat", "1"])
     out = results / "search_pocl_small.json"
@@ -43,6 +44,22 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     plot.unlink()
     bench.main(["--plots-only", str(out)])
     assert plot.exists()
+
+
+def test_timing_again_interleaves_the_peers_with_the_kernels():
+    """Each round times every peer, then every kernel: both see the same drift."""
+    from benchmarks import search as bench
+
+    s = {"N": 1024}
+    calls = []
+    records = [{"expression": "λa. join ∘ mapGlobal (mapSeq (*a)) ∘ split 4"},
+               {"expression": "λa. mapGlobal (*a)"}]
+    kernel_ms, peers_ms = bench.retime("scal", s, records, {"peer": lambda: calls.append(1)
+                                                            or 0.5 * len(calls)},
+                                       rounds=3, repeat=2)
+    assert len(calls) == 3 and peers_ms == {"peer": 1.0}  # the median of 0.5, 1.0, 1.5
+    assert len(kernel_ms) == 2 and all(0 < t < float("inf") for t in kernel_ms)
+    assert all(callable(t) for t in bench.numpy_peers("dot", s).values())
 
 
 def test_the_peers_compute_what_the_programs_do():
