@@ -151,3 +151,20 @@ def test_outputs_stored_twice_or_not_at_all_are_found():
     clash = ir.Loop("i", "seq", 256, (ir.Store("out", (i % 4) * 64, ir.Literal("0")),), step=1)
     with pytest.raises(CodegenError, match="never written"):
         written.check(_module(clash, launch_size=((1,), (1,))))
+
+
+def test_vector_stores_are_counted_lane_by_lane_as_one_interval():
+    """A float16 store at 16·i covers [16·i, 16·i + 16): the lanes are the unit digit of the
+    offset's radix (one interval, not one enumeration per lane); lanes that overlap the
+    next vector are found."""
+    i = var("i", 16)
+    vectors = ir.Loop("i", "seq", 16, (ir.Store("out", i * 16, ir.Literal("0"), 16),), step=1)
+    written.check(_module(vectors, launch_size=((1,), (1,))))
+    count = written._Count(256)
+    written._record(count, vectors.body[0], (vectors,), 1)
+    assert count.intervals == [(0, 256, 1)] and not count.points
+    i = var("i", 32)
+    overlapping = ir.Loop("i", "seq", 32, (ir.Store("out", i * 8, ir.Literal("0"), 16),),
+                          step=1)
+    with pytest.raises(CodegenError, match="more than once|outside"):
+        written.check(_module(overlapping, launch_size=((1,), (1,))))

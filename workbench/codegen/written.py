@@ -61,8 +61,11 @@ class _Count:
         counts = np.zeros(self.length, dtype=np.int64)
         for a, b, t in self.intervals:
             counts[a:b] += t
+        by_times: dict[int, list[np.ndarray]] = {}
         for offsets, t in self.points:
-            counts += np.bincount(offsets, minlength=self.length) * t
+            by_times.setdefault(t, []).append(offsets)
+        for t, parts in by_times.items():  # one count over the whole length per multiplicity
+            counts += np.bincount(np.concatenate(parts), minlength=self.length) * t
         if (counts == 0).any():
             missing = int((counts == 0).sum())
             return (f"{missing} of its {self.length} elements are never written (the first "
@@ -72,11 +75,13 @@ class _Count:
         return None
 
 
-def _affine_image(offset: Index, loops: dict[str, int]) -> tuple[int, int, int] | None:
-    """(start, stop, times) when the offset takes every value of [start, stop) the same
-    number of times over the loops' iteration space (a mixed radix of loop indices)."""
+def _affine_image(offset: Index, loops: dict[str, int], lanes: int = 1
+                  ) -> tuple[int, int, int] | None:
+    """(start, stop, times) when the offset, plus each of its vector's ``lanes``, takes
+    every value of [start, stop) the same number of times over the loops' iteration space
+    (a mixed radix of loop indices, the lanes its unit digit)."""
     base = 0
-    terms = []
+    terms = [(1, lanes)]
     for m, c in offset.terms.items():
         if not m:
             base = c
@@ -112,6 +117,12 @@ def _enumerate(offset: Index, loops: dict[str, int]) -> np.ndarray | None:
 
 def _record(count: _Count, store: ir.Store, enclosing: tuple, copies: int) -> None:
     loops = {f.index: f.extent for f in enclosing if isinstance(f, ir.Loop)}
+    if not any(isinstance(a, Div | Mod | Opaque) for a in store.offset.atoms()):
+        image = _affine_image(store.offset, loops, store.width)  # all lanes at once
+        if image is not None:
+            start, stop, times = image
+            count.intervals.append((start, stop, times * copies))
+            return
     for lane in range(store.width):
         offset = store.offset + lane
         image = _affine_image(offset, loops) if not any(
