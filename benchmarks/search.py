@@ -496,6 +496,9 @@ def main(argv=None) -> None:
                              "seconds (each search's share, less time to time it again)")
     parser.add_argument("--plots-only", metavar="RESULTS_JSON",
                         help="only draw the plots of recorded results (no device needed)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the searches recorded in the results (their archived "
+                             "logs) up to the budget, instead of starting them again")
     parser.add_argument("--retime-only", metavar="RESULTS_JSON",
                         help="time the leading candidates of recorded searches (their logs) "
                              "and the peers again, on this device")
@@ -550,17 +553,24 @@ def main(argv=None) -> None:
         stem = f"{name}_{'x'.join(str(v) for v in s.values())}_{tag}_{args.sizes}_" \
                f"{args.strategy}"
         log = logs / f"{stem}.jsonl"
+        archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
+        earlier, budget = 0.0, args.budget
+        if args.resume and archived.exists() and not log.exists():
+            log.write_bytes(gzip.decompress(archived.read_bytes()))  # the search resumes it
+            budget = max(1, args.budget - len(read(log)))  # the log's candidates count
+            if out.exists():
+                earlier = json.loads(out.read_text())["programs"].get(key, {}).get(
+                    "seconds", 0.0)
         share = None if args.deadline is None else args.deadline / len(runs)
         # the search stops early enough to leave its summary (timing the leaders again,
         # the peers, the ceiling) time within its share
         until = None if share is None else began + share * (n + 1) - min(120, share / 4)
         start = time.time()
         result = search(program(name), *types_of(name, s), strategy=args.strategy,
-                        budget=args.budget, device=args.device, log=log,
+                        budget=budget, device=args.device, log=log,
                         workers=args.workers, timeout=args.timeout, repeat=args.repeat,
                         progress=Deadline(until))
-        seconds = time.time() - start
-        archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
+        seconds = earlier + time.time() - start
         archived.write_bytes(gzip.compress(log.read_bytes()))
         log.unlink()
         doc["programs"][key] = {

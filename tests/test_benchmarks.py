@@ -41,6 +41,13 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     assert plot.stat().st_size > 1000
     bench.main(["--retime-only", str(out)])
     assert json.loads(out.read_text())["programs"]["scal N=65536"]["winner"] == p["winner"]
+    # a recorded search continues from its archived log up to a larger budget
+    bench.main(["--budget", "6", "--early", "2", "--programs", "scal", "--workers", "1",
+                "--repeat", "1", "--resume"])
+    more = json.loads(out.read_text())["programs"]["scal N=65536"]
+    resumed = read(tmp_path / more["log"])
+    assert more["evaluated"] == len(resumed) == 6
+    assert [r["expression"] for r in resumed[:4]] == [r["expression"] for r in records]
     plot.unlink()
     bench.main(["--plots-only", str(out)])
     assert plot.exists()
