@@ -20,10 +20,10 @@ from benchmarks.search import (
     RESULTS,
     SIZES,
     entry_key,
-    inputs_of,
     program,
     size_text,
     sizes_of,
+    typed_inputs_of,
 )
 from workbench.notation import parse
 from workbench.notation.program import user_functions, user_functions_text
@@ -98,7 +98,7 @@ def main(argv=None) -> None:
             continue  # found for sizes this device's set does not have
         s = here[0]
         exprs = {**exprs, "default completion": program(name)}
-        inputs = inputs_of(name, s)
+        inputs = typed_inputs_of(name, s)
         expected = evaluate(program(name), *inputs, sizes=s)
         # interleaved rounds, each kernel the median of --repeat runs per round: the
         # device's speed drifts over seconds, so kernels compared are timed side by side

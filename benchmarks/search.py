@@ -105,6 +105,16 @@ def inputs_of(name: str, s: dict) -> list:
                          ranges_of(program(name)))
 
 
+def typed_inputs_of(name: str, s: dict) -> list:
+    """The inputs as a search types them (md's array of tuples, given as a tuple of arrays):
+    what its candidates, and the kernels timed again, run on."""
+    from workbench.notation import parse_type
+    from workbench.semantics import typed_input
+
+    return [typed_input(v, parse_type(t)) for v, t in zip(inputs_of(name, s),
+                                                         types_of(name, s))]
+
+
 def _median_ms(fn, repeat: int = 20) -> float:
     fn()
     samples = []
@@ -277,15 +287,13 @@ def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[]
     shared machine, its memory bandwidth by up to a half), so a peer timed minutes apart
     from a kernel is no fair peer; and the times a search logs were taken while other
     candidates built or ran beside them."""
-    from workbench.notation import parse, parse_type
+    from workbench.notation import parse
     from workbench.notation.program import user_functions, user_functions_text
     from workbench.run import run
-    from workbench.semantics import evaluate, typed_input
+    from workbench.semantics import evaluate
 
     functions = user_functions(user_functions_text(program(name)))
-    # typed as the search typed them (md's array of tuples, given as a tuple of arrays)
-    inputs = [typed_input(v, parse_type(t)) for v, t in zip(inputs_of(name, s),
-                                                             types_of(name, s))]
+    inputs = typed_inputs_of(name, s)
     exprs = [parse(r["expression"], functions) for r in records]
     expected = evaluate(program(name), *inputs, sizes=s) if exprs else None
     samples: list[list[float]] = [[] for _ in records]

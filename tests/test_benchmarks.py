@@ -125,3 +125,21 @@ def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
     text = (results / "gemm_pocl.md").read_text()
     assert "| 64 | 3 |" in text and "| algorithmic |" in text and "20000" in text
     assert (tmp_path / entry["log"]).exists()
+
+
+def test_portability_runs_each_winner_on_the_inputs_its_search_typed(tmp_path, monkeypatch):
+    """md's winner takes the array of tuples its search gave it (not NumPy's tuple of
+    arrays): run here, it computes the interpreter's forces."""
+    from benchmarks import portability
+    from benchmarks import search as bench
+
+    monkeypatch.setattr(portability, "RESULTS", tmp_path)
+    s = {"N": 4096, "K": 32}
+    winner = str(bench.program("md"))  # as a search records it: text, no signature
+    (tmp_path / "search_elsewhere_small.json").write_text(json.dumps({"programs": {
+        "md N=4096, K=32": {"program": "md", "sizes": s, "best_expression": winner}}}))
+    portability.main(["--sizes", "small", "--rounds", "1", "--repeat", "1"])
+    doc = json.loads(next(tmp_path.glob("portability_*_small.json")).read_text())
+    row = doc["programs"]["md N=4096, K=32"]
+    assert row["elsewhere"]["correct"], row["elsewhere"]["message"]
+    assert row["default completion"]["correct"]
