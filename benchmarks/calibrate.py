@@ -59,7 +59,8 @@ def candidates(path: Path) -> list[dict]:
     name, kind, units = device_of(doc)
     parallelism = cost.parallelism_of(kind, units)
     out = []
-    for program, p in doc["programs"].items():
+    for key, p in doc["programs"].items():  # keyed by program, or program and sizes
+        program = p.get("program", key.split()[0])
         functions = user_functions(user_functions_text(program_of(program)))
         types = types_of(program, p["sizes"])
         for record in read(ROOT / p["log"]):

@@ -143,3 +143,16 @@ def test_portability_runs_each_winner_on_the_inputs_its_search_typed(tmp_path, m
     row = doc["programs"]["md N=4096, K=32"]
     assert row["elsewhere"]["correct"], row["elsewhere"]["message"]
     assert row["default completion"]["correct"]
+
+
+def test_calibration_reads_results_keyed_by_program_and_sizes(capsys):
+    """The large-size results (one row per program and size: "scal N=16777216") calibrate
+    the cost model like the others; --report writes nothing."""
+    from benchmarks import calibrate
+
+    path = calibrate.RESULTS / "search_pocl_large.json"
+    before = calibrate.cost.CALIBRATION.read_text()
+    calibrate.main([str(path), "--report"])
+    out = capsys.readouterr().out
+    assert "scal         {\"N\": 16777216}" in out and "rank corr" in out
+    assert calibrate.cost.CALIBRATION.read_text() == before
