@@ -117,16 +117,15 @@ def _enumerate(offset: Index, loops: dict[str, int]) -> np.ndarray | None:
 
 def _record(count: _Count, store: ir.Store, enclosing: tuple, copies: int) -> None:
     loops = {f.index: f.extent for f in enclosing if isinstance(f, ir.Loop)}
-    if not any(isinstance(a, Div | Mod | Opaque) for a in store.offset.atoms()):
-        image = _affine_image(store.offset, loops, store.width)  # all lanes at once
-        if image is not None:
-            start, stop, times = image
-            count.intervals.append((start, stop, times * copies))
-            return
-    for lane in range(store.width):
+    affine = not any(isinstance(a, Div | Mod | Opaque) for a in store.offset.atoms())
+    image = _affine_image(store.offset, loops, store.width) if affine else None
+    if image is not None:  # all lanes at once
+        start, stop, times = image
+        count.intervals.append((start, stop, times * copies))
+        return
+    for lane in range(store.width):  # lanes that overlap, or offsets that are not affine
         offset = store.offset + lane
-        image = _affine_image(offset, loops) if not any(
-            isinstance(a, Div | Mod | Opaque) for a in offset.atoms()) else None
+        image = _affine_image(offset, loops) if affine and store.width > 1 else None
         if image is not None:
             start, stop, times = image
             count.intervals.append((start, stop, times * copies))
