@@ -157,24 +157,28 @@ def molecular_dynamics(xp, x, y, z, nbhs, t):
 
 def numpy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
     """NumPy (OpenBLAS for dot and gemv) on the kernels' inputs, out of place where NumPy
-    allows it without allocating: each peer's timer gives the median of 20 calls in ms."""
-    args = inputs_of(name, s)
+    allows it without allocating: each peer's timer gives the median of its calls in ms."""
+    call, repeat = _numpy_call(name, inputs_of(name, s))
+    return {"NumPy": lambda: _median_ms(call, repeat)}
+
+
+def _numpy_call(name: str, args: list) -> tuple[Callable[[], object], int]:
+    """NumPy's computation of the program on its inputs, and how often to time it."""
     if name == "scal":
         a, x = args
         out = np.empty_like(x)
-        return {"NumPy": lambda: _median_ms(lambda: np.multiply(x, a, out=out))}
+        return (lambda: np.multiply(x, a, out=out)), 20
     if name == "asum":
-        return {"NumPy": lambda: _median_ms(lambda: np.abs(args[0]).sum())}
+        return (lambda: np.abs(args[0]).sum()), 20
     if name == "dot":
-        return {"NumPy": lambda: _median_ms(lambda: np.dot(args[0], args[1]))}
+        return (lambda: np.dot(args[0], args[1])), 20
     if name == "gemv":
         a, x, y, alpha, beta = args
-        return {"NumPy": lambda: _median_ms(lambda: alpha * (a @ x) + beta * y)}
+        return (lambda: alpha * (a @ x) + beta * y), 20
     if name == "blackScholes":
-        return {"NumPy": lambda: _median_ms(lambda: black_scholes(np, args[0]), repeat=5)}
+        return (lambda: black_scholes(np, args[0])), 5
     (x, y, z), nbhs, t = args
-    return {"NumPy": lambda: _median_ms(lambda: molecular_dynamics(np, x, y, z, nbhs, t),
-                                        repeat=5)}
+    return (lambda: molecular_dynamics(np, x, y, z, nbhs, t)), 5
 
 
 def cupy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
