@@ -236,3 +236,29 @@ def test_vector_widths_are_a_probed_fact_of_each_device():
     assert 16 not in again["vector_widths"] and 8 in again["vector_widths"]
     status, text, _ = workbench("devices", env=env)
     assert "ok (vectors of 2, 4, 8)" in text
+
+
+PINNED = ("import os; from workbench import opencl_devices as d; d.opencl(); "
+          "print(os.environ.get('POCL_AFFINITY')); print(d.notes())")
+
+
+@pytest.mark.parametrize("given, cores, pinned", [
+    (None, "all", "1"),     # PoCL's threads are pinned, and the notes say so
+    ("0", "all", "0"),      # the caller's choice stands
+    (None, "one", None),    # a process held to fewer cores is left alone
+])
+def test_pocl_threads_are_pinned_to_the_cores_unless_the_caller_chose(given, cores, pinned):
+    env = {k: v for k, v in os.environ.items() if k != "POCL_AFFINITY"}
+    if given is not None:
+        env["POCL_AFFINITY"] = given
+    held = None
+    if cores == "one":
+        if (os.cpu_count() or 1) < 2:
+            pytest.skip("one core: every process may use them all")
+        held = lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # noqa: E731
+    done = subprocess.run([sys.executable, "-c", PINNED], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, preexec_fn=held)
+    assert done.returncode == 0, done.stderr
+    value, notes = done.stdout.splitlines()[-2:]
+    assert value == str(pinned)
+    assert ("POCL_AFFINITY=1" in notes) == (pinned == "1" and given is None)

@@ -5,7 +5,8 @@ Devices come through pyopencl's ICD loader: PoCL's CPU device from PyPI
 ``pocl-opencl-icd``, a GPU vendor's), and Oclgrind, a simulator. When NVIDIA's
 ``libnvidia-opencl.so.1`` is present but no ICD file names it, the workbench registers it
 itself through ``OCL_ICD_VENDORS`` (before the loader first looks) and says so in
-``notes()``.
+``notes()``. PoCL's worker threads are pinned to the cores (``POCL_AFFINITY``, unless it is
+set already or the process may not run on every core), also said in ``notes()``.
 
 Every device is probed before it is used (``probe``): a device that lists itself but
 builds nothing is *broken* and is never chosen by default. The default is, in order, the
@@ -91,11 +92,30 @@ def _register_nvidia_icd() -> None:
             return
 
 
+def _pin_pocl_threads() -> None:
+    """Ask PoCL's CPU device to pin its worker threads, one to each core. Unpinned, the
+    scheduler at times runs two of them on one core for a whole kernel (after the host
+    thread was busy, say): a memory-bound kernel on two cores then takes about 1.5 times as
+    long, run after run, and a search's times follow the host's load more than the kernel.
+    Left alone when the caller chose (``POCL_AFFINITY`` set) or when this process may not
+    use every core (PoCL would pin to cores it is not given)."""
+    if "POCL_AFFINITY" in os.environ:
+        return
+    try:
+        if len(os.sched_getaffinity(0)) != os.cpu_count():
+            return
+    except (AttributeError, OSError):  # no affinity on this system
+        return
+    os.environ["POCL_AFFINITY"] = "1"
+    _NOTES.append("pinned PoCL's worker threads to the cores (POCL_AFFINITY=1)")
+
+
 def opencl():
     """The pyopencl module, imported once the ICD environment is set up."""
     global _cl
     if _cl is None:
         _register_nvidia_icd()
+        _pin_pocl_threads()
         import pyopencl
 
         _cl = pyopencl
