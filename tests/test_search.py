@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from workbench import parse
+from workbench.notation import parse_type
 from workbench.programs import library
 from workbench.search import STRATEGIES, LogError, read, search
 from workbench.search.evaluation import PoolEvaluator, evaluate_candidate, job_key
@@ -460,6 +461,22 @@ def test_a_resumed_search_counts_the_candidates_it_took_from_its_log(tmp_path):
     assert again.from_log == 3 and again.evaluated == 5
     assert "resumed: 3 candidates taken from the log" in str(again)
     assert len(read(log)) == 5
+
+
+def test_a_resumed_search_that_finds_nothing_new_counts_the_log_in_its_reason():
+    from types import SimpleNamespace
+
+    from workbench.search import _why_stopped
+
+    records = [{"key": k} for k in ("a", "b", "c")]
+    ctx = SimpleNamespace(records=records, budget=16, start=ASUM, types=(
+        parse_type("[float]_4096"),), at=None, strategy="guided", logged_before=set())
+    assert _why_stopped(ctx) == ("the search found no candidate it had not measured before: "
+                                 "the space it reaches holds 3 candidates")
+    ctx.logged_before = {"a", "b", "c", "d", "e"}  # the three met again, and two more
+    assert _why_stopped(ctx) == ("the search found no candidate that neither it nor the log "
+                                 "it resumed had measured: 3 candidates this time, 5 with "
+                                 "the log's")
 
 
 def test_failures_are_never_plotted_at_a_time():

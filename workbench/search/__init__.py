@@ -422,6 +422,10 @@ def _why_stopped(ctx: Context) -> str:
                 f"({candidates})")
     if ctx.strategy == "exhaustive":
         return f"every expression within the search's depth was measured: {candidates}"
+    if ctx.logged_before:  # a resumed search: what it reaches includes the log's
+        known = len(ctx.logged_before | {r["key"] for r in ctx.records})
+        return (f"the search found no candidate that neither it nor the log it resumed had "
+                f"measured{where}: {candidates} this time, {known} with the log's")
     return (f"the search found no candidate it had not measured before{where}: the space it "
             f"reaches holds {candidates}")
 
