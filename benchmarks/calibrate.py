@@ -53,14 +53,14 @@ def candidates(path: Path) -> list[dict]:
     from workbench.notation import parse
     from workbench.notation.program import user_functions, user_functions_text
 
-    from .search import types_of
+    from .search import entry_program, types_of
 
     doc = json.loads(path.read_text())
     name, kind, units = device_of(doc)
     parallelism = cost.parallelism_of(kind, units)
     out = []
     for key, p in doc["programs"].items():  # keyed by program, or program and sizes
-        program = p.get("program", key.split()[0])
+        program = entry_program(key, p)
         functions = user_functions(user_functions_text(program_of(program)))
         types = types_of(program, p["sizes"])
         for record in read(ROOT / p["log"]):

@@ -20,6 +20,7 @@ from benchmarks.search import (
     RESULTS,
     SIZES,
     entry_key,
+    entry_program,
     program,
     size_text,
     sizes_of,
@@ -39,7 +40,7 @@ def winners(sizes: str) -> dict[tuple[str, str], dict[str, object]]:
         doc = json.loads(path.read_text())
         tuned = path.stem.removeprefix("search_").removesuffix(f"_{sizes}")
         for key, p in doc["programs"].items():
-            name = p.get("program", key.split()[0])
+            name = entry_program(key, p)
             if p.get("best_expression"):
                 functions = user_functions(user_functions_text(program(name)))
                 found.setdefault((name, size_text(p["sizes"])), {})[tuned] = \

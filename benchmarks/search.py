@@ -72,6 +72,12 @@ def entry_key(name: str, s: dict) -> str:
     return f"{name} {size_text(s)}"
 
 
+def entry_program(key: str, p: dict) -> str:
+    """The program of a results entry: its ``program``, or the first word of its key
+    (``entry_key``; entries of files written before they carried the field)."""
+    return p.get("program", key.split()[0])
+
+
 def program(name: str):
     return library(LIBRARY[name])[name]
 
@@ -352,7 +358,7 @@ def table(doc: dict) -> str:
              f"copy ceiling | best vs peer | best vs ceiling |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, p in doc["programs"].items():
-        name = p.get("program", key.split()[0])
+        name = entry_program(key, p)
         again = p["retimed"]
         peers = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
         ceiling = p.get("ceiling_ms") or {}
@@ -383,7 +389,7 @@ def plot(doc: dict, key: str, path: Path) -> Path:
 
     p = doc["programs"][key]
     records = read(ROOT / p["log"])
-    name = p.get("program", key.split()[0])
+    name = entry_program(key, p)
     fig = efficiency_curve(records, p["fixed"], title=f"{name} ({size_text(p['sizes'])}) on "
                                                        f"{doc['device']}: {doc['strategy']}")
     ax = fig.axes[0]
@@ -400,7 +406,7 @@ def plot(doc: dict, key: str, path: Path) -> Path:
 
 def plot_path(doc: dict, key: str, tag: str) -> Path:
     p = doc["programs"][key]
-    name = p.get("program", key.split()[0])
+    name = entry_program(key, p)
     sizes = "x".join(str(v) for v in p["sizes"].values())
     return RESULTS / "plots" / f"{name}_{sizes}_{tag}_{doc['sizes']}_{doc['strategy']}.png"
 
@@ -533,7 +539,7 @@ def main(argv=None) -> None:
         doc = json.loads(path.read_text())
         wanted = set(args.programs.split(","))
         for key, p in doc["programs"].items():
-            name = p.get("program", key.split()[0])
+            name = entry_program(key, p)
             if name not in wanted:
                 continue
             records = read(ROOT / p["log"])
