@@ -347,6 +347,7 @@ def test_sizes_that_are_not_positive_whole_numbers_are_refused(value):
 @pytest.mark.parametrize("arguments,name", [
     ({"repeat": 0}, "repeat"), ({"repeat": -3}, "repeat"), ({"repeat": 2.5}, "repeat"),
     ({"warmup": -1}, "warmup"), ({"time_limit_ms": 0}, "time_limit_ms"),
+    ({"cutoff_ms": -1.0}, "cutoff_ms"),
 ])
 def test_run_arguments_out_of_range_are_invalid_input_naming_them(arguments, name):
     result = run(ASUM, XS, **arguments)

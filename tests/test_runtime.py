@@ -58,6 +58,18 @@ def test_run_times_and_returns_outputs():
     assert outcome.transfer_ms is not None and outcome.transfer_ms >= 0
 
 
+def test_a_kernel_slower_than_the_cutoff_in_its_first_two_runs_is_timed_once():
+    xs = np.random.default_rng(0).uniform(-1, 1, 4096).astype(np.float32)
+    args = (SCALE3, [Launch("scale3", (4096,), None, ("xs", "out"))], {"xs": xs},
+            {"out": ((4096,), np.float32)})
+    cut = run_kernels(*args, repeat=5, cutoff_ms=1e-9)  # every run takes longer than this
+    assert cut.ok, cut.message
+    np.testing.assert_allclose(cut.value["out"], xs * 3)  # checked all the same
+    assert len(cut.kernel.samples_ms) == 1
+    kept = run_kernels(*args, repeat=5, cutoff_ms=1e6)  # no run takes this long
+    assert len(kept.kernel.samples_ms) == 5
+
+
 def test_build_cache_is_keyed_by_source_device_and_options():
     ctx = runtime.context_for()
     _, first = runtime.build(ctx, SCALE3, ["-cl-fast-relaxed-math"])

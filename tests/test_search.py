@@ -17,7 +17,7 @@ import pytest
 from workbench import parse
 from workbench.notation import parse_type
 from workbench.programs import library
-from workbench.search import STRATEGIES, LogError, read, search
+from workbench.search import CUTOFF, STRATEGIES, LogError, read, search
 from workbench.search.evaluation import PoolEvaluator, evaluate_candidate, job_key
 
 DATA = Path(__file__).parent / "data"
@@ -439,6 +439,24 @@ def test_a_found_kernel_prints_with_its_time_and_derivation():
                                   f"{result.evaluated} candidates")
     assert str(result.best) in str(result) and "recorded in the log" in str(result)
     assert result.derivation.to_markdown() in result._repr_markdown_()
+
+
+def test_candidates_far_slower_than_the_best_so_far_are_timed_once(tmp_path):
+    log = tmp_path / "cutoff.jsonl"
+    result = search(parse("reduce (+) 0 ∘ map abs"), "[float]_65536", strategy="random",
+                    budget=10, workers=0, repeat=5, log=log)
+    records = read(log)
+    assert "cutoff_ms" not in records[0]  # nothing measured yet to compare with
+    assert any("cutoff_ms" in r for r in records)
+    best = []
+    for r in records:
+        if "cutoff_ms" in r:  # the best before its batch was sent
+            assert any(r["cutoff_ms"] == pytest.approx(CUTOFF * b) for b in best)
+        if r.get("correct"):
+            best.append(r["kernel_ms"])
+            # once: both first runs were past the cutoff; else all five were timed
+            assert r["runs"] == 5 or (r["runs"] == 1 and r["kernel_ms"] > r["cutoff_ms"])
+    assert result.best_record["runs"] == 5
 
 
 def test_a_search_that_stops_early_says_why():

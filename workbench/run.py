@@ -41,6 +41,7 @@ class RunResult:
     kernel_ms: float | None = None
     kernel_ms_min: float | None = None
     kernel_ms_max: float | None = None
+    runs: int | None = None  # the timed runs behind kernel_ms
     transfer_ms: float | None = None
     build_ms: float | None = None
     codegen_ms: float | None = None
@@ -134,12 +135,16 @@ def compare(output, expected) -> Comparison:
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
-        expected=None) -> RunResult:
+        expected=None, cutoff_ms: float | None = None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
-    search computes its start program's output once for all its candidates)."""
+    search computes its start program's output once for all its candidates). With
+    ``time_limit_ms`` the repetitions stop once they have taken that long (three at least);
+    with ``cutoff_ms`` a kernel whose first two runs each take longer is timed once (a
+    search gives up on a candidate far slower than its best): ``runs`` says how many
+    times were taken."""
     try:
-        _check_arguments(repeat, warmup, time_limit_ms)
+        _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)
         expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
@@ -166,7 +171,7 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
                    for k in program.module.kernels}
     outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
                           repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms,
-                          local_bytes=local_bytes)
+                          local_bytes=local_bytes, cutoff_ms=cutoff_ms)
     result = RunResult(outcome.status, outcome.message, expected=expected,
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,
@@ -181,6 +186,7 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     result.output = out
     result.kernel_ms = outcome.kernel.median_ms
     result.kernel_ms_min, result.kernel_ms_max = outcome.kernel.min_ms, outcome.kernel.max_ms
+    result.runs = len(outcome.kernel.samples_ms)
     check = compare(out, expected)
     result.max_error, result.correct = check.max_error, check.correct
     if not result.correct:
@@ -189,13 +195,14 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     return result
 
 
-def _check_arguments(repeat, warmup, time_limit_ms) -> None:
+def _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None) -> None:
     for name, value, least in (("repeat", repeat, 1), ("warmup", warmup, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
             raise ArgumentError(f"{name} = {value!r}: give a whole number of at least {least} "
                                 f"(the runs to {'time' if name == 'repeat' else 'warm up'})",
                                 name)
-    if time_limit_ms is not None and not (isinstance(time_limit_ms, int | float)
-                                          and time_limit_ms > 0):
-        raise ArgumentError(f"time_limit_ms = {time_limit_ms!r}: give a positive number of "
-                            f"milliseconds, or None", "time_limit_ms")
+    for name, value in (("time_limit_ms", time_limit_ms), ("cutoff_ms", cutoff_ms)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                  or not value > 0):
+            raise ArgumentError(f"{name} = {value!r}: give a positive number of "
+                                f"milliseconds, or None", name)

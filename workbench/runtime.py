@@ -151,13 +151,16 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 scratch: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None,
                 device: str | None = None, repeat: int = 20, warmup: int = 2,
                 options: Sequence[str] = (), time_limit_ms: float | None = None,
-                local_bytes: dict[str, int] | None = None) -> Outcome:
+                local_bytes: dict[str, int] | None = None,
+                cutoff_ms: float | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
     not completely written shows up as wrong). With ``time_limit_ms``, repetitions stop
     once the runs have taken that long and three are timed (a search need not time a
-    kernel a hundred times slower than its best twenty times)."""
+    kernel a hundred times slower than its best twenty times). With ``cutoff_ms``, a kernel
+    whose first two runs each take longer is timed no further: its one sample is the faster
+    of the two (a search's candidate already far slower than its best)."""
     cl = opencl()
     try:
         ctx = context_for(device)
@@ -176,13 +179,15 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     if ctx.info.kind == "cpu":
         with exclusive(ctx.info):
             return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat,
-                                  warmup, options, time_limit_ms=time_limit_ms)
+                                  warmup, options, time_limit_ms=time_limit_ms,
+                                  cutoff_ms=cutoff_ms)
     return _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup,
-                          options, lock=True, time_limit_ms=time_limit_ms)
+                          options, lock=True, time_limit_ms=time_limit_ms, cutoff_ms=cutoff_ms)
 
 
 def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warmup, options,
-                   lock: bool = False, time_limit_ms: float | None = None) -> Outcome:
+                   lock: bool = False, time_limit_ms: float | None = None,
+                   cutoff_ms: float | None = None) -> Outcome:
     cl = opencl()
     try:
         program, build_ms = build(ctx, source, options)
@@ -204,7 +209,7 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
         ctx.queue.finish()
         transfer_ms = (time.perf_counter() - start) * 1000
         kernels = {name: cl.Kernel(program, name) for name in {l.kernel for l in launches}}
-        samples, spent = [], 0.0
+        samples, spent, runs = [], 0.0, []
         with exclusive(ctx.info) if lock else _nothing():
             for i in range(warmup + repeat):
                 total = 0.0
@@ -215,8 +220,12 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
                     event.wait()
                     total += (event.profile.end - event.profile.start) * 1e-6
                 spent += total
+                runs.append(total)
                 if i >= warmup:
                     samples.append(total)
+                if cutoff_ms is not None and len(runs) == 2 and min(runs) > cutoff_ms:
+                    samples = [min(runs)]
+                    break
                 if time_limit_ms is not None and len(samples) >= 3 and spent > time_limit_ms:
                     break
         start = time.perf_counter()

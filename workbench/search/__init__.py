@@ -39,6 +39,10 @@ from .log import Log, LogError, read
 from .space import Step, replay
 from .strategies import STRATEGIES
 
+CUTOFF = 10  # a candidate whose first two runs each take this many times the best so far
+# is timed no more: its time only has to show that it loses (a search at 2^27 floats meets
+# kernels a thousand times slower than its best, and timed each one five times)
+
 
 class StopSearch(Exception):
     """Raised by a ``progress`` callback to end the search after the candidate it was given:
@@ -203,6 +207,7 @@ class Context:
         self.logged_before = set(self.cache)  # measured by an earlier run (resuming)
         self.from_log = 0
         self.records: list[dict] = []
+        self.best_ms: float | None = None  # the best correct time among the records
         self.seen: set[str] = set()
         self.fixed: list[int] = []
         self.started = time.time()
@@ -262,6 +267,7 @@ class Context:
         records (``SearchResult.log``) are in the order candidates finished, as in the log
         file."""
         jobs, order = [], []
+        cutoff = self.cutoff_ms()
         for expr, steps, *extra in candidates:
             text = str(expr)
             key = job_key(text, self.sizes, self.device)
@@ -273,7 +279,8 @@ class Context:
                          "types": [str(t) for t in self.types], "ranges": self.ranges,
                          "sizes": self.sizes,
                          "device": self.device, "seed": self.seed, "repeat": self.repeat,
-                         "steps": [s.as_json() for s in steps], **(extra[0] if extra else {})})
+                         "steps": [s.as_json() for s in steps], **(extra[0] if extra else {}),
+                         **({"cutoff_ms": cutoff} if cutoff is not None else {})})
         for record in self.evaluator.evaluate(jobs):
             record.setdefault("finished", time.time())
             record["strategy"] = self.strategy
@@ -287,10 +294,18 @@ class Context:
             out.append(record)
         return out
 
+    def cutoff_ms(self) -> float | None:
+        """A time past which a candidate is timed once (``run``'s ``cutoff_ms``): CUTOFF
+        times the best correct time among the search's candidates so far."""
+        return CUTOFF * self.best_ms if self.best_ms is not None else None
+
     def _count(self, record: dict) -> None:
         if record["key"] not in self.seen:
             self.seen.add(record["key"])
             self.records.append(record)
+            ms = record.get("kernel_ms")
+            if record.get("correct") and ms and (self.best_ms is None or ms < self.best_ms):
+                self.best_ms = ms
             if record["key"] in self.logged_before:
                 self.from_log += 1
             if self.progress is not None:
@@ -454,6 +469,6 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "NoCorrectKernel", "StopSearch", "STRATEGIES", "Log",
+__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch", "STRATEGIES", "Log",
            "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator",
            "InlineEvaluator"]

@@ -65,10 +65,11 @@ def evaluate_candidate(job: dict) -> dict:
                                lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
-                     expected=expected)
+                     expected=expected, cutoff_ms=job.get("cutoff_ms"))
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
-                      kernel_ms_max=result.kernel_ms_max, max_error=result.max_error,
+                      kernel_ms_max=result.kernel_ms_max, runs=result.runs,
+                      max_error=result.max_error,
                       source_sha256=result.source_sha256, device_name=result.device,
                       codegen_ms=result.codegen_ms, build_ms=result.build_ms)
     except Exception as err:  # a bug in one candidate must not end the search
@@ -107,10 +108,11 @@ def failed(job: dict, status: str, message: str) -> dict:
 
 
 def _ranking(job: dict) -> dict:
-    """What a cost model said of the candidate (its features and predicted time) and what
-    the strategy noted of it (``details``), kept in the record so that any log calibrates a
-    model again (and a strategy reads its notes back)."""
-    return {k: job[k] for k in ("features", "predicted_ms", "details") if k in job}
+    """What a cost model said of the candidate (its features and predicted time), what the
+    strategy noted of it (``details``) and the time past which it was timed once
+    (``cutoff_ms``), kept in the record so that any log calibrates a model again (and a
+    strategy reads its notes back)."""
+    return {k: job[k] for k in ("features", "predicted_ms", "details", "cutoff_ms") if k in job}
 
 
 class InlineEvaluator:
