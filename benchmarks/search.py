@@ -486,12 +486,18 @@ def _show(key: str, p: dict) -> None:
 
 class Deadline:
     """Stops a search (``StopSearch``, keeping what it found) once its share of the
-    command's time is spent, so that a command finishes within its time."""
+    command's time is spent, so that a command finishes within its time; and a resumed
+    search once its log and what it measured make ``budget`` candidates (the search itself
+    counts only the log's candidates it meets again)."""
 
-    def __init__(self, until: float | None):
-        self.until = until
+    def __init__(self, until: float | None, budget: int | None = None, logged=()):
+        self.until, self.budget = until, budget
+        self.keys = set(logged)
 
     def __call__(self, record: dict) -> None:
+        self.keys.add(record["key"])
+        if self.budget is not None and len(self.keys) >= self.budget:
+            raise StopSearch(f"its log holds {len(self.keys)} candidates, the budget")
         if self.until is not None and time.time() > self.until:
             raise StopSearch("the benchmark's time for this search was spent")
 
@@ -572,10 +578,10 @@ def main(argv=None) -> None:
                f"{args.strategy}"
         log = logs / f"{stem}.jsonl"
         archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
-        earlier, budget = 0.0, args.budget
+        earlier, logged = 0.0, []
         if args.resume and archived.exists() and not log.exists():
             log.write_bytes(gzip.decompress(archived.read_bytes()))  # the search resumes it
-            budget = max(1, args.budget - len(read(log)))  # the log's candidates count
+            logged = [r["key"] for r in read(log)]  # they count against the budget
             if out.exists():
                 earlier = json.loads(out.read_text())["programs"].get(key, {}).get(
                     "seconds", 0.0)
@@ -584,10 +590,14 @@ def main(argv=None) -> None:
         # the peers, the ceiling) time within its share
         until = None if share is None else began + share * (n + 1) - min(120, share / 4)
         start = time.time()
+        if len(set(logged)) >= args.budget:
+            print(f"{key}: its log holds {len(set(logged))} candidates already")
+            log.unlink()
+            continue
         result = search(program(name), *types_of(name, s), strategy=args.strategy,
-                        budget=budget, device=args.device, log=log,
+                        budget=args.budget, device=args.device, log=log,
                         workers=args.workers, timeout=args.timeout, repeat=args.repeat,
-                        progress=Deadline(until))
+                        progress=Deadline(until, args.budget, logged))
         seconds = earlier + time.time() - start
         archived.write_bytes(gzip.compress(log.read_bytes()))
         log.unlink()

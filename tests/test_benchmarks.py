@@ -53,6 +53,31 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     assert plot.exists()
 
 
+def test_a_resumed_benchmark_search_counts_its_whole_log_against_the_budget(tmp_path,
+                                                                          monkeypatch):
+    """The random strategy meets its log's candidates again when it resumes (the same seed
+    draws them first): they count once, and the log ends with the budget's number."""
+    from benchmarks import search as bench
+    from workbench.search import read
+
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    monkeypatch.setattr(bench, "RESULTS", tmp_path / "benchmarks" / "results")
+    monkeypatch.setattr(bench, "retime", lambda name, s, records, peers=None, **_: (
+        [r["kernel_ms"] for r in records], {k: timer() for k, timer in (peers or {}).items()}))
+    monkeypatch.setattr(bench, "plot", lambda *a, **k: None)
+    common = ["--early", "2", "--programs", "asum", "--strategy", "random", "--workers", "1",
+              "--repeat", "1"]
+    bench.main(["--budget", "3", *common])
+    out = tmp_path / "benchmarks" / "results" / "search_pocl_small.json"
+    first = read(tmp_path / json.loads(out.read_text())["programs"]["asum N=65536"]["log"])
+    bench.main(["--budget", "5", "--resume", *common])
+    p = json.loads(out.read_text())["programs"]["asum N=65536"]
+    resumed = read(tmp_path / p["log"])
+    assert len({r["key"] for r in resumed}) == len(resumed) == p["evaluated"] == 5
+    assert [r["key"] for r in resumed[:3]] == [r["key"] for r in first]
+    assert "budget" in p["stopped"]
+
+
 def test_timing_again_interleaves_the_peers_with_the_kernels():
     """Each round times every peer, then every kernel: both see the same drift."""
     from benchmarks import search as bench
@@ -91,10 +116,10 @@ def test_a_search_stops_when_its_share_of_the_deadline_is_spent():
     from benchmarks.search import Deadline
     from workbench.search import StopSearch
 
-    Deadline(None)({})  # no deadline: never stops
-    Deadline(time.time() + 60)({})
+    Deadline(None)({"key": "a"})  # no deadline: never stops
+    Deadline(time.time() + 60)({"key": "a"})
     with pytest.raises(StopSearch, match="time for this search was spent"):
-        Deadline(time.time() - 1)({})
+        Deadline(time.time() - 1)({"key": "a"})
 
 
 def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):
