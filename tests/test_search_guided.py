@@ -3,6 +3,7 @@ work from the kernel IR, fits its weights to measurements, and the guided search
 the candidates it predicts fastest, fits the model again to what it measured, and replays
 from a recorded log to the same candidates."""
 
+import json
 import random
 from pathlib import Path
 
@@ -158,3 +159,16 @@ def test_a_recorded_guided_search_replays_to_the_same_candidates():
     again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
                    repeat=3)
     assert [r["key"] for r in again.log] == [r["key"] for r in result.log]
+
+
+def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_path):
+    """An H100 log of 247 candidates holds the best predicted candidate below every move the
+    descent meets: the search then measures the next best below them (in a replay, those
+    the log does not hold are answered "not in log"), where it once stopped at once."""
+    recorded = read(DATA / "asum_16777216_h100_guided.jsonl.gz")
+    log = tmp_path / "resumed.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in recorded))
+    result = search(ASUM, "[float]_16777216", strategy="guided", budget=30,
+                    replay_log=recorded, log=log, device="gpu")
+    new = [r for r in result.log if r["key"] not in {r["key"] for r in recorded}]
+    assert result.evaluated == 30 and len(new) >= 20

@@ -5,9 +5,11 @@ rule whose walk was fastest. Here the walks are many, cheap and not run: below e
 move, walks that take at every step the move the cost model (``cost.CostModel``, the
 device's prior fitted to what the search has measured so far) predicts fastest among a
 sample — every expression they pass, completed by the default lowering, is a candidate with
-a predicted time. Only the candidates predicted fastest, one per next move, are measured;
-the model is fitted again to the measurements; the move whose candidate measured fastest is
-fixed; and so on down to a kernel, then again from the start while budget is left. So the
+a predicted time. Only the candidates predicted fastest, one per next move, are measured
+(below each move the best not measured before: a later descent, or a search resumed from its
+log, goes on to the next best below the same moves); the model is fitted again to the
+measurements; the move with the fastest candidate measured below it is fixed; and so on down
+to a kernel, then again from the start while budget is left. So the
 first candidates measured are the ones the model trusts most, and the model learns the
 device as the search goes (a log carries every candidate's features, so any log calibrates
 the model again).
@@ -134,23 +136,24 @@ def _refit(ctx, strength: float) -> None:
     ctx.model = ctx.prior_model.fit(records, strength=strength)
 
 
-def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
-               walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
-    """The next moves from ``current``, each with the best candidate found below it and
-    that candidate's predicted time, fastest first: ``(predicted, move, first step,
-    expression, steps, features)``. Every move is completed; the ``walks`` predicted
-    fastest (and a few others, drawn at random) are walked further by the model."""
+def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
+                walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
+    """The next moves from ``current``, each with every candidate found below it, predicted
+    fastest first: ``(option, first step, [(predicted, expression, steps, features)…])``,
+    the moves in the order of their best candidate. Every move is completed; the ``walks``
+    predicted fastest (and a few others, drawn at random) are walked further by the
+    model."""
     options = _options(ctx, current)
-    best_below: dict[int, tuple] = {}
+    below: dict[int, dict[str, tuple]] = {}
     firsts = []
     for i, option in enumerate(options):
         first = Step(option.rule, option.path, dict(option.params))
         firsts.append(first)
         done = pool.complete(option.result, fixed + [first])
         if done is not None:
-            best_below[i] = (pool.predict(done[2]), *done)
-    ranked = sorted(best_below, key=lambda i: best_below[i][0])
-    chosen = ranked[:walks]
+            below[i] = {str(done[0]): (pool.predict(done[2]), *done)}
+    best = {i: min(found.values(), key=lambda c: c[0])[0] for i, found in below.items()}
+    chosen = sorted(best, key=best.get)[:walks]
     # a map lowered onto work-items or work-groups is walked further whatever its
     # completion predicts: the default completion leaves the work below it sequential
     chosen += [i for i, option in enumerate(options)
@@ -160,10 +163,23 @@ def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ran
     for i in chosen:
         for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
                                 depth, sample):
-            if i not in best_below or found[0] < best_below[i][0]:
-                best_below[i] = found
-    order = sorted(best_below, key=lambda i: best_below[i][0])
-    return [(best_below[i][0], options[i], firsts[i], *best_below[i][1:]) for i in order]
+            known = below.setdefault(i, {})
+            text = str(found[1])
+            if text not in known or found[0] < known[text][0]:
+                known[text] = found
+    ranked = {i: sorted(found.values(), key=lambda c: c[0]) for i, found in below.items()}
+    order = sorted(ranked, key=lambda i: ranked[i][0][0])
+    return [(options[i], firsts[i], ranked[i]) for i in order]
+
+
+def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
+               walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
+    """The next moves from ``current``, each with the best candidate found below it and
+    that candidate's predicted time, fastest first: ``(predicted, move, first step,
+    expression, steps, features)`` (``moves_below``, the best of each)."""
+    return [(found[0][0], option, first, *found[0][1:])
+            for option, first, found in moves_below(ctx, pool, current, fixed, rng, walks,
+                                                    depth, sample)]
 
 
 def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measure: int,
@@ -176,19 +192,24 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
             if done is not None:
                 ctx.measure([_candidate(ctx, pool, done)])
             return
-        ranked = rank_moves(ctx, pool, current, fixed, rng, walks, depth, sample)
+        ranked = moves_below(ctx, pool, current, fixed, rng, walks, depth, sample)
         if not ranked:
             return
-        # measure the best candidate below each of the moves predicted fastest (not measured
-        # before): half of them the best of each rule (so that the model meets every kind
-        # of kernel early, and learns what it mispredicts), the others the best overall
+        # below each move, the candidate predicted fastest that was not measured before;
+        # the moves in the order of these
+        fresh = sorted(((next(c for c in found if not ctx.measured(c[1])), option)
+                        for option, _, found in ranked
+                        if any(not ctx.measured(c[1]) for c in found)), key=lambda f: f[0][0])
+        # measure those of the moves predicted fastest: half of them the best of each rule
+        # (so that the model meets every kind of kernel early, and learns what it
+        # mispredicts), the others the best overall
         batch, taken, rules = [], set(), set()
         want = min(measure, ctx.left())
         for diverse in (True, False):
-            for k, (_, option, _, expr, steps, features) in enumerate(ranked):
+            for k, ((_, expr, steps, features), option) in enumerate(fresh):
                 if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
                     break
-                if k in taken or ctx.measured(expr) or (diverse and option.rule in rules):
+                if k in taken or (diverse and option.rule in rules):
                     continue
                 taken.add(k)
                 rules.add(option.rule)
@@ -196,12 +217,13 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
         if batch:
             ctx.measure(batch)
             _refit(ctx, strength)
-        # fix the move whose candidate measured fastest (measured now or before)
+        # fix the move with the fastest candidate measured below it (now or before)
         times = []
-        for k, (_, option, first, expr, _, _) in enumerate(ranked[:max(measure, 1) * 2]):
-            record = ctx.record_of(expr)
-            if record is not None and record.get("correct") and record.get("kernel_ms"):
-                times.append((record["kernel_ms"], k, option, first))
+        for k, (option, first, found) in enumerate(ranked):
+            for c in found:
+                record = ctx.record_of(c[1])
+                if record is not None and record.get("correct") and record.get("kernel_ms"):
+                    times.append((record["kernel_ms"], k, option, first))
         if not times:
             stuck += 1
             if stuck > 3:
