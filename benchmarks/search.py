@@ -582,10 +582,10 @@ def main(argv=None) -> None:
                f"{args.strategy}"
         log = logs / f"{stem}.jsonl"
         archived = log.with_suffix(".jsonl.gz")  # kept compressed; plots read either
-        earlier, logged = 0.0, []
+        earlier, logged = 0.0, set()
         if args.resume and archived.exists() and not log.exists():
             log.write_bytes(gzip.decompress(archived.read_bytes()))  # the search resumes it
-            logged = [r["key"] for r in read(log)]  # they count against the budget
+            logged = {r["key"] for r in read(log)}  # they count against the budget
             if out.exists():
                 earlier = json.loads(out.read_text())["programs"].get(key, {}).get(
                     "seconds", 0.0)
@@ -594,8 +594,8 @@ def main(argv=None) -> None:
         # the peers, the ceiling) time within its share
         until = None if share is None else began + share * (n + 1) - min(120, share / 4)
         start = time.time()
-        if len(set(logged)) >= args.budget:
-            print(f"{key}: its log holds {len(set(logged))} candidates already")
+        if len(logged) >= args.budget:
+            print(f"{key}: its log holds {len(logged)} candidates already")
             log.unlink()
             continue
         result = search(program(name), *types_of(name, s), strategy=args.strategy,

@@ -170,5 +170,6 @@ def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_p
     log.write_text("".join(json.dumps(r) + "\n" for r in recorded))
     result = search(ASUM, "[float]_16777216", strategy="guided", budget=30,
                     replay_log=recorded, log=log, device="gpu")
-    new = [r for r in result.log if r["key"] not in {r["key"] for r in recorded}]
+    logged = {r["key"] for r in recorded}
+    new = [r for r in result.log if r["key"] not in logged]
     assert result.evaluated == 30 and len(new) >= 20

@@ -209,7 +209,7 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
         ctx.queue.finish()
         transfer_ms = (time.perf_counter() - start) * 1000
         kernels = {name: cl.Kernel(program, name) for name in {l.kernel for l in launches}}
-        samples, spent, runs = [], 0.0, []
+        samples, runs = [], []
         with exclusive(ctx.info) if lock else _nothing():
             for i in range(warmup + repeat):
                 total = 0.0
@@ -219,14 +219,13 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
                               *[buffers[a] for a in launch.args])
                     event.wait()
                     total += (event.profile.end - event.profile.start) * 1e-6
-                spent += total
                 runs.append(total)
                 if i >= warmup:
                     samples.append(total)
                 if cutoff_ms is not None and len(runs) == 2 and min(runs) > cutoff_ms:
                     samples = [min(runs)]
                     break
-                if time_limit_ms is not None and len(samples) >= 3 and spent > time_limit_ms:
+                if time_limit_ms is not None and len(samples) >= 3 and sum(runs) > time_limit_ms:
                     break
         start = time.perf_counter()
         for name in outputs:

@@ -469,6 +469,6 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch", "STRATEGIES", "Log",
-           "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator", "ExecutorEvaluator",
-           "InlineEvaluator"]
+__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch", "STRATEGIES",
+           "Log", "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator",
+           "ExecutorEvaluator", "InlineEvaluator"]

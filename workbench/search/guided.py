@@ -197,9 +197,9 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
             return
         # below each move, the candidate predicted fastest that was not measured before;
         # the moves in the order of these
-        fresh = sorted(((next(c for c in found if not ctx.measured(c[1])), option)
-                        for option, _, found in ranked
-                        if any(not ctx.measured(c[1]) for c in found)), key=lambda f: f[0][0])
+        unmeasured = ([c for c in found if not ctx.measured(c[1])] for _, _, found in ranked)
+        fresh = sorted(((new[0], option) for new, (option, _, _) in zip(unmeasured, ranked)
+                        if new), key=lambda f: f[0][0])
         # measure those of the moves predicted fastest: half of them the best of each rule
         # (so that the model meets every kind of kernel early, and learns what it
         # mispredicts), the others the best overall
