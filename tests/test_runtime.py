@@ -78,6 +78,43 @@ def test_build_cache_is_keyed_by_source_device_and_options():
     assert runtime.cache_key(SCALE3, ctx.info, []) != runtime.cache_key(SCALE3, ctx.info, ["-O"])
 
 
+def test_the_program_cache_drops_the_least_recently_used_beyond_its_count():
+    cache = runtime.ProgramCache(max_entries=3, max_bytes=1 << 20)
+    for key in "abc":
+        cache.put(key, f"program {key}", 10)
+    assert cache.get("a") == "program a"  # used again: now the most recent
+    cache.put("d", "program d", 10)
+    assert cache.keys() == ["c", "a", "d"] and "b" not in cache
+    assert cache.get("b") is None
+    assert (len(cache), cache.bytes, cache.evicted) == (3, 30, 1)
+
+
+def test_the_program_cache_drops_the_oldest_beyond_its_bytes():
+    cache = runtime.ProgramCache(max_entries=100, max_bytes=100)
+    for key in "abc":
+        cache.put(key, key, 40)
+    assert cache.keys() == ["b", "c"] and cache.bytes == 80
+    cache.put("huge", "huge", 1000)  # kept alone, even over the limit
+    assert cache.keys() == ["huge"] and cache.bytes == 1000
+    cache.put("huge", "rebuilt", 10)  # the same key again is counted once
+    assert cache.keys() == ["huge"] and cache.bytes == 10 and cache.get("huge") == "rebuilt"
+
+
+def test_builds_beyond_the_cache_evict_the_oldest_and_keep_the_recently_used(monkeypatch):
+    ctx = runtime.context_for()
+    monkeypatch.setattr(ctx, "programs", runtime.ProgramCache(max_entries=2))
+    sources = [SCALE3.replace("3.0f", f"{n}.0f") for n in (4, 5, 6)]
+    for source in sources[:2]:
+        assert runtime.build(ctx, source)[1] > 0
+    assert runtime.build(ctx, sources[0])[1] == 0.0  # cached, and now the most recent
+    runtime.build(ctx, sources[2])  # evicts sources[1], the least recently used
+    assert runtime.cache_key(sources[1], ctx.info, []) not in ctx.programs
+    assert runtime.build(ctx, sources[0])[1] == 0.0
+    assert len(ctx.programs) == 2 and ctx.programs.evicted == 1
+    assert ctx.programs.bytes >= sum(len(s) for s in (sources[0], sources[2]))
+    assert runtime.build(ctx, sources[1])[1] > 0  # built again
+
+
 def test_compile_error_is_an_outcome():
     outcome = run_kernels("kernel void broken(global float *x) { x[0] = ; }",
                           [Launch("broken", (1,), None, ("x",))], {}, {"x": ((1,), np.float32)})

@@ -17,8 +17,10 @@ import hashlib
 import math
 import re
 import statistics
+import threading
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,13 +32,79 @@ from .opencl_devices import DeviceError, DeviceInfo, find_device, opencl
 
 # --- compilation ------------------------------------------------------------------------------
 
+# A built program holds the driver's compiled code and more (PoCL keeps its LLVM module and
+# a compiled copy per work-group size): a notebook that built 60 kernels grew by 140 MiB
+# while every program stayed cached. The cache keeps the most recently used ones, up to both
+# limits (a search's retiming and a benchmark's rounds reuse a handful); the drivers' own
+# caches on disk (PoCL's, pyopencl's) still make building an evicted program again cheap.
+MAX_PROGRAMS = 32
+MAX_PROGRAM_BYTES = 32 << 20  # sources and binaries
+
+
+class ProgramCache:
+    """Built programs by cache key (``cache_key``), least recently used first out: at most
+    ``max_entries`` programs and ``max_bytes`` of their sources and binaries (the newest
+    entry is kept even when it alone is larger). One per device's context; the widget's
+    threads share it."""
+
+    def __init__(self, max_entries: int = MAX_PROGRAMS, max_bytes: int = MAX_PROGRAM_BYTES):
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self._entries: OrderedDict[str, tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+        self.evicted = 0
+
+    def get(self, key: str):
+        """The program under ``key`` (now the most recently used), or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
+
+    def put(self, key: str, program, size: int) -> None:
+        with self._lock:
+            if key in self._entries:
+                self.bytes -= self._entries.pop(key)[1]
+            self._entries[key] = (program, size)
+            self.bytes += size
+            while len(self._entries) > 1 and (len(self._entries) > self.max_entries
+                                              or self.bytes > self.max_bytes):
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self.bytes -= dropped
+                self.evicted += 1
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def keys(self) -> list[str]:
+        """The keys, least recently used first."""
+        return list(self._entries)
+
+
+def program_bytes(program, source: str) -> int:
+    """What a built program is counted as: its source and its binaries (as the driver
+    reports their sizes; the source alone where it does not)."""
+    cl = opencl()
+    size = len(source.encode())
+    try:
+        size += sum(program.get_info(cl.program_info.BINARY_SIZES))
+    except cl.Error:  # a driver that does not say
+        pass
+    return size
+
+
 @dataclass
 class _Context:
     info: DeviceInfo
     device: object
     context: object
     queue: object
-    programs: dict = field(default_factory=dict)
+    programs: ProgramCache = field(default_factory=ProgramCache)
 
 
 _CONTEXTS: dict[str, _Context] = {}
@@ -67,10 +135,12 @@ class CompileError(Exception):
 
 
 def build(ctx: _Context, source: str, options: Sequence[str] = ()) -> tuple[object, float]:
-    """The built program (from the cache when possible) and the build time in ms."""
+    """The built program (from the context's ``ProgramCache`` when possible: then 0 ms) and
+    the build time in ms."""
     key = cache_key(source, ctx.info, options)
-    if key in ctx.programs:
-        return ctx.programs[key], 0.0
+    cached = ctx.programs.get(key)
+    if cached is not None:
+        return cached, 0.0
     cl = opencl()
     start = time.perf_counter()
     try:
@@ -79,8 +149,9 @@ def build(ctx: _Context, source: str, options: Sequence[str] = ()) -> tuple[obje
             program = cl.Program(ctx.context, source).build(options=list(options))
     except cl.RuntimeError as err:
         raise CompileError(str(err)) from None
-    ctx.programs[key] = program
-    return program, (time.perf_counter() - start) * 1000
+    build_ms = (time.perf_counter() - start) * 1000
+    ctx.programs.put(key, program, program_bytes(program, source))
+    return program, build_ms
 
 
 # --- outcomes and timing -----------------------------------------------------------------------
