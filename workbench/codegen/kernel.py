@@ -39,7 +39,7 @@ from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
 from . import CodegenError, ir
 from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
-from .patterns import Patterns, is_literal, literal_text, short
+from .patterns import WORK_ITEM, Patterns, is_literal, literal_text, short
 from .scalar import CProgram, ScalarCodegenError, c_type, define_function
 from .values import Value, component_buffers, leaf, pingpong, shape
 from .views import (
@@ -55,8 +55,6 @@ from .views import (
     view_before,
     view_through,
 )
-
-WORK_ITEM = ("global", "local", "lane")  # levels whose loop bodies one work-item runs
 
 
 class Names:
@@ -82,6 +80,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         self.locals: list[ir.Buffer] = []
         self.loops: list[tuple[str, int, int]] = []  # enclosing (level, extent, dim)
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
+        # enclosing loops over work-items (global, local, lane): (level, index, extent)
+        self.work_items: list[tuple[str, str, int]] = []
         self.singles = 0  # enclosing guards (code of one work-item for a group or warp)
         self.private: set[str] = set()  # temporaries in private memory
         # private temporaries of a work-group: each work-item holds the part its local
@@ -165,18 +165,36 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                                f"separate them; write to the enclosing destination instead")
 
     def temporary(self, t: Type, space: str) -> View:
+        """A view of a new temporary of type t in an address space. A scalar (or tuple, or
+        vector) is an array of one element, read and written with no index. Local memory is
+        shared by a work-group: a temporary of one work-item (one iteration of a local or
+        lane map) gets a slot of its own per iteration, as one of a warp's code gets one
+        per warp."""
         if space == "global" and self.loops:
             raise CodegenError("a temporary in global memory inside a map is not supported "
                                "yet; use toLocal or toPrivate")
         name = self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space])
-        if space == "local" and self.warps:  # one copy per warp of the work-group
-            index, count = self.warps[-1]
-            buffers, view = component_buffers(name, ArrayType(t, Size.const(count)),
-                                               "temporary", space)
+        slots: list[tuple[str, int]] = []  # (index, extent): the copies, outermost first
+        if space == "local":
+            if self.warps:  # one copy per warp of the work-group
+                slots.append(self.warps[-1])
+            for level, index, extent in self.work_items:
+                if level == "global":
+                    raise CodegenError("a local temporary inside mapGlobal: local memory "
+                                       "belongs to a work-group, which mapGlobal does not "
+                                       "name (use toPrivate, or mapWorkgroup and mapLocal)")
+                slots.append((index, extent))
+        stored = t if isinstance(t, ArrayType) else ArrayType(t, Size.const(1))
+        for _, extent in reversed(slots):
+            stored = ArrayType(stored, Size.const(extent))
+        buffers, view = component_buffers(name, stored, "temporary", space)
+        if self.warps and space == "local":
             buffers = [dataclass_replace(b, per_warp=True) for b in buffers]
-            view = Prefix((var(index, count),), view)
-        else:
-            buffers, view = component_buffers(name, t, "temporary", space)
+        fixed = tuple(var(index, extent) for index, extent in slots)
+        if not isinstance(t, ArrayType):
+            fixed += (Index.of(0),)
+        if fixed:
+            view = Prefix(fixed, view)
         for buf in buffers:
             if space == "global":
                 self.global_buffers.append(buf)  # every kernel of the program receives it

@@ -21,6 +21,7 @@ from .views import Prefix, View, is_layout
 PREFIX = {"global": "gl", "workgroup": "wg", "local": "l", "seq": "i", "unrolled": "i",
           "warp": "w", "lane": "ln"}
 ACROSS_WORK_ITEMS = ("global", "workgroup", "local", "warp", "lane")
+WORK_ITEM = ("global", "local", "lane")  # levels whose loop bodies one work-item runs
 
 
 class Patterns:
@@ -96,6 +97,8 @@ class Patterns:
         if dest is None:
             dest = self.temporary(result, space)
         self.apply(fn.args[0], args, path + (0,), env, dest)
+        if not isinstance(result, ArrayType):  # a scalar (or tuple) read back from there
+            return leaf(result, dest.access([]))
         return Value(result, view=dest)
 
     def map_loop(self, fn: Prim, level: str, arg: Value, path, env, dest: View) -> None:
@@ -125,6 +128,8 @@ class Patterns:
             self.loops.append((level, n, dim))
             if level == "warp":
                 self.warps.append((i, n))
+            if level in WORK_ITEM:
+                self.work_items.append((level, i, n))
             try:
                 with self.block() as body:
                     index = var(i, n)
@@ -140,6 +145,8 @@ class Patterns:
                 self.loops.pop()
                 if level == "warp":
                     self.warps.pop()
+                if level in WORK_ITEM:
+                    self.work_items.pop()
             form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else level
             step = 1 if form in ("seq", "unrolled") else ir.WARP if level == "lane" else None
             self.emit(ir.Loop(i, form, n, tuple(body), dim=dim, step=step, counter=counter,
