@@ -138,6 +138,15 @@ def test_devices_lists_the_default_device(capsys):
     assert default and "Portable Computing Language" in default[0]["platform"]
 
 
+def test_version_is_the_installed_packages():
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "workbench", "--version"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"workbench {version('rewrite-workbench')}"
+
+
 def test_rules_why_explains_refusals(capsys):
     code, out, _ = run(capsys, "rules", "map abs", "--type", "[float]_64", "--at", "root",
                        "--why", "--json")

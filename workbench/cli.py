@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 import numpy as np
 
@@ -40,6 +41,15 @@ class UserError(WorkbenchError):
 
 class Interrupted(UserError):
     """Ctrl-C: the command says what was kept, and exits with 130 (as the shell does)."""
+
+
+def package_version() -> str:
+    """The installed package's version (its metadata), or what a checkout that is not
+    installed says instead."""
+    try:
+        return metadata.version("rewrite-workbench")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
 
 
 # --- EXPR and options --------------------------------------------------------------------------
@@ -653,6 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="workbench", description="Derive OpenCL kernels from functional expressions.",
         epilog="'workbench COMMAND --help' shows a command's options and examples.")
+    top.add_argument("--version", action="version", version=f"workbench {package_version()}")
     sub = top.add_subparsers(dest="command", required=True)
 
     dev = _parser(sub, "devices", "OpenCL devices, each probed (ok / broken: reason); the "

@@ -88,7 +88,7 @@ def stop_orphaned_holder(path) -> bool:
     if _alive(parent) and _parent_of(pid) == parent:
         return False
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL
     except OSError:
         return False
     return True

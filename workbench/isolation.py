@@ -38,7 +38,7 @@ def die_with_parent() -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # not Linux (Windows has no CDLL(None))
         pass
     if os.getppid() != parent:  # the parent ended before the signal was armed
         os._exit(1)

@@ -17,7 +17,6 @@ failed on each device and the command that fixes it.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import json
@@ -33,6 +32,11 @@ from pathlib import Path
 from .errors import WorkbenchError
 from .probe import INJECT_ENV, PROBE_VERSION, VECTOR_WIDTHS, injected
 from .userdirs import private_dir
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): processes do not wait for each other's probes
+    fcntl = None
 
 NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
                        "/usr/lib64", "/usr/lib")
@@ -397,7 +401,8 @@ def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
     answers)."""
     lock_path = private_dir("probes") / "probe.lock"
     with open(lock_path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             cached = {} if check else _read_cache()
             out = {}
@@ -417,7 +422,8 @@ def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
                               for device_id, (health, widths) in probed.items()
                               if _lasting(health) and device_id not in _UNSURE})
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_UN)
     return out
 
 
