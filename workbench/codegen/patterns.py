@@ -35,7 +35,14 @@ class Patterns:
         if is_layout(fn):
             return self.layout(fn, typing, args, dest)
         if name == "zip":
-            return self.zip(typing, args)
+            zipped = self.zip(typing, args)
+            if dest is None:
+                return zipped
+            # the result of a map of zips (Lift's TestMisc.decompose): its elements are
+            # stored, each component in its own buffer, as a map's results always are
+            with self.guarded(self.single()):
+                self.copy(zipped.view, dest, result)
+            return Value(result, view=dest)
         if name == "replicate":
             return self.replicate(typing, args, dest)
         if name == "at":  # xs[i] with i computed at run time

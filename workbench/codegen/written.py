@@ -1,7 +1,9 @@
-"""The written-once check: every element of a program's output is stored exactly once, or the
-program is refused naming the computation (a kernel that never writes its output — a map
-of layout primitives only, such as ``mapWorkgroup (id ∘ id)`` — would otherwise leave
-garbage that only a comparison with the interpreter notices).
+"""The written-once check: every element of a program's output is stored exactly once, and
+every element of a global temporary that a kernel reads was stored before (by an earlier
+kernel, or earlier in the same one), or the program is refused naming the computation (a
+kernel that never writes its result — a map of layout primitives only, such as
+``mapWorkgroup (id ∘ id)`` — would otherwise leave garbage that only a comparison with the
+interpreter notices, and not even that where the garbage is never looked at).
 
 A store is executed once per point of its enclosing loops' iteration space by each
 work-item that runs it (``launch.copies``). Its offsets over that space are counted
@@ -9,7 +11,9 @@ exactly: symbolically when the offset is affine in loop indices that form a mixe
 (``i + 4·l + 1024·wg``, the common case), else by enumeration when the space is small
 enough; otherwise (offsets computed at run
 time by an index function, or huge spaces with divisions) only the number of stores is
-compared with the number of elements.
+compared with the number of elements. Reads are located the same way; a read whose offsets
+cannot be told needs the whole temporary written. Offsets outside the buffer (the untaken
+side of a padded read) are left to the bounds checks of Oclgrind.
 """
 
 from __future__ import annotations
@@ -141,6 +145,13 @@ def _record(count: _Count, store: ir.Store, enclosing: tuple, copies: int) -> No
 
 
 def check(module: ir.Module) -> None:
+    """Refuse a program whose output is not written exactly once per element, or one that
+    reads an element of a temporary that nothing wrote before."""
+    check_outputs(module)
+    check_reads(module)
+
+
+def check_outputs(module: ir.Module) -> None:
     """Refuse a program whose output is not written exactly once per element."""
     outputs = {b.name: b for b in module.outputs}
     counts = {name: _Count(b.length) for name, b in outputs.items()}
@@ -156,7 +167,139 @@ def check(module: ir.Module) -> None:
         if problem is None:
             continue
         kernel = (writers[name] or module.kernels)[-1]
-        hint = "" if writers[name] else \
-            " (a map of layout primitives only computes nothing: add a copy, e.g. mapLocal id)"
-        raise CodegenError(f"the output {name} is not written exactly once: {problem}{hint}",
-                           kernel.path, kernel.node)
+        raise CodegenError(f"the output {name} is not written exactly once: {problem}"
+                           f"{_hint(bool(writers[name]))}", kernel.path, kernel.node)
+
+
+def _hint(written: bool) -> str:
+    return "" if written else \
+        " (a map of layout primitives only computes nothing: add a copy, e.g. mapLocal id)"
+
+
+class _Coverage:
+    """The elements of one global buffer stored so far: intervals, and a mask for elements
+    counted one by one; stores whose offsets cannot be told are only counted."""
+
+    def __init__(self, length: int):
+        self.length = length
+        self.intervals: list[tuple[int, int]] = []
+        self.mask: np.ndarray | None = None
+        self.unknown = 0
+
+    def add(self, count: _Count) -> None:
+        self.intervals += [(a, b) for a, b, _ in count.intervals]
+        if count.points:
+            if self.mask is None:
+                self.mask = np.zeros(self.length, dtype=bool)
+            for offsets, _ in count.points:
+                self.mask[offsets] = True
+        self.unknown += count.unknown
+
+    def missing(self, start: int, stop: int) -> tuple[int, int, int] | None:
+        """(first, last, how many) of the elements of [start, stop) not stored, clipped to
+        the buffer; None when all were, or when stores that cannot be told may have."""
+        start, stop = max(start, 0), min(stop, self.length)
+        if start >= stop or self.unknown >= self.length:
+            return None
+        if self.mask is None:  # intervals only: the gaps between them, without arrays
+            gaps, end = [], start
+            for a, b in sorted(self.intervals):
+                if b <= end:
+                    continue
+                if a >= stop:
+                    break
+                if a > end:
+                    gaps.append((end, a))
+                end = max(end, b)
+            if end < stop:
+                gaps.append((end, stop))
+            if not gaps:
+                return None
+            return gaps[0][0], gaps[-1][1] - 1, sum(b - a for a, b in gaps)
+        return self.missing_points(np.arange(start, stop))
+
+    def missing_points(self, points: np.ndarray) -> tuple[int, int, int] | None:
+        """The same for the elements at the given offsets."""
+        points = points[(points >= 0) & (points < self.length)]
+        if not points.size or self.unknown >= self.length:
+            return None
+        covered = np.zeros(self.length, dtype=bool) if self.mask is None else self.mask.copy()
+        for a, b in self.intervals:
+            covered[a:b] = True
+        lacking = np.unique(points[~covered[points]])
+        if not lacking.size:
+            return None
+        return int(lacking[0]), int(lacking[-1]), int(lacking.size)
+
+
+def _read_set(load: ir.Load, enclosing: tuple) -> list[tuple[int, int] | np.ndarray] | None:
+    """The elements a load reads over its loops' iteration space: intervals or offsets
+    (None: they cannot be told)."""
+    loops = {f.index: f.extent for f in enclosing if isinstance(f, ir.Loop)}
+    affine = not any(isinstance(a, Div | Mod | Opaque) for a in load.offset.atoms())
+    image = _affine_image(load.offset, loops, load.width) if affine else None
+    if image is not None:
+        return [image[:2]]
+    parts: list = []
+    for lane in range(load.width):
+        points = _enumerate(load.offset + lane, loops)
+        if points is None:
+            return None
+        parts.append(points)
+    return parts
+
+
+def check_reads(module: ir.Module) -> None:
+    """Refuse a program in which a kernel reads an element of a global temporary (or of an
+    output) that no store before it wrote: kernels in launch order, the statements of each
+    in program order (an ``iterate`` of one work-item reads back what it wrote)."""
+    coverage = {b.name: _Coverage(b.length) for b in module.buffers
+                if b.role != "input" and b.space == "global"}
+    roles = {b.name: b.role for b in module.buffers}
+    for k, kernel in enumerate(module.kernels):
+        for stmt, enclosing in ir.statements(kernel.body):
+            for load in ir.stmt_loads(stmt):
+                if load.buffer not in coverage:
+                    continue
+                problem = _unwritten(coverage[load.buffer], load, enclosing)
+                if problem is None:
+                    continue
+                what = f"{problem} of the {roles[load.buffer]} {load.buffer}"
+                idle = next((kr for kr in module.kernels[:k] if not _stores_globally(kr,
+                                                                                     coverage)),
+                            None)
+                if idle is not None:  # the computation that should have written it
+                    shown = kernel.node if len(kernel.node) <= 60 else kernel.node[:57] + "..."
+                    raise CodegenError(f"this computation stores nothing, yet a later one "
+                                       f"(`{shown}`) reads {what}{_hint(False)}",
+                                       idle.path, idle.node)
+                raise CodegenError(f"this computation reads {what}, which nothing before "
+                                   f"it writes", kernel.path, kernel.node)
+            if isinstance(stmt, ir.Store) and stmt.buffer in coverage:
+                count = _Count(coverage[stmt.buffer].length)
+                _record(count, stmt, enclosing, 1)
+                coverage[stmt.buffer].add(count)
+
+
+def _stores_globally(kernel: ir.Kernel, buffers) -> bool:
+    return any(isinstance(s, ir.Store) and s.buffer in buffers
+               for s, _ in ir.statements(kernel.body))
+
+
+def _unwritten(coverage: _Coverage, load: ir.Load, enclosing: tuple) -> str | None:
+    """Which elements the load reads that were not stored before (None: none)."""
+    reads = _read_set(load, enclosing)
+    if reads is None:  # offsets computed at run time: the whole buffer must be written
+        reads = [(0, coverage.length)]
+    for part in reads:
+        lacking = coverage.missing(*part) if isinstance(part, tuple) else \
+            coverage.missing_points(part)
+        if lacking is None:
+            continue
+        first, last, count = lacking
+        if count == 1:
+            return f"element {first}"
+        if last - first + 1 == count:
+            return f"elements {first} to {last}"
+        return f"{count} elements (from {first} to {last})"
+    return None
