@@ -67,6 +67,8 @@ class Evaluator:
                 from None
         if v != int(v):
             raise EvaluationError(f"the size {s} is {v} here, not a whole number")
+        if v < 0:  # a count or a width: NumPy would read a negative one from the end
+            raise EvaluationError(f"the size {s} is {v} here, a negative number")
         return int(v)
 
     # --- functions ------------------------------------------------------------------------

@@ -150,6 +150,12 @@ class Size:
         return Size.const(x)
 
     @staticmethod
+    def is_name(text: object) -> bool:
+        """Whether ``text`` can name a size variable: ASCII letters, digits and '_', not
+        starting with a digit (sizes become C identifiers)."""
+        return isinstance(text, str) and bool(_NAME.match(text))
+
+    @staticmethod
     def var(name: str) -> Size:
         cached = _VARIABLES.get(name)
         if cached is None:
@@ -670,6 +676,24 @@ def magnitude_refusal(size: Size) -> str | None:
                 reason = magnitude_refusal(part)
                 if reason is not None:
                     return reason
+    return None
+
+
+def natural_refusal(size: Size) -> str | None:
+    """Why ``size`` cannot be a natural number (a length, a count, a width), or None: a
+    negative or fractional constant, or a sum of negative multiples of products of
+    variables (``-N``, ``-2*N*M - 1``), negative for every positive value of its variables.
+    Other symbolic sizes may be natural, so they pass."""
+    if size.is_constant:
+        value = size.value
+        if value < 0:
+            return f"{_short(size)} is negative"
+        if not size.is_integer_constant:
+            return f"{_short(size)} is not a whole number"
+        return None
+    if all(c < 0 and all(isinstance(atom, str) and e > 0 for atom, e in m)
+           for m, c in size._terms.items()):
+        return f"{_short(size)} is negative for every value of {', '.join(sorted(size.free_vars))}"
     return None
 
 

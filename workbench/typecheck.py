@@ -35,7 +35,7 @@ from .expr import (
     signature_of,
     subterm,
 )
-from .sizes import Size
+from .sizes import Size, natural_refusal
 from .types import (
     BOOL,
     FLOAT,
@@ -171,7 +171,40 @@ class Checker:
         elif len(args) != decl.arity:
             noun = "argument" if decl.arity == 1 else "arguments"
             self.fail(path, f"{decl.name} expects {decl.arity} data {noun}, got {len(args)}")
+        self._check_static(fn, path)
         return decl.infer(self, fn, list(args), env, path)
+
+    def _check_static(self, fn: Prim, path: Path) -> None:
+        """The static arguments of a primitive are what its parameters take: a component
+        index counts from 0 (Python's ``t[-1]`` is no component), and counts, widths and
+        offsets are natural numbers (``iterate -1`` and ``pad (-1) 2`` mean nothing)."""
+        decl = fn.decl
+        if len(fn.args) != len(decl.params):
+            wanted = ", ".join(p.name for p in decl.params) or "none"
+            self.fail(path, f"{decl.name} takes {len(decl.params)} static argument"
+                            f"{'' if len(decl.params) == 1 else 's'} ({wanted}), "
+                            f"got {len(fn.args)}")
+        for param, arg in zip(decl.params, fn.args):
+            what = f"{decl.name}: its argument {param.name}"
+            if param.kind in ("index", "dim"):
+                if not isinstance(arg, int) or isinstance(arg, bool):
+                    self.fail(path, f"{what} is {arg!r}, not a whole number")
+                if param.kind == "index" and arg < 0:
+                    self.fail(path, f"{decl.name} {arg}: component indices count from 0 "
+                                    f"(0, 1, …); a negative one does not count from the end")
+                if param.kind == "dim" and not 0 <= arg <= 2:
+                    self.fail(path, f"{what} is {arg}: OpenCL dimensions are 0, 1 and 2")
+            elif param.kind in ("size", "sizes"):
+                sizes = arg if param.kind == "sizes" and isinstance(arg, tuple) else (arg,)
+                for s in sizes:
+                    if not isinstance(s, Size):
+                        self.fail(path, f"{what} is {s!r}, not a size")
+                    reason = natural_refusal(self.size(s))
+                    if reason is not None:
+                        self.fail(path, f"{what} must be a natural number, and {reason}",
+                                  SizeError)
+            elif not isinstance(arg, Expr):
+                self.fail(path, f"{what} is {arg!r}, not an expression")
 
     def _apply_lambda(self, fn: Lambda, args: list[Type], env, path: Path) -> Type:
         params = fn.params

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import values as V
-from ..errors import EvaluationError
+from ..errors import EvaluationError, SizeError
 from ..expr import Lambda, Prim
 from ..sizes import Size
 from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
@@ -589,7 +589,11 @@ define(Primitive(
 
 
 def replicate_type(chk, node, args, env, path):
-    return ArrayType(args[0], chk.size(node.args[0]))
+    n = chk.size(node.args[0])
+    if n.is_constant and n.value == 0:  # arrays hold at least one element, as take's do
+        chk.fail(path, "replicate 0: an array of no copies; arrays hold at least one element",
+                 SizeError)
+    return ArrayType(args[0], n)
 
 
 define(Primitive(
