@@ -16,6 +16,8 @@ from workbench import (
     DerivationError,
     EvaluationError,
     ParseError,
+    SizeError,
+    TypeCheckError,
     WorkbenchError,
     apply,
     evaluate,
@@ -24,10 +26,13 @@ from workbench import (
     parse_program,
     parse_type,
     run,
+    typecheck,
 )
 from workbench.cli import main
+from workbench.expr import Lit, Prim
 from workbench.programs import LIBRARY, library
 from workbench.search import Log, LogError, read
+from workbench.sizes import Size
 
 SAVED = Path(__file__).parent.parent / "workbench" / "derivations"
 ASUM = library("blas")["asum"]
@@ -102,6 +107,148 @@ def test_non_ascii_digits_are_not_numbers():
     with pytest.raises(ParseError) as info:
         parse("map (*²)")
     assert info.value.column == 7
+
+
+# --- static arguments: component indices, counts, widths, size names --------------------------
+
+PAIRS = 'fun(ArrayTypeWSWC(TupleType(Float, Float), SizeVar("N")), in => {} $ in)'
+FLOATS = 'fun(ArrayTypeWSWC(Float, SizeVar("N")), in => {} $ in)'
+
+
+def refused_at(text: str, at: str, read=parse) -> ParseError:
+    """The ParseError reading ``text`` raises; it points at the first ``at`` in the text."""
+    with pytest.raises(ParseError) as info:
+        read(text)
+    assert (info.value.line, info.value.column) == (1, text.index(at) + 1), str(info.value)
+    return info.value
+
+
+@pytest.mark.parametrize("body,at", [
+    ("Map(fun(p => Get(p, -1)))", "-1"),
+    ("Map(Get(-1))", "-1"),
+    ("Map(fun(p => Get(p, 1.5f)))", "1.5f"),
+])
+def test_a_negative_component_index_in_lift_is_refused_where_written(body, at):
+    err = refused_at(PAIRS.format(body), at)
+    assert "component index" in err.reason
+
+
+@pytest.mark.parametrize("body,at,what", [
+    ("Iterate(-1)(MapSeq(id))", "-1", "iterations"),
+    ("Iterate(2 - 3)(MapSeq(id))", "- 3", "iterations"),
+    ("Pad(-1, 2, Pad.Boundary.Clamp)", "-1", "left width"),
+    ("Pad(1, -2, Pad.Boundary.Wrap)", "-2", "right width"),
+    ("PadConstant(1, -2, 0.0f)", "-2", "size"),
+    ("Split(-4)", "-4", "size"),
+    ("Slide(3, -1)", "-1", "size"),
+    ("Map(Join()) o Slide2D(-3, 1) o Split(8)", "-3", "Slide2D"),
+    ("Gather(ReorderWithStride(-2))", "-2", "stride"),
+    ("MapGlb(3)(id)", "3", "dimensions"),
+])
+def test_negative_counts_and_widths_in_lift_are_refused_where_written(body, at, what):
+    err = refused_at(FLOATS.format(body), at)
+    assert what in err.reason
+
+
+@pytest.mark.parametrize("name", ["N+", "", "1N", "N M", "𝔽N", "N-1"])
+def test_a_size_variable_lift_cannot_name_is_refused_naming_it(name):
+    text = f'fun(ArrayTypeWSWC(Float, SizeVar("{name}")), in => MapSeq(id) $ in)'
+    err = refused_at(text, f'"{name}"')
+    assert repr(name) in err.reason
+
+
+@pytest.mark.parametrize("text,at", [
+    ('fun(ArrayTypeWSWC(Float, -3), in => MapSeq(id) $ in)', "-3"),
+    ('fun(ArrayTypeWSWC(Float, SizeVar("N") - 2 * SizeVar("N")), in => MapSeq(id) $ in)',
+     "- 2 *"),
+    ('fun(ArrayTypeWSWC(Float, SizeVar("N")), in => Split(SizeVar("N") /^ 0) $ in)', "/^"),
+    ('fun(ArrayTypeWSWC(Float, SizeVar("N")), in => Split(4 / 0) $ in)', "/ 0"),
+    ('fun(ArrayTypeWSWC(Float, SizeVar("N")), in => MapSeq(fun(x => add().apply(x, x))) $ in)',
+     "()"),
+])
+def test_lift_sizes_out_of_reach_are_refused_where_written(text, at):
+    refused_at(text, at)
+
+
+@pytest.mark.parametrize("body", ["{ x._2 = -x._0; return x; }", "{ return {x._0, x._1}._5; }",
+                                  "{ x._1 = x._99999999999999999999; return x; }"])
+def test_a_c_body_reading_a_field_a_tuple_lacks_is_refused_naming_the_field(body):
+    text = (f'val neg = UserFun("neg", "x", "{body}", TupleType(Float, Float), '
+            f'TupleType(Float, Float))')
+    with pytest.raises(ParseError, match=r"field _\d+"):
+        parse_program(text)
+
+
+@pytest.mark.parametrize("text,at", [
+    ("map (get -1)", "-"),
+    ("map (λp. get -2 p)", "-"),
+    ("map (get (-1))", "-"),
+    ("iterate -1 (map id)", "-"),
+    ("iterate (0-1) (map id)", "-"),
+    ("iterate (1/2) (map id)", "/"),
+    ("pad (0-1) 2 0", "-"),
+    ("padClamp 1 (3-5)", "-"),
+    ("pad (0-N) 1 0", "-"),
+    ("gatherOffsets (0-1, 0)", "-"),
+    ("split -4", "-"),
+])
+def test_negative_indices_counts_and_widths_in_the_notation_are_refused_where_written(text,
+                                                                                      at):
+    err = refused_at(text, at)
+    assert "natural number" in err.reason or "count from 0" in err.reason
+
+
+@pytest.mark.parametrize("text,at", [
+    ("[float]_N+", "+"), ("[float]_N+1", "+"), ("[float]_4*N", "*"), ("[float]_", None),
+    ("[float]_-3", "-"), ("[float]_{0-3}", "-"), ("[float]_{1/2}", "/"), ("[float]_{0-N}", "-"),
+    ("<float>_{0-4}", "-"), ("[float]_{N+}", "}"), ("[float]_{}", "}"),
+])
+def test_malformed_sizes_in_types_are_parse_errors_where_written(text, at):
+    with pytest.raises(ParseError) as info:
+        parse_type(text)
+    column = len(text) + 1 if at is None else text.index(at) + 1
+    assert (info.value.line, info.value.column) == (1, column), str(info.value)
+
+
+def test_a_negative_component_index_built_in_python_is_a_type_error_naming_the_node():
+    from workbench.expr import Prim
+
+    with pytest.raises(TypeCheckError) as info:
+        typecheck(Prim("map", (Prim("get", (-1,)),)), "[(float, float)]_N")
+    assert info.value.path == (0,) and "get -1" in str(info.value)
+    with pytest.raises(TypeCheckError, match="only 2 components"):
+        typecheck(Prim("get", (2,)), "(float, float)")
+
+
+@pytest.mark.parametrize("args", [
+    ("iterate", (Size.const(-1), Prim("map", (Prim("id"),)))),
+    ("pad", (Size.const(-1), Size.const(2), Lit(0))),
+    ("padClamp", (Size.const(1), Size.const(-2))),
+    ("padWrap", (-Size.var("N"), Size.const(0))),
+    ("split", (Size.const(4), Size.const(1))),  # one static argument too many
+])
+def test_static_arguments_out_of_range_built_in_python_are_refused_by_the_type_checker(args):
+    with pytest.raises(TypeCheckError):
+        typecheck(Prim(*args), "[float]_N")
+
+
+def test_a_width_negative_only_at_the_given_sizes_is_a_size_error():
+    e = parse("pad (N-M) 0 0")
+    assert typecheck(e, "[float]_8") == parse_type("[float]_{N-M+8}")
+    with pytest.raises(SizeError, match="-1 is negative"):
+        typecheck(e, "[float]_8", sizes={"N": 2, "M": 3})
+
+
+def test_replicate_0_is_refused_as_take_0_is():
+    # arrays hold at least one element: an empty one later broke opMap's chunking
+    with pytest.raises(SizeError, match="replicate 0"):
+        typecheck(parse("opMap 1 (map (λx. x)) ∘ replicate 0"), "float")
+
+
+@pytest.mark.parametrize("text", ["iterate 0 (map (λx. x * 2))", "pad 0 0 0", "padClamp 0 0",
+                                  "iterate 0 (join ∘ map (reduce (+) 0) ∘ split 2)"])
+def test_zero_iterations_and_zero_widths_are_the_identity(text):
+    assert evaluate(parse(text), XS).tolist() == XS.tolist()
 
 
 # --- files that are not UTF-8 text --------------------------------------------------------------

@@ -143,7 +143,8 @@ class _Reader:
 
     def field(self) -> int:
         t = self.take()
-        if t.kind == "ident" and t.text.startswith("_") and t.text[1:].isdigit():
+        if t.kind == "ident" and t.text.startswith("_") and t.text[1:].isascii() \
+                and t.text[1:].isdigit():
             return int(t.text[1:])
         raise self.refuse(f"the field '{t.text}' (tuple fields are _0, _1, …)")
 
@@ -156,15 +157,22 @@ class _Reader:
         raise self.refuse(f"a field of '{name}', which is not a tuple")
 
     def component(self, value: Expr, name: str, k: int) -> Expr:
+        self.check_field(k, self.arity(value, name), name)
         if isinstance(value, TupleExpr):
             return value.items[k]
-        self.arity(value, name)
         return Apply(Prim("get", (k,)), (value,))
 
     def with_component(self, value: Expr, name: str, k: int, new: Expr) -> Expr:
-        items = [self.component(value, name, i) for i in range(self.arity(value, name))]
+        n = self.arity(value, name)
+        self.check_field(k, n, name)
+        items = [self.component(value, name, i) for i in range(n)]
         items[k] = new
         return TupleExpr(tuple(items))
+
+    def check_field(self, k: int, n: int, name: str) -> None:
+        if k >= n:
+            raise CBodyError(f"user function {self.name}: its C body reads the field _{k} of "
+                             f"{name}, a tuple of {n} components (_0 to _{n - 1})")
 
     # --- expressions -----------------------------------------------------------------------
     def expression(self, env) -> Expr:
@@ -206,8 +214,14 @@ class _Reader:
         while self.at("."):
             self.take(".")
             k = self.field()
-            value = value.items[k] if isinstance(value, TupleExpr) else \
-                Apply(Prim("get", (k,)), (value,))
+            if isinstance(value, TupleExpr):
+                self.check_field(k, len(value.items), "a tuple")
+                value = value.items[k]
+                continue
+            known = self.types.get(value.name) if isinstance(value, Var) else None
+            if isinstance(known, TupleType):
+                self.check_field(k, len(known.items), value.name)
+            value = Apply(Prim("get", (k,)), (value,))
         if self.at("["):
             raise self.refuse("array indexing")
         return value

@@ -37,7 +37,7 @@ from ..expr import (
     Var,
     compose,
 )
-from ..sizes import Size, arithmetic
+from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
 from .lift_library import (
     Callable_,
@@ -196,6 +196,9 @@ class LiftReader:
             return self.size_arithmetic(op, left, right, node)
         if isinstance(left, int | float) and isinstance(right, int | float) and \
                 not isinstance(left, bool) and not isinstance(right, bool):
+            if op in ("/", "%") and right == 0:
+                raise self.error(node, f"{left} {op} {right} divides by zero", "a divisor that "
+                                                                                "is not zero")
             return numbers(op, left, right)
         return BinOp(op, self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
 
@@ -203,13 +206,23 @@ class LiftReader:
         a, b = self.as_size(left, node), self.as_size(right, node)
         if op not in ("+", "-", "*", "/", "/^"):
             raise self.error(node, f"the operator {op} is not defined on sizes")
-        return arithmetic("/" if op == "/^" else op, a, b)
+        op = "/" if op == "/^" else op
+        reason = arithmetic_refusal(op, a, b)
+        size = arithmetic(op, a, b) if reason is None else None
+        if size is not None:
+            reason = magnitude_refusal(size)
+        if reason is not None:
+            raise self.error(node, f"the size {a} {op} {b} cannot be computed: {reason}",
+                             "a smaller size")
+        return size
 
     # --- calls -------------------------------------------------------------------------
     def call(self, callee, args: list, node: Node):
         if isinstance(callee, Callable_) or isinstance(callee, Namespace) and callee.call:
             return callee.call(self, args, node)
         if isinstance(callee, Expr):
+            if not args:
+                raise self.error(node, f"{show_node(callee)} is called with no arguments")
             return self.apply(callee, [self.as_expr(a, node) for a in args])
         raise self.error(node, f"{show_node(callee)} is not a function")
 
@@ -239,6 +252,37 @@ class LiftReader:
         if isinstance(value, Lit) and isinstance(value.value, int):
             return Size.const(value.value)
         raise self.error(node, f"{show_node(value)} is not a size", "a number or a size")
+
+    def argument_node(self, node: Node, args: list, i: int) -> Node:
+        """Where argument i of a call is written (the call when the values do not match
+        the written arguments one to one, as in ``FunCall(f, x)``)."""
+        if node.kind == "call" and len(node.parts[1]) == len(args):
+            return node.parts[1][i]
+        return node
+
+    def natural(self, args: list, i: int, node: Node, what: str) -> Size:
+        """Argument i of a call as a static size (a length, count, width or step): a
+        natural number, refused where it is written when it cannot be one."""
+        at = self.argument_node(node, args, i)
+        size = self.as_size(args[i], at)
+        reason = natural_refusal(size)
+        if reason is not None:
+            raise self.error(at, f"{what} is a natural number, and {reason}",
+                             "a natural number")
+        return size
+
+    def index(self, args: list, i: int, node: Node, what: str) -> int:
+        """Argument i of a call as a component index: a literal 0, 1, …"""
+        at = self.argument_node(node, args, i)
+        value = args[i]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.error(at, f"{what} takes a literal component index (0, 1, ...), not "
+                                 f"{show_node(value)}", "an index")
+        if value < 0:
+            raise self.error(at, f"{what}: the component index {value} is negative; components "
+                                 f"count from 0 (0, 1, ...), a negative index does not count "
+                                 f"from the end", "an index")
+        return value
 
     def as_type(self, value, node: Node) -> Type:
         if isinstance(value, Type):

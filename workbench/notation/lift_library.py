@@ -92,8 +92,10 @@ def _pattern(name: str, kinds: str, lift_name: str):
     def call(reader, args, node):
         _expect(reader, node, args, (len(kinds),), lift_name)
         static = []
-        for k, a in zip(kinds, args):
-            static.append(reader.as_size(a, node) if k == "s" else reader.as_expr(a, node))
+        for i, (k, a) in enumerate(zip(kinds, args)):
+            static.append(reader.natural(args, i, node, f"the size argument {i + 1} of "
+                                                        f"{lift_name}")
+                          if k == "s" else reader.as_expr(a, node))
         return Prim(name, tuple(static))
     return Callable_(lift_name, call)
 
@@ -102,6 +104,10 @@ def _map(name: str, lift_name: str, has_dim: bool):
     def call(reader, args, node):
         _expect(reader, node, args, (1,), lift_name)
         (a,) = args
+        if has_dim and isinstance(a, int) and not isinstance(a, bool) and a not in (0, 1, 2):
+            raise reader.error(reader.argument_node(node, args, 0),
+                               f"{lift_name}({a}): OpenCL dimensions are 0, 1 and 2",
+                               "a dimension")
         if has_dim and isinstance(a, int) and not isinstance(a, bool) and a in (0, 1, 2):
             return Callable_(f"{lift_name}({a})", lambda r, more, n: Prim(
                 name, (a, _single(r, more, n, f"{lift_name}({a})"))))
@@ -129,10 +135,13 @@ def _unsupported(message: str):
 
 
 def _iterate(reader, args, node):
+    # Iterate(0)(f) is the identity (f applied no times): a count of 0 is meaningful.
+    what = "the number of iterations of Iterate"
     if len(args) == 2:
-        return Prim("iterate", (reader.as_size(args[0], node), reader.as_expr(args[1], node)))
+        return Prim("iterate", (reader.natural(args, 0, node, what),
+                                reader.as_expr(args[1], node)))
     _expect(reader, node, args, (1,), "Iterate")
-    n = reader.as_size(args[0], node)
+    n = reader.natural(args, 0, node, what)
     return Callable_(f"Iterate({n})", lambda r, more, m: Prim(
         "iterate", (n, _single(r, more, m, f"Iterate({n})"))))
 
@@ -147,14 +156,10 @@ def _zip(reader, args, node):
 
 def _get(reader, args, node):
     if len(args) == 1:
-        if not isinstance(args[0], int):
-            raise reader.error(node, "Get(i) takes a literal component index")
-        return Prim("get", (args[0],))
+        return Prim("get", (reader.index(args, 0, node, "Get(i)"),))
     _expect(reader, node, args, (2,), "Get")
-    target, index = args
-    if not isinstance(index, int):
-        raise reader.error(node, "Get(x, i) takes a literal component index")
-    return Apply(Prim("get", (index,)), (reader.as_expr(target, node),))
+    index = reader.index(args, 1, node, "Get(x, i)")
+    return Apply(Prim("get", (index,)), (reader.as_expr(args[0], node),))
 
 
 _REVERSE = Lambda(("i", "n"), BinOp("-", BinOp("-", Var("n"), Lit(1)), Var("i")))
@@ -189,6 +194,19 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
                              f"ReorderWithStride(s), transposeFunction(m, n))")
 
 
+def _reordering(lift_name: str, scatter: bool):
+    def call(reader, args, node):
+        _expect(reader, node, args, (1,), lift_name)
+        return _index_function(reader, args[0], node, scatter)
+    return call
+
+
+def _fun_call(reader, args, node):
+    if not args:
+        raise reader.error(node, "FunCall takes the function and its arguments")
+    return reader.call(args[0], args[1:], node)
+
+
 def _pad_by(boundary: Boundary, left: Size, right: Size) -> Prim:
     name = {"Clamp": "padClamp", "Wrap": "padWrap", "WrapUnsafe": "padWrap",
             "Mirror": "padMirror", "MirrorUnsafe": "padMirror"}[boundary.kind]
@@ -197,7 +215,8 @@ def _pad_by(boundary: Boundary, left: Size, right: Size) -> Prim:
 
 def _pad(reader, args, node):
     _expect(reader, node, args, (3,), "Pad")
-    left, right = (reader.as_size(a, node) for a in args[:2])
+    left, right = (reader.natural(args, i, node, f"the {side} width of Pad")
+                   for i, side in enumerate(("left", "right")))
     if isinstance(args[2], Boundary):
         return _pad_by(args[2], left, right)
     return Prim("pad", (left, right, reader.as_expr(args[2], node)))
@@ -206,7 +225,7 @@ def _pad(reader, args, node):
 def _pad2d(reader, args, node):
     _expect(reader, node, args, (3, 5), "Pad2D")
     *sizes, boundary = args
-    sizes = [reader.as_size(a, node) for a in sizes]
+    sizes = [reader.natural(args, i, node, "a width of Pad2D") for i in range(len(sizes))]
     top, bottom, left, right = sizes if len(sizes) == 4 else sizes * 2
     if not isinstance(boundary, Boundary):
         value = reader.as_expr(boundary, node)
@@ -219,7 +238,7 @@ def _pad2d(reader, args, node):
 
 def _slide2d(reader, args, node):
     _expect(reader, node, args, (2, 4), "Slide2D")
-    sizes = [reader.as_size(a, node) for a in args]
+    sizes = [reader.natural(args, i, node, "a size of Slide2D") for i in range(len(args))]
     if len(sizes) == 2:
         return Prim("slide2D", tuple(sizes))
     rows, row_step, cols, col_step = sizes
@@ -229,7 +248,7 @@ def _slide2d(reader, args, node):
 
 def _tile(reader, args, node):
     _expect(reader, node, args, (1, 2), "Tile")
-    sizes = [reader.as_size(a, node) for a in args]
+    sizes = [reader.natural(args, i, node, "a size of Tile") for i in range(len(args))]
     x, y = sizes if len(sizes) == 2 else sizes * 2
     # Lift: Map(Map(Transpose()) o Split(y) o Transpose()) o Split(x)
     inner = compose(Prim("map", (Prim("transpose"),)), Prim("split", (y,)), Prim("transpose"))
@@ -304,16 +323,44 @@ def _userfun(reader, args, node) -> UserFun:
 
 def _array_type(reader, args, node) -> ArrayType:
     _expect(reader, node, args, (2, 3), "ArrayType")
-    return ArrayType(reader.as_type(args[0], node), reader.as_size(args[1], node))
+    return ArrayType(reader.as_type(args[0], node),
+                     reader.natural(args, 1, node, "the length of an array"))
 
 
 def _tuple_type(reader, args, node) -> TupleType:
     return TupleType(tuple(reader.as_type(a, node) for a in args))
 
 
+def _vector_type(reader, args, node) -> VectorType:
+    _expect(reader, node, args, (2,), "VectorType")
+    return VectorType(reader.as_type(args[0], node),
+                      reader.natural(args, 1, node, "the width of a vector"))
+
+
+def _reorder_with_stride(reader, args, node) -> IndexFunction:
+    _expect(reader, node, args, (1,), "ReorderWithStride")
+    return IndexFunction("reorderStride", (reader.natural(args, 0, node, "the stride"),))
+
+
+def _transpose_function(reader, args, node) -> IndexFunction:
+    _expect(reader, node, args, (2,), "transposeFunction")
+    return IndexFunction("transpose", tuple(
+        reader.natural(args, i, node, "a size of transposeFunction") for i in range(2)))
+
+
+def _cst(reader, args, node) -> Size:
+    _expect(reader, node, args, (1,), "Cst")
+    return reader.as_size(args[0], node)
+
+
 def _size_var(reader, args, node) -> Size:
     if not args or not isinstance(args[0], str):
         raise reader.error(node, "SizeVar takes the size's name, as in SizeVar(\"N\")")
+    if not Size.is_name(args[0]):
+        raise reader.error(reader.argument_node(node, args, 0),
+                           f"SizeVar({args[0]!r}): {args[0]!r} cannot name a size: size names "
+                           f"are ASCII letters, digits and '_', not starting with a digit",
+                           "a size name")
     return Size.var(args[0])
 
 
@@ -356,9 +403,9 @@ def library() -> dict:
     lib["Get"] = Callable_("Get", _get)
     lib["Tuple"] = Callable_("Tuple", lambda r, args, n: TupleExpr(
         tuple(r.as_expr(a, n) for a in args)))
-    lib["FunCall"] = Callable_("FunCall", lambda r, args, n: r.call(args[0], args[1:], n))
-    lib["Gather"] = Callable_("Gather", lambda r, args, n: _index_function(r, args[0], n, False))
-    lib["Scatter"] = Callable_("Scatter", lambda r, args, n: _index_function(r, args[0], n, True))
+    lib["FunCall"] = Callable_("FunCall", _fun_call)
+    lib["Gather"] = Callable_("Gather", _reordering("Gather", scatter=False))
+    lib["Scatter"] = Callable_("Scatter", _reordering("Scatter", scatter=True))
     lib["Pad2D"] = Callable_("Pad2D", _pad2d)
     lib["Slide2D"] = Callable_("Slide2D", _slide2d)
     lib["Tile"] = Callable_("Tile", _tile)
@@ -369,10 +416,8 @@ def library() -> dict:
         r.as_expr(a, n) for a in args)))
     # index functions and boundaries
     lib["reverse"] = IndexFunction("reverse")
-    lib["ReorderWithStride"] = Callable_("ReorderWithStride", lambda r, args, n: IndexFunction(
-        "reorderStride", (r.as_size(args[0], n),)))
-    lib["transposeFunction"] = Callable_("transposeFunction", lambda r, args, n: IndexFunction(
-        "transpose", tuple(r.as_size(a, n) for a in args)))
+    lib["ReorderWithStride"] = Callable_("ReorderWithStride", _reorder_with_stride)
+    lib["transposeFunction"] = Callable_("transposeFunction", _transpose_function)
     lib["Pad"] = Namespace("Pad", {"Boundary": Namespace("Pad.Boundary", {
         k: Boundary(k) for k in ("Clamp", "Wrap", "WrapUnsafe", "Mirror", "MirrorUnsafe")})},
         _pad)
@@ -383,11 +428,10 @@ def library() -> dict:
         lib[f"Int{width}"] = VectorType(INT, Size.const(width))
     lib["ArrayType"] = lib["ArrayTypeWSWC"] = Callable_("ArrayType", _array_type)
     lib["TupleType"] = Callable_("TupleType", _tuple_type)
-    lib["VectorType"] = Callable_("VectorType", lambda r, args, n: VectorType(
-        r.as_type(args[0], n), r.as_size(args[1], n)))
+    lib["VectorType"] = Callable_("VectorType", _vector_type)
     lib["SizeVar"] = lib["Var"] = Callable_("SizeVar", _size_var)
     lib["StartFromRange"] = Callable_("StartFromRange", lambda r, args, n: None)
-    lib["Cst"] = Callable_("Cst", lambda r, args, n: r.as_size(args[0], n))
+    lib["Cst"] = Callable_("Cst", _cst)
     for seq in ("Array", "Seq", "List"):
         lib[seq] = Callable_(seq, lambda r, args, n: list(args))
     lib.update(_user_functions())
@@ -422,6 +466,8 @@ class Generic(Callable_):
         def call(reader, args, node):
             if args and all(isinstance(a, Type) for a in args):
                 return fn
+            if not args:
+                raise reader.error(node, f"{show_node(fn)} is called with no arguments")
             return reader.apply(fn, [reader.as_expr(a, node) for a in args])
         super().__init__(str(fn), call)
         object.__setattr__(self, "fn", fn)
@@ -454,12 +500,18 @@ def declared_pattern(word: str):
                 raise reader.error(node, f"{word} takes its "
                                          f"{', '.join(p.name for p in decl.params)}")
             elif param.kind == "sizes":
-                static.append(tuple(reader.as_size(a, node) for a in rest))
+                first = len(args) - len(rest)
+                static.append(tuple(reader.natural(args, first + i, node,
+                                                   f"the {param.name} of {word}")
+                                    for i in range(len(rest))))
                 rest = []
             elif param.kind == "size":
-                static.append(reader.as_size(rest.pop(0), node))
+                static.append(reader.natural(args, len(args) - len(rest), node,
+                                             f"the {param.name} of {word}"))
+                rest.pop(0)
             elif param.kind == "index":
-                static.append(rest.pop(0))
+                static.append(reader.index(args, len(args) - len(rest), node, word))
+                rest.pop(0)
             else:
                 static.append(reader.as_expr(rest.pop(0), node))
         prim = Prim(decl.name, tuple(static))

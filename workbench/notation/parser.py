@@ -41,7 +41,7 @@ from ..expr import (
     compose,
 )
 from ..primitives import PRIMITIVES, lookup, spellings
-from ..sizes import Size, arithmetic_refusal, magnitude_refusal
+from ..sizes import Size, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import (
     SCALARS,
     ArrayType,
@@ -306,20 +306,39 @@ class Parser(TokenCursor):
     def size_subscript(self) -> Size:
         self.expect("_", "'_' and the array size (as in [float]_N)")
         tok = self.tok
-        if tok.kind == "num" and isinstance(tok.value, int):
+        if tok.kind == "num" and isinstance(tok.value, int) and not isinstance(tok.value, bool):
             self.advance()
+            self.refuse_size_operator(tok)
             return Size.const(tok.value)
         if tok.kind == "ident":
             self.advance()
-            return size_variable(tok, self)
+            size = size_variable(tok, self)
+            self.refuse_size_operator(tok)
+            return size
+        if self.at("-"):
+            raise self.error("a length is a natural number, not negative",
+                             expected="a natural number")
         if self.at("{", "("):
             close = "}" if self.advance().text == "{" else ")"
             node = self.expression()
             self.expect(close, f"'{close}' closing the size")
-            return to_size(node, self)
+            size = to_size(node, self)
+            reason = natural_refusal(size)
+            if reason is not None:
+                raise self.error(f"a length is a natural number, and {reason}", node.tok,
+                                 "a natural number")
+            return size
         raise self.error(f"expected a size, found {self.found()}",
                          expected="a number, a size name or {size expression}")
 
+
+    def refuse_size_operator(self, size: Token) -> None:
+        """``[float]_N+1`` is ``[float]_N`` followed by ``+1``: a size written with an
+        operator goes in braces."""
+        if self.tok.kind == "op" and self.tok.text in ("+", "-", "*", "/", "^"):
+            raise self.error(f"a size with an operator goes in braces, as in "
+                             f"_{{{size.text}{self.tok.text}1}}; found {self.found()} after "
+                             f"_{size.text}", expected="the end of the size")
 
     # --- input ranges (see ``domain``) -------------------------------------------------------
     def ranges(self) -> tuple:
@@ -461,6 +480,7 @@ class Resolver:
         if kind == "compose":
             return compose(*(self.resolve(p, scope) for p in node.parts))
         if kind == "bin":
+            self.refuse_negative_argument(node, scope)
             if node.value == "^":
                 raise self.error("'^' is only for sizes and iterate^n; use pow x y for powers",
                                  node)
@@ -478,6 +498,37 @@ class Resolver:
             c, t, e = (self.resolve(p, scope) for p in node.parts)
             return Apply(Prim("select"), (c, t, e))
         raise self.error(f"unexpected {kind}", node)  # pragma: no cover
+
+    def refuse_negative_argument(self, node: S, scope: frozenset[str]) -> None:
+        """``get -1`` and ``iterate -1 f`` read as subtractions from the primitive; say
+        that its index or size cannot be negative instead of that it lacks one."""
+        left, right = node.parts
+        if node.value != "-" or left.kind != "ident" or left.value in scope \
+                or left.value in self.definitions:
+            return
+        decl = lookup(left.value)
+        params = [p for p in decl.params if p.kind != "dim"] if decl else []
+        number = right.parts[0] if right.kind == "app" else right
+        if not params or params[0].kind not in ("index", "size") or number.kind != "num" \
+                or isinstance(number.value, bool):
+            return
+        if params[0].kind == "index":
+            reason = ("component indices count from 0 (0, 1, ...); a negative one does not "
+                      "count from the end")
+        else:
+            reason = f"its {params[0].name} is a natural number, not negative"
+        raise self.error(f"{left.value} -{number.value}: {reason}", node,
+                         "a natural number")
+
+    def natural(self, arg: S, decl, param) -> Size:
+        """A static size argument (a length, count, width or step): a natural number."""
+        size = to_size(arg, self.parser)
+        reason = natural_refusal(size)
+        if reason is not None:
+            each = "each of " if param.kind == "sizes" else ""
+            raise self.error(f"{each}the {param.name} of {decl.name} is a natural number, and "
+                             f"{reason}", arg, "a natural number")
+        return size
 
     def spread(self, args: list[S], lift_style: bool) -> list[S]:
         """Lift's ``Split(4)``, ``ReduceSeq(add, 0.0f)``, ``Join()``: a tuple is the arguments."""
@@ -528,14 +579,19 @@ class Resolver:
                     f"({wanted}) before the data, e.g. {_example(decl)}", node, wanted)
             arg = _unparen(rest.pop(0))
             if param.kind == "size":
-                static.append(to_size(arg, self.parser))
+                static.append(self.natural(arg, decl, param))
             elif param.kind == "sizes":
                 items = arg.parts if arg.kind == "tuple" else [arg]
                 if lift_style:  # Rearrange(1, 0): the arguments are the sizes
                     items, rest = [arg, *rest], []
-                static.append(tuple(to_size(_unparen(i), self.parser) for i in items))
+                static.append(tuple(self.natural(_unparen(i), decl, param) for i in items))
             elif param.kind == "index":
-                if arg.kind != "num" or not isinstance(arg.value, int) or arg.value < 0:
+                if arg.kind == "num" and isinstance(arg.value, int) and arg.value < 0:
+                    raise self.error(f"{decl.name} {arg.value}: component indices count from 0 "
+                                     f"(0, 1, ...); a negative one does not count from the end",
+                                     arg, "an index")
+                if arg.kind != "num" or not isinstance(arg.value, int) \
+                        or isinstance(arg.value, bool):
                     raise self.error(f"{decl.name} expects a literal index (0, 1, ...)", arg,
                                      "an index")
                 static.append(arg.value)

@@ -24,6 +24,7 @@ _OPERATORS = ["=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}"
               "\\", "_", "λ", "∘"]
 _NUMBER = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?([fFdDlL])?", re.ASCII)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DIGITS = frozenset("0123456789")
 KEYWORDS = {"val", "def", "var", "private", "lazy", "override", "new"}
 
 # Scala's precedence of infix operators, by their first character (loosest first); an
@@ -105,7 +106,7 @@ def tokenize(text: str) -> list[Token]:
             value = "".join(out)
             tokens.append(Token("str", value, start_line, start_col, value))
             continue
-        if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        if ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
             m = _NUMBER.match(text, i)
             literal = m.group(0)
             suffix = (m.group(3) or "").lower()
