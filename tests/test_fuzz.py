@@ -11,15 +11,26 @@ runs a larger campaign (random seeds then, so each campaign tries new inputs).
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from workbench import Derivation, WorkbenchError, load, parse, parse_program, parse_type
+from tests.data.lift_tests import TESTS as LIFT_TESTS
+from workbench import (
+    Derivation,
+    WorkbenchError,
+    load,
+    parse,
+    parse_program,
+    parse_type,
+    typecheck,
+)
 from workbench.programs import files, library
 from workbench.search import Log, read
+from workbench.typecheck import declared_type_of
 
 EXAMPLES = int(os.environ.get("WORKBENCH_FUZZ_EXAMPLES", "0") or 0)
 FUZZ = settings(max_examples=EXAMPLES or 200, derandomize=not EXAMPLES, deadline=None,
@@ -64,6 +75,24 @@ def mutated(draw, corpus: list[str]) -> str:
             text = text[:i] + draw(st.sampled_from(TOKENS)) + text[i:]
         else:
             text = text[:i] + text[i:j] * draw(st.integers(2, 50)) + text[i:]
+    return text
+
+
+# Numbers that broke the Lift reader and the type checker before: negative indices, counts
+# and widths (read as Python's count from the end), fractions, zero divisors.
+NUMBERS = ["-1", "-3", "0", "(0-2)", "2 - 3", "1.5f", "1/2", "99999999", "0 / 0", "N"]
+
+
+@st.composite
+def numbers_changed(draw, corpus: list[str]) -> str:
+    """A text of ``corpus`` with one to three of its whole numbers replaced."""
+    text = draw(st.sampled_from(corpus))
+    for _ in range(draw(st.integers(1, 3))):
+        numbers = list(re.finditer(r"\b\d+\b", text))
+        if not numbers:
+            break
+        m = draw(st.sampled_from(numbers))
+        text = text[:m.start()] + draw(st.sampled_from(NUMBERS)) + text[m.end():]
     return text
 
 
@@ -140,6 +169,30 @@ def test_program_parser_answers_a_program_or_a_workbench_error(text):
 @given(st.one_of(mutated(SIGNATURES), mutated(SIGNATURES), random_text()))
 def test_type_parser_answers_a_type_or_a_workbench_error(text):
     assert_type_round_trips(text)
+
+
+def assert_program_typechecks_or_refuses(text):
+    """Parsing ``text`` and type-checking each definition that declares its type answers a
+    value or a ``WorkbenchError`` (a Lift ``fun`` with parameter types is checked as read)."""
+    program = parses_or_refuses(parse_program, text)
+    for name in program or ():
+        if declared_type_of(program[name]) is not None:
+            parses_or_refuses(typecheck, program[name])
+
+
+LIFT_PROGRAMS = [test.program for test in LIFT_TESTS]
+
+
+@FUZZ
+@given(st.one_of(numbers_changed(LIFT_PROGRAMS), mutated(LIFT_PROGRAMS)))
+def test_lift_programs_changed_read_and_typecheck_or_are_refused(text):
+    assert_program_typechecks_or_refuses(text)
+
+
+@FUZZ
+@given(st.one_of(numbers_changed(PROGRAMS), mutated(PROGRAMS)))
+def test_library_programs_changed_typecheck_or_are_refused(text):
+    assert_program_typechecks_or_refuses(text)
 
 
 # --- files: program files, saved derivations and search logs as bytes ---------------------------
