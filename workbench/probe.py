@@ -16,6 +16,15 @@ build fails in the driver and everything after it (the device's health, the choi
 default, the messages) runs as it would for a broken driver; ``crash:<device>`` aborts the
 probing process and ``hang:<device>`` never finishes. The tests use it to exercise the
 fallback to another device on machines where every device works.
+
+``private_group_limit(info, key)`` is a probe of its own, asked only when a kernel keeps
+private arrays large enough to matter: how many bytes of private arrays a work-group of the
+device held (``main_private`` runs in its separate process). PoCL (3.0 and 3.1 alike) runs
+a work-group's work-items on one thread and keeps a copy of every work-item's private
+arrays on that thread's stack (8 MiB by default, the process's stack limit): a work-group
+whose arrays do not fit kills the process (SIGSEGV), although the device reports
+work-groups of up to 4096 work-items. The answer is kept per device, driver, host CPU and
+stack limit, beside the devices' health.
 """
 
 from __future__ import annotations
@@ -23,7 +32,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
+import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -115,15 +127,17 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
     return True, ""
 
 
-def _run(kernel, context, queue, xs: np.ndarray, items: int) -> np.ndarray:
-    """A probe kernel's output on ``xs`` (NaN before it runs), launched on ``items``."""
+def _run(kernel, context, queue, xs: np.ndarray, items: int,
+         local: int | None = None) -> np.ndarray:
+    """A probe kernel's output on ``xs`` (NaN before it runs), launched on ``items``
+    (in work-groups of ``local``; None: the driver chooses)."""
     import pyopencl as cl
 
     mf = cl.mem_flags
     inp = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
     out = np.full(len(xs), np.nan, np.float32)
     buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
-    kernel(queue, (items,), None, inp, buf)
+    kernel(queue, (items,), None if local is None else (local,), inp, buf)
     cl.enqueue_copy(queue, out, buf)
     queue.finish()
     return out
@@ -158,9 +172,8 @@ def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
     return True, ""
 
 
-def main(ids: list[str]) -> int:
-    """Probe the devices with these ids, printing JSON lines (see the module's text). An id
-    ``P:D/n`` probes only the vector widths from n on (the device itself was probed)."""
+def _found() -> dict:
+    """``P:D`` -> (platform, device), numbered as ``opencl_devices`` numbers them."""
     import pyopencl as cl
 
     found = {}
@@ -173,6 +186,13 @@ def main(ids: list[str]) -> int:
                 continue
     except cl.Error:
         pass
+    return found
+
+
+def main(ids: list[str]) -> int:
+    """Probe the devices with these ids, printing JSON lines (see the module's text). An id
+    ``P:D/n`` probes only the vector widths from n on (the device itself was probed)."""
+    found = _found()
     for item in ids:
         device_id, _, first_width = item.partition("/")
         inject = ""
@@ -197,6 +217,196 @@ def main(ids: list[str]) -> int:
             print(json.dumps({"id": device_id, "width": n, "ok": ok, "reason": reason}),
                   flush=True)
     return 0
+
+
+# --- private arrays of a work-group -----------------------------------------------------------
+
+# Work-groups of growing size, each work-item with an array of PRIVATE_ITEM_FLOATS floats
+# (16 KiB): 256 KiB to 64 MiB of private arrays per work-group. A device's limit is the
+# largest that ran right below the first that did not (a stack overflow may also corrupt
+# memory instead of crashing: every step checks its result).
+PRIVATE_ITEM_FLOATS = 4096
+PRIVATE_ITEM_BYTES = 4 * PRIVATE_ITEM_FLOATS
+PRIVATE_GROUPS = (16, 64, 256, 1024, 4096)  # work-items per group
+PRIVATE_SOURCE = """
+kernel void workbench_private(global const float *xs, global float *out) {
+    size_t i = get_global_id(0);
+    float own[4096];
+    for (int j = 0; j < 4096; j++) {
+        own[j] = xs[(i + j) & 4095] * 2.0f;
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < 4096; j++) {
+        sum += own[4095 - j];
+    }
+    out[i] = sum;
+}
+"""
+PRIVATE_CHILD = ("import sys; from workbench.probe import main_private; "
+                 "sys.exit(main_private(sys.argv[1], int(sys.argv[2])))")
+
+
+def probe_private(device, items: int) -> tuple[bool, str]:
+    """Build, run and check one work-group of ``items`` work-items, each with 16 KiB of
+    private arrays: ``(ok, reason)``. A driver whose thread overflows its stack ends the
+    process; the parent then records the step as failed."""
+    import warnings
+
+    import pyopencl as cl
+
+    xs = (np.arange(PRIVATE_ITEM_FLOATS) % 7).astype(np.float32)
+    try:
+        context = cl.Context([device])
+        queue = cl.CommandQueue(context)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            program = cl.Program(context, PRIVATE_SOURCE).build()
+    except cl.Error as err:
+        return False, f"private arrays do not build: {first_error_line(str(err))}"
+    try:
+        out = _run(program.workbench_private, context, queue, xs, items, local=items)
+    except cl.Error as err:
+        return False, f"work-groups of {items} with private arrays do not run: {err}"
+    if not np.array_equal(out[:items], np.full(items, 2 * xs.sum(), np.float32)):
+        return False, f"work-groups of {items} with private arrays compute wrong results"
+    return True, ""
+
+
+def main_private(device_id: str, first: int) -> int:
+    """Probe the steps of ``PRIVATE_GROUPS`` from ``first`` work-items on, in this process,
+    printing a JSON line before (``{"probing": items}``) and after (``{"items": …, "ok": …,
+    "reason": …}``) each; ``ok`` is None for a step larger than the device's work-groups."""
+    found = _found()
+    if device_id not in found:
+        return 1
+    _, device = found[device_id]
+    for items in PRIVATE_GROUPS:
+        if items < first:
+            continue
+        print(json.dumps({"probing": items}), flush=True)
+        if items > device.max_work_group_size:
+            ok, reason = None, "larger than the device's work-groups"
+        else:
+            ok, reason = probe_private(device, items)
+        print(json.dumps({"items": items, "ok": ok, "reason": reason}), flush=True)
+        if ok is False:
+            break
+    return 0
+
+
+_PRIVATE: dict[str, int | None] = {}  # this process's answers, by key
+
+
+def private_group_limit(info, key: str, timeout: float = 120.0) -> int | None:
+    """The most bytes of private arrays that the work-groups of a device (a
+    ``DeviceInfo``; ``key`` what its health is kept under) held in the probe; None when
+    no limit was found (every step ran, or the device is a simulator, which is not asked).
+    Probed once per device, driver, host CPU and stack limit, in child processes (one at a
+    time on this machine), and kept in the user's cache folder."""
+    if info.kind == "simulator":
+        return None
+    key = f"{key}|stack {_stack_limit()}"
+    if key in _PRIVATE:
+        return _PRIVATE[key]
+    from .userdirs import private_dir
+
+    folder = private_dir("probes")
+    with _exclusive(folder / "private.lock"):
+        kept = _read_json(folder / "private.json")
+        entry = kept.get(key)
+        if isinstance(entry, dict) and "limit" in entry:
+            limit = entry["limit"]
+        else:
+            limit, lasting = _probe_private_in_child(info.id, timeout)
+            if lasting:
+                kept = _read_json(folder / "private.json")
+                kept[key] = {"limit": limit, "device": f"{info.name} ({info.platform}, "
+                             f"driver {info.driver})", "checked": time.time()}
+                _write_json(folder / "private.json", kept)
+    _PRIVATE[key] = limit
+    return limit
+
+
+def _probe_private_in_child(device_id: str, timeout: float) -> tuple[int | None, bool]:
+    """The limit from the steps' answers, probed in child processes (a step that kills or
+    hangs its process failed; the next process starts after it), and whether it lasts (not
+    when a step ran out of time: the machine may only have been busy)."""
+    answers: dict[int, bool | None] = {}
+    lasting = True
+    while not any(ok is False for ok in answers.values()):
+        todo = [n for n in PRIVATE_GROUPS if n not in answers]
+        if not todo:
+            break
+        child = subprocess.Popen([sys.executable, "-c", PRIVATE_CHILD, device_id,
+                                  str(todo[0])], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True)
+        try:
+            out, _ = child.communicate(timeout=timeout * len(todo))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            out, _ = child.communicate()
+            lasting = False
+        current = None
+        for line in out.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue  # a driver printed something on stdout
+            if "probing" in message:
+                current = message["probing"]
+            elif message.get("items") in PRIVATE_GROUPS:
+                answers[message["items"]] = message["ok"]
+                current = None
+        if current is not None:  # this step killed or hung the process
+            answers[current] = False
+        elif not set(todo) & set(answers):  # nothing answered: the probe itself failed
+            return None, False
+    passed = 0
+    for items in PRIVATE_GROUPS:
+        if answers.get(items) is False:
+            return passed, lasting
+        if answers.get(items):
+            passed = items * PRIVATE_ITEM_BYTES
+    return None, lasting
+
+
+def _stack_limit() -> str:
+    """The process's stack limit, which PoCL's threads take as their stack size."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return "unknown"
+    return str(resource.getrlimit(resource.RLIMIT_STACK)[0])
+
+
+@contextmanager
+def _exclusive(path):
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: processes do not wait for each other's probes
+        fcntl = None
+    with open(path, "a") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _read_json(path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # missing or damaged: probe again
+
+
+def _write_json(path, data: dict) -> None:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":  # pragma: no cover - the devices module runs main() itself

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .codegen import CodegenError
-from .codegen.program import opencl
+from .codegen import CodegenError, ir
+from .codegen.program import OpenCLProgram, opencl
 from .errors import ArgumentError, WorkbenchError, format_path
 from .expr import Expr
+from .opencl_devices import DeviceError, find_device
 from .runtime import Launch as RuntimeLaunch
-from .runtime import run_kernels
+from .runtime import fit_private_arrays, run_kernels
 from .semantics import evaluate, prepare_inputs
 from .types import ScalarType, dtype_of
 from .values import leaves
@@ -164,14 +165,12 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
               for b, leaf in zip(parts, leaves(v))}
     outputs = {b.name: ((b.length,), b.scalar_dtype()) for b in program.output_parts}
     scratch = {s.name: ((s.length,), dtype_of(ScalarType(s.dtype))) for s in program.storages}
-    launches = [RuntimeLaunch(l.kernel, l.global_size, l.local_size,
-                              tuple(program.storage.get(name, name) for name in l.args))
-                for l in program.launches]
     local_bytes = {k.name: sum(b.length * b.scalar_dtype().itemsize for b in k.locals)
                    for k in program.module.kernels}
-    outcome = run_kernels(program.source, launches, inputs, outputs, scratch, device=device,
-                          repeat=repeat, warmup=warmup, time_limit_ms=time_limit_ms,
-                          local_bytes=local_bytes, cutoff_ms=cutoff_ms)
+    outcome = run_kernels(program.source, runtime_launches(program), inputs, outputs, scratch,
+                          device=device, repeat=repeat, warmup=warmup,
+                          time_limit_ms=time_limit_ms, local_bytes=local_bytes,
+                          cutoff_ms=cutoff_ms, private_bytes=private_bytes(program))
     result = RunResult(outcome.status, outcome.message, expected=expected,
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,
@@ -193,6 +192,30 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         result.status = "wrong result"
         result.message = check.describe()
     return result
+
+
+def runtime_launches(program: OpenCLProgram) -> list[RuntimeLaunch]:
+    """The program's launches with the buffers their arguments are stored in."""
+    return [RuntimeLaunch(l.kernel, l.global_size, l.local_size,
+                          tuple(program.storage.get(name, name) for name in l.args))
+            for l in program.launches]
+
+
+def private_bytes(program: OpenCLProgram) -> dict[str, int]:
+    """Each kernel's private arrays, in bytes per work-item."""
+    return {k.name: sum(s.buffer.length * s.buffer.scalar_dtype().itemsize
+                        for s, _ in ir.statements(k.body) if isinstance(s, ir.Allocate))
+            for k in program.module.kernels}
+
+
+def private_arrays_refused(program: OpenCLProgram, device: str | None = None) -> str | None:
+    """Why the device refuses the program's private arrays before building it (its
+    work-groups do not hold them: ``runtime.fit_private_arrays``), or None."""
+    try:
+        info, _ = find_device(device)
+    except DeviceError:
+        return None  # no device: running it says so
+    return fit_private_arrays(info, runtime_launches(program), private_bytes(program))[1]
 
 
 def _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None) -> None:

@@ -23,12 +23,12 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import device_lock, isolation
-from .opencl_devices import DeviceError, DeviceInfo, find_device, opencl
+from . import device_lock, isolation, probe
+from .opencl_devices import DeviceError, DeviceInfo, find_device, health_key, opencl
 
 # --- compilation ------------------------------------------------------------------------------
 
@@ -223,7 +223,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 device: str | None = None, repeat: int = 20, warmup: int = 2,
                 options: Sequence[str] = (), time_limit_ms: float | None = None,
                 local_bytes: dict[str, int] | None = None,
-                cutoff_ms: float | None = None) -> Outcome:
+                cutoff_ms: float | None = None,
+                private_bytes: dict[str, int] | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
@@ -231,7 +232,9 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     once the runs have taken that long and three are timed (a search need not time a
     kernel a hundred times slower than its best twenty times). With ``cutoff_ms``, a kernel
     whose first two runs each take longer is timed no further: its one sample is the faster
-    of the two (a search's candidate already far slower than its best)."""
+    of the two (a search's candidate already far slower than its best). ``local_bytes`` and
+    ``private_bytes`` (per kernel; private: per work-item) are checked against the device
+    first (``fit_private_arrays``)."""
     cl = opencl()
     try:
         ctx = context_for(device)
@@ -242,6 +245,9 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     # refusals that need no device, so not its lock either
     too_large = oversized_work_group(ctx.device, launches) or \
         oversized_local_memory(ctx.device, local_bytes or {})
+    if too_large:
+        return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
+    launches, too_large = fit_private_arrays(ctx.info, launches, private_bytes or {})
     if too_large:
         return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
     crash = known_compiler_crash(ctx.info, source)
@@ -359,6 +365,66 @@ def oversized_local_memory(device, local_bytes: dict[str, int]) -> str | None:
             return (f"{kernel}: its local memory ({size} bytes) does not fit the device "
                     f"(at most {most} bytes per work-group)")
     return None
+
+
+PRIVATE_UNCHECKED = probe.PRIVATE_GROUPS[0] * probe.PRIVATE_ITEM_BYTES  # below the probe
+
+
+def fit_private_arrays(info: DeviceInfo, launches: Sequence[Launch],
+                       private_bytes: dict[str, int]) -> tuple[list[Launch], str | None]:
+    """The launches with work-groups that hold no more private arrays (``private_bytes``:
+    per work-item, per kernel) than the device's work-groups held in its probe
+    (``probe.private_group_limit``: PoCL keeps every work-item's copy on one thread's stack,
+    and a work-group past it kills the process), or why a launch cannot have them. A launch
+    whose work-group size the driver chooses gets the largest that fits (its code does not
+    depend on it); one whose code fixes the size is refused when that does not fit. Small
+    arrays never ask the probe."""
+    def most(launch: Launch) -> int:  # the bytes of the largest work-group it may have
+        items = math.prod(launch.local_size) if launch.local_size is not None else \
+            min(math.prod(launch.global_size), info.max_work_group_size)
+        return private_bytes.get(launch.kernel, 0) * items
+
+    if all(most(launch) <= PRIVATE_UNCHECKED for launch in launches):
+        return list(launches), None
+    limit = probe.private_group_limit(info, health_key(info))
+    if limit is None:
+        return list(launches), None
+    out = []
+    for launch in launches:
+        per_item = private_bytes.get(launch.kernel, 0)
+        if most(launch) <= limit:
+            out.append(launch)
+            continue
+        items = limit // per_item
+        if items < 1 or launch.local_size is not None:
+            held = (f"one work-item's private arrays ({_bytes_text(per_item)})" if items < 1
+                    else f"its work-groups of {math.prod(launch.local_size)} work-items "
+                         f"({_bytes_text(most(launch))} of private arrays)")
+            return list(launches), (
+                f"{launch.kernel}: {held} do not fit this device's work-groups, which held "
+                f"at most {_bytes_text(limit)} of private arrays in its probe (a larger one "
+                f"crashed it: a driver that keeps every work-item's arrays on one thread's "
+                f"stack, as PoCL does, overflows it)")
+        out.append(replace(launch, local_size=_largest_group(launch.global_size, items)))
+    return out, None
+
+
+def _largest_group(global_size: tuple[int, ...], items: int) -> tuple[int, ...]:
+    """A work-group size of at most ``items`` work-items that divides the global size,
+    filled from dimension 0 on."""
+    out = []
+    for n in global_size:
+        size = max(d for d in range(1, min(n, items) + 1) if n % d == 0)
+        out.append(size)
+        items //= size
+    return tuple(out)
+
+
+def _bytes_text(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:g} {unit}"
+    return f"{n} bytes"
 
 
 @contextmanager

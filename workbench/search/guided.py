@@ -25,6 +25,7 @@ import random
 from ..codegen.program import opencl
 from ..expr import Expr, Prim, walk
 from ..rules.lowering import lower
+from ..run import private_arrays_refused
 from . import cost
 from .space import Step, by_rule, moves, terminal
 
@@ -59,6 +60,9 @@ class Candidates:
             program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
         except Exception:  # cannot be lowered or generated: not a candidate
             return None, [], None
+        if getattr(self.ctx, "replayed", None) is None and \
+                private_arrays_refused(program, self.ctx.device):
+            return None, [], None  # the device would refuse it: not a candidate either
         return low, completed, self.model.features(program)
 
     def predict(self, features: dict) -> float:
