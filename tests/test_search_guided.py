@@ -3,7 +3,7 @@ work from the kernel IR, fits its weights to measurements, and the guided search
 the candidates it predicts fastest, fits the model again to what it measured, and replays
 from a recorded log to the same candidates."""
 
-import json
+import gzip
 import random
 from pathlib import Path
 
@@ -16,7 +16,8 @@ from workbench.codegen.program import opencl
 from workbench.programs import library
 from workbench.search import Log, cost, read, search
 from workbench.search.evaluation import ReplayEvaluator
-from workbench.search.guided import Candidates, fits_device, rank_moves
+from workbench.search.guided import Candidates, rank_moves
+from workbench.search.space import fits_device
 
 DATA = Path(__file__).parent / "data"
 ASUM = library("blas")["asum"]
@@ -164,12 +165,15 @@ def test_a_recorded_guided_search_replays_to_the_same_candidates():
 def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_path):
     """An H100 log of 247 candidates holds the best predicted candidate below every move the
     descent meets: the search then measures the next best below them (in a replay, those
-    the log does not hold are answered "not in log"), where it once stopped at once."""
-    recorded = read(DATA / "asum_16777216_h100_guided.jsonl.gz")
+    the log does not hold are answered "not in log"), where it once stopped at once. The
+    log's candidates count against the budget."""
+    archived = DATA / "asum_16777216_h100_guided.jsonl.gz"
+    recorded = read(archived)
     log = tmp_path / "resumed.jsonl"
-    log.write_text("".join(json.dumps(r) + "\n" for r in recorded))
-    result = search(ASUM, "[float]_16777216", strategy="guided", budget=30,
-                    replay_log=recorded, log=log, device="gpu")
+    log.write_bytes(gzip.decompress(archived.read_bytes()))
+    result = search(ASUM, "[float]_16777216", strategy="guided", budget=len(recorded) + 30,
+                    replay_log=archived, log=log)
     logged = {r["key"] for r in recorded}
     new = [r for r in result.log if r["key"] not in logged]
-    assert result.evaluated == 30 and len(new) >= 20
+    assert result.from_log == len(recorded)
+    assert result.evaluated == len(recorded) + 30 and len(new) >= 20

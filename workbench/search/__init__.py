@@ -35,9 +35,17 @@ from .evaluation import (
     ReplayEvaluator,
     job_key,
 )
-from .log import Log, LogError, read
+from .log import (
+    Log,
+    LogError,
+    device_identity,
+    device_text,
+    make_header,
+    read,
+    read_log,
+)
 from .space import Step, replay
-from .strategies import STRATEGIES
+from .strategies import DEFAULT_STRATEGY, STRATEGIES, VERSIONS, check_options, run_strategy
 
 CUTOFF = 10  # a candidate whose first two runs each take this many times the best so far
 # is timed no more: its time only has to show that it loses (a search at 2^27 floats meets
@@ -47,6 +55,10 @@ CUTOFF = 10  # a candidate whose first two runs each take this many times the be
 class StopSearch(Exception):
     """Raised by a ``progress`` callback to end the search after the candidate it was given:
     the result then holds what was measured, and ``stopped`` says why (the message)."""
+
+
+class TimeLimitReached(StopSearch):
+    """The search's wall-clock limit (``time_limit``) was reached."""
 
 
 class NoCorrectKernel(WorkbenchError):
@@ -77,6 +89,11 @@ class SearchResult:
     stopped: str = ""  # why the search measured fewer candidates than its budget
     model: dict | None = None  # the guided search's cost model, fitted to its measurements
     details: dict = field(default_factory=dict)  # the strategy's report (cases: phases)
+    time_limit: float | None = None  # the wall-clock limit it was given, in seconds
+    device: dict | None = None  # the device its times were taken on (name, platform, driver)
+    remeasured: int = 0  # candidates of a log of another device or inputs measured again
+    restarts: int = 0  # worker processes started again after a candidate killed its worker
+    lost_seconds: float = 0.0  # time spent on candidates that crashed or ran out of time
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -134,9 +151,26 @@ class SearchResult:
             lines.append(f"  its expression: {first['expression']}")
         if self.stopped:
             lines.append(f"stopped after {self.evaluated} of {self.budget}: {self.stopped}")
-        if self.from_log:
-            lines.append(f"resumed: {self.from_log} candidates taken from the log")
+        lines += self._notes()
         return "\n".join(lines)
+
+    def _notes(self) -> list[str]:
+        """What else the search says of itself: a resumed log, a time limit, crashes."""
+        notes = []
+        if self.from_log:
+            notes.append(f"resumed: {self.from_log} of the {self.evaluated} candidates "
+                         f"were taken from the log")
+        if self.remeasured:
+            notes.append(f"remeasured: {self.remeasured} candidates of the log measured "
+                         f"again on this device and these inputs")
+        if self.time_limit is not None:
+            reached = self.stopped.startswith("the time limit")
+            notes.append(f"time limit: {self.time_limit:g} s, "
+                         f"{'reached' if reached else 'not reached'} ({self.seconds:.1f} s)")
+        if self.restarts or self.lost_seconds:
+            notes.append(f"crashes and time-outs: {_plural(self.restarts, 'worker')} started "
+                         f"again, {self.lost_seconds:.1f} s lost")
+        return notes
 
     def __str__(self) -> str:
         if self.best is None:
@@ -146,8 +180,7 @@ class SearchResult:
         lines.append(f"  ({self.timing_text})")
         if self.stopped:
             lines.append(f"stopped after {self.evaluated} of {self.budget}: {self.stopped}")
-        if self.from_log:
-            lines.append(f"resumed: {self.from_log} candidates taken from the log")
+        lines += self._notes()
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
@@ -155,9 +188,7 @@ class SearchResult:
             head, *rest = self._explanation().split("\n")
             return f"**{head}**\n\n```\n" + "\n".join(rest) + "\n```\n"
         notes = [f"stopped after {self.evaluated} of {self.budget}: {self.stopped}"
-                 if self.stopped else "",
-                 f"resumed: {self.from_log} candidates taken from the log"
-                 if self.from_log else "", f"time: {self.timing_text}"]
+                 if self.stopped else "", *self._notes(), f"time: {self.timing_text}"]
         return (f"**search ({self.strategy}): {self.outcome}**, {self.seconds:.1f} s\n\n"
                 + "".join(f"- {n}\n" for n in notes if n) + "\n"
                 + (self.derivation.to_markdown() if self.derivation is not None else ""))
@@ -177,7 +208,9 @@ class SearchResult:
                 "failures_by_kind": self.failures_by_kind,
                 "first_failure": self.first_failure,
                 "from_log": self.from_log, "stopped": self.stopped, "model": self.model,
-                "details": self.details}
+                "details": self.details, "time_limit": self.time_limit,
+                "device": self.device, "remeasured": self.remeasured,
+                "restarts": self.restarts, "lost_seconds": self.lost_seconds}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -192,7 +225,8 @@ class Context:
     """What a strategy sees: the start, the budget, and ``measure``."""
 
     def __init__(self, start, types, sizes, budget, evaluator, log, device, seed, at,
-                 repeat, progress, batch, strategy, replayed: list | None = None):
+                 repeat, progress, batch, strategy, replayed: list | None = None,
+                 identity: dict | None = None, deadline: float | None = None):
         self.start, self.types, self.sizes, self.budget = start, types, sizes, budget
         self.evaluator, self.log, self.device, self.seed, self.at = (evaluator, log, device,
                                                                      seed, at)
@@ -203,8 +237,13 @@ class Context:
         # same, rule by rule), computed once per worker
         self.reference = str(start)
         self.ranges = ranges_text(ranges_of(start)) if ranges_of(start) is not None else None
-        self.cache = log.by_key()
-        self.logged_before = set(self.cache)  # measured by an earlier run (resuming)
+        # the device the times are taken on, as a log's header and every key name it
+        self.identity = identity or {"name": device or "default"}
+        self.device_key = device_text(self.identity) if identity else (device or "default")
+        self.deadline = deadline  # the wall-clock time (time.time()) the search stops at
+        self.time_limit: float | None = None  # the same, in seconds from the search's start
+        self.cache: dict[str, dict] = {}
+        self.logged_before: set[str] = set()  # measured by an earlier run (resuming)
         self.from_log = 0
         self.records: list[dict] = []
         self.best_ms: float | None = None  # the best correct time among the records
@@ -244,7 +283,16 @@ class Context:
         return self.prior_model.fit(earlier, strength=2.0) if earlier else self.prior_model
 
     def key_of(self, expr) -> str:
-        return job_key(str(expr), self.sizes, self.device)
+        return job_key(str(expr), self.sizes, self.device_key, self.types)
+
+    def adopt(self, records: list[dict]) -> None:
+        """The records of the log this search resumes (of this device and these inputs):
+        they answer for their candidates, count against the budget and may be the best."""
+        for record in records:
+            if record["key"] not in self.cache:
+                self.cache[record["key"]] = record
+                self.logged_before.add(record["key"])
+                self._count(record, announce=False)
 
     def measured(self, expr) -> bool:
         return self.key_of(expr) in self.cache
@@ -253,7 +301,13 @@ class Context:
         return self.cache.get(self.key_of(expr))
 
     def left(self) -> int:
+        """Candidates the budget still allows (none once the time limit is reached)."""
+        if self.time_up():
+            return 0
         return self.budget - len(self.records)
+
+    def time_up(self) -> bool:
+        return self.deadline is not None and time.time() >= self.deadline
 
     def fix(self, steps: list[Step]) -> None:
         self.fixed.append(len(self.records))
@@ -270,7 +324,7 @@ class Context:
         cutoff = self.cutoff_ms()
         for expr, steps, *extra in candidates:
             text = str(expr)
-            key = job_key(text, self.sizes, self.device)
+            key = self.key_of(text)
             order.append(key)
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
@@ -287,6 +341,8 @@ class Context:
             self.cache[record["key"]] = record
             self.log.append(record)
             self._count(record)  # in the order they finish, as in the log file
+            if self.time_up():
+                raise TimeLimitReached(self.time_limit_text())
         out = []
         for key in order:
             record = self.cache[key]
@@ -299,7 +355,10 @@ class Context:
         times the best correct time among the search's candidates so far."""
         return CUTOFF * self.best_ms if self.best_ms is not None else None
 
-    def _count(self, record: dict) -> None:
+    def time_limit_text(self) -> str:
+        return f"the time limit of {self.time_limit:g} s was reached"
+
+    def _count(self, record: dict, announce: bool = True) -> None:
         if record["key"] not in self.seen:
             self.seen.add(record["key"])
             self.records.append(record)
@@ -308,7 +367,7 @@ class Context:
                 self.best_ms = ms
             if record["key"] in self.logged_before:
                 self.from_log += 1
-            if self.progress is not None:
+            if self.progress is not None and announce:
                 self.progress(record)
 
 
@@ -324,48 +383,77 @@ def _types(expr: Expr, arrays) -> tuple[list[Type], dict[str, int]]:
     return list(types), {}
 
 
-def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int = 40,
+def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget: int = 40,
            device: str | None = None, executor=None, log: str | Path | None = None,
-           progress=None, seed: int = 0, at: NodePath | str | None = None,
+           progress=None, seed: int | None = None, at: NodePath | str | None = None,
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
            sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
-           options: dict | None = None) -> SearchResult:
+           options: dict | None = None, time_limit: float | None = None,
+           remeasure: bool = False) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
-    ``STRATEGIES``; ``budget`` the number of distinct candidates measured; ``executor`` a
+    ``STRATEGIES`` (default ``DEFAULT_STRATEGY``, the guided descent); ``budget`` the number
+    of distinct candidates measured, a resumed log's among them; ``time_limit`` a wall-clock
+    limit in seconds that ends the search with what it found; ``executor`` a
     ``concurrent.futures`` executor or a Dask ``Client`` (default: local worker processes,
     ``workers`` of them, each candidate limited to ``timeout`` seconds); ``log`` a JSON-lines
-    file that makes the search resumable; ``replay_log`` answers from a recorded log instead
-    of running anything; ``progress(record)`` is called as each candidate finishes (it may
-    raise ``StopSearch`` to end the search there, keeping what was found); ``at``
-    restricts the rewrites to the subtree at that path; ``options`` go to the strategy
-    (``cases``: ``depth``, ``max_depth``, ``values``, ``mappings``, ``limits``). A
-    ``Derivation`` starts the search from its current step."""
+    file that makes the search resumable (it says which device and inputs its times are for:
+    a log of another device or other inputs is refused, or with ``remeasure`` its candidates
+    are measured again here); ``replay_log`` answers from a recorded log instead of running
+    anything (with the log's strategy and seed unless others are given); ``progress(record)``
+    is called as each candidate finishes (it may raise ``StopSearch`` to end the search
+    there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
+    path; ``options`` go to the strategy (``strategies.option_names`` lists them). A
+    ``Derivation`` starts the search from its current step. The best is the best of every
+    candidate known for this device and these inputs, the resumed log's included, timed
+    again."""
     from ..errors import parse_path
 
     start_time = time.time()
+    replay_header = _replay_header(replay_log)
+    if strategy is None:
+        strategy = replay_header.get("strategy", DEFAULT_STRATEGY) if replay_header \
+            else DEFAULT_STRATEGY
+    if seed is None:
+        seed = replay_header.get("seed", 0) if replay_header else 0
     if strategy not in STRATEGIES:
         raise WorkbenchError(f"unknown strategy {strategy!r} (known: "
                              f"{', '.join(STRATEGIES)})")
-    if budget < 1:
-        raise WorkbenchError("the budget must be at least one candidate")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise WorkbenchError(f"budget = {budget!r}: give a whole number of candidates, at "
+                             f"least 1")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise WorkbenchError(f"repeat = {repeat!r}: give a whole number of runs, at least 1")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise WorkbenchError(f"seed = {seed!r}: give a whole number")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
+            time_limit, int | float) or not time_limit > 0):
+        raise WorkbenchError(f"time_limit = {time_limit!r}: give a number of seconds above 0")
+    options = check_options(strategy, dict(options or {}) if isinstance(options, dict)
+                            or options is None else options)
     derivation = expr if isinstance(expr, Derivation) else None
     start = derivation.current if derivation is not None else expr
     if derivation is not None and ranges_of(start) is None:
         start = with_ranges(start, ranges_of(derivation.start))  # the inputs' ranges
     types, _ = _types(start, arrays)
+    size_env = dict(sizes or {})
     if isinstance(at, str):
         at = parse_path(at)
-    if replay_log is None and executor is None:
-        from ..opencl_devices import find_device
-
-        find_device(device)  # one clear error now, rather than one per candidate
-    run_log = Log(log)
+    records = None
     if replay_log is not None:
         records = replay_log if isinstance(replay_log, list) else read(replay_log)
+        _check_replay(replay_log, replay_header, strategy, types, size_env)
+        identity = replay_header.get("device") if replay_header else _recorded_device(records)
+    else:
+        identity = _identity(device, executor)
+    header = make_header(device=identity, program=str(start),
+                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
+                         seed=seed, options=_json_options(options), repeat=repeat)
+    run_log = Log(log)
+    matching, others = run_log.begin(header, remeasure=remeasure)
+    if replay_log is not None:
         evaluator = ReplayEvaluator(records)
     elif executor is not None:
         evaluator = ExecutorEvaluator(executor, timeout)
@@ -373,24 +461,31 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
         evaluator = InlineEvaluator()
     else:
         evaluator = PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
-    size_env = dict(sizes or {})
     ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
                   repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy,
-                  replayed=records if replay_log is not None else None)
-    ctx.options = dict(options or {})
+                  replayed=records, identity=identity,
+                  deadline=start_time + time_limit if time_limit is not None else None)
+    ctx.time_limit = time_limit
+    ctx.options = options
+    ctx.adopt(matching)
     stop = ""
+    remeasured = 0
     try:
         try:
-            STRATEGIES[strategy](ctx)
+            remeasured = _remeasure(ctx, others)
+            run_strategy(ctx)
         except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
             err.add_note(_interrupted(ctx, log))
             raise
-        except StopSearch as request:  # the caller's progress callback asked to stop
+        except StopSearch as request:  # asked to stop, or out of time
             stop = str(request) or "stopped on request"
+        if not stop and ctx.time_up():
+            stop = ctx.time_limit_text()
         good = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms") is not None]
         best_record = min(good, key=lambda r: r["kernel_ms"]) if good else None
         if stop and best_record is not None:  # candidates may still be running: no re-timing
-            best_ms, timing = best_record["kernel_ms"], "logged (the search was stopped)"
+            why = "the time limit was reached" if ctx.time_up() else "the search was stopped"
+            best_ms, timing = best_record["kernel_ms"], f"logged ({why})"
         else:
             best_ms, timing = _retime(ctx, best_record, replayed=replay_log is not None)
     finally:
@@ -409,7 +504,94 @@ def search(expr: Expr | Derivation, *arrays, strategy: str = "mcts", budget: int
                         budget=budget, from_log=ctx.from_log,
                         stopped=stop or _why_stopped(ctx),
                         model=ctx.model.as_json() if ctx.model is not None else None,
-                        details=ctx.details)
+                        details=ctx.details, time_limit=time_limit, device=identity,
+                        remeasured=remeasured,
+                        restarts=getattr(evaluator, "restarts", 0),
+                        lost_seconds=getattr(evaluator, "lost_seconds", 0.0))
+
+
+def _json_options(options: dict) -> dict:
+    """The options as a header keeps them (JSON values; a ``Limits`` as its fields)."""
+    import dataclasses
+
+    return {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v
+            for k, v in options.items()}
+
+
+def _identity(device: str | None, executor) -> dict:
+    """The device a search's times are taken on. With an executor the workers may see other
+    devices than this process: where this process cannot find it, the spec stands for it."""
+    from ..opencl_devices import find_device
+
+    try:
+        return device_identity(find_device(device)[0])
+    except WorkbenchError:
+        if executor is None:
+            raise  # one clear error now, rather than one per candidate
+        return {"name": device or "default", "platform": "(the executor's workers)",
+                "driver": "", "kind": ""}
+
+
+def _replay_header(replay_log) -> dict | None:
+    """The header of a replayed log file (None for a list of records, or a log of version 1
+    whose records have no header)."""
+    if replay_log is None or isinstance(replay_log, list):
+        return None
+    headers = read_log(replay_log).headers
+    return headers[-1] if headers else None
+
+
+def _recorded_device(records: list[dict]) -> dict:
+    names = sorted({r.get("device_name") for r in records if r.get("device_name")})
+    return {"name": names[0] if names else "a replayed log", "platform": "", "driver": "",
+            "kind": ""}
+
+
+def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) -> None:
+    """A replay draws the candidates its log holds only with the same strategy, at the same
+    version, for the same inputs: anything else is refused, with the reason."""
+    if header is None:
+        return
+    where = str(replay_log)
+    if header.get("strategy") != strategy:
+        raise LogError(f"{where}: recorded by the {header.get('strategy')} strategy; a "
+                       f"replay with {strategy} would meet candidates it does not hold "
+                       f"(replay it with strategy={header.get('strategy')!r})", where)
+    if header.get("strategy_version") != VERSIONS[strategy]:
+        why = header.get("replays") or (
+            f"recorded by version {header.get('strategy_version')} of the {strategy} "
+            f"strategy, and this is version {VERSIONS[strategy]}, which takes other choices")
+        raise LogError(f"{where} does not replay: {why}. Its records still plot "
+                       f"(workbench.search.read), and a search given it as log= on its device "
+                       f"goes on from them", where)
+    if header.get("types") != [str(t) for t in types] or header.get("sizes") != dict(sizes):
+        raise LogError(f"{where}: recorded for inputs {', '.join(header.get('types') or [])}; "
+                       f"this replay's are {', '.join(map(str, types))}", where)
+
+
+def _remeasure(ctx: Context, records: list[dict]) -> int:
+    """Measure again, here, the candidates of a log taken on another device or for other
+    inputs: each one's derivation applied again from the start at these inputs (its default
+    completion may choose other sizes there); those that no longer apply are left out. How
+    many were measured."""
+    wanted, seen = [], set()
+    for r in records:
+        try:
+            steps = [Step(s["rule"], _path(s["path"]), s.get("params", {}))
+                     for s in r.get("steps", [])]
+            expr = replay(ctx.start, ctx.types, steps)
+        except (WorkbenchError, KeyError, TypeError, ValueError):
+            continue
+        if str(expr) in seen:
+            continue
+        seen.add(str(expr))
+        wanted.append((expr, steps))
+    done = 0
+    while wanted and ctx.left() > 0:
+        chunk, wanted = wanted[:min(ctx.batch, ctx.left())], wanted[min(ctx.batch, ctx.left()):]
+        ctx.measure(chunk)
+        done += len(chunk)
+    return done
 
 
 def _interrupted(ctx: Context, log) -> str:
@@ -469,6 +651,7 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch", "STRATEGIES",
+__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch",
+           "TimeLimitReached", "STRATEGIES", "DEFAULT_STRATEGY",
            "Log", "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator",
            "ExecutorEvaluator", "InlineEvaluator"]

@@ -27,11 +27,12 @@ from collections.abc import Iterable, Iterator
 TIMEOUT = "timeout"
 
 
-def job_key(expression: str, sizes: dict, device: str | None) -> str:
+def job_key(expression: str, sizes: dict, device: str | None, types=()) -> str:
     """Candidates are equal when their expressions print the same (expressions print in a
-    normal form, up to renaming of bound variables) for the same sizes and device."""
+    normal form, up to renaming of bound variables) for the same sizes, input types and
+    device (its name, platform and driver: ``log.device_text``)."""
     size_text = ",".join(f"{k}={v}" for k, v in sorted(sizes.items()))
-    return f"{expression} | {size_text} | {device or 'default'}"
+    return f"{expression} | {size_text} | {', '.join(map(str, types))} | {device or 'default'}"
 
 
 def evaluate_candidate(job: dict) -> dict:
@@ -41,28 +42,13 @@ def evaluate_candidate(job: dict) -> dict:
               "sizes": job["sizes"], "device": job.get("device") or "default",
               **_ranking(job)}
     try:
-        from ..inputs import random_inputs
-        from ..notation import parse, parse_ranges, parse_type
+        from ..notation import parse
         from ..notation.program import user_functions
         from ..run import run
-        from ..semantics import evaluate, typed_input
 
         functions = user_functions(job.get("definitions", ""))
         expr = parse(job["expression"], functions)
-        types = [parse_type(t) for t in job["types"]]
-        ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
-        # the candidate's text carries no signature: its inputs take the job's types; a
-        # worker keeps the inputs (and the program's output on them) of its last few
-        # searches, so a large input is drawn and interpreted once, not per candidate
-        key = json.dumps([job["types"], job["sizes"], job.get("seed", 0), job.get("ranges")])
-        inputs = _cached(("inputs", key), lambda: [
-            typed_input(v, t) for v, t in
-            zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
-        expected = None
-        if job.get("reference"):
-            reference = parse(job["reference"], functions)
-            expected = _cached(("expected", key, job["reference"]),
-                               lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
+        inputs, expected = _inputs_and_expected(job, functions)
         result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
                      expected=expected, cutoff_ms=job.get("cutoff_ms"))
@@ -77,6 +63,41 @@ def evaluate_candidate(job: dict) -> dict:
                       kernel_ms=None)
     record["seconds"] = time.perf_counter() - start
     return record
+
+
+def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
+    """The job's inputs and the interpreter's output of its reference on them (None without
+    one). The candidate's text carries no signature: its inputs take the job's types; a
+    worker keeps the inputs (and the program's output on them) of its last few searches, so
+    a large input is drawn and interpreted once, not per candidate."""
+    from ..inputs import random_inputs
+    from ..notation import parse, parse_ranges, parse_type
+    from ..semantics import evaluate, typed_input
+
+    types = [parse_type(t) for t in job["types"]]
+    ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
+    key = json.dumps([job["types"], job["sizes"], job.get("seed", 0), job.get("ranges")])
+    inputs = _cached(("inputs", key), lambda: [
+        typed_input(v, t) for v, t in
+        zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
+    expected = None
+    if job.get("reference"):
+        reference = parse(job["reference"], functions)
+        expected = _cached(("expected", key, job["reference"]),
+                           lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
+    return inputs, expected
+
+
+def prepare_candidate(job: dict) -> None:
+    """What a worker does before its first candidate (``WorkerPool``'s warm-up), so that
+    neither a candidate's time limit nor, after a crash, the next candidate pays for it:
+    the imports, the device opened, and the inputs and expected output of the job's
+    search."""
+    from ..notation.program import user_functions
+    from ..runtime import context_for
+
+    context_for(job.get("device"))
+    _inputs_and_expected(job, user_functions(job.get("definitions", "")))
 
 
 _CACHE: dict = {}  # this worker's recent inputs and interpreter outputs
@@ -128,14 +149,27 @@ class PoolEvaluator:
     """Worker processes of our own (``isolation.WorkerPool``), at most ``workers`` candidates
     at once. A candidate that overruns ``timeout`` seconds of its own time (waiting for the
     device does not count) or kills its worker is recorded with that outcome; the worker is
-    replaced and the search goes on. The workers die with the search's process."""
+    replaced and the search goes on. The workers die with the search's process. Each
+    worker prepares its search's inputs before its first candidate (``prepare_candidate``),
+    a replacement while the others go on. ``restarts`` and ``lost_seconds`` say what
+    crashes and time-outs cost: workers started again, and the worker time spent on the
+    candidates that crashed or overran and on starting their replacements."""
 
     def __init__(self, workers: int = 2, timeout: float = 60.0, task=None):
         from ..isolation import WorkerPool
 
         self.workers = max(1, workers)
         self.timeout = timeout
-        self.pool = WorkerPool(task or evaluate_candidate, self.workers, timeout)
+        self.pool = WorkerPool(task or evaluate_candidate, self.workers, timeout,
+                               warm=prepare_candidate if task is None else None)
+
+    @property
+    def restarts(self) -> int:
+        return self.pool.restarts
+
+    @property
+    def lost_seconds(self) -> float:
+        return self.pool.lost_seconds
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
         """Records as candidates finish."""
@@ -194,11 +228,11 @@ class ReplayEvaluator:
     def __init__(self, records: Iterable[dict], device: str | None = None):
         self.records = {}
         for r in records:
-            self.records.setdefault(_replay_key(r["key"]), r)
+            self.records.setdefault(_replay_key(r), r)
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
         for job in jobs:
-            found = self.records.get(_replay_key(job["key"]))
+            found = self.records.get(_replay_key(job))
             if found is None:
                 yield failed(job, "not in log", "this candidate was not measured in the "
                              "replayed log")
@@ -210,6 +244,8 @@ class ReplayEvaluator:
         pass
 
 
-def _replay_key(key: str) -> str:
-    """The key without its device: a log from another machine answers for this one."""
-    return key.rsplit(" | ", 1)[0]
+def _replay_key(record: dict) -> str:
+    """The expression and sizes, without the device: a log from another machine answers for
+    this one (the search checked that the log's header is of these inputs)."""
+    sizes = ",".join(f"{k}={v}" for k, v in sorted((record.get("sizes") or {}).items()))
+    return f"{record['expression']} | {sizes}"

@@ -2,25 +2,45 @@
 soon as it finishes, so a search that is stopped — even killed — loses nothing, and a search
 started again with the same log resumes: what the log holds is not run again (SPEC 8).
 
-A last line cut short by the kill, or a last line that is not a record, is tolerated and
-reported (a resumed search drops it before appending); any other line that is not a record
-is an error naming its line number. Plots read logs only.
+Every search that writes to a log first writes a *header* line: where the times were taken
+(the device's name, platform and driver), by what (the project's version, the strategy and
+its version, seed and options) and of what (the program, its input types and sizes). The
+records after a header belong to it, and each record's key names the device and the input
+types too, so a time is never taken for another device or other inputs: a log whose header
+does not match the search is refused, or its candidates are measured again when asked
+(``remeasure``), under a header of their own.
+
+A last line cut short by the kill (even inside a character), or a last line that is not a
+record, is tolerated and reported (a resumed search drops it before appending); any other
+line that is not a header or a record — a record whose fields have the wrong types among
+them — is an error naming its line number. Plots read records only.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import NotText, WorkbenchError, decode_utf8
 
 FORMAT = "rewrite-workbench search log"
+VERSION = 2  # 1: records only, keyed by expression, sizes and the device as asked for
+
+# what a header says of the device, of the inputs and of the search; a log is resumed only
+# where the first two are the same (the search's fields may differ: a section per search)
+DEVICE_FIELDS = ("name", "platform", "driver")
+INPUT_FIELDS = ("program", "definitions", "types", "sizes")
+SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench")
 
 
 class LogError(WorkbenchError):
-    """A log that cannot be read: ``path`` and, where one is at fault, its ``line``."""
+    """A log that cannot be read or used: ``path`` and, where one is at fault, its
+    ``line``."""
 
     def __init__(self, message: str, path: Path | str | None = None, line: int | None = None):
         super().__init__(message)
@@ -28,14 +48,98 @@ class LogError(WorkbenchError):
         self.line = line
 
 
+def project_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rewrite-workbench")
+    except PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown"
+
+
+def device_identity(info) -> dict:
+    """What a header and a key say of a device (a ``DeviceInfo``)."""
+    return {"name": info.name, "platform": info.platform, "driver": info.driver,
+            "kind": info.kind}
+
+
+def device_text(device: dict) -> str:
+    """A device in one line: its name, platform and driver."""
+    return f"{device.get('name')} ({device.get('platform')}, driver {device.get('driver')})"
+
+
+def make_header(*, device: dict, program: str, definitions: str, types: list[str],
+                sizes: dict, strategy: str, strategy_version: int | None, seed: int,
+                options: dict, repeat: int) -> dict:
+    return {"format": FORMAT, "version": VERSION, "device": dict(device), "program": program,
+            "definitions": definitions, "types": list(types), "sizes": dict(sizes),
+            "strategy": strategy, "strategy_version": strategy_version, "seed": seed,
+            "options": dict(options), "repeat": repeat, "workbench": project_version(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def same_device(a: dict, b: dict) -> bool:
+    return all(a.get(k) == b.get(k) for k in DEVICE_FIELDS)
+
+
+def same_inputs(a: dict, b: dict) -> bool:
+    return all(a.get(k) == b.get(k) for k in INPUT_FIELDS)
+
+
+def mismatch(old: dict | None, new: dict) -> str:
+    """Why the records under header ``old`` cannot answer a search with header ``new``
+    ('' when they can)."""
+    if old is None:
+        return ("it has no header (it was written before logs said where their times were "
+                "taken), so its times cannot be told to be of this device and these inputs")
+    if not same_device(old["device"], new["device"]):
+        return (f"its times were taken on {device_text(old['device'])}; this search runs on "
+                f"{device_text(new['device'])}")
+    if old.get("types") != new["types"] or old.get("sizes") != new["sizes"]:
+        return (f"its times are for inputs {', '.join(old.get('types') or [])}; this search's "
+                f"are {', '.join(new['types'])}")
+    if old.get("program") != new["program"] or old.get("definitions") != new["definitions"]:
+        return (f"it holds a search of another program ({old.get('program')}); this search "
+                f"is of {new['program']}")
+    return ""
+
+
+@dataclass
+class Contents:
+    """What a log file holds: its headers, its records, and for each record the index of
+    the header it comes under (-1: before any header, a log of version 1)."""
+
+    headers: list[dict] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    sections: list[int] = field(default_factory=list)
+    cut_from: int | None = None  # where a last line that is no record starts (dropped)
+
+    def header_of(self, i: int) -> dict | None:
+        s = self.sections[i]
+        return self.headers[s] if s >= 0 else None
+
+
 def read(path: str | Path) -> list[dict]:
     """The records of a log file (empty when it does not exist yet)."""
-    return _read(Path(path))[0]
+    return read_log(path).records
+
+
+def read_log(path: str | Path) -> Contents:
+    """The headers and records of a log file (empty when it does not exist yet)."""
+    return _read(Path(path))
+
+
+def _is_device(path: Path) -> bool:
+    """A character device such as /dev/null: read as empty, written without fsync."""
+    try:
+        return stat.S_ISCHR(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = b"" if _is_device(path) else path.read_bytes()
         if path.suffix == ".gz":  # an archived log (benchmarks keep theirs compressed)
             import gzip
             import zlib
@@ -44,30 +148,43 @@ def _text(path: Path) -> str:
                 data = gzip.decompress(data)
             except (OSError, EOFError, zlib.error) as err:
                 raise LogError(f"{path}: not a readable gzip file ({err})", path) from None
-        return decode_utf8(data)
+        return _decode(data)
     except NotText as err:
         raise LogError(f"{path}: {err}", path, err.line) from None
     except OSError as err:
         raise LogError(f"cannot read {path}: {err.strerror}", path) from None
 
 
-def _read(path: Path) -> tuple[list[dict], int | None]:
-    """The records, and where the last line starts when it is not a record (cut short by a
-    kill, or garbage) so that a resumed search can drop it; None when the file ends well."""
+def _decode(data: bytes) -> str:
+    """UTF-8 text; a last line cut inside a character (a kill while writing it) is read
+    with the cut character replaced, so that it is reported as cut short like any other."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.reason == "unexpected end of data" and err.end == len(data):
+            return decode_utf8(data[:err.start]) + "\ufffd"
+    return decode_utf8(data)
+
+
+def _read(path: Path) -> Contents:
+    found = Contents()
     if not path.exists():
-        return [], None
+        return found
     text = _text(path)
     lines = text.split("\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1) + 1
-    records = []
     offset = 0
     for number, line in enumerate(lines, start=1):
         start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
-        record, problem = _record(line)
-        if problem is None:
-            records.append(record)
+        kind, value, problem = _line(line)
+        if kind == "header":
+            found.headers.append(value)
+            continue
+        if kind == "record":
+            found.records.append(value)
+            found.sections.append(len(found.headers) - 1)
             continue
         if number != last:
             raise LogError(f"{path}: line {number} is not a search record ({problem})", path,
@@ -77,55 +194,165 @@ def _read(path: Path) -> tuple[list[dict], int | None]:
                f"is not a search record ({problem})")
         warnings.warn(f"{path}: line {number}, the last, {why}; it is ignored",
                       stacklevel=3)
-        return records, start
-    return records, None
+        found.cut_from = start
+    return found
 
 
-def _record(line: str) -> tuple[dict | None, str | None]:
+def _line(line: str) -> tuple[str, dict | None, str | None]:
+    """("header" | "record", the value, None), or ("", None, what is wrong)."""
     try:
-        record = json.loads(line)
+        value = json.loads(line)
     except json.JSONDecodeError as err:
-        return None, f"{err.msg}, column {err.colno}"
+        return "", None, f"{err.msg}, column {err.colno}"
     except RecursionError:
-        return None, "nested too deeply"
-    if not isinstance(record, dict) or "key" not in record:
-        return None, "no \"key\""
-    return record, None
+        return "", None, "nested too deeply"
+    if isinstance(value, dict) and value.get("format") == FORMAT and "key" not in value:
+        problem = _header_problem(value)
+        return ("header", value, None) if problem is None else ("", None, problem)
+    if not isinstance(value, dict) or "key" not in value:
+        return "", None, "no \"key\""
+    problem = record_problem(value)
+    return ("record", value, None) if problem is None else ("", None, problem)
+
+
+def _kind(value) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+# a record's fields and the types they must have (those a search or a plot reads)
+_NUMBER = (int, float)
+RECORD_FIELDS: dict[str, tuple] = {
+    "key": (str,), "expression": (str,), "status": (str,), "message": (str, type(None)),
+    "correct": (bool,), "kernel_ms": _NUMBER + (type(None),),
+    "kernel_ms_min": _NUMBER + (type(None),), "kernel_ms_max": _NUMBER + (type(None),),
+    "predicted_ms": _NUMBER + (type(None),), "cutoff_ms": _NUMBER + (type(None),),
+    "finished": _NUMBER, "seconds": _NUMBER, "runs": (int, type(None)),
+    "sizes": (dict,), "steps": (list,), "features": (dict, type(None)),
+    "strategy": (str,), "device": (str,), "device_name": (str, type(None))}
+
+
+def record_problem(record: dict) -> str | None:
+    """What is wrong with a record's fields (None when nothing is)."""
+    for name, kinds in RECORD_FIELDS.items():
+        if name not in record:
+            continue
+        value = record[name]
+        bad = not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)
+        if bad:
+            return f"its \"{name}\" is {_kind(value)} {json.dumps(value)[:40]}"
+    for i, step in enumerate(record.get("steps", [])):
+        if not (isinstance(step, dict) and isinstance(step.get("rule"), str)
+                and isinstance(step.get("path", ""), str)
+                and isinstance(step.get("params", {}), dict)):
+            return f"its step {i + 1} is not a rule, a path and parameters"
+    return None
+
+
+def _header_problem(header: dict) -> str | None:
+    if not isinstance(header.get("device"), dict):
+        return "a header without a device"
+    if not isinstance(header.get("types"), list) or not isinstance(header.get("sizes"), dict):
+        return "a header without input types and sizes"
+    return None
 
 
 class Log:
-    """An append-only log; ``None`` for a search that keeps its records in memory only."""
+    """An append-only log; ``None`` for a search that keeps its records in memory only.
+    ``begin(header)`` checks that the log's records answer for the search's device and
+    inputs and writes the search's header."""
 
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path is not None else None
-        self.records: list[dict] = []
+        self.contents = Contents()
+        self.device = self.path is not None and _is_device(self.path)
         if self.path is None:
             return
-        self.records, bad_from = _read(self.path)
-        if not self.path.exists():
+        self.contents = _read(self.path)
+        if not self.path.exists() or self.device:
             return
         text = _text(self.path)
-        if bad_from is not None:
-            if not self.records and text.endswith("\n"):
+        if self.contents.cut_from is not None:
+            if not self.contents.records and not self.contents.headers \
+                    and text.endswith("\n"):
                 # No record, only a line that is not one: some other file, not a log.
                 raise LogError(f"{self.path}: not a search log (no line is a search "
                                f"record); remove it or give another log file", self.path, 1)
-            self.path.write_text(text[:bad_from], encoding="utf-8")  # dropped, then appended
+            self.path.write_text(text[:self.contents.cut_from], encoding="utf-8")
         elif text and not text.endswith("\n"):  # a last record complete but for its newline
             self.path.write_text(text + "\n", encoding="utf-8")
 
+    @property
+    def records(self) -> list[dict]:
+        return self.contents.records
+
+    def begin(self, header: dict, remeasure: bool = False) -> tuple[list[dict], list[dict]]:
+        """Write the search's header (unless the last one says the same) and return the
+        records that answer for it (``matching``) and, with ``remeasure``, those that do not
+        but whose candidates are to be measured again. Records of other devices or inputs
+        never answer; a log that holds only such records is refused (``LogError``) unless
+        they are to be measured again."""
+        c = self.contents
+        matching, others, why = [], [], ""
+        for i, record in enumerate(c.records):
+            problem = mismatch(c.header_of(i), header)
+            if problem:
+                others.append(record)
+                why = why or problem
+            else:
+                matching.append(record)
+        if others and not matching and not remeasure:
+            raise LogError(
+                f"{self.path}: {why}. Its times do not hold for this search: give another log "
+                f"file, or remeasure=True (--remeasure) to measure its {len(others)} "
+                f"candidates again here and go on", self.path)
+        last = c.headers[-1] if c.headers else None
+        if last is None or any(last.get(k) != header.get(k)
+                               for k in ("device",) + INPUT_FIELDS + SEARCH_FIELDS):
+            self._write(header)
+            c.headers.append(header)
+        return matching, others if remeasure else []
+
     def append(self, record: dict) -> None:
         self.records.append(record)
+        self.contents.sections.append(len(self.contents.headers) - 1)
+        self._write(record)
+
+    def _write(self, value: dict) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.device:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            f.write(json.dumps(value, ensure_ascii=False) + "\n")
             f.flush()
-            os.fsync(f.fileno())
+            if not self.device:
+                os.fsync(f.fileno())
 
     def by_key(self) -> dict[str, dict]:
         found: dict[str, dict] = {}
         for r in self.records:
             found.setdefault(r["key"], r)
         return found
+
+
+def upgrade(path: str | Path, header: dict) -> int:
+    """Give a log of version 1 (records only) its header, and its records keys that name
+    the header's device and input types; a compressed log stays compressed. How many
+    records it holds. A log that has a header already is left as it is."""
+    from .evaluation import job_key
+
+    path = Path(path)
+    contents = _read(path)
+    if contents.headers:
+        return len(contents.records)
+    device = device_text(header["device"])
+    lines = [header] + [dict(r, key=job_key(r["expression"], r.get("sizes") or {}, device,
+                                            header["types"]))
+                        for r in contents.records]
+    text = "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in lines).encode()
+    if path.suffix == ".gz":
+        import gzip
+
+        text = gzip.compress(text, mtime=0)
+    path.write_bytes(text)
+    return len(contents.records)

@@ -1,0 +1,166 @@
+"""Search logs say where their times were taken and of what: a header per search, keys that
+name the device and the input types; a log of another device or other inputs is refused or
+measured again; a resumed search reports the best of everything its log holds; archived logs
+of earlier strategy versions are refused with the reason; damaged logs read or are refused
+with the line."""
+
+import gzip
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from workbench.programs import library
+from workbench.search import LogError, read, search
+from workbench.search.log import VERSION, read_log
+
+ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data"
+ASUM = library("blas")["asum"]
+
+
+def _search(log, types="[float]_1024", budget=3, **kw):
+    return search(ASUM, types, strategy="random", budget=budget, workers=0, repeat=2,
+                  log=log, **kw)
+
+
+def test_a_log_starts_with_a_header_and_keys_name_the_device_and_the_inputs(tmp_path):
+    log = tmp_path / "log.jsonl"
+    result = _search(log)
+    contents = read_log(log)
+    [header] = contents.headers
+    assert header["version"] == VERSION
+    assert header["device"]["name"] == result.device["name"] and header["device"]["driver"]
+    assert header["types"] == ["[float]_1024"] and header["program"] == str(ASUM)
+    assert header["strategy"] == "random" and header["seed"] == 0 and header["workbench"]
+    for r in contents.records:
+        assert "[float]_1024" in r["key"] and result.device["name"] in r["key"]
+    _search(log, budget=4)  # resumed: same search, no second header
+    assert len(read_log(log).headers) == 1
+
+
+def test_a_log_is_never_taken_for_other_inputs(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, "[float]_1024", budget=2)
+    with pytest.raises(LogError, match=r"its times are for inputs \[float\]_1024; this "
+                                       r"search's are \[float\]_2048.*--remeasure"):
+        _search(log, "[float]_2048", budget=2)
+    assert len(read(log)) == 2  # nothing written
+
+
+def test_a_log_of_other_inputs_is_measured_again_when_asked(tmp_path):
+    log = tmp_path / "log.jsonl"
+    first = _search(log, "[float]_1024", budget=2)
+    again = _search(log, "[float]_2048", budget=3, remeasure=True)
+    assert again.from_log == 0 and again.remeasured == 2
+    # the same derivations, applied again at the new size (their default completions may
+    # choose other splits there)
+    def rules(records):
+        return sorted(tuple(s["rule"] for s in r["steps"]) for r in records)
+    assert rules(again.log[:2]) == rules(first.log)
+    assert all("[float]_2048" in r["key"] for r in again.log)
+    contents = read_log(log)
+    assert [h["types"] for h in contents.headers] == [["[float]_1024"], ["[float]_2048"]]
+    # the log now answers for both inputs: each resumes from its own records
+    assert _search(log, "[float]_2048", budget=3).from_log == 3
+
+
+def test_a_log_edited_to_say_another_device_is_refused(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["device"] = {"name": "NVIDIA H100 80GB HBM3", "platform": "NVIDIA CUDA",
+                        "driver": "580.159.04", "kind": "gpu"}
+    log.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    with pytest.raises(LogError, match="taken on NVIDIA H100 80GB HBM3"):
+        _search(log, budget=3)
+
+
+def test_a_log_without_a_header_is_refused_unless_measured_again(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[1:]) + "\n")  # as written before logs had headers
+    with pytest.raises(LogError, match="it has no header"):
+        _search(log, budget=3)
+    assert _search(log, budget=3, remeasure=True).remeasured == 2
+
+
+def test_a_resumed_search_reports_the_best_its_log_holds(tmp_path):
+    log = tmp_path / "log.jsonl"
+    first = _search(log, "[float]_65536", budget=4, seed=1)
+    logged = min(r["kernel_ms"] for r in read(log) if r["correct"])
+    # the resumed search meets none of the log's candidates (another seed) and finds
+    # only slower ones: its best is still the log's best, measured again
+    again = _search(log, "[float]_65536", budget=8, seed=7)
+    assert again.from_log == 4 and again.evaluated == 8
+    assert len(read(log)) == 8  # the whole log counted against the budget
+    best = min((r for r in again.log if r["correct"]), key=lambda r: r["kernel_ms"])
+    assert again.best_record is best and again.timing == "re-timed"
+    assert best["kernel_ms"] <= logged
+    assert {r["key"] for r in first.log} <= {r["key"] for r in again.log}
+
+
+def test_records_with_fields_of_the_wrong_types_are_refused_with_their_line(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    bad = json.loads(lines[1])
+    bad["kernel_ms"] = "fast"
+    log.write_text("\n".join([lines[0], json.dumps(bad), lines[2]]) + "\n")
+    with pytest.raises(LogError, match='line 2 is not a search record .*"kernel_ms" is str') \
+            as caught:
+        _search(log, budget=3)
+    assert caught.value.line == 2
+    bad = json.loads(lines[1])
+    bad["steps"] = [{"rule": 3}]
+    log.write_text("\n".join([lines[0], json.dumps(bad), lines[2]]) + "\n")
+    with pytest.raises(LogError, match="step 1 is not a rule"):
+        _search(log, budget=3)
+
+
+def test_a_log_cut_inside_a_character_resumes(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    with open(log, "ab") as f:
+        f.write('{"key": "λ'.encode()[:-1])  # killed between the two bytes of λ
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = _search(log, budget=3)
+    assert any("cut short" in str(w.message) for w in caught)
+    assert again.from_log == 2 and len(read(log)) == 3
+
+
+def test_a_log_at_dev_null_keeps_nothing_and_fails_nothing():
+    result = _search("/dev/null", budget=2)
+    assert result.evaluated == 2 and read("/dev/null") == []
+
+
+def test_an_archived_log_of_an_earlier_strategy_version_is_refused_with_the_reason():
+    archived = ROOT / "benchmarks/results/logs/asum_gpu_paper_mcts.jsonl.gz"
+    header = read_log(archived).headers[0]
+    assert header["device"]["name"] == "NVIDIA H100 80GB HBM3" and header["replays"]
+    with pytest.raises(LogError, match="does not replay: written by an earlier version of "
+                                       "the mcts strategy"):
+        search(ASUM, *header["types"], budget=10, replay_log=archived)
+
+
+def test_an_archived_log_of_todays_strategy_replays_with_its_strategy_and_seed():
+    archived = ROOT / "benchmarks/results/logs/asum_134217728_gpu_large_guided.jsonl.gz"
+    header = read_log(archived).headers[0]
+    assert "replays" not in header
+    result = search(ASUM, *header["types"], budget=12, replay_log=archived)
+    assert result.strategy == "guided"
+    assert not [r for r in result.log if r["status"] == "not in log"]
+    with pytest.raises(LogError, match="replay it with strategy='guided'"):
+        search(ASUM, *header["types"], strategy="mcts", budget=12, replay_log=archived)
+
+
+def test_every_archived_benchmark_log_has_a_header():
+    for path in sorted((ROOT / "benchmarks/results/logs").glob("*.jsonl.gz")):
+        text = gzip.decompress(path.read_bytes()).decode()
+        first = json.loads(text.split("\n", 1)[0])
+        assert first.get("format") == "rewrite-workbench search log", path.name
+        assert first["device"]["name"] and first["types"], path.name
