@@ -99,7 +99,8 @@ def test_every_strategy_finds_a_correct_kernel_on_the_cpu(strategy, tmp_path):
                     budget=4, workers=1, repeat=2, log=tmp_path / "log.jsonl")
     assert result.best is not None and result.best_kernel_ms > 0
     lines = (tmp_path / "log.jsonl").read_text().splitlines()
-    assert len(lines) == result.evaluated <= 4
+    assert len(lines) == 1 + result.evaluated and result.evaluated <= 4  # a header, records
+    assert json.loads(lines[0])["strategy"] == strategy
     assert result.derivation.current == result.best
 
 
@@ -172,7 +173,7 @@ def test_a_killed_search_resumes_from_its_log_without_running_candidates_again(t
                             start_new_session=True)
     deadline = time.time() + 240
     while time.time() < deadline and (not log.exists() or
-                                      len(log.read_text().splitlines()) < 3):
+                                      len(log.read_text().splitlines()) < 4):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -395,7 +396,7 @@ def test_waiting_for_the_device_does_not_count_against_a_candidates_time_limit()
         evaluator.close()
     assert records["hang"]["status"] == "timeout"
     assert records["quick"]["status"] == "ok"
-    assert evaluator.pool.replaced == 1  # only the hanging candidate's worker was stopped
+    assert evaluator.restarts == 1  # only the hanging candidate's worker was stopped
 
 
 def _all_failing() -> list[dict]:
@@ -477,7 +478,7 @@ def test_a_resumed_search_counts_the_candidates_it_took_from_its_log(tmp_path):
     again = search(ASUM, "[float]_4096", strategy="random", budget=5, workers=1, repeat=2,
                    log=log, seed=2)
     assert again.from_log == 3 and again.evaluated == 5
-    assert "resumed: 3 candidates taken from the log" in str(again)
+    assert "resumed: 3 of the 5 candidates were taken from the log" in str(again)
     assert len(read(log)) == 5
 
 
@@ -649,3 +650,66 @@ def test_a_progress_callback_may_stop_the_search_keeping_what_it_found():
     good = [r for r in seen if r["correct"]]
     assert result.best_kernel_ms == min(r["kernel_ms"] for r in good)
     assert result.timing == "logged (the search was stopped)"
+
+
+# --- defaults, limits and options ---------------------------------------------------------------
+
+def test_the_default_strategy_is_the_guided_descent_everywhere():
+    from workbench.cli import build_parser
+    from workbench.search import DEFAULT_STRATEGY
+
+    assert DEFAULT_STRATEGY == "guided"
+    result = search(ASUM, "[float]_4096", budget=2, workers=0, repeat=1)
+    assert result.strategy == "guided"
+    args = build_parser().parse_args(["search", "map abs", "--type", "[float]_64"])
+    assert args.strategy == "guided"
+
+
+def test_a_time_limit_ends_every_strategy_with_what_it_found():
+    for strategy in ("random", "mcts", "guided"):
+        result = search(ASUM, "[float]_65536", strategy=strategy, budget=10_000, workers=1,
+                        repeat=2, time_limit=6)
+        assert result.stopped == "the time limit of 6 s was reached", strategy
+        assert result.time_limit == 6
+        assert result.evaluated >= 1 or strategy == "guided"  # its model's walks take time
+        assert result.seconds < 6 + 30  # at most the candidates in flight beyond it
+        assert "time limit: 6 s, reached" in str(result)
+        assert result.as_json()["time_limit"] == 6
+
+
+@pytest.mark.parametrize("budget", [2.5, "40", True, 0, None])
+def test_a_budget_that_is_not_a_whole_number_of_candidates_is_refused(budget):
+    from workbench.errors import WorkbenchError
+
+    with pytest.raises(WorkbenchError, match="give a whole number of candidates"):
+        search(ASUM, "[float]_64", budget=budget, workers=0)
+
+
+@pytest.mark.parametrize("strategy, options, message", [
+    ("mcts", {"bogus": 1}, "the mcts strategy takes no option 'bogus' .*width, patience"),
+    ("mcts", {"width": "six"}, "option width = 'six': give a whole number"),
+    ("guided", {"strength": -1}, "option strength = -1: give a number"),
+    ("cases", {"refine": 2}, "option refine = 2: give a share between 0 and 1"),
+    ("random", {"depth": 3}, "the random strategy takes no option 'depth' .*none"),
+    ("mcts", ["width"], "give a dict"),
+])
+def test_strategy_options_it_does_not_take_are_refused(strategy, options, message):
+    from workbench.errors import WorkbenchError
+
+    with pytest.raises(WorkbenchError, match=message):
+        search(ASUM, "[float]_64", strategy=strategy, budget=2, workers=0, options=options)
+
+
+def test_no_strategy_proposes_vectors_the_device_does_not_run():
+    import random
+
+    from workbench.search.space import fits_device, moves, random_walk
+
+    types = (parse_type("[float]_4096"),)
+    wide = [m for m in moves(ASUM, types) if not fits_device(m.result, (2, 4))]
+    assert wide  # the space holds vectors of 8 and 16
+    assert all(fits_device(m.result, (2, 4)) for m in moves(ASUM, types, widths=(2, 4)))
+    rng = random.Random(0)
+    for _ in range(40):
+        expr, _ = random_walk(ASUM, types, rng, widths=(2, 4))
+        assert fits_device(expr, (2, 4)), expr

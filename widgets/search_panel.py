@@ -19,7 +19,7 @@ from collections.abc import Callable
 import ipywidgets as w
 
 from workbench import Derivation
-from workbench.search import STRATEGIES, search
+from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
 
 from . import plots
 from .sections import message_html
@@ -58,7 +58,7 @@ class SearchPanel(w.VBox):
         self._errors = errors
         self.search_fn = search
         self.strategy = w.Dropdown(options=tuple(STRATEGIES), description="strategy",
-                                   value="guided" if "guided" in STRATEGIES else None,
+                                   value=DEFAULT_STRATEGY,
                                    layout=w.Layout(width="220px"))
         self.budget = w.BoundedIntText(value=40, min=1, max=100_000, description="budget",
                                        layout=w.Layout(width="160px"))

@@ -14,8 +14,8 @@ first candidates measured are the ones the model trusts most, and the model lear
 device as the search goes (a log carries every candidate's features, so any log calibrates
 the model again).
 
-Moves whose vectors are wider than the device runs (its probed ``vector_widths``) are left
-out.
+Moves to vectors of widths the device does not run (its probed ``vector_widths``) are left
+out, as in every strategy.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 
 from ..codegen.program import opencl
-from ..expr import Expr, Prim, walk
+from ..expr import Expr
 from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
@@ -72,20 +72,8 @@ class Candidates:
 DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
 
 
-def fits_device(expr: Expr, widths: tuple[int, ...] | None) -> bool:
-    """Whether every vector of the expression has a width the device runs."""
-    if not widths:
-        return True
-    for _, node in walk(expr):
-        if isinstance(node, Prim) and node.name == "splitVec":
-            n = node.args[0]
-            if n.is_integer_constant and int(n.value) not in widths:
-                return False
-    return True
-
-
 def _options(ctx, expr: Expr) -> list:
-    return [m for m in moves(expr, ctx.types, ctx.at) if fits_device(m.result, ctx.vector_widths)]
+    return moves(expr, ctx.types, ctx.at, ctx.vector_widths)
 
 
 def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random.Random,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from ..errors import WorkbenchError
-from ..expr import Expr, Path, walk
+from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
 from ..rules import Rewrite, apply, blocking, copies, interchange, rewrites
 from ..rules.lowering import lower
@@ -58,9 +58,25 @@ def within(path: Path, at: Path | None) -> bool:
     return at is None or tuple(path[:len(at)]) == tuple(at)
 
 
-def moves(expr: Expr, types: tuple[Type, ...], at: Path | None = None) -> list[Rewrite]:
-    """The rewrites a search may take at ``expr`` (only inside the subtree ``at``)."""
-    return [r for r in rewrites(expr, *types, rules=walk_rules()) if within(r.path, at)]
+def fits_device(expr: Expr, widths: tuple[int, ...] | None) -> bool:
+    """Whether every vector of the expression has a width the device runs (its probed
+    ``vector_widths``; None or empty: any width)."""
+    if not widths:
+        return True
+    for _, node in walk(expr):
+        if isinstance(node, Prim) and node.name == "splitVec":
+            n = node.args[0]
+            if n.is_integer_constant and int(n.value) not in widths:
+                return False
+    return True
+
+
+def moves(expr: Expr, types: tuple[Type, ...], at: Path | None = None,
+          widths: tuple[int, ...] | None = None) -> list[Rewrite]:
+    """The rewrites a search may take at ``expr`` (only inside the subtree ``at``; only to
+    vectors of the ``widths`` the device runs)."""
+    return [r for r in rewrites(expr, *types, rules=walk_rules())
+            if within(r.path, at) and fits_device(r.result, widths)]
 
 
 class DeadEnd(WorkbenchError):
@@ -69,24 +85,26 @@ class DeadEnd(WorkbenchError):
 
 
 def random_walk(expr: Expr, types: tuple[Type, ...], rng: random.Random, depth: int = 12,
-                at: Path | None = None, tries: int = 5) -> tuple[Expr, list[Step]]:
+                at: Path | None = None, tries: int = 5,
+                widths: tuple[int, ...] | None = None) -> tuple[Expr, list[Step]]:
     """Random moves until terminal (or ``depth`` moves), then the default completion; a walk
-    into a dead end is started again (up to ``tries`` times)."""
+    into a dead end is started again (up to ``tries`` times). Moves to vectors of widths the
+    device does not run (``widths``) are not taken."""
     for attempt in range(tries):
         try:
-            return _walk(expr, types, rng, depth, at)
+            return _walk(expr, types, rng, depth, at, widths)
         except WorkbenchError as err:
             if attempt == tries - 1:
                 raise DeadEnd(f"no kernel below {expr}: {err}") from None
     raise AssertionError("unreachable")
 
 
-def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Step]]:
+def _walk(expr: Expr, types, rng, depth, at, widths) -> tuple[Expr, list[Step]]:
     steps: list[Step] = []
     for _ in range(depth):
         if terminal(expr):
             break
-        choice = _random_move(expr, types, rng, at)
+        choice = _random_move(expr, types, rng, at, widths)
         if choice is None:
             break
         expr = choice.result
@@ -97,14 +115,15 @@ def _walk(expr: Expr, types, rng, depth, at) -> tuple[Expr, list[Step]]:
     return expr, steps
 
 
-def _random_move(expr: Expr, types, rng: random.Random, at) -> Rewrite | None:
+def _random_move(expr: Expr, types, rng: random.Random, at, widths) -> Rewrite | None:
     """A random applicable move: nodes are tried in random order, and at the first node that
     has any rewrite a rule is drawn, then its parameters (listing the rewrites of one node
     is much cheaper than of all of them)."""
     paths = [p for p, _ in walk(expr) if within(p, at)]
     rng.shuffle(paths)
     for path in paths:
-        options = rewrites(expr, *types, at=path, rules=walk_rules())
+        options = [r for r in rewrites(expr, *types, at=path, rules=walk_rules())
+                   if fits_device(r.result, widths)]
         if options:
             return rng.choice(rng.choice(by_rule(options)))
     return None
@@ -127,5 +146,6 @@ def replay(start: Expr, types: tuple[Type, ...], steps: list[Step]) -> Expr:
     return expr
 
 
-__all__ = ["Step", "DeadEnd", "by_rule", "terminal", "moves", "random_walk", "replay",
+__all__ = ["Step", "DeadEnd", "by_rule", "terminal", "moves", "fits_device", "random_walk",
+           "replay",
            "NOT_IN_WALKS", "WorkbenchError"]
