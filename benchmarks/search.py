@@ -31,7 +31,7 @@ import numpy as np
 
 from workbench.opencl_devices import find_device
 from workbench.programs import library
-from workbench.search import StopSearch, read, search
+from workbench.search import read, search
 
 ROOT = Path(__file__).parent.parent
 RESULTS = Path(__file__).parent / "results"
@@ -488,24 +488,6 @@ def _show(key: str, p: dict) -> None:
           flush=True)
 
 
-class Deadline:
-    """Stops a search (``StopSearch``, keeping what it found) once its share of the
-    command's time is spent, so that a command finishes within its time; and a resumed
-    search once its log and what it measured make ``budget`` candidates (the search itself
-    counts only the log's candidates it meets again)."""
-
-    def __init__(self, until: float | None, budget: int | None = None, logged=()):
-        self.until, self.budget = until, budget
-        self.keys = set(logged)
-
-    def __call__(self, record: dict) -> None:
-        self.keys.add(record["key"])
-        if self.budget is not None and len(self.keys) >= self.budget:
-            raise StopSearch(f"its log holds {len(self.keys)} candidates, the budget")
-        if self.until is not None and time.time() > self.until:
-            raise StopSearch("the benchmark's time for this search was spent")
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
@@ -527,6 +509,9 @@ def main(argv=None) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the searches recorded in the results (their archived "
                              "logs) up to the budget, instead of starting them again")
+    parser.add_argument("--remeasure", action="store_true",
+                        help="with --resume: a log of another device (or driver) is measured "
+                             "again here, where it would be refused")
     parser.add_argument("--retime-only", metavar="RESULTS_JSON",
                         help="time the leading candidates of recorded searches (their logs) "
                              "and the peers again, on this device")
@@ -601,7 +586,8 @@ def main(argv=None) -> None:
         result = search(program(name), *types_of(name, s), strategy=args.strategy,
                         budget=args.budget, device=args.device, log=log,
                         workers=args.workers, timeout=args.timeout, repeat=args.repeat,
-                        progress=Deadline(until, args.budget, logged))
+                        time_limit=None if until is None else max(1.0, until - time.time()),
+                        remeasure=args.remeasure)
         seconds = earlier + time.time() - start
         archived.write_bytes(gzip.compress(log.read_bytes()))
         log.unlink()

@@ -108,20 +108,6 @@ def test_the_peers_compute_what_the_programs_do():
             np.testing.assert_allclose(g, w, rtol=2e-3, atol=2e-3 * np.abs(w).max())
 
 
-def test_a_search_stops_when_its_share_of_the_deadline_is_spent():
-    import time
-
-    import pytest
-
-    from benchmarks.search import Deadline
-    from workbench.search import StopSearch
-
-    Deadline(None)({"key": "a"})  # no deadline: never stops
-    Deadline(time.time() + 60)({"key": "a"})
-    with pytest.raises(StopSearch, match="time for this search was spent"):
-        Deadline(time.time() - 1)({"key": "a"})
-
-
 def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):
     from benchmarks import reductions
     from workbench.reduction_zoo import recorded
