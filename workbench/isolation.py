@@ -152,10 +152,16 @@ def _exit_text(code: int | None) -> str:
 
 # --- a pool of workers -----------------------------------------------------------------------
 
-def _worker_loop(conn, task):
+def _worker_loop(conn, task, warm=None, warm_job=None):
     die_with_parent()
     _ignore_interrupts()
     device_lock.listen(lambda event: conn.send(("lock", event)), worker=True)
+    if warm is not None:
+        try:
+            warm(warm_job)
+        except Exception:  # pragma: no cover - a job meets the same failure and reports it
+            pass
+    conn.send(("ready",))
     while True:
         try:
             message = conn.recv()
@@ -182,24 +188,42 @@ class _Worker:
     ticket: int | None = None
     job: object = None
     clock: _Clock = field(default_factory=_Clock)
+    ready: bool = False  # started, warmed up, and said so
+    started: float = field(default_factory=time.monotonic)
+    replacing: bool = False  # started in place of one that crashed or overran
+    warming: bool = False  # runs the warm-up before it says it is ready
 
 
 class WorkerPool:
     """``workers`` persistent processes running ``task(job)`` (a picklable function), one job
-    each at a time. ``run(jobs)`` yields ``(job, Finished)`` as jobs finish."""
+    each at a time. ``run(jobs)`` yields ``(job, Finished)`` as jobs finish.
 
-    def __init__(self, task: Callable, workers: int = 2, timeout: float = 60.0):
-        self.task, self.size, self.timeout = task, max(1, workers), timeout
+    A worker gets its first job once it has started (and run ``warm(job)``, when given, on
+    a job like the ones it will get: imports, inputs), so a job's time limit counts only its
+    own time. A worker whose job crashed or overran is replaced at once, while the others
+    go on: its replacement warms up on the job that ended it. ``restarts`` counts the
+    replacements, ``lost_seconds`` the worker time they cost: the jobs that crashed or
+    overran, from their start to their end, and the start of the workers that replaced
+    theirs."""
+
+    def __init__(self, task: Callable, workers: int = 2, timeout: float = 60.0,
+                 warm: Callable | None = None):
+        self.task, self.size, self.timeout, self.warm = task, max(1, workers), timeout, warm
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
-        self.replaced = 0  # workers that died or were stopped and were replaced
+        self.restarts = 0  # workers started in place of one that crashed or overran
+        self.lost_seconds = 0.0
 
-    def _start(self) -> _Worker:
+    def _start(self, job=None, replacing: bool = False) -> _Worker:
         parent, child = self._ctx.Pipe(duplex=True)
-        process = self._ctx.Process(target=_worker_loop, args=(child, self.task), daemon=True)
+        warm = self.warm if job is not None else None
+        process = self._ctx.Process(target=_worker_loop, args=(child, self.task, warm, job),
+                                    daemon=True)
         process.start()
         child.close()
-        return _Worker(process, parent)
+        worker = _Worker(process, parent, replacing=replacing, warming=warm is not None)
+        self._workers.append(worker)
+        return worker
 
     def _stop(self, worker: _Worker) -> None:
         worker.process.kill()
@@ -207,12 +231,20 @@ class WorkerPool:
         worker.conn.close()
         self._workers.remove(worker)
 
+    def _replace(self, worker: _Worker, job) -> None:
+        """Stop a worker whose job crashed or overran (or that died between jobs), count
+        what it cost, and start its replacement (warming up on that job)."""
+        if worker.ticket is not None:
+            self.lost_seconds += time.monotonic() - worker.clock.started
+        self._stop(worker)
+        self.restarts += 1
+        self._start(job, replacing=True)
+
     def _give(self, worker: _Worker, ticket: int, job) -> bool:
         try:
             worker.conn.send((ticket, job))
         except (BrokenPipeError, OSError):  # it died between jobs
-            self._stop(worker)
-            self.replaced += 1
+            self._replace(worker, job)
             return False
         worker.ticket, worker.job, worker.clock = ticket, job, _Clock()
         return True
@@ -221,20 +253,25 @@ class WorkerPool:
         waiting = list(enumerate(jobs))
         while waiting or any(w.ticket is not None for w in self._workers):
             while waiting:
-                idle = next((w for w in self._workers if w.ticket is None), None)
-                if idle is None and len(self._workers) < self.size:
-                    idle = self._start()
-                    self._workers.append(idle)
+                idle = next((w for w in self._workers if w.ready and w.ticket is None), None)
                 if idle is None:
                     break
                 ticket, job = waiting[0]
                 if self._give(idle, ticket, job):
                     waiting.pop(0)
+            starting = [w for w in self._workers if not w.ready]
+            for _ in range(min(self.size - len(self._workers), len(waiting) - len(starting))):
+                starting.append(self._start(waiting[0][1]))
             busy = [w for w in self._workers if w.ticket is not None]
             lefts = [w.clock.left(self.timeout) for w in busy]
             timed = [left for left in lefts if left is not None]
             pause = max(0.0, min(timed)) if timed else 1.0
-            ready = wait_for([w.conn for w in busy], timeout=min(pause, 1.0))
+            ready = wait_for([w.conn for w in busy + starting], timeout=min(pause, 1.0))
+            for worker in starting:
+                if worker.conn in ready and not self._started(worker) and waiting:
+                    # a worker that dies as it starts would die with any job: the next fails
+                    yield waiting.pop(0)[1], Finished(CRASHED, "the worker process died as it "
+                                                      "started")
             for worker in busy:
                 if worker.conn in ready:
                     finished = self._receive(worker)
@@ -242,20 +279,42 @@ class WorkerPool:
                         yield finished
                 elif _overran(worker.clock, self.timeout):
                     job = worker.job
-                    self._stop(worker)
-                    self.replaced += 1
+                    self._replace(worker, job)
                     yield job, Finished(TIMEOUT, f"no result within {self.timeout:g} s; the "
                                         f"worker was stopped")
+
+    def _started(self, worker: _Worker) -> bool:
+        """A starting worker's first word: ready (its start counted as lost when it replaced
+        another), or its death: one that died warming up is started again without the
+        warm-up (which may be what killed it); False when one died without it."""
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            self._stop(worker)
+            if worker.replacing:
+                self.lost_seconds += time.monotonic() - worker.started
+            if not worker.warming:
+                return False
+            self.restarts += 1
+            self._start(None, replacing=True)
+            return True
+        if message[0] == "ready":
+            worker.ready = True
+            if worker.replacing:
+                self.lost_seconds += time.monotonic() - worker.started
+        return True
 
     def _receive(self, worker: _Worker) -> tuple[object, Finished] | None:
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
             job = worker.job
-            self._stop(worker)
-            self.replaced += 1
+            code = worker.process.exitcode
+            worker.process.join(timeout=5)
+            code = worker.process.exitcode if code is None else code
+            self._replace(worker, job)
             return job, Finished(CRASHED, f"the worker process died while running this job "
-                                 f"({_exit_text(worker.process.exitcode)})")
+                                 f"({_exit_text(code)})")
         if message[0] == "lock":
             worker.clock.event(message[1])
             return None
@@ -268,9 +327,9 @@ class WorkerPool:
 
     def close(self) -> None:
         """Stop the workers: idle ones are told to end, busy ones (the caller stopped waiting
-        for their jobs, e.g. on an interrupt) are killed at once."""
+        for their jobs, e.g. on an interrupt) and starting ones are killed at once."""
         for worker in list(self._workers):
-            if worker.ticket is not None:
+            if worker.ticket is not None or not worker.ready:
                 worker.process.kill()
                 continue
             try:
