@@ -147,6 +147,43 @@ def test_version_is_the_installed_packages():
     assert done.stdout.strip() == f"workbench {version('rewrite-workbench')}"
 
 
+def _fake_device(id: str, kind: str, health: str = "ok"):
+    from workbench.opencl_devices import DeviceInfo
+
+    return DeviceInfo(id=id, platform="Fake", name=f"fake {kind}", kind=kind, driver="1",
+                      compute_units=2, max_work_group_size=256, local_memory_bytes=32768,
+                      doubles=True, health=health, vector_widths=(2, 4))
+
+
+@pytest.mark.parametrize("gpu_health, environment, says", [
+    ("ok", {}, True),                                 # the CPU is the default, a GPU works
+    ("broken: builds nothing", {}, False),            # the GPU does not work
+    ("ok", {"WORKBENCH_DEVICE": "0:0"}, False),       # the CPU was chosen
+    ("ok", {"PYOPENCL_CTX": "0"}, False),
+])
+def test_devices_says_when_a_working_gpu_waits_beside_the_cpu_default(
+        capsys, monkeypatch, gpu_health, environment, says):
+    from workbench import opencl_devices
+
+    cpu, gpu = _fake_device("0:0", "cpu"), _fake_device("1:0", "gpu", gpu_health)
+    monkeypatch.setattr(opencl_devices, "devices", lambda check=False, progress=None: [cpu, gpu])
+    monkeypatch.setattr(opencl_devices, "find_device", lambda spec=None: (cpu, None))
+    monkeypatch.setattr(opencl_devices, "notes", lambda: [])
+    for name in ("WORKBENCH_DEVICE", "PYOPENCL_CTX"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    hint = ("a working GPU is present (1:0 fake gpu): choose it with --device gpu or "
+            "WORKBENCH_DEVICE=gpu")
+    code, out, _ = run(capsys, "devices")
+    assert code == 0 and out.startswith("* 0:0  fake cpu (Fake, cpu, ")
+    assert (hint in out) == says, out
+    if environment:
+        assert f"* the default device, as {'='.join(*environment.items())} chooses" in out
+    code, out, _ = run(capsys, "devices", "--json")
+    assert json.loads(out).get("hint") == (hint if says else None)
+
+
 def test_rules_why_explains_refusals(capsys):
     code, out, _ = run(capsys, "rules", "map abs", "--type", "[float]_64", "--at", "root",
                        "--why", "--json")

@@ -23,12 +23,21 @@ from workbench.run import run
 
 ROOT = Path(__file__).parent.parent
 TOUR = ROOT / "notebooks" / "tour.ipynb"
+# the default as the workbench chooses it, whatever device this machine's environment names
+UNCHOSEN = {"WORKBENCH_DEVICE": None, "PYOPENCL_CTX": None}
+
+
+def environment(env: dict | None) -> dict:
+    """This process's environment with ``env`` over it (a value of None removes that
+    variable)."""
+    out = {**os.environ, **(env or {})}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def workbench(*argv: str, env: dict | None = None, timeout: float = 300):
     """``workbench ARGV`` in a fresh process: (exit status, stdout, stderr)."""
     done = subprocess.run([sys.executable, "-m", "workbench", *argv], cwd=ROOT,
-                          env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          env=environment(env), capture_output=True, text=True,
                           timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
@@ -130,8 +139,12 @@ def _all_failing() -> dict:
     return {"WORKBENCH_PROBE_FAIL": ",".join(ids)}
 
 
-def test_when_no_device_works_each_command_says_so_once_with_the_fix():
-    env = _all_failing()
+@pytest.mark.parametrize("chosen_by", [None, "WORKBENCH_DEVICE", "PYOPENCL_CTX"])
+def test_when_no_device_works_each_command_says_so_once_with_the_fix(chosen_by):
+    """Each device is named once, with its reason: also the one the environment chose."""
+    env = {**_all_failing(), **UNCHOSEN}
+    if chosen_by is not None:
+        env[chosen_by] = usable(devices_doc())[-1]["id"]
     for argv in (["run", "map abs", "--type", "[float]_N", "--size", "N=64"],
                  ["search", "map abs", "--type", "[float]_64", "--budget", "3"],
                  ["devices"]):
@@ -262,3 +275,80 @@ def test_pocl_threads_are_pinned_to_the_cores_unless_the_caller_chose(given, cor
     value, notes = done.stdout.splitlines()[-2:]
     assert value == str(pinned)
     assert ("POCL_AFFINITY=1" in notes) == (pinned == "1" and given is None)
+
+
+def _fake(id: str, platform: str, name: str, kind: str = "cpu"):
+    info = opencl_devices.DeviceInfo(id=id, platform=platform, name=name, kind=kind,
+                                     driver="1", compute_units=2, max_work_group_size=256,
+                                     local_memory_bytes=32768, doubles=True, health="ok")
+    return info, None
+
+
+FOUND = [_fake("0:0", "NVIDIA CUDA", "NVIDIA H100 80GB HBM3", "gpu"),
+         _fake("0:1", "NVIDIA CUDA", "NVIDIA H100 80GB HBM3", "gpu"),
+         _fake("1:0", "Portable Computing Language", "pthread-AMD EPYC"),
+         _fake("2:0", "Portable Computing Language", "cpu-haswell-AMD EPYC")]
+
+
+@pytest.mark.parametrize("text, chosen", [
+    ("0", "0:0"), ("0:1", "0:1"), ("1:0", "1:0"), ("1", "1:0"), ("2:0", "2:0"),
+    ("0:0,1", "0:0"),                  # several devices: the first
+    (":", "0:0"), ("nvidia", "0:0"),   # the first platform; a platform by name
+    ("portable", "2:0"),               # of platforms whose name holds it, the last (pyopencl's)
+    ("Portable:pthread", None),        # ... and no device of that one is called so
+    ("1:pthread", "1:0"), ("0:h100", "0:0"),
+    ("3", None), ("1:1", None), ("amd", None),
+])
+def test_pyopencl_ctx_names_devices_as_pyopencl_reads_it(text, chosen):
+    matches = opencl_devices.pyopencl_ctx_matches(text, FOUND)
+    assert [info.id for info, _ in matches] == ([chosen] if chosen else [])
+
+
+def test_pyopencl_ctx_chooses_the_default_and_workbench_device_wins(monkeypatch):
+    working = [d for d in opencl_devices.devices() if d.ok and d.kind != "simulator"]
+    if not working:
+        pytest.skip("no working OpenCL device here")
+    for name in UNCHOSEN:
+        monkeypatch.delenv(name, raising=False)
+    automatic = opencl_devices.default_device()
+    other = next((d for d in reversed(opencl_devices.devices())
+                  if d.ok and d.id != automatic.id), None)
+    if other is None:
+        pytest.skip("one working device here: nothing else to choose")
+    monkeypatch.setenv("PYOPENCL_CTX", other.id)
+    assert opencl_devices.default_device().id == other.id
+    assert opencl_devices.environment_choice() == ("PYOPENCL_CTX", other.id)
+    monkeypatch.setenv("WORKBENCH_DEVICE", automatic.id)
+    assert opencl_devices.default_device().id == automatic.id
+    monkeypatch.delenv("WORKBENCH_DEVICE")
+    monkeypatch.setenv("PYOPENCL_CTX", "9:9")
+    with pytest.raises(opencl_devices.DeviceNotFound, match="PYOPENCL_CTX: no device matches "
+                       "'9:9' \\(pyopencl's PLATFORM\\[:DEVICE\\]\\)"):
+        opencl_devices.default_device()
+    status, text, _ = workbench("devices", env={**UNCHOSEN, "PYOPENCL_CTX": other.id})
+    assert status == 0 and f"* {other.id} " in text
+    assert f"* the default device, as PYOPENCL_CTX={other.id} chooses" in text
+
+
+def test_devices_are_listed_as_their_probes_finish():
+    """A first probe of every device takes a while: each device is said on stderr as its
+    probe starts and ends, long before the command ends (here every probe but the last
+    fails at once, and the last one hangs until its time is up)."""
+    ids = [d["id"] for d in devices_doc()["devices"]]
+    env = {"WORKBENCH_PROBE_FAIL": ",".join([*ids[:-1], f"hang:{ids[-1]}"]),
+           "WORKBENCH_PROBE_TIMEOUT": "4"}
+    child = subprocess.Popen([sys.executable, "-m", "workbench", "devices"], cwd=ROOT,
+                             env=environment(env), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    said = [(time.monotonic(), line.rstrip("\n")) for line in child.stderr]
+    out = child.stdout.read()
+    ended = time.monotonic()
+    child.wait(timeout=300)
+    probing = [line.split()[1] for _, line in said if line.startswith("probing ")]
+    probed = [(t, line) for t, line in said if line.startswith("probed  ")]
+    assert probing == [line.split()[1] for _, line in probed] == ids, said
+    assert "did not finish within 4 s" in probed[-1][1]
+    if len(ids) > 1:  # the first was said while the last one's probe still ran
+        assert "injected" in probed[0][1]
+        assert ended - probed[0][0] > 3, said
+    assert f"{ids[-1]}  " in out  # then the listing, on stdout

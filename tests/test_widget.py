@@ -205,6 +205,40 @@ def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device()
     assert wb.device is None and wb.runs.device is None
 
 
+def _fake_device(id: str, kind: str, health: str = "ok"):
+    from workbench.opencl_devices import DeviceInfo
+
+    return DeviceInfo(id=id, platform="Fake", name=f"fake {kind}", kind=kind, driver="1",
+                      compute_units=2, max_work_group_size=256, local_memory_bytes=32768,
+                      doubles=True, health=health)
+
+
+@pytest.mark.parametrize("gpu_health, environment, says", [
+    ("ok", {}, True),                                 # the CPU is the default, a GPU works
+    ("broken: builds nothing", {}, False),            # the GPU does not work
+    ("ok", {"WORKBENCH_DEVICE": "cpu"}, False),       # the CPU was chosen
+    ("ok", {"PYOPENCL_CTX": "0:0"}, False),
+])
+def test_the_device_menu_says_when_a_working_gpu_waits_beside_the_cpu_default(
+        monkeypatch, gpu_health, environment, says):
+    from widgets.device_menu import DeviceMenu
+    from workbench import opencl_devices
+
+    cpu, gpu = _fake_device("0:0", "cpu"), _fake_device("1:0", "gpu", gpu_health)
+    monkeypatch.setattr(opencl_devices, "devices", lambda check=False, progress=None: [cpu, gpu])
+    monkeypatch.setattr(opencl_devices, "default_device", lambda: cpu)
+    for name in ("WORKBENCH_DEVICE", "PYOPENCL_CTX"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    menu = DeviceMenu()
+    hint = "a working GPU is present (1:0 fake gpu): choose it with this menu"
+    assert (hint in menu.note.value) == says, menu.note.value
+    menu.menu.value = gpu.id  # chosen: nothing more to say
+    assert hint not in menu.note.value
+    assert DeviceMenu(device="gpu").value == "gpu"  # a kind is kept as given
+
+
 @needs_device
 def test_run_this_step_on_the_default_device():
     wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)

@@ -3,7 +3,8 @@
 Devices are probed by the core (``workbench.opencl_devices``); the menu only shows the
 answers: ``ok``, or ``broken`` with the reason, so a user sees why a device is not used.
 Choosing a broken device is allowed (the runs then say why they fail) but the menu says
-what is wrong with it right away.
+what is wrong with it right away. When the default is the CPU while a GPU works, the menu
+says so under the default's entry.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class DeviceMenu(w.VBox):
         except opencl_devices.DeviceError as err:
             default, default_text = None, "default: no working device"
             self.problem = str(err)
+        gpu = opencl_devices.idle_gpu(self.found, default)
+        self.hint = opencl_devices.idle_gpu_hint(gpu, how="this menu") if gpu else ""
         # the default's entry has a value of its own: ipywidgets reads a value of None as
         # "nothing chosen" and shows an empty menu
         options = [(default_text, DEFAULT)] + [(_label(d), d.id) for d in self.found]
@@ -46,7 +49,8 @@ class DeviceMenu(w.VBox):
         self.note.add_class("wb-device-note")
         self.menu.observe(lambda _change: self._show(), "value")
         super().__init__([self.menu, self.note])
-        self._unmatched = device if device is not None and chosen is None else None
+        # a device given as a kind or part of a name ("gpu"), not as an entry's id
+        self._unmatched = device if device is not None and chosen == DEFAULT else None
         self._show()
 
     @property
@@ -66,6 +70,10 @@ class DeviceMenu(w.VBox):
         chosen = next((d for d in self.found if d.id == self.menu.value), None)
         if self.menu.value == DEFAULT and self.problem:
             text = self.problem
+        elif self.menu.value == DEFAULT and self.hint and self._unmatched is None:
+            self.note.value = (f'<div style="color:#555;margin:2px 0">'
+                               f"{html.escape(self.hint)}</div>")
+            return
         elif chosen is not None and not chosen.ok:
             text = f"{chosen.describe()} is {chosen.health}: runs on it will fail"
         elif self._unmatched is not None:

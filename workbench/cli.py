@@ -376,35 +376,55 @@ def show_derive(doc: dict) -> str:
 def cmd_devices(args) -> dict:
     from . import opencl_devices as devices
 
-    found = devices.devices(check=args.check)
+    found = devices.devices(check=args.check, progress=_say_probe)
     try:
-        default, problem = devices.find_device()[0].id, ""
+        default, problem = devices.find_device()[0], ""
     except devices.DeviceError as err:
         default, problem = None, str(err)
-    doc = {"devices": [d.as_json() for d in found], "default": default,
+    chosen_by = devices.environment_choice()
+    doc = {"devices": [d.as_json() for d in found], "default": default and default.id,
+           "chosen_by": "=".join(chosen_by) if chosen_by else None,
            "notes": devices.notes()}
+    gpu = devices.idle_gpu(found, default)
+    if gpu is not None:
+        doc["hint"] = devices.idle_gpu_hint(gpu)
     if problem:
         doc["problem"] = problem
         doc["_exit"] = 1  # no working device: the command says so with its status too
     return doc
 
 
+def _say_probe(info) -> None:
+    """A device's probe, on stderr as it starts and ends: a first probe of every device
+    takes a while, and the listing comes only once all are probed."""
+    if info.health == "unknown":
+        print(f"probing {info.id}  {info.name} ({info.platform}) ...", file=sys.stderr,
+              flush=True)
+    else:
+        print(f"probed  {_device_line(info.as_json())}", file=sys.stderr, flush=True)
+
+
+def _device_line(d: dict) -> str:
+    widths = d.get("vector_widths") or []
+    vectors = f" (vectors of {', '.join(map(str, widths))})" if d["health"] == "ok" and \
+        widths else ""
+    return (f"{d['id']}  {d['name']} ({d['platform']}, {d['kind']}, {d['compute_units']} "
+            f"compute units, driver {d['driver']})  {d['health']}{vectors}")
+
+
 def show_devices(doc: dict) -> str:
     if not doc["devices"]:
         return doc.get("problem") or "no OpenCL device found"
-    lines = []
-    for d in doc["devices"]:
-        mark = "*" if d["id"] == doc["default"] else " "
-        widths = d.get("vector_widths") or []
-        vectors = f" (vectors of {', '.join(map(str, widths))})" if d["health"] == "ok" and \
-            widths else ""
-        lines.append(f"{mark} {d['id']}  {d['name']} ({d['platform']}, {d['kind']}, "
-                     f"{d['compute_units']} compute units, driver {d['driver']})  "
-                     f"{d['health']}{vectors}")
-    if doc["default"] is not None:
-        lines.append("* the default device (WORKBENCH_DEVICE=<id> chooses another)")
-    else:
+    lines = [("*" if d["id"] == doc["default"] else " ") + " " + _device_line(d)
+             for d in doc["devices"]]
+    if doc["default"] is None:
         lines.append(doc.get("problem", "no working device"))
+    elif doc.get("chosen_by"):
+        lines.append(f"* the default device, as {doc['chosen_by']} chooses")
+    else:
+        lines.append("* the default device (WORKBENCH_DEVICE=<id> chooses another)")
+    if doc.get("hint"):
+        lines.append(doc["hint"])
     lines.extend(f"note: {n}" for n in doc["notes"])
     return "\n".join(lines)
 
@@ -632,6 +652,7 @@ so, with the failures counted by kind and the first one's whole message, and exi
     "devices": """examples:
   workbench devices
   workbench devices --check          # probe every device again
+  PYOPENCL_CTX=0:1 workbench devices # pyopencl's choice, honoured (WORKBENCH_DEVICE wins)
   WORKBENCH_DEVICE=0:0 workbench run 'mapGlobal abs' --type '[float]_N' --size N=64""",
     "demo": """examples:
   workbench demo

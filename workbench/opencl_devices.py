@@ -10,7 +10,8 @@ set already or the process may not run on every core), also said in ``notes()``.
 
 Every device is probed before it is used (``probe``): a device that lists itself but
 builds nothing is *broken* and is never chosen by default. The default is, in order, the
-device ``WORKBENCH_DEVICE`` names, the first working CPU device, the first working device
+device ``WORKBENCH_DEVICE`` names, the device ``PYOPENCL_CTX`` names (pyopencl's own
+variable, in pyopencl's syntax), the first working CPU device, the first working device
 that is not a simulator. When nothing works, one ``NoWorkingDevice`` error says what
 failed on each device and the command that fixes it.
 """
@@ -26,6 +27,7 @@ import selectors
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -42,6 +44,7 @@ NVIDIA_LIBRARY_DIRS = ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
                        "/usr/lib64", "/usr/lib")
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 DEVICE_ENV = "WORKBENCH_DEVICE"
+PYOPENCL_CTX_ENV = "PYOPENCL_CTX"  # pyopencl's: PLATFORM[:DEVICE], each an index or a name
 PROBE_TIMEOUT_S = 120.0  # per device; a first build on a GPU can take seconds
 PROBE_TIMEOUT_ENV = "WORKBENCH_PROBE_TIMEOUT"
 FIX_POCL = "apt-get install -y pocl-opencl-icd"
@@ -273,14 +276,22 @@ def _write_cache(entries: dict) -> None:
     os.replace(tmp, path)
 
 
-def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, ...]]]:
+Progress = Callable[[DeviceInfo], None]
+
+
+def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
+                    ) -> dict[str, tuple[str, tuple[int, ...]]]:
     """Health and vector widths of each device, probed in child processes (``python -m
     workbench.probe``): a device whose probe kills or hangs its process is broken, and the
     others are probed by a fresh one; a vector width whose probe kills or hangs it is
-    missing from the device's widths, and the next widths are probed by a fresh one."""
+    missing from the device's widths, and the next widths are probed by a fresh one.
+    ``progress`` is told of each device as its probe starts (health ``unknown``) and as it
+    ends (its health and widths), one device after the other."""
     health: dict[str, str | None] = {i.id: None for i in infos}
     widths: dict[str, dict[int, bool]] = {i.id: {} for i in infos}
+    by_id = {i.id: i for i in infos}
     limit = _probe_timeout()
+    told: dict[str, str] = {}  # device id -> "started" / "finished"
 
     def work(device_id: str) -> str | None:
         if health[device_id] is None:
@@ -289,6 +300,18 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, 
             return None
         missing = [n for n in VECTOR_WIDTHS if n not in widths[device_id]]
         return f"{device_id}/{missing[0]}" if missing else None
+
+    def tell(started: str | None = None) -> None:
+        if progress is None:
+            return
+        for device_id in health:
+            if work(device_id) is None and told.get(device_id) != "finished":
+                told[device_id] = "finished"
+                progress(replace(by_id[device_id], health=health[device_id],
+                                 vector_widths=_widths_of(widths[device_id])))
+        if started is not None and started not in told:
+            told[started] = "started"
+            progress(by_id[started])
 
     while True:
         todo = [item for item in map(work, health) if item is not None]
@@ -321,6 +344,7 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, 
                 if "probing" in message:
                     current = (message["probing"], message.get("width"))
                     deadline = time.monotonic() + limit
+                    tell(started=message["probing"] if message["probing"] in health else None)
                 elif message.get("id") in health:
                     device_id, n = message["id"], message.get("width")
                     if n is None:
@@ -329,6 +353,7 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, 
                     else:
                         widths[device_id][n] = bool(message["ok"])
                     current = None
+                    tell()
         child.wait()
         for stream in (child.stdout, child.stderr):
             stream.close()
@@ -342,9 +367,13 @@ def _probe_in_child(infos: list[DeviceInfo]) -> dict[str, tuple[str, tuple[int, 
                 widths[device_id][n] = False
                 if "did not finish" in reason:
                     _UNSURE.add(device_id)
-    return {device_id: (h or "broken: no answer from its probe",
-                        tuple(n for n in VECTOR_WIDTHS if widths[device_id].get(n)))
+        tell()
+    return {device_id: (h or "broken: no answer from its probe", _widths_of(widths[device_id]))
             for device_id, h in health.items()}
+
+
+def _widths_of(probed: dict[int, bool]) -> tuple[int, ...]:
+    return tuple(n for n in VECTOR_WIDTHS if probed.get(n))
 
 
 _UNSURE: set[str] = set()  # devices a probe of which ran out of time (not kept on disk)
@@ -367,9 +396,11 @@ def _last_line(text: str) -> str:
 
 
 def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
-                 only: set[str] | None = None) -> list[tuple[DeviceInfo, object]]:
+                 only: set[str] | None = None, progress: Progress | None = None
+                 ) -> list[tuple[DeviceInfo, object]]:
     """``found`` with each device's health (probing the devices in ``only``, or all, whose
-    health is not known yet; ``check`` probes them again)."""
+    health is not known yet; ``check`` probes them again; ``progress`` hears of each probe,
+    as ``_probe_in_child`` says)."""
     wanted = [info for info, _ in found if only is None or info.id in only]
     keys = {info.id: health_key(info) for info in wanted}
     known: dict[str, tuple[str, tuple[int, ...]]] = {}
@@ -379,10 +410,10 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     # an injected failure is the test's, not the device's: never kept on disk
     trial = [i for i in missing if injected(i.id, f"{i.name} {i.platform}")]
     if trial:
-        known.update(_probe_in_child(trial))
+        known.update(_probe_in_child(trial, progress))
     missing = [i for i in missing if i not in trial]
     if missing:
-        known.update(_probe_with_disk_cache(missing, keys, check))
+        known.update(_probe_with_disk_cache(missing, keys, check, progress))
     for device_id, probed in known.items():
         _HEALTH[keys[device_id]] = probed
     out = []
@@ -394,8 +425,9 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     return out
 
 
-def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
-                           check: bool) -> dict[str, tuple[str, tuple[int, ...]]]:
+def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str], check: bool,
+                           progress: Progress | None = None
+                           ) -> dict[str, tuple[str, tuple[int, ...]]]:
     """Health (and vector widths) from the user's cache, probing what it does not hold; one
     process at a time probes (search workers starting together wait for the first one's
     answers)."""
@@ -414,7 +446,7 @@ def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str],
                                                         if n in VECTOR_WIDTHS))
             todo = [i for i in missing if i.id not in out]
             if todo:
-                probed = _probe_in_child(todo)
+                probed = _probe_in_child(todo, progress)
                 out.update(probed)
                 _write_cache({keys[device_id]: {"health": health, "vector_widths": list(widths),
                                                 "device": _label(todo, device_id),
@@ -439,10 +471,12 @@ def _label(infos: list[DeviceInfo], device_id: str) -> str:
 
 # --- the public surface -----------------------------------------------------------------------
 
-def devices(check: bool = False) -> list[DeviceInfo]:
+def devices(check: bool = False, progress: Progress | None = None) -> list[DeviceInfo]:
     """Every OpenCL device found, each with its health (probed once per device, driver and
-    CPU, then remembered; ``check=True`` probes every device again)."""
-    return [info for info, _ in _with_health(_discover(), check=check)]
+    CPU, then remembered; ``check=True`` probes every device again). ``progress(info)`` is
+    called as each probe starts (``info.health`` is ``unknown``) and ends (its health and
+    vector widths): a first probe of every device takes seconds to minutes."""
+    return [info for info, _ in _with_health(_discover(), check=check, progress=progress)]
 
 
 def _choose_default(found: list[tuple[DeviceInfo, object]]) -> tuple[DeviceInfo, object]:
@@ -458,10 +492,12 @@ def _choose_default(found: list[tuple[DeviceInfo, object]]) -> tuple[DeviceInfo,
     raise NoWorkingDevice(no_working_device_message(list(probed.values())))
 
 
-def no_working_device_message(found: list[tuple[DeviceInfo, object]]) -> str:
-    """One message for a machine where no device works: what failed on each device and the
-    command that fixes it."""
-    usable = [info for info, _ in found if info.kind != "simulator"]
+def no_working_device_message(found: list[tuple[DeviceInfo, object]],
+                              named: str | None = None) -> str:
+    """One message for a machine where no device works: what failed on each device (each
+    once; simulators only when ``named``, the id of the device asked for) and the command
+    that fixes it."""
+    usable = [info for info, _ in found if info.kind != "simulator" or info.id == named]
     lines = ["no working OpenCL device:"]
     lines += [f"  {info.describe()}: {info.health}" for info in usable]
     if not usable:
@@ -480,41 +516,110 @@ def no_working_device_message(found: list[tuple[DeviceInfo, object]]) -> str:
     return "\n".join(lines)
 
 
+def environment_choice() -> tuple[str, str] | None:
+    """``(variable, value)`` of the environment variable that names the default device:
+    ``WORKBENCH_DEVICE``, else pyopencl's ``PYOPENCL_CTX``; None when neither is set."""
+    for variable in (DEVICE_ENV, PYOPENCL_CTX_ENV):
+        value = os.environ.get(variable, "").strip()
+        if value:
+            return variable, value
+    return None
+
+
+def pyopencl_ctx_matches(text: str, found: list[tuple[DeviceInfo, object]]
+                         ) -> list[tuple[DeviceInfo, object]]:
+    """The device ``PYOPENCL_CTX=text`` names, as pyopencl's ``create_some_context`` reads
+    it: ``PLATFORM[:DEVICE]``, each a number (the index pyopencl lists it at: ``0:1`` is
+    the device the workbench calls ``0:1``) or part of a name (of platforms the last whose
+    name holds it, of devices the first); no device part is the platform's first device,
+    and of several devices (``0:0,1``) the workbench takes the first. [] when none
+    matches."""
+    platform_part, _, device_part = text.partition(":")
+    platform_part, device_part = platform_part.strip(), device_part.split(",")[0].strip()
+    platforms: dict[int, str] = {}
+    for info, _ in found:
+        platforms.setdefault(_platform_index(info), info.platform)
+    if not platform_part:
+        chosen = min(platforms, default=None)
+    elif platform_part.isdigit():
+        chosen = int(platform_part)
+    else:
+        named = [p for p, name in platforms.items() if platform_part.lower() in name.lower()]
+        chosen = named[-1] if named else None
+    on_platform = [f for f in found if _platform_index(f[0]) == chosen]
+    if not device_part:
+        return on_platform[:1]
+    if device_part.isdigit():
+        return [f for f in on_platform if f[0].id == f"{chosen}:{int(device_part)}"]
+    return [f for f in on_platform if device_part.lower() in f[0].name.lower()][:1]
+
+
+def _platform_index(info: DeviceInfo) -> int:
+    return int(info.id.partition(":")[0])
+
+
 def find_device(spec: str | None = None) -> tuple[DeviceInfo, object]:
     """``(DeviceInfo, pyopencl.Device)`` for ``spec``: None (the default: the device
-    ``WORKBENCH_DEVICE`` names, else the first working CPU device, else the first working
-    device), ``cpu``/``gpu``, an id ``P:D``, or part of a device/platform name (``pthread``,
-    ``NVIDIA``, ``H100``). A device that fails its probe is refused with the reason."""
+    ``WORKBENCH_DEVICE`` names, else the device ``PYOPENCL_CTX`` names, else the first
+    working CPU device, else the first working device), ``cpu``/``gpu``, an id ``P:D``, or
+    part of a device/platform name (``pthread``, ``NVIDIA``, ``H100``). A device that fails
+    its probe is refused with the reason."""
     found = _discover()
     source = "--device"
-    if spec is None and os.environ.get(DEVICE_ENV, "").strip():
-        spec, source = os.environ[DEVICE_ENV].strip(), DEVICE_ENV
+    chosen = environment_choice() if spec is None else None
+    if chosen is not None:
+        source, spec = chosen
     if not found:
         raise NoWorkingDevice(no_working_device_message([]))
     if spec is None:
         return _choose_default(found)
-    matches = [f for f in found if spec in (f[0].id, f[0].kind)]
-    if not matches:
-        matches = [f for f in found if spec.lower() in (f[0].name + " " + f[0].platform).lower()]
+    if source == PYOPENCL_CTX_ENV:
+        matches = pyopencl_ctx_matches(spec, found)
+    else:
+        matches = [f for f in found if spec in (f[0].id, f[0].kind)]
+        if not matches:
+            matches = [f for f in found
+                       if spec.lower() in (f[0].name + " " + f[0].platform).lower()]
     if not matches:
         known = ", ".join(info.describe() for info, _ in found)
-        raise DeviceNotFound(f"{source}: no device matches {spec!r}; found: {known}")
+        syntax = " (pyopencl's PLATFORM[:DEVICE])" if source == PYOPENCL_CTX_ENV else ""
+        raise DeviceNotFound(f"{source}: no device matches {spec!r}{syntax}; found: {known}")
     probed = _with_health(matches)
     for info, device in probed:
         if info.ok:
             return info, device
     info = probed[0][0]
-    raise BrokenDevice(f"{source} {spec!r}: device {info.describe()} is {info.health}"
-                       + _other_choices(found, info))
+    raise BrokenDevice(_refusal(found, source, spec, info))
 
 
-def _other_choices(found, broken: DeviceInfo) -> str:
-    usable = _with_health(found, only={i.id for i, _ in found if i.kind != "simulator"})
-    usable = [f for f in usable if f[0].kind != "simulator"]
-    others = [info for info, _ in usable if info.ok and info.id != broken.id]
-    if not others:
-        return "\n" + no_working_device_message(usable)
-    return "; working devices: " + ", ".join(info.describe() for info in others)
+def _refusal(found, source: str, spec: str, broken: DeviceInfo) -> str:
+    """Why the device ``spec`` names cannot be had, and what can be had instead: the working
+    devices, or, when none works, one line per device (the named one among them, once) and
+    the command that fixes it."""
+    wanted = {i.id for i, _ in found if i.kind != "simulator" or i.id == broken.id}
+    probed = _with_health(found, only=wanted)
+    others = [info for info, _ in probed
+              if info.ok and info.kind != "simulator" and info.id != broken.id]
+    if others:
+        return (f"{source} {spec!r}: device {broken.describe()} is {broken.health}; working "
+                f"devices: " + ", ".join(info.describe() for info in others))
+    return f"{source} {spec!r}: " + no_working_device_message(
+        [f for f in probed if f[0].id in wanted], named=broken.id)
+
+
+def idle_gpu(found: list[DeviceInfo], default: DeviceInfo | None) -> DeviceInfo | None:
+    """The first working GPU when the default is a CPU device that no environment variable
+    chose: runs go to the CPU while a GPU waits (``workbench devices`` and the widget's
+    device menu say so). None otherwise."""
+    if default is None or default.kind != "cpu" or environment_choice() is not None:
+        return None
+    return next((info for info in found if info.kind == "gpu" and info.ok), None)
+
+
+def idle_gpu_hint(gpu: DeviceInfo, how: str = "--device gpu") -> str:
+    """The line that says so; ``how`` is the way to choose it where the line is shown."""
+    return (f"a working GPU is present ({gpu.id} {gpu.name}): choose it with {how} or "
+            f"{DEVICE_ENV}=gpu")
 
 
 def default_device() -> DeviceInfo:
@@ -523,5 +628,6 @@ def default_device() -> DeviceInfo:
 
 
 __all__ = ["DeviceInfo", "DeviceError", "DeviceNotFound", "BrokenDevice", "NoWorkingDevice",
-           "devices", "find_device", "default_device", "notes", "opencl", "DEVICE_ENV",
+           "devices", "find_device", "default_device", "environment_choice", "idle_gpu",
+           "idle_gpu_hint", "notes", "opencl", "DEVICE_ENV", "PYOPENCL_CTX_ENV",
            "INJECT_ENV", "FIX_POCL"]
