@@ -8,7 +8,8 @@ imperative kernel IR, passes work on that IR, and OpenCL C is printed from it la
   ``kernel`` (the code inside a kernel) with ``patterns`` (maps, reductions, iterate,
   memory spaces), ``stages`` (the kernels of a program);
 - passes: ``unroll``, ``launch`` (global and local sizes), ``barriers``, ``wide``
-  (64-bit indices), ``written`` (every output element stored exactly once), ``memory``
+  (64-bit indices), ``private`` (the bound on private arrays), ``written`` (every output
+  element stored exactly once, every temporary element read written before), ``memory``
   (reuse of temporaries), ``features`` (what the search's cost model reads);
 - ``emit``: OpenCL C from the IR; ``program``: the one compile path (``opencl``).
 

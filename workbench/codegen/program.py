@@ -32,6 +32,7 @@ from . import (
     ir,
     launch,
     memory,
+    private,
     unroll,
     wide,
     written,
@@ -107,16 +108,17 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
 
 def compile_module(module: ir.Module, check: bool = True) -> ir.Module:
     """The passes over the kernel IR, in order: unrolling, launch inference (which fixes the
-    strides), private arrays of a work-group cut to each work-item's part, barrier
-    placement, 64-bit indices; then (unless ``check`` is off: a test compares the check with
-    a run) the check that every output element is written exactly once and every element
-    of a temporary read is written before."""
+    strides), private arrays of a work-group cut to each work-item's part and bounded in
+    size (``private``), barrier placement, 64-bit indices; then (unless ``check`` is off:
+    a test compares the check with a run) the check that every output element is written
+    exactly once and every element of a temporary read is written before."""
     kernels, launches = [], []
     for kernel in module.kernels:
         try:
             kernel = unroll.unroll(kernel)
             kernel, plan = launch.bind(kernel)
             kernel = distribute.distribute(kernel)
+            private.check(kernel)
             kernel = barriers.place(kernel, plan)
             kernel = wide.widen(kernel)
         except CodegenError as err:

@@ -1,0 +1,60 @@
+"""The bound on private memory: a kernel whose work-items would each hold more private arrays
+than ``PRIVATE_BYTES`` is refused before it is built, naming the largest array and its size.
+
+Why a bound, and this one: a private array lives in registers only while it is small (an
+NVIDIA GPU gives a work-item at most 255 32-bit registers, about 1 KiB); beyond that it is
+spilled to off-chip memory: slow, but it runs. PoCL's CPU device keeps private arrays on
+the stack of its worker threads, copied once per work-item of a group where they live
+across a barrier: 256 KiB per work-item (``float prv[65536]``) ended the process with a
+segmentation fault instead of an error. OpenCL has no device query for the private memory
+a work-item may use (only ``CL_KERNEL_PRIVATE_MEM_SIZE``, after the build), so the bound is
+the same for every device: 32 KiB, twice what Lift's own matrix-vector test keeps per
+work-item (the 4096 products of a row, ``TestMatrixVector.MATRIX_VECTOR``) and a quarter of
+the most PoCL was seen to run.
+
+The bytes counted are those alive together: the arrays of a scope and of the scopes around
+it (the copies of an unrolled body, each in its own block, are not added up).
+"""
+
+from __future__ import annotations
+
+from . import CodegenError, ir
+
+PRIVATE_BYTES = 32 * 1024  # per work-item
+
+
+def _bytes(buffer: ir.Buffer) -> int:
+    return buffer.length * buffer.scalar_dtype().itemsize
+
+
+def _deepest(body: tuple[ir.Stmt, ...], around: tuple[ir.Allocate, ...] = (),
+             origin: str = "") -> tuple[int, tuple[ir.Allocate, ...], str]:
+    """The most private bytes alive at once in ``body``, the arrays that hold them and the
+    origin of the innermost loop around the largest."""
+    here = around + tuple(s for s in body if isinstance(s, ir.Allocate))
+    best = (sum(_bytes(a.buffer) for a in here), here, origin)
+    for stmt in body:
+        inner = ir.children(stmt)
+        if inner:
+            found = _deepest(inner, here, stmt.origin if isinstance(stmt, ir.Loop)
+                             and stmt.origin else origin)
+            if found[0] > best[0]:
+                best = found
+    return best
+
+
+def check(kernel: ir.Kernel, limit: int = PRIVATE_BYTES) -> None:
+    """Refuse a kernel whose work-items each hold more than ``limit`` bytes of private
+    arrays at once (after ``distribute`` cut a work-group's arrays to each one's part)."""
+    total, arrays, origin = _deepest(kernel.body)
+    if total <= limit:
+        return
+    largest = max(arrays, key=lambda a: _bytes(a.buffer)).buffer
+    others = "" if len(arrays) == 1 else \
+        f" (with the other private arrays alive beside it, {total // 1024} KiB)"
+    where = f" in `{origin}`" if origin else ""
+    raise CodegenError(f"the private array {largest.name}{where} holds {largest.length} "
+                       f"{largest.scalar}s ({_bytes(largest) // 1024} KiB) per work-item"
+                       f"{others}; private memory is bounded at {limit // 1024} KiB per "
+                       f"work-item (codegen.private.PRIVATE_BYTES): keep the array in local "
+                       f"or global memory, or block it into smaller pieces")
