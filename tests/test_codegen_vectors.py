@@ -179,3 +179,59 @@ def test_derived_reductions_are_clean_under_oclgrind(name):
     reports = [line for line in stderr.splitlines()
                if any(p.lower() in line.lower() for p in PROBLEMS)]
     assert not reports, stderr[-4000:]
+
+
+# --- user functions in vectorised maps ---------------------------------------------------------
+
+USER_FUNCTIONS = """
+mul : float -> float -> float
+mul = λx y. x * y
+
+twice : float -> float
+twice = λx. mul x 2
+
+mulPair : (float, float) -> float
+mulPair = λp. p.0 * p.1
+
+scaled : float -> [float]_N -> [float]_N
+scaled = λa. map (λx. mul (twice x) a)
+
+pairs : [float]_N -> [float]_N -> [float]_N
+pairs = λxs ys. map mulPair (zip xs ys)
+"""
+
+
+@pytest.mark.parametrize("level", ["mapGlobal", "mapSeq"])
+def test_a_vectorised_map_applies_user_functions_lane_by_lane(level):
+    """``mul`` took scalars only and was called with a float4; it is generated on the lanes."""
+    from workbench import parse_program
+
+    scaled = parse_program(USER_FUNCTIONS)["scaled"]
+    (step,) = [r for r in rewrites(scaled, "float", "[float]_256")
+               if r.rule == "vectorize" and r.params == {"n": 4}]
+    lowered = step.result
+    for r in rewrites(lowered, "float", "[float]_256"):
+        if r.rule == f"map→{level}" and r.path == (0, 1):
+            lowered = r.result
+    result = run(lowered, np.float32(1.5), XS[:256], repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert "float4" in result.source
+
+
+def test_vectorize_is_refused_for_user_functions_that_take_scalars_only():
+    from workbench import parse_program
+    from workbench.expr import Apply, Lambda, Prim, UserFun, Var
+    from workbench.rules import RewriteRefused, apply
+    from workbench.types import FLOAT, FunctionType, TupleType
+
+    definitions = dict(parse_program(USER_FUNCTIONS).items())
+    pairs = TupleType((FLOAT, FLOAT))
+    with pytest.raises(RewriteRefused, match="the user function mulPair cannot be applied to "
+                                             "vectors: get is not a scalar operation"):
+        apply(parse("map mulPair", definitions), "vectorize", "root", f"[{pairs}]_64", n=4)
+    native = UserFun("triple", type=FunctionType(FLOAT, FLOAT), c_body="{ return x * 3; }",
+                     params=("x",), numpy_fn=lambda x: x * 3)
+    with pytest.raises(RewriteRefused, match="triple is given as OpenCL C, which takes "
+                                             "scalars"):
+        apply(Prim("map", (Lambda(("x",), Apply(native, (Var("x"),))),)), "vectorize",
+              "root", "[float]_64", n=4)

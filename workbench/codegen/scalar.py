@@ -135,6 +135,8 @@ class _Emitter:
             left, right = (fixed[0], args[0]) if fn.left is not None else \
                 (args[0], fixed[0]) if fixed else (args[0], args[1])
             return ir.Binary(fn.op, left, right)
+        if isinstance(fn, UserFun) and self.width is not None:
+            return self.lanewise(fn, args, typing)
         if isinstance(fn, UserFun):
             name = define_function(fn, list(typing.args), self.program)
             return ir.Call(name, tuple(args))
@@ -147,6 +149,18 @@ class _Emitter:
                 self.bind(pattern, arg, inner)
             return self.value(fn.body, path + (0,), inner)
         raise ScalarCodegenError(f"cannot call {fn} in a scalar function")
+
+    def lanewise(self, fn: UserFun, args: list[ir.Value], typing: Typing) -> ir.Value:
+        """A user function called inside a function applied to vectors (``mapVec (λx. mul x
+        a)``): its scalar version cannot take the vectors, and which arguments are vectors
+        (x) and which scalars (a) is not known here, so its body is generated in place, on
+        the arguments as they are (OpenCL C widens a scalar in arithmetic with a vector)."""
+        if fn.body is None:
+            raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
+                                     f"be applied to vectors of {self.width} lanes")
+        note = annotate(fn.body, *typing.args)
+        inner = _Emitter(self.program, note.typings, self.width)
+        return inner.call(fn.body, args, (), {})
 
     def bind(self, pattern, arg: ir.Value, env: dict) -> None:
         if isinstance(pattern, str):
@@ -193,6 +207,9 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     ``arg_types``; its name."""
     if isinstance(fn, UserFun):
         name = name or fn.name
+        if fn.body is None and any(_vectors(t) for t in arg_types):
+            raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
+                                     f"be applied to vectors")
         if fn.body is None:  # the escape hatch: given directly as C
             params, result = function_parts(fn.type)
             if name not in program.functions:

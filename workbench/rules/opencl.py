@@ -4,7 +4,7 @@ and the memory rules (toLocal/toGlobal around mapLocal, toPrivate around mapSeq)
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, compose, subterm, walk
+from ..expr import Expr, Prim, UserFun, compose, subterm, walk
 from ..nesting import problem_with
 from ..primitives import PRIMITIVES
 from ..sizes import Size
@@ -103,12 +103,21 @@ _VECTORISABLE = {"abs", "min", "max", "sqrt", "exp", "log", "sin", "cos", "floor
 
 
 def vectorisable(f: Expr) -> str | None:
-    """Why a scalar function cannot be applied lane-wise to a SIMD vector (None if it can)."""
+    """Why a scalar function cannot be applied lane-wise to a SIMD vector (None if it can).
+    The user functions it calls are generated lane-wise too, so their bodies count; one
+    given as OpenCL C takes scalars only."""
     for _, node in walk(f):
         if isinstance(node, Prim) and node.name not in _VECTORISABLE:
             return f"{node.name} is not a scalar operation (mapVec needs a scalar function)"
         if isinstance(node, Prim) and node.name == "mapVec":
             return "the function is already vectorised"
+        if isinstance(node, UserFun) and node.body is None:
+            return (f"the user function {node.name} is given as OpenCL C, which takes "
+                    f"scalars: it cannot be applied lane-wise to vectors")
+        if isinstance(node, UserFun):
+            reason = vectorisable(node.body)
+            if reason:
+                return f"the user function {node.name} cannot be applied to vectors: {reason}"
     return None
 
 
