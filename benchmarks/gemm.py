@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.search import device_tag
 from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import StopSearch, read, search
@@ -246,7 +247,7 @@ def main(argv=None) -> dict:
 
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = "gpu" if kind == "gpu" else "pocl" if info.is_pocl else info.kind
+    tag = device_tag(info)
     sizes = [int(x) for x in (args.sizes or ("1024,2048,4096" if kind == "gpu" else
                                              "1024,2048")).split(",")]
     budget = args.budget or (60 if kind == "gpu" else 48)

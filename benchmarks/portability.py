@@ -19,6 +19,7 @@ import statistics
 from benchmarks.search import (
     RESULTS,
     SIZES,
+    device_tag,
     entry_key,
     entry_program,
     program,
@@ -89,7 +90,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = "gpu" if info.kind == "gpu" else "pocl" if info.is_pocl else info.kind
+    tag = device_tag(info)
     doc = {"run_on": tag, "device": info.name, "sizes": args.sizes, "rounds": args.rounds,
            "programs": {}}
     out = RESULTS / f"portability_{tag}_{args.sizes}.json"

@@ -327,6 +327,11 @@ def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[]
 DEVICE: str | None = None
 
 
+def device_tag(info) -> str:
+    """How result files name a device: ``gpu``, ``pocl`` (PoCL on a CPU), else its kind."""
+    return "gpu" if info.kind == "gpu" else "pocl" if info.is_pocl else info.kind
+
+
 def _write(doc: dict, out: Path) -> Path:
     """Write the results (JSON, and the table as Markdown beside it), gathered with those of
     programs and sizes run separately on the same device, strategy and budget."""
@@ -527,7 +532,7 @@ def main(argv=None) -> None:
     DEVICE = args.device
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = "gpu" if info.kind == "gpu" else "pocl" if info.is_pocl else info.kind
+    tag = device_tag(info)
     peers = numpy_peers if kind != "gpu" else cupy_peers
     if args.retime_only:
         path = Path(args.retime_only)

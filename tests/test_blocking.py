@@ -109,6 +109,9 @@ def test_an_expansion_is_refused_for_a_basic_rule():
 
 
 def test_the_widget_shows_and_expands_macro_steps():
+    for module in ("ipywidgets", "anywidget", "matplotlib"):
+        pytest.importorskip(module, reason="the widget needs the lab extra: pip install -e "
+                            "'.[lab]'")
     from widgets import Workbench
 
     d = Derivation(MM, *TYPES, name="mm")

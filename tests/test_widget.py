@@ -13,7 +13,9 @@ import threading
 import numpy as np
 import pytest
 
+pytest.importorskip("ipywidgets", reason="the widget needs the lab extra: pip install -e .[lab]")
 pytest.importorskip("anywidget", reason="the widget needs the lab extra: pip install -e .[lab]")
+pytest.importorskip("matplotlib", reason="the widget needs the lab extra: pip install -e .[lab]")
 
 from widgets import Workbench
 from widgets.search_panel import steps_of
