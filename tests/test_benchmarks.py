@@ -88,7 +88,7 @@ def test_a_resumed_benchmark_search_counts_its_whole_log_against_the_budget(tmp_
     resumed = read(tmp_path / p["log"])
     assert len({r["key"] for r in resumed}) == len(resumed) == p["evaluated"] == 5
     assert [r["key"] for r in resumed[:3]] == [r["key"] for r in first]
-    assert "budget" in p["stopped"]
+    assert p["stopped"] == ""  # the search itself counts its log against the budget
 
 
 def test_timing_again_interleaves_the_peers_with_the_kernels():

@@ -513,8 +513,9 @@ def cmd_search(args) -> dict:
     name, expr, types, sizes = _concrete(args)
     logged = {r["key"] for r in read(args.log)} if args.log else set()
     if logged:
-        print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (they "
-              f"are not run again)", file=sys.stderr, flush=True)
+        print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (those "
+              f"of this device and these inputs are not run again)", file=sys.stderr,
+              flush=True)
     progress = None
     if not args.json:
         seen = {"n": 0, "best": None}
@@ -534,8 +535,8 @@ def cmd_search(args) -> dict:
         result = search(expr, *[str(t) for t in types], strategy=args.strategy,
                         budget=args.budget, device=args.device, log=args.log, seed=args.seed,
                         timeout=args.timeout, workers=args.workers, progress=progress,
-                        repeat=args.repeat,
-                        sizes=sizes)
+                        repeat=args.repeat, sizes=sizes, time_limit=args.time_limit,
+                        remeasure=args.remeasure)
     except KeyboardInterrupt:
         if args.log:
             held = len(read(args.log))
@@ -576,6 +577,14 @@ def show_search(doc: dict) -> str:
     if doc["from_log"]:
         lines.append(f"resumed: {doc['from_log']} of the {doc['evaluated']} candidates were "
                      f"taken from {doc['log']}")
+    if doc.get("remeasured"):
+        lines.append(f"remeasured: {doc['remeasured']} candidates of {doc['log']} measured "
+                     f"again on this device and these inputs")
+    if doc.get("time_limit") is not None:
+        lines.append(f"time limit: {doc['time_limit']:g} s")
+    if doc.get("restarts") or doc.get("lost_seconds"):
+        lines.append(f"crashes and time-outs: {doc['restarts']} workers started again, "
+                     f"{doc['lost_seconds']:.1f} s lost")
     phases = (doc.get("details") or {}).get("phases")
     if phases:  # the cases strategy: candidates after each phase, and the paper's
         lines.append("phases: " + " → ".join(
@@ -645,9 +654,12 @@ values (every value): for the output when it has at most 1024 values, for everyt
   workbench search @workbench/programs/blas.lift:asum --size N=65536 --budget 40 \\
                    --log asum.jsonl --plot asum.png
   workbench search @workbench/programs/blas.lift:scal --size N=4096 --strategy random
+  workbench search @workbench/programs/blas.lift:dot --size N=1048576 --time-limit 60
 
 Ctrl-C stops a search; with --log every finished candidate is kept, and the same command
-run again resumes (nothing is measured twice). With no correct candidate the command says
+run again resumes (nothing is measured twice). A log says which device and inputs its
+times are for: a log of another device or other inputs is refused, unless --remeasure asks
+for its candidates to be measured again here. With no correct candidate the command says
 so, with the failures counted by kind and the first one's whole message, and exits 1.""",
     "devices": """examples:
   workbench devices
@@ -728,18 +740,24 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--at", required=True, help="node path ('root', 0, 1.0.2, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE rule parameter")
 
-    from .search import STRATEGIES
+    from .search import DEFAULT_STRATEGY, STRATEGIES
 
     se = _expression_command(sub, "search", "search for the fastest correct kernel",
                              sizes=True)
     se.add_argument("--device", help=DEVICE_HELP)
-    se.add_argument("--strategy", default="mcts", choices=sorted(STRATEGIES),
-                    help="how candidates are chosen (default %(default)s: the Monte-Carlo "
-                    "descent of ICFP 2015)")
+    se.add_argument("--strategy", default=DEFAULT_STRATEGY, choices=sorted(STRATEGIES),
+                    help="how candidates are chosen (default %(default)s: the descent of "
+                    "ICFP 2015 guided by the device's cost model)")
     se.add_argument("--budget", type=int, default=40,
-                    help="candidates to measure (default %(default)s)")
+                    help="candidates to measure, a resumed log's among them (default "
+                    "%(default)s)")
+    se.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                    help="stop the search after this many seconds, with what it found")
     se.add_argument("--log", help="JSON-lines log: every candidate as it finishes; an "
-                    "existing log is resumed")
+                    "existing log of this device and these inputs is resumed")
+    se.add_argument("--remeasure", action="store_true",
+                    help="a log of another device or other inputs: measure its candidates "
+                    "again here and go on (without it such a log is refused)")
     se.add_argument("--plot", help="write the efficiency curve (ICFP Fig. 12) to this file")
     se.add_argument("--seed", type=int, default=0,
                     help="seed of the strategy's random choices and of the inputs (default 0)")
