@@ -44,13 +44,10 @@ LOAD_S = 90  # server start, page load, kernel start, running the notebook
 STEP_S = 45  # one round trip through the kernel (a run compiles a kernel)
 NOTEBOOK_S = 420  # the search notebook, top to bottom, on two shared cores
 
-# A widget whose kernel cannot compile: `half` is a type name in OpenCL C.
+# A widget whose kernel cannot compile: a scalar cast applied to a float4.
 HALF = """
-half : float -> float
-half = λx. x * 0.5
-
 f : [float]_N -> [float]_N
-f = mapGlobal half
+f = joinVec ∘ mapGlobal (mapVec (λx. float (int x))) ∘ splitVec 4
 """
 
 

@@ -176,8 +176,8 @@ def test_figure_3_vector_scaling_uses_float4():
 
     expr = library("figures")["vectorScalLow"]
     program = opencl(expr, "[float]_8192")
-    assert "float4 mul3_v4(float4 x)" in program.source
-    assert "vstore4(mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);" \
+    assert "float4 uf_mul3_v4(float4 x_)" in program.source
+    assert "vstore4(uf_mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);" \
         in program.source
     result = run(expr, XS.repeat(2), repeat=2)
     assert result.status == "ok" and result.correct
@@ -198,7 +198,7 @@ def test_listing_5_8_runs_with_its_local_memory_tree(n):
     assert result.completed == ["reduce→reduceSeq at 0"]
     source = result.source
     assert source.count("barrier(") == 8  # copy in, 7 tree steps (none after the copy out)
-    assert "local float lcl" in source and source.count("(a0._0 + a0._1)") == 1
+    assert "local float lcl" in source and source.count("(a0_._0 + a0_._1)") == 1
 
 
 def test_a_barrier_stands_only_where_another_work_item_wrote_what_is_read():
@@ -414,17 +414,18 @@ def test_work_groups_larger_than_the_device_allows_are_named():
 
 
 def test_a_run_prints_its_outcome_and_a_failure_its_whole_message():
-    from workbench import parse_program
-
     xs = np.random.default_rng(0).uniform(-1, 1, 256).astype(np.float32)
     ok = run(parse("mapGlobal abs"), xs, repeat=2)
     assert str(ok).startswith(f"ok (checked against the interpreter): {ok.kernel_ms:.4f} ms "
                               f"median [")
     assert ok._repr_markdown_() == f"**{ok}**"
-    # `half` is a type name in OpenCL C: the kernel does not compile
-    half = parse_program("half : float -> float\nhalf = λx. x * 0.5\n\n"
-                         "f : [float]_N -> [float]_N\nf = mapGlobal half\n")["f"]
-    failed = run(half, xs, repeat=1)
+    # a user function given as OpenCL C with a syntax error: the kernel does not compile
+    from workbench.expr import Prim, UserFun
+    from workbench.types import FLOAT, FunctionType
+
+    broken = UserFun("half", type=FunctionType(FLOAT, FLOAT), c_body="return x * ;",
+                     params=("x",), numpy_fn=lambda x: x * 0.5)
+    failed = run(Prim("mapGlobal", (0, broken)), xs, repeat=1)
     assert failed.status == "compile error"
     assert str(failed) == f"compile error on {failed.device}: {failed.message}"
     assert failed.message in failed._repr_markdown_()

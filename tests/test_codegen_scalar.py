@@ -79,3 +79,78 @@ def test_float_abs_clears_the_sign_bit_like_fabs(text):
     assert "fabs" not in result.source and "0x7fffffff" in result.source
     np.testing.assert_array_equal(result.output.view(np.uint32),
                                   np.abs(np.tile(special, 4)).view(np.uint32))
+
+
+# --- names of the user's in C ------------------------------------------------------------------
+
+COLLIDING = """
+out : float -> float
+out = λfmin. min fmin 0.5 * 2
+
+in0 : float -> float -> float
+in0 = λp0 int. p0 - int
+
+float4 : float -> float
+float4 = λfloat. float + 1
+
+f : [float]_N -> [float]_N -> [float]_N
+f = λxs ys. mapGlobal (λp. float4 (out (in0 p.0 p.1))) (zip xs ys)
+"""
+
+
+def test_user_functions_and_parameters_named_like_buffers_keywords_or_built_ins():
+    """A function ``out`` was hidden by the kernel's buffer ``out``, a parameter ``fmin`` hid
+    the built-in its body calls, ``int`` is a keyword: each is spelled apart in C."""
+    from workbench import parse_program
+    from workbench.run import run
+
+    f = parse_program(COLLIDING)["f"]
+    rng = np.random.default_rng(4)
+    xs, ys = (rng.uniform(-1, 1, 64).astype(np.float32) for _ in range(2))
+    result = run(f, xs, ys, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    source = result.source
+    assert "float uf_out(float fmin_) { return (fmin(fmin_, 0.5f) * 2" in source, source
+    assert "float uf_in0(float p0_, float int_) { return (p0_ - int_); }" in source, source
+    assert "float uf_float4(float float_) { return (float_ + 1" in source, source
+
+
+def test_names_that_are_not_c_identifiers_do_not_become_code():
+    from workbench.codegen.program import opencl
+    from workbench.expr import Apply, Lambda, Prim, UserFun, Var
+    from workbench.run import run
+    from workbench.types import FunctionType
+
+    name = "f(float y) { return 0; }\nkernel void evil(global float *p) { p[0] = 1; } float g"
+    param = "z) { return 1; } float h(float w"
+    fn = UserFun(name, Lambda((param,), Apply(Prim("abs"), (Var(param),))),
+                 FunctionType(FLOAT, FLOAT))
+    expr = Prim("mapGlobal", (0, Lambda(("x",), Apply(fn, (Var("x"),)))))
+    source = opencl(expr, "[float]_64", name="prog\nkernel void evil2() {}").source
+    code = [line for line in source.splitlines() if not line.lstrip().startswith(("//", "/*"))]
+    kernels = [line for line in code if "kernel void" in line]
+    assert len(kernels) == 1 and kernels[0].startswith("kernel void prog_x"), source
+    assert not any("return 0" in line or "return 1" in line or "float h(" in line
+                   for line in code), source
+    xs = np.random.default_rng(5).uniform(-1, 1, 64).astype(np.float32)
+    result = run(expr, xs, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+def test_a_user_function_given_as_c_keeps_its_parameters_which_must_be_identifiers():
+    from workbench.codegen import CodegenError
+    from workbench.codegen.program import opencl
+    from workbench.expr import Apply, Lambda, Prim, UserFun, Var
+    from workbench.types import FunctionType
+
+    def native(param):
+        return UserFun("out", type=FunctionType(FLOAT, FLOAT), c_body=f"return {param} * 3;",
+                       params=(param,), numpy_fn=lambda x: x * 3)
+
+    def program(fn):
+        return Prim("mapGlobal", (0, Lambda(("x",), Apply(fn, (Var("x"),)))))
+
+    source = opencl(program(native("x")), "[float]_64").source
+    assert "float uf_out(float x) { return x * 3; }" in source
+    with pytest.raises(CodegenError, match=r"parameter 'x\) \{' is not a C identifier"):
+        opencl(program(native("x) {")), "[float]_64")

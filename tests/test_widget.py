@@ -368,12 +368,9 @@ def test_without_graphviz_the_tree_is_a_clickable_list():
 
 
 HALF = """
-half : float -> float
-half = λx. x * 0.5
-
 f : [float]_N -> [float]_N
-f = mapGlobal half
-"""  # `half` is an OpenCL C type name: the kernel cannot compile
+f = joinVec ∘ mapGlobal (mapVec (λx. float (int x))) ∘ splitVec 4
+"""  # a scalar cast applied to a float4 in OpenCL C: the kernel cannot compile
 
 
 @needs_device

@@ -190,7 +190,9 @@ def _step(loop: ir.Loop) -> int:
 
 
 def _comment(text: str) -> str:
-    return text.replace("*/", "* /")
+    """Text that stays inside a comment (``/* … */`` or ``// …``): names in it are the
+    user's."""
+    return text.replace("*/", "* /").replace("\r", " ").replace("\n", " ")
 
 
 def kernel_source(kernel: ir.Kernel) -> str:

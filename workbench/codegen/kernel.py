@@ -285,7 +285,9 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             target = fn
             extra: list[Value] = []
         else:
-            names = [f"a{i}" for i in range(len(args))]
+            names: list[str] = []
+            for i in range(len(args)):  # parameter names its free variables do not use
+                names.append(fresh_name(f"a{i}", set(free) | set(names)))
             target = Lambda(tuple(free) + tuple(names),
                             Apply(fn, tuple(Var(n) for n in names)))
             missing = [v for v in free if v not in (env or {})]
@@ -294,10 +296,12 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                                    f"value here")
             extra = [env[v] for v in free]
         arg_types = [v.type for v in extra] + list(typing.args)
-        base = getattr(fn, "name", None) or f"{self.name}_f"
+        # a user function's C name comes from its own (``c_names``); any other function is
+        # named after the program, and after the primitive it applies (``asum_abs3``)
+        base = f"{self.name}_{fn.name}" if isinstance(fn, Prim) else f"{self.name}_f"
         try:
             name = define_function(target, arg_types, self.cprog,
-                                   name=base if isinstance(fn, UserFun) else self.fresh(base))
+                                   name=None if isinstance(fn, UserFun) else self.fresh(base))
         except ScalarCodegenError as err:
             raise CodegenError(f"{short(fn)}: {err}") from None
         return ir.Call(name, tuple(self.scalar(a) for a in extra + args))

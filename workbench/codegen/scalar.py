@@ -28,6 +28,7 @@ from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import ir
+from .c_names import CNames, parameter, user_function
 from .c_types import ScalarCodegenError, c_type
 
 _FLOAT_FUNCS = {"min": "fmin", "max": "fmax"}
@@ -40,9 +41,11 @@ class CProgram:
     order they must be declared."""
 
     structs: set = field(default_factory=set)
-    functions: dict[str, str] = field(default_factory=dict)
+    # (user function, form, argument types) -> C name
+    functions: dict[tuple, str] = field(default_factory=dict)
     by_expression: dict[tuple, str] = field(default_factory=dict)  # (fn, types) -> C name
     order: list = field(default_factory=list)  # ir.StructDecl / ir.Function / ir.NativeFunction
+    names: CNames = field(default_factory=CNames)  # the C names of its functions
 
     def struct(self, t: TupleType) -> str:
         if t not in self.structs:
@@ -123,8 +126,9 @@ class _Emitter:
     def call(self, fn: Expr, args: list[ir.Value], path: Path, env: dict) -> ir.Value:
         typing = self.typings[path]
         if isinstance(fn, Prim) and fn.name == "mapVec":  # the lane-wise function of f
-            name = define_function(fn.args[-1], list(typing.args), self.program,
-                                   name=_function_name(fn.args[-1]))
+            f = fn.args[-1]
+            name = define_function(f, list(typing.args), self.program,
+                                   name=None if isinstance(f, UserFun) else "lanes")
             return ir.Call(name, tuple(args))
         if isinstance(fn, Prim):
             return self.primitive(fn, args, typing)
@@ -191,10 +195,12 @@ class _Emitter:
 
 
 def _parameters(params, types, program: CProgram, emitter: _Emitter, env: dict) -> tuple:
-    """The C parameters of a function (a tuple pattern becomes one struct parameter)."""
+    """The C parameters of a function (a tuple pattern becomes one struct parameter ``p0``;
+    a named one is spelled as ``c_names.parameter`` says: ``x`` is ``x_``)."""
     out = []
+    taken = CNames()
     for i, (pattern, t) in enumerate(zip(params, types)):
-        c_name = pattern if isinstance(pattern, str) else f"p{i}"
+        c_name = taken.unique(parameter(pattern) if isinstance(pattern, str) else f"p{i}")
         c_type(t, program)
         out.append((t, c_name))
         emitter.bind(pattern, ir.Name(c_name), env)
@@ -204,36 +210,29 @@ def _parameters(params, types, program: CProgram, emitter: _Emitter, env: dict) 
 def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgram,
                     name: str | None = None) -> str:
     """Declare a function of the program for a user function (or lambda) applied to
-    ``arg_types``; its name."""
+    ``arg_types``; its C name (a user function's as ``c_names.user_function`` says, a
+    lambda's ``name``, each made unique in the program)."""
+    types = list(arg_types)
     if isinstance(fn, UserFun):
-        name = name or fn.name
-        if fn.body is None and any(_vectors(t) for t in arg_types):
-            raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
-                                     f"be applied to vectors")
+        base = user_function(fn.name)
         if fn.body is None:  # the escape hatch: given directly as C
-            params, result = function_parts(fn.type)
-            if name not in program.functions:
-                for t in (*params, result):
-                    c_type(t, program)
-                program.functions[name] = name
-                program.order.append(ir.NativeFunction(name, result, tuple(zip(params, fn.params)),
-                                                       fn.c_body))
-            return name
+            return _native(fn, types, program, base)
         body = fn.body
     else:
+        base = name or "f"
         body = fn
     if not isinstance(body, Lambda):
-        raise ScalarCodegenError(f"{name} is not a function of its arguments")
+        raise ScalarCodegenError(f"{getattr(fn, 'name', fn)} is not a function of its "
+                                 f"arguments")
     params = body.params
-    types = list(arg_types)
+    form = ""
     if len(types) == 1 and len(params) > 1 and isinstance(types[0], TupleType) and \
             len(types[0].items) == len(params):
         # applied to a pair, as reduceSeq applies its operator: one struct parameter whose
         # fields are the parameters (a version of its own, beside one taking them apart)
         params = (tuple(params),)
-        if isinstance(fn, UserFun):
-            name = f"{name}_tuple"
-    key = name + "(" + ",".join(str(t) for t in types) + ")"
+        form = "_tuple" if isinstance(fn, UserFun) else ""
+    key = (fn.name, form, tuple(types)) if isinstance(fn, UserFun) else None
     if key in program.functions:
         return program.functions[key]
     same = (body, tuple(types))  # one function per (function, argument types)
@@ -246,20 +245,45 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         # vectors: a vector accumulator and an element); OpenCL C has no overloading, so
         # the vector version gets its own name.
         note = annotate(body, *[_lane(t) for t in types])
-        name = f"{name}_v{width}"
+        form += f"_v{width}"
         result = VectorType(note.result, Size.const(width))
     else:
         note = annotate(body, *types)
         result = note.result
+    c_name = program.names.unique(base + form)
     emitter = _Emitter(program, note.typings, width)
     env: dict = {}
     decls = _parameters(params, types, program, emitter, env)
     value = emitter.value(body.body, (0,), env)
     c_type(result, program)
-    program.functions[key] = name
-    program.by_expression[same] = name
-    program.order.append(ir.Function(name, result, decls, value))
-    return name
+    if key is not None:
+        program.functions[key] = c_name
+    program.by_expression[same] = c_name
+    program.order.append(ir.Function(c_name, result, decls, value))
+    return c_name
+
+
+def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str:
+    """A user function given as OpenCL C: its body is the user's code, so its parameters
+    keep their names, which must be C identifiers."""
+    if any(_vectors(t) for t in types):
+        raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
+                                 f"be applied to vectors")
+    key = (fn.name, "native", ())
+    if key in program.functions:
+        return program.functions[key]
+    bad = [p for p in fn.params if not (p.isidentifier() and p.isascii())]
+    if bad:
+        raise ScalarCodegenError(f"{fn.name} is given as OpenCL C, and its parameter "
+                                 f"{bad[0]!r} is not a C identifier")
+    params, result = function_parts(fn.type)
+    for t in (*params, result):
+        c_type(t, program)
+    c_name = program.names.unique(base)
+    program.functions[key] = c_name
+    program.order.append(ir.NativeFunction(c_name, result, tuple(zip(params, fn.params)),
+                                           fn.c_body))
+    return c_name
 
 
 def _vectors(t: Type) -> list[VectorType]:
@@ -278,7 +302,3 @@ def _lane(t: Type) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(_lane(item) for item in t.items))
     return t
-
-
-def _function_name(fn: Expr) -> str:
-    return fn.name if isinstance(fn, UserFun) else "lanes"

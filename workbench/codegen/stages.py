@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, walk
 from ..typecheck import Annotation
 from ..types import INT, Type
-from . import CodegenError, ir
+from . import CodegenError, c_names, ir
 from .arith import Index
 from .kernel import KernelBuilder, Names, bind, constant
 from .memory import used_buffers
@@ -165,7 +165,8 @@ def translate(expr: Expr, note: Annotation, input_types: list[Type], name: str,
     outputs, out_view = component_buffers("out", note.result, "output")
     for b in [*(b for parts, _ in inputs for b in parts), *outputs]:
         _ = b.scalar  # arrays of arrays of tuples are refused with a message
-    stages = Stages(name, note, [*(b for parts, _ in inputs for b in parts), *outputs])
+    stages = Stages(c_names.program(name), note,
+                    [*(b for parts, _ in inputs for b in parts), *outputs])
     args = [Value(parts[0].type, scalar=ir.Load(parts[0].name, Index.of(0)))
             if not parts[0].shape and len(parts) == 1 else Value(t, view=view)
             for (parts, view), t in zip(inputs, input_types)]
