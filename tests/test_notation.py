@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import ParseError, parse, parse_program, parse_type, to_text
-from workbench.expr import Apply, Compose, Lambda, Prim, Section, Var
+from workbench.expr import Apply, Compose, Lambda, Prim, Section, Var, walk
 from workbench.sizes import Size
 
 from .strategies import expressions
@@ -186,3 +186,32 @@ def test_any_text_parses_or_raises_parse_error(text):
     except ParseError:
         return
     assert parse(str(e)) == e
+
+
+LIFT_ID = '''
+val N = SizeVar("N")
+val id = UserFun("id", "x", "{ return x; }", Float, Float)
+val f = fun(ArrayType(Float, N), in => Map(id) o Reorder() $ in)
+'''
+
+
+def test_the_identity_primitive_reads_back_beside_a_user_function_named_id():
+    """A Lift program's own ``id``: a rewrite that adds the primitive ``id`` printed ``id``,
+    which the program's definitions read back as the user function."""
+    from workbench import rewrites
+    from workbench.notation.program import user_functions, user_functions_text
+
+    f = parse_program(LIFT_ID)["f"]
+    definitions = user_functions(user_functions_text(f))
+    assert "id" in definitions
+    found = [r for r in rewrites(f, "[float]_64") if any(
+        isinstance(n, Prim) and n.name == "id" for _, n in walk(r.result))]
+    assert {r.rule for r in found} >= {"id-after", "id-before", "reorder→id"}
+    for r in found:
+        text = to_text(r.result)
+        assert parse(text, definitions) == r.result, (r.rule, text)
+        assert parse(to_text(r.result, ascii=True), definitions) == r.result
+    assert to_text(parse("map id ∘ id", {"id": definitions["id"]})) == "map id ∘ id"
+    both = Compose((Prim("map", (definitions["id"],)), Prim("id")))
+    assert to_text(both) == "map id ∘ Id"
+    assert to_text(Compose((Prim("map", (Prim("id"),)), Prim("id")))) == "map id ∘ id"

@@ -2,6 +2,10 @@
 
 ``to_text(e)`` uses the paper's symbols (``∘``, ``λ``); ``to_text(e, ascii=True)`` uses
 ``o`` and ``\\``. Parentheses are added only where precedence requires them.
+
+A user function may bear a primitive's name (a Lift program's own ``id``): the program's
+definitions then shadow the primitive when the text is read back, so in an expression that
+calls such a function the primitive is printed by another of its spellings (``Id``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from ..expr import (
     UserFun,
     Var,
     use_printer,
+    walk,
 )
+from ..primitives import lookup
 from ..sizes import Size
 
 # Precedence levels, loosest first.
@@ -32,7 +38,22 @@ _BINARY = {"||": OR, "&&": AND, "==": COMPARE, "!=": COMPARE, "<": COMPARE, "<="
 def to_text(expr: Expr, ascii: bool = False) -> str:
     """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``);
     ``reading.to_text`` also prints Lift's spelling."""
-    return _Printer(ascii).show(expr, LAMBDA)
+    return _Printer(ascii, _shadowed(expr)).show(expr, LAMBDA)
+
+
+def _shadowed(expr: Expr) -> frozenset[str]:
+    """The spellings of primitives that a user function called by ``expr`` (or by such a
+    function's body) also bears: read back with the definitions of those functions, they
+    name the function."""
+    names: set[str] = set()
+    pending = [expr]
+    while pending:
+        for _, node in walk(pending.pop()):
+            if isinstance(node, UserFun) and node.name not in names:
+                names.add(node.name)
+                if node.body is not None:
+                    pending.append(node.body)
+    return frozenset(n for n in names if lookup(n) is not None)
 
 
 def size_argument(s: Size) -> str:
@@ -56,9 +77,18 @@ def pattern_text(pattern) -> str:
 
 
 class _Printer:
-    def __init__(self, ascii: bool):
+    def __init__(self, ascii: bool, shadowed: frozenset[str] = frozenset()):
         self.compose_sym = " o " if ascii else " ∘ "
         self.lambda_sym = "\\" if ascii else "λ"
+        self.shadowed = shadowed
+
+    def spelling(self, decl) -> str:
+        """A primitive's name, or the first other spelling of it that no user function of
+        the expression bears (its name when there is none)."""
+        if decl.name not in self.shadowed:
+            return decl.name
+        return next((a for a in decl.aliases if a.isidentifier() and a not in self.shadowed),
+                    decl.name)
 
     def show(self, e: Expr, context: int) -> str:
         text, level = self.render(e)
@@ -104,7 +134,7 @@ class _Printer:
 
     def primitive(self, e: Prim) -> tuple[str, int]:
         decl = e.decl
-        words = [decl.name]
+        words = [self.spelling(decl)]
         for i, (param, arg) in enumerate(zip(decl.params, e.args)):
             if param.kind == "dim":
                 following = e.args[i + 1] if i + 1 < len(e.args) else None
