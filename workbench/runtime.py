@@ -402,9 +402,9 @@ def fit_private_arrays(info: DeviceInfo, launches: Sequence[Launch],
                          f"({_bytes_text(most(launch))} of private arrays)")
             return list(launches), (
                 f"{launch.kernel}: {held} do not fit this device's work-groups, which held "
-                f"at most {_bytes_text(limit)} of private arrays in its probe (a larger one "
-                f"crashed it: a driver that keeps every work-item's arrays on one thread's "
-                f"stack, as PoCL does, overflows it)")
+                f"at most {_bytes_text(limit)} of private arrays in its probe (larger ones "
+                f"failed: a driver that keeps every work-item's arrays on one thread's "
+                f"stack, as PoCL does, overflows that stack and the process dies)")
         out.append(replace(launch, local_size=_largest_group(launch.global_size, items)))
     return out, None
 
