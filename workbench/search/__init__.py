@@ -265,7 +265,10 @@ class Context:
         if self._widths is None:
             from ..opencl_devices import find_device
 
-            self._widths = find_device(self.device)[0].vector_widths
+            try:
+                self._widths = find_device(self.device)[0].vector_widths
+            except WorkbenchError:  # an executor's device, not found in this process
+                self._widths = ()
         return self._widths or None
 
     def cost_model(self):
