@@ -64,9 +64,9 @@ def test_what_the_reader_cannot_read_is_refused_with_the_reason():
         parse_program('val f = UserFun("f", "x", "{ for (;;) {} return x; }", Float, Float)')
     with pytest.raises(ParseError, match=r"unknown name 'MapGbl'.*did you mean MapGlb"):
         parse('fun(ArrayType(Float, SizeVar("N")), in => MapGbl(id) $ in)')
-    with pytest.raises(ParseError, match="vectorised values"):
-        parse('fun(ArrayType(Float4, SizeVar("N")), in => '
-              'MapSeq(ReduceSeq(addF4, Value(0.0f).vectorize(4))) $ in)')
+    with pytest.raises(ParseError, match="2 components for a tuple of 3"):
+        parse('fun(ArrayType(Float, SizeVar("N")), in => ReduceSeq(fun((a, x) => a), '
+              'Value("{0.0f, 0.0f}", TupleType(Float, Float, Float))) $ in)')
     with pytest.raises(ParseError, match="Unzip is not supported"):
         parse('fun(ArrayType(TupleType(Float, Float), SizeVar("N")), in => Unzip() $ in)')
     with pytest.raises(ParseError) as info:

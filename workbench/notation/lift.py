@@ -50,6 +50,8 @@ from .lift_library import (
 )
 from .scala import Node, read_expression, read_program
 
+_TUPLE_FIELD = re.compile(r"_[0-9]")
+
 
 class LiftError(ParseError):
     """Lift program text that cannot be read: where, and why."""
@@ -70,13 +72,60 @@ class LiftReader:
         return LiftError(message, tok.line, tok.col, line, expected)
 
     # --- definitions -------------------------------------------------------------------
-    def define(self, node: Node, env: dict) -> tuple[str, object]:
+    def define(self, node: Node, env: dict) -> list[tuple[str, object]]:
+        """``val name = e``, ``val (a, b) = e`` or ``def name(x, y) = e``: the names it
+        defines, with their values, added to env."""
+        if node.kind == "def":
+            name, params = node.value
+            value = Callable_(name, self.helper(name, params, node.parts[0], env))
+            env[name] = value
+            return [(name, value)]
+        if isinstance(node.value, tuple):
+            return self.destructure(node, env)
         name = node.value
         value = self.value(node.parts[0], env)
         if isinstance(value, Expr) and not isinstance(value, UserFun):
             value = self.declared(value, name, node)
         env[name] = value
-        return name, value
+        return [(name, value)]
+
+    def helper(self, name: str, params: tuple, body: Node, env: dict):
+        """A Scala ``def`` with parameters: each call evaluates its body with the arguments
+        bound (the helper is inlined where it is called, as Scala builds the expression)."""
+        def call(reader, args, node):
+            if len(args) != len(params):
+                raise self.error(node, f"{name} takes {len(params)} argument"
+                                       f"{'s' if len(params) != 1 else ''} "
+                                       f"({', '.join(params)}), got {len(args)}")
+            inner = dict(env)
+            inner[name] = env.get(name)
+            inner.update(zip(params, args))
+            return self.value(body, inner)
+        return call
+
+    def destructure(self, node: Node, env: dict) -> list[tuple[str, object]]:
+        """``val (a, b) = e``: a Scala tuple's items, or the components of a tuple-valued
+        expression (``Get(e, i)``)."""
+        names = node.value
+        value = self.value(node.parts[0], env)
+        if isinstance(value, TupleExpr):
+            value = value.items
+        if isinstance(value, tuple):
+            if len(value) != len(names):
+                raise self.error(node, f"val ({', '.join(names)}) takes a tuple of "
+                                       f"{len(names)} items, the value has {len(value)}")
+            items = list(value)
+        elif isinstance(value, Expr):
+            items = [Apply(Prim("get", (i,)), (value,)) for i in range(len(names))]
+        else:
+            raise self.error(node, f"val ({', '.join(names)}) takes a tuple, not "
+                                   f"{show_node(value)}")
+        out = []
+        for n, v in zip(names, items):
+            if n != "_":
+                env[n] = v
+                out.append((n, v))
+        return out
 
     def declared(self, value: Expr, name: str, node: Node) -> Expr:
         """A ``fun`` with parameter types: the definition's declared type is those types and
@@ -123,12 +172,15 @@ class LiftReader:
         if kind == "block":
             inner = dict(env)
             for part in node.parts[:-1]:
-                if part.kind != "define":
+                if part.kind not in ("define", "def"):
                     raise self.error(part, "only definitions may come before the result of a "
                                            "block")
-                inner[part.value] = self.value(part.parts[0], inner)
+                if part.kind == "define" and isinstance(part.value, str):
+                    inner[part.value] = self.value(part.parts[0], inner)
+                else:
+                    self.define(part, inner)
             return self.value(node.parts[-1], inner)
-        if kind == "define":
+        if kind in ("define", "def"):
             raise self.error(node, "a definition is not a value here")
         if kind == "placeholder":
             raise self.error(node, "Scala's _ placeholder is not supported: name the "
@@ -164,17 +216,63 @@ class LiftReader:
         if name == "apply":
             return Callable_("apply", lambda r, args, n: self.call(target, args, n))
         if name == "vectorize":
-            return Callable_("vectorize", lambda r, args, n: self.vectorize(target, n))
+            return Callable_("vectorize", lambda r, args, n: self.vectorize(target, args, n))
+        if name == "at":
+            return Callable_("at", lambda r, args, n: self.at(target, args, n, node))
         if name in ("toFloat", "toInt"):
             return target
-        raise self.error(node, f"the member .{name} is not supported here")
+        if _TUPLE_FIELD.fullmatch(name):
+            return self.field(target, int(name[1:]), node)
+        raise self.error(node, f"the member .{name} is not supported here (members read: "
+                               f"._0, ._1, … of tuples, .at(i), .vectorize(n), .apply(...), "
+                               f".stripMargin)")
 
-    def vectorize(self, target, node: Node):
-        if isinstance(target, Expr) and not isinstance(target, Lit):
+    def field(self, target, k: int, node: Node):
+        """``x._0``: Lift's accessor of a tuple's component (``Get(x, 0)``); on a Scala tuple
+        ``(a, b)._1`` is Scala's own, counted from 1."""
+        if isinstance(target, tuple):
+            if not 1 <= k <= len(target):
+                raise self.error(node, f"a Scala tuple of {len(target)} items has the fields "
+                                       f"_1 to _{len(target)}, not _{k}")
+            return target[k - 1]
+        if isinstance(target, TupleExpr):
+            if k >= len(target.items):
+                raise self.error(node, f"the tuple {show_node(target)} has the components "
+                                       f"_0 to _{len(target.items) - 1}, not _{k}")
+            return target.items[k]
+        return Apply(Prim("get", (k,)), (self.as_expr(target, node.parts[0]),))
+
+    def at(self, target, args: list, node: Node, member: Node) -> Expr:
+        """``xs.at(i)``: element i of an array (Lift's ArrayAccess)."""
+        if len(args) != 1:
+            raise self.error(node, f".at takes one index, got {len(args)} arguments")
+        (i,) = args
+        if isinstance(i, Size):
+            if not i.is_integer_constant:
+                raise self.error(self.argument_node(node, args, 0),
+                                 f".at({i}): the index must be a number; the size {i} has "
+                                 f"no value inside an expression", "a number")
+            i = int(i.value)
+        if isinstance(i, int) and not isinstance(i, bool) and i < 0:
+            raise self.error(self.argument_node(node, args, 0),
+                             f".at({i}): an index counts from 0", "a natural number")
+        return Apply(Prim("at"), (self.as_expr(i, node), self.as_expr(target, member.parts[0])))
+
+    def vectorize(self, target, args: list, node: Node):
+        if len(args) != 1:
+            raise self.error(node, f".vectorize takes the vector width, got {len(args)} "
+                                   f"arguments")
+        self.natural(args, 0, node, "the width of .vectorize")
+        if isinstance(target, Generic):  # add.vectorize(4)
+            target = target.fn
+        if isinstance(target, Lit) and not isinstance(target.value, bool):
+            # a vector value of one number in every lane: the literal, which takes the vector
+            # type its context expects (a vector accumulator's initial value)
+            return target
+        if isinstance(target, Expr):
             return Prim("mapVec", (target,))
-        raise self.error(node, "vectorised values (Value(...).vectorize(n)) are not "
-                               "supported: vector accumulators are not in the workbench's "
-                               "patterns")
+        raise self.error(node, f"{show_node(target)}.vectorize(n): only user functions and "
+                               f"numbers (Value(0.0f).vectorize(4)) are vectorised")
 
     def lambda_(self, node: Node, env: dict) -> Lambda:
         names = tuple(node.value)
@@ -189,9 +287,14 @@ class LiftReader:
         left, right = (self.value(p, env) for p in node.parts)
         if op in ("o", "∘"):
             return compose(self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
-        if op == "$":
+        if op == "$" or op == "<<:":
             return self.apply(self.as_expr(left, node.parts[0]),
                               [self.as_expr(right, node.parts[1])])
+        if op == ":>>":  # x :>> f is f(x)
+            return self.apply(self.as_expr(right, node.parts[1]),
+                              [self.as_expr(left, node.parts[0])])
+        if op == "+" and (isinstance(left, str) or isinstance(right, str)):
+            return self.concatenation(left, right, node)
         if isinstance(left, Size) or isinstance(right, Size) or op == "/^":
             return self.size_arithmetic(op, left, right, node)
         if isinstance(left, int | float) and isinstance(right, int | float) and \
@@ -201,6 +304,27 @@ class LiftReader:
                                                                                 "is not zero")
             return numbers(op, left, right)
         return BinOp(op, self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+
+    def concatenation(self, left, right, node: Node) -> str:
+        """``"{ ..." + "... }"``: Scala's string concatenation (a C body written over several
+        lines); numbers and constant sizes are written as Scala writes them."""
+        def text(value, at: Node) -> str:
+            if isinstance(value, str):
+                return value
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            if isinstance(value, int):
+                return str(value)
+            if isinstance(value, float):
+                return repr(value)
+            if isinstance(value, Size) and value.is_integer_constant:
+                return str(int(value.value))
+            if isinstance(value, Size):
+                raise self.error(at, f"the size {value} is joined to a string: a symbolic size "
+                                     f"has no value in a user function's C body", "a number")
+            raise self.error(at, f"{show_node(value)} is joined to a string: only strings, "
+                                 f"numbers and constant sizes are", "a string")
+        return text(left, node.parts[0]) + text(right, node.parts[1])
 
     def size_arithmetic(self, op: str, left, right, node: Node) -> Size:
         a, b = self.as_size(left, node), self.as_size(right, node)
@@ -242,6 +366,12 @@ class LiftReader:
             return Lit(value)
         if isinstance(value, tuple):
             return TupleExpr(tuple(self.as_expr(v, node) for v in value))
+        if isinstance(value, Size):
+            if value.is_integer_constant:
+                return Lit(int(value.value))  # a program's constant size used as a number
+            raise self.error(node, f"the size {value} is used as a value: a symbolic size "
+                                   f"has no value inside an expression (sizes are types' "
+                                   f"lengths and patterns' arguments)", "a number")
         raise self.error(node, f"{show_node(value)} is not an expression here")
 
     def as_size(self, value, node: Node) -> Size:
@@ -333,14 +463,14 @@ def parse_lift_program(text: str):
     definitions: dict[str, Expr] = {}
     order: list[str] = []
     for node in read_program(text):
-        if node.kind != "define":
+        if node.kind not in ("define", "def"):
             raise reader.error(node, "a Lift program is a sequence of definitions "
                                      "(val name = ...)", "val")
-        name, value = reader.define(node, env)
-        if isinstance(value, Expr):
-            if name not in definitions:
-                order.append(name)
-            definitions[name] = value
+        for name, value in reader.define(node, env):
+            if isinstance(value, Expr):
+                if name not in definitions:
+                    order.append(name)
+                definitions[name] = value
     return Program(definitions, order)
 
 

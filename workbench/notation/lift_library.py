@@ -40,7 +40,7 @@ class Namespace:
 @dataclass(frozen=True)
 class IndexFunction:
     """Lift's index functions for Gather/Scatter: ``reverse``, ``ReorderWithStride(s)``,
-    ``transposeFunction(m, n)``."""
+    ``Shift(k)``, ``transposeFunction(m, n)``."""
 
     kind: str
     args: tuple = ()
@@ -51,15 +51,6 @@ class Boundary:
     """``Pad.Boundary.Clamp`` and friends."""
 
     kind: str
-
-
-@dataclass(frozen=True)
-class Vectorized:
-    """``Value(0.0f).vectorize(4)``: not supported; kept to say so where it is used."""
-
-    value: object
-
-
 
 
 def numbers(op: str, a, b):
@@ -180,6 +171,14 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
             return Prim("scatter", (Lambda(("i", "n"), BinOp(
                 "+", BinOp("/", Var("i"), chunk), BinOp("*", Lit(k), BinOp("%", Var("i"),
                                                                              chunk)))),))
+        if value.kind == "shift":
+            # Lift's shiftRightGeneric: (i + k) - n * (i / (n - 1))
+            k = value.args[0]
+            if not k.is_integer_constant:
+                raise reader.error(node, "Shift(k) needs a number k")
+            shifted = BinOp("-", BinOp("+", Var("i"), Lit(int(k.value))), BinOp(
+                "*", Var("n"), BinOp("/", Var("i"), BinOp("-", Var("n"), Lit(1)))))
+            return Prim("scatter" if scatter else "gather", (Lambda(("i", "n"), shifted),))
         if value.kind == "transpose":
             m, n = value.args
             if not (m.is_integer_constant and n.is_integer_constant):
@@ -191,7 +190,7 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
     if isinstance(value, Lambda):
         return Prim("scatter" if scatter else "gather", (value,))
     raise reader.error(node, f"{show_node(value)} is not an index function (reverse, "
-                             f"ReorderWithStride(s), transposeFunction(m, n))")
+                             f"ReorderWithStride(s), Shift(k), transposeFunction(m, n))")
 
 
 def _reordering(lift_name: str, scatter: bool):
@@ -246,6 +245,103 @@ def _slide2d(reader, args, node):
                    Prim("map", (Prim("slide", (cols, col_step)),)))
 
 
+def _pad_constant2d(reader, args, node):
+    # Lift: Map(PadConstant(left, right, c)) o PadConstant(top, bottom, c)
+    _expect(reader, node, args, (3, 5), "PadConstant2D")
+    *sizes, value = args
+    sizes = [reader.natural(args, i, node, "a width of PadConstant2D")
+             for i in range(len(sizes))]
+    value = reader.as_expr(value, node)
+    if len(sizes) == 2:
+        return Prim("pad2D", (sizes[0], sizes[1], value))
+    top, bottom, left, right = sizes
+    return compose(Prim("map", (Prim("pad", (left, right, value)),)),
+                   Prim("pad", (top, bottom, value)))
+
+
+def _pad3d(lift_name: str):
+    """Lift's ``Pad3D(x, y, z, boundary)`` and ``PadConstant3D(x, y, z, value)``:
+    ``Map(Map(Pad(x, x)) o Pad(y, y)) o Pad(z, z)`` (x pads the innermost dimension)."""
+    def call(reader, args, node):
+        _expect(reader, node, args, (4,), lift_name)
+        x, y, z = (reader.natural(args, i, node, f"a width of {lift_name}") for i in range(3))
+        boundary = args[3]
+
+        def pad(width: Size) -> Prim:
+            if isinstance(boundary, Boundary):
+                return _pad_by(boundary, width, width)
+            return Prim("pad", (width, width, reader.as_expr(boundary, node)))
+
+        inner = compose(Prim("map", (pad(x),)), pad(y))
+        return compose(Prim("map", (inner,)), pad(z))
+    return call
+
+
+def _slide3d(reader, args, node):
+    _expect(reader, node, args, (2, 6), "Slide3D")
+    sizes = [reader.natural(args, i, node, "a size of Slide3D") for i in range(len(args))]
+    size_x, step_x, size_y, step_y, size_z, step_z = sizes if len(sizes) == 6 else sizes * 3
+    # Lift: Map(Map(Transpose()) o Transpose()) o Slide(sizeZ, stepZ) o
+    #       Map(Map(Transpose()) o Slide(sizeY, stepY) o Map(Slide(sizeX, stepX)))
+    # (its symmetric Slide3D(size, step), SlideND(3), is the same neighbourhoods)
+    transpose_inner = Prim("map", (Prim("transpose"),))
+    rows = compose(transpose_inner, Prim("slide", (size_y, step_y)),
+                   Prim("map", (Prim("slide", (size_x, step_x)),)))
+    return compose(Prim("map", (compose(transpose_inner, Prim("transpose")),)),
+                   Prim("slide", (size_z, step_z)), Prim("map", (rows,)))
+
+
+def _fresh(name: str, *exprs: Expr) -> str:
+    """A variable name free in none of exprs (the bound variable of a helper's lambda)."""
+    taken = set().union(*(e.free_vars() for e in exprs))
+    k, fresh = 0, name
+    while fresh in taken:
+        k, fresh = k + 1, f"{name}{k}"
+    return fresh
+
+
+def _zip_nd(lift_name: str, depth: int):
+    """Lift's ``Zip2D(a, b, ...)`` and ``Zip3D(...)``: arrays of two or three dimensions
+    zipped element by element, ``Map(λt. Zip(Get(t, 0), Get(t, 1))) $ Zip(a, b)`` (Zip3D
+    once more inside)."""
+    def call(reader, args, node):
+        if len(args) < 2:
+            raise reader.error(node, f"{lift_name} takes two or more arrays")
+        arrays = tuple(reader.as_expr(a, node) for a in args)
+        t = _fresh("t", *arrays)
+        rezip = Lambda((t,), Apply(Prim("zip"), tuple(Apply(Prim("get", (i,)), (Var(t),))
+                                                      for i in range(len(arrays)))))
+        result: Expr = Apply(Prim("zip"), arrays)
+        level: Expr = rezip
+        for _ in range(depth - 1):
+            result = Apply(Prim("map", (level,)), (result,))
+            level = Prim("map", (level,))
+        return result
+    return call
+
+
+def _filter(reader, args, node):
+    """Lift's ``Filter(xs, ids)``: the elements of xs at the indices ids, a gather by an
+    index array: ``Map(λi. xs.at(i)) $ ids``."""
+    if not args:
+        return Callable_("Filter()", _filter)
+    _expect(reader, node, args, (2,), "Filter")
+    xs, ids = (reader.as_expr(a, node) for a in args)
+    i = _fresh("i", xs)
+    return Apply(Prim("map", (Lambda((i,), Apply(Prim("at"), (Var(i), xs))),)), (ids,))
+
+
+def _vectorize_user_fun(reader, args, node):
+    _expect(reader, node, args, (2,), "VectorizeUserFun")
+    reader.natural(args, 0, node, "the width of VectorizeUserFun")
+    return Prim("mapVec", (reader.as_expr(args[1], node),))
+
+
+def _shift(reader, args, node) -> IndexFunction:
+    _expect(reader, node, args, (1,), "Shift")
+    return IndexFunction("shift", (reader.natural(args, 0, node, "the amount of Shift"),))
+
+
 def _tile(reader, args, node):
     _expect(reader, node, args, (1, 2), "Tile")
     sizes = [reader.natural(args, i, node, "a size of Tile") for i in range(len(args))]
@@ -264,18 +360,74 @@ def _untile2d() -> Expr:
 def _value(reader, args, node):
     _expect(reader, node, args, (1, 2), "Value")
     v = args[0]
+    t = args[1] if len(args) == 2 else None
+    if t is not None and not isinstance(t, Type):
+        raise reader.error(node, f"the second argument of Value is its type, not "
+                                 f"{show_node(t)}", "a Lift type")
     if isinstance(v, str):
-        text = v.strip().rstrip("fF")
-        try:
-            v = int(text) if text.lstrip("-").isdigit() else float(text)
-        except ValueError:
-            raise reader.error(node, f"Value({args[0]!r}): not a number") from None
-    if len(args) == 2 and isinstance(args[1], ArrayType):
-        t = args[1]
-        return Apply(Prim("replicate", (t.size,)), (reader.as_expr(v, node),))
+        return _value_text(reader, v, t, node)
+    if isinstance(t, ArrayType):
+        return Apply(Prim("replicate", (t.size,)), (_value(reader, [v, t.elem], node),))
     if isinstance(v, tuple):
         return TupleExpr(tuple(reader.as_expr(x, node) for x in v))
     return Lit(v) if isinstance(v, int | float) else reader.as_expr(v, node)
+
+
+def _value_text(reader, text: str, t: Type | None, node) -> Expr:
+    """The C text of a Lift ``Value``: a number (``"0.0f"``), a tuple literal
+    (``"{0.0f, 0}"`` of a ``TupleType``), an array of copies of one (``ArrayType(T, n)``),
+    or a vector's number in every lane (``Float4``: the literal, which takes the vector type
+    its context expects)."""
+    text = text.strip()
+    if isinstance(t, ArrayType):
+        return Apply(Prim("replicate", (t.size,)), (_value_text(reader, text, t.elem, node),))
+    if text.startswith("{") and text.endswith("}"):
+        items = _brace_items(text[1:-1])
+        if isinstance(t, VectorType):
+            if len(set(items)) != 1:
+                raise reader.error(node, f"Value({text!r}, {t}): a vector value is read when "
+                                         f"every lane holds the same number")
+            return _value_text(reader, items[0], t.elem, node)
+        if t is not None and not isinstance(t, TupleType):
+            raise reader.error(node, f"Value({text!r}, {t}): a {{...}} value is a tuple, and "
+                                     f"{t} is not a tuple type", "a TupleType")
+        if isinstance(t, TupleType) and len(t.items) != len(items):
+            raise reader.error(node, f"Value({text!r}, {t}): {len(items)} components for a "
+                                     f"tuple of {len(t.items)}")
+        kinds = t.items if isinstance(t, TupleType) else [None] * len(items)
+        return TupleExpr(tuple(_value_text(reader, item, k, node)
+                               for item, k in zip(items, kinds)))
+    if isinstance(t, VectorType):
+        t = t.elem
+    if text in ("true", "false"):
+        return Lit(text == "true")
+    number = text[:-1] if text[-1:] in ("f", "F") and not text.lower().startswith("0x") \
+        else text
+    try:
+        value: int | float = int(number) if number.lstrip("+-").isdigit() else float(number)
+    except ValueError:
+        raise reader.error(node, f"Value({text!r}): not a number, a tuple {{...}} of numbers "
+                                 f"or true/false") from None
+    if t == FLOAT or t == DOUBLE or text[-1:] in ("f", "F"):
+        value = float(value)
+    elif t == INT and isinstance(value, float):
+        raise reader.error(node, f"Value({text!r}, Int): {text} is not a whole number")
+    return Lit(value)
+
+
+def _brace_items(text: str) -> list[str]:
+    """The comma-separated items of ``{a, {b, c}}``'s inside, braces kept together."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return items
 
 
 def _fun(reader, args, node) -> Expr:
@@ -396,8 +548,7 @@ def library() -> dict:
     lib["Unzip"] = Callable_("Unzip", _unsupported(
         "Unzip is not supported: an array of tuples is already stored as one array per "
         "component; use Get(i) on its elements (Map(Get(0)))"))
-    lib["Filter"] = Callable_("Filter", _unsupported(
-        "Filter is not supported: its result's length depends on the data"))
+    lib["Filter"] = Callable_("Filter", _filter)
     lib["Iterate"] = Callable_("Iterate", _iterate)
     lib["Zip"] = Callable_("Zip", _zip)
     lib["Get"] = Callable_("Get", _get)
@@ -408,6 +559,14 @@ def library() -> dict:
     lib["Scatter"] = Callable_("Scatter", _reordering("Scatter", scatter=True))
     lib["Pad2D"] = Callable_("Pad2D", _pad2d)
     lib["Slide2D"] = Callable_("Slide2D", _slide2d)
+    lib["Slide3D"] = Callable_("Slide3D", _slide3d)
+    lib["PadConstant2D"] = Callable_("PadConstant2D", _pad_constant2d)
+    lib["PadConstant3D"] = Callable_("PadConstant3D", _pad3d("PadConstant3D"))
+    lib["Pad3D"] = Callable_("Pad3D", _pad3d("Pad3D"))
+    lib["Zip2D"] = Callable_("Zip2D", _zip_nd("Zip2D", 2))
+    lib["Zip3D"] = Callable_("Zip3D", _zip_nd("Zip3D", 3))
+    lib["VectorizeUserFun"] = Callable_("VectorizeUserFun", _vectorize_user_fun)
+    lib["Shift"] = Callable_("Shift", _shift)
     lib["Tile"] = Callable_("Tile", _tile)
     lib["Value"] = Callable_("Value", _value)
     lib["fun"] = Callable_("fun", _fun)
@@ -445,7 +604,7 @@ def _user_functions() -> dict:
         encoding="utf-8"))
     out: dict[str, object] = dict(program.items())
     ident = Prim("id")
-    for name in ("id", "idI", "idB", "idF4", "idFF", "idFI", "idfloat", "iddouble", "i_id",
+    for name in ("idI", "idB", "idF4", "idFF", "idFI", "idfloat", "iddouble", "i_id",
                  "t_id", "tf_id"):
         out[name] = ident
     for name, op in (("add", "+"), ("addI", "+"), ("int_add", "+"), ("adddouble", "+"),
@@ -455,6 +614,11 @@ def _user_functions() -> dict:
     out["abs"] = Generic(Prim("abs"))
     out["max"] = Generic(Prim("max"))
     out["min"] = Generic(Prim("min"))
+    out["id"] = Generic(ident)  # also id(Float), Lift's generic id of a type
+    out["or"], out["not"] = out["userOr"], out["userNot"]
+    # Lift's generic user functions of a type: equality(T), first(S, T)
+    out["equality"] = Generic(Section("=="))
+    out["first"] = Generic(Lambda(("x", "y"), Var("x")))
     return out
 
 
@@ -464,7 +628,9 @@ class Generic(Callable_):
 
     def __init__(self, fn: Expr):
         def call(reader, args, node):
-            if args and all(isinstance(a, Type) for a in args):
+            # add(Float) or add(Float, "name"): the function itself
+            if args and isinstance(args[0], Type) and \
+                    all(isinstance(a, Type | str) for a in args):
                 return fn
             if not args:
                 raise reader.error(node, f"{show_node(fn)} is called with no arguments")

@@ -1,7 +1,9 @@
 """A reader for the subset of Scala that Lift programs are written in (``val``/``def``
-definitions, calls ``f(a, b)`` and curried calls ``MapGlb(0)(f)``, method calls ``f.apply(x)``,
-lambdas ``(a, b) => e``, blocks ``{ val x = e; e }``, strings, and infix operators with
-Scala's precedence: ``o`` and ``$`` lowest, as every operator named by a letter or ``$``).
+definitions, ``def`` helpers with parameters (``def f(x: Param) = e``), tuple definitions
+``val (a, b) = e``, calls ``f(a, b)`` and curried calls ``MapGlb(0)(f)``, method calls
+``f.apply(x)``, lambdas ``(a, b) => e``, blocks ``{ val x = e; e }``, strings, and infix
+operators with Scala's precedence: ``o`` and ``$`` lowest, as every operator named by a
+letter or ``$``; an operator ending in ``:`` (``f <<: x``) associates to the right).
 
 It builds a small syntax tree; ``lift`` gives the tree its meaning (Lift's patterns, types,
 user functions). Errors name the line and column and say what was expected.
@@ -19,8 +21,8 @@ from ..errors import ParseError
 from .lexer import MAX_INTEGER, Token, TokenCursor
 
 # Longest first.
-_OPERATORS = ["=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}", "[", "]",
-              ",", ".", ";", ":", "=", "+", "-", "*", "/", "%", "<", ">", "!", "?", "$",
+_OPERATORS = [":>>", "<<:", "=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}",
+              "[", "]", ",", ".", ";", ":", "=", "+", "-", "*", "/", "%", "<", ">", "!", "?", "$",
               "\\", "_", "λ", "∘"]
 _NUMBER = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?([fFdDlL])?", re.ASCII)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -43,7 +45,7 @@ def _level(op: str) -> int:
 
 
 INFIX = {"o", "$", "∘", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%",
-         "/^"}
+         "/^", ":>>", "<<:"}
 
 
 def tokenize(text: str) -> list[Token]:
@@ -144,7 +146,8 @@ class Node:
     """``kind``: num, str, name, call (parts: callee, args), member (parts: object; value:
     name), infix (value: operator; parts: left, right), prefix, lambda (value: parameter
     names; parts: body), block (parts: definitions then the result), tuple, define (value:
-    name; parts: expression), placeholder."""
+    name, or a tuple of names for ``val (a, b) = e``; parts: expression), def (value: name
+    and parameter names; parts: body), placeholder."""
 
     kind: str
     tok: Token
@@ -178,16 +181,54 @@ class Reader(TokenCursor):
             self.advance()
         if self.at("val", "def", "var"):
             start = self.advance()
+            if start.text == "val" and self.at("("):  # val (a, b) = e
+                names = self.parameters()
+                self.skip_ascription()
+                self.expect("=", f"'=' after {start.text} ({', '.join(names)})")
+                return Node("define", start, [self.expression()], tuple(names))
             if self.tok.kind != "ident":
                 raise self.error(f"expected a name after {start.text}, found {self.found()}",
                                  expected="a name")
             name = self.advance().text
-            if self.at(":"):  # a type ascription: skipped up to '='
-                while not self.at("=") and self.tok.kind != "eof":
-                    self.advance()
+            params = None
+            if start.text == "def" and self.at("("):  # def f(x: Param, n: Int) = e
+                params = self.parameters()
+            self.skip_ascription()
             self.expect("=", f"'=' after {start.text} {name}")
-            return Node("define", start, [self.expression()], name)
+            body = self.expression()
+            if params is not None:
+                return Node("def", start, [body], (name, tuple(params)))
+            return Node("define", start, [body], name)
         return self.expression()
+
+    def parameters(self) -> list[str]:
+        """``(a, b: T, c)``: the names (their types are not needed)."""
+        self.expect("(")
+        names = []
+        while not self.at(")"):
+            if self.tok.kind == "eof":
+                raise self.error("the parameter list is not closed", expected="')'")
+            names.append(self.expect_name())
+            if self.at(":"):
+                self.skip_type()
+            if not self.at(")"):
+                self.expect(",", "',' or ')'")
+        self.advance()
+        return names
+
+    def skip_type(self) -> None:
+        """``: Float``, ``: Array[Float]``, ``: (Int, Int)``: skipped."""
+        self.expect(":")
+        while not self.at(",", ")", "=") and self.tok.kind != "eof":
+            if self.at("(", "["):
+                self.skip_balanced(self.tok.text, ")" if self.tok.text == "(" else "]")
+            else:
+                self.advance()
+
+    def skip_ascription(self) -> None:
+        if self.at(":"):  # a type ascription: skipped up to '='
+            while not self.at("=") and self.tok.kind != "eof":
+                self.advance()
 
     # --- expressions -------------------------------------------------------------------------
     def expression(self) -> Node:
@@ -249,6 +290,9 @@ class Reader(TokenCursor):
             if op not in INFIX or _level(op) != level or self.line_break_before():
                 return left
             self.advance()
+            if op.endswith(":"):  # f <<: g <<: x is f <<: (g <<: x), as in Scala
+                right = self.lambda_() if self.is_lambda() else self.infix(level)
+                return Node("infix", tok, [left, right], op)
             right = self.lambda_() if self.is_lambda() else self.infix(level + 1)
             left = Node("infix", tok, [left, right], op)
 
