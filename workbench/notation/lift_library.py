@@ -227,11 +227,7 @@ def _pad2d(reader, args, node):
     sizes = [reader.natural(args, i, node, "a width of Pad2D") for i in range(len(sizes))]
     top, bottom, left, right = sizes if len(sizes) == 4 else sizes * 2
     if not isinstance(boundary, Boundary):
-        value = reader.as_expr(boundary, node)
-        if len(sizes) == 2:
-            return Prim("pad2D", (top, bottom, value))
-        return compose(Prim("map", (Prim("pad", (left, right, value)),)),
-                       Prim("pad", (top, bottom, value)))
+        return _pad_value2d(top, bottom, left, right, reader.as_expr(boundary, node))
     return compose(Prim("map", (_pad_by(boundary, left, right),)), _pad_by(boundary, top, bottom))
 
 
@@ -245,36 +241,52 @@ def _slide2d(reader, args, node):
                    Prim("map", (Prim("slide", (cols, col_step)),)))
 
 
+def _pad_value2d(top: Size, bottom: Size, left: Size, right: Size, value: Expr) -> Expr:
+    """Lift's ``Map(PadConstant(left, right, c)) o PadConstant(top, bottom, c)``. Lift pads
+    the rows with the number c itself; here a padding value has the element type, so the
+    columns are padded each with c between transposes (as Lift's own comment suggests)."""
+    if top == left and bottom == right:
+        return Prim("pad2D", (top, bottom, value))
+    return compose(Prim("transpose"), Prim("map", (Prim("pad", (top, bottom, value)),)),
+                   Prim("transpose"), Prim("map", (Prim("pad", (left, right, value)),)))
+
+
 def _pad_constant2d(reader, args, node):
-    # Lift: Map(PadConstant(left, right, c)) o PadConstant(top, bottom, c)
     _expect(reader, node, args, (3, 5), "PadConstant2D")
     *sizes, value = args
     sizes = [reader.natural(args, i, node, "a width of PadConstant2D")
              for i in range(len(sizes))]
-    value = reader.as_expr(value, node)
-    if len(sizes) == 2:
-        return Prim("pad2D", (sizes[0], sizes[1], value))
-    top, bottom, left, right = sizes
-    return compose(Prim("map", (Prim("pad", (left, right, value)),)),
-                   Prim("pad", (top, bottom, value)))
+    top, bottom, left, right = sizes if len(sizes) == 4 else sizes * 2
+    return _pad_value2d(top, bottom, left, right, reader.as_expr(value, node))
 
 
-def _pad3d(lift_name: str):
-    """Lift's ``Pad3D(x, y, z, boundary)`` and ``PadConstant3D(x, y, z, value)``:
-    ``Map(Map(Pad(x, x)) o Pad(y, y)) o Pad(z, z)`` (x pads the innermost dimension)."""
-    def call(reader, args, node):
-        _expect(reader, node, args, (4,), lift_name)
-        x, y, z = (reader.natural(args, i, node, f"a width of {lift_name}") for i in range(3))
-        boundary = args[3]
+def _pad3d(reader, args, node):
+    """Lift's ``Pad3D(x, y, z, boundary)``: ``Map(Map(Pad(x, x)) o Pad(y, y)) o Pad(z, z)``
+    (x pads the innermost dimension)."""
+    _expect(reader, node, args, (4,), "Pad3D")
+    x, y, z = (reader.natural(args, i, node, "a width of Pad3D") for i in range(3))
+    boundary = args[3]
+    if not isinstance(boundary, Boundary):
+        return _pad_constant3d(reader, args, node)
+    inner = compose(Prim("map", (_pad_by(boundary, x, x),)), _pad_by(boundary, y, y))
+    return compose(Prim("map", (inner,)), _pad_by(boundary, z, z))
 
-        def pad(width: Size) -> Prim:
-            if isinstance(boundary, Boundary):
-                return _pad_by(boundary, width, width)
-            return Prim("pad", (width, width, reader.as_expr(boundary, node)))
 
-        inner = compose(Prim("map", (pad(x),)), pad(y))
-        return compose(Prim("map", (inner,)), pad(z))
-    return call
+def _pad_constant3d(reader, args, node):
+    """Lift's ``PadConstant3D(x, y, z, c)``, ``Map(Map(PadConstant(x, x, c)) o
+    PadConstant(y, y, c)) o PadConstant(z, z, c)``: each dimension is padded with the
+    number c where it is innermost (between transposes), as a padding value here has the
+    element type."""
+    _expect(reader, node, args, (4,), "PadConstant3D")
+    x, y, z = (reader.natural(args, i, node, "a width of PadConstant3D") for i in range(3))
+    value = reader.as_expr(args[3], node)
+    transpose, inner_transpose = Prim("transpose"), Prim("map", (Prim("transpose"),))
+    rows = Prim("map", (_pad_value2d(y, y, x, x, value),))  # each 2-D slice: y and x
+    # [o][n][m] -> [n][m][o]: the outermost dimension innermost, padded, and back
+    outer = compose(transpose, inner_transpose,
+                    Prim("map", (Prim("map", (Prim("pad", (z, z, value)),)),)),
+                    inner_transpose, transpose)
+    return compose(outer, rows)
 
 
 def _slide3d(reader, args, node):
@@ -561,8 +573,8 @@ def library() -> dict:
     lib["Slide2D"] = Callable_("Slide2D", _slide2d)
     lib["Slide3D"] = Callable_("Slide3D", _slide3d)
     lib["PadConstant2D"] = Callable_("PadConstant2D", _pad_constant2d)
-    lib["PadConstant3D"] = Callable_("PadConstant3D", _pad3d("PadConstant3D"))
-    lib["Pad3D"] = Callable_("Pad3D", _pad3d("Pad3D"))
+    lib["PadConstant3D"] = Callable_("PadConstant3D", _pad_constant3d)
+    lib["Pad3D"] = Callable_("Pad3D", _pad3d)
     lib["Zip2D"] = Callable_("Zip2D", _zip_nd("Zip2D", 2))
     lib["Zip3D"] = Callable_("Zip3D", _zip_nd("Zip3D", 3))
     lib["VectorizeUserFun"] = Callable_("VectorizeUserFun", _vectorize_user_fun)

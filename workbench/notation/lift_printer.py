@@ -140,6 +140,9 @@ class _Printer:
         fn = e.fn
         if isinstance(fn, Prim) and fn.name == "get" and len(e.args) == 1:
             return f"Get({self.show(e.args[0])}, {fn.args[0]})"
+        if isinstance(fn, Prim) and fn.name == "at" and len(e.args) == 2:
+            index, array = e.args  # Lift's xs.at(i)
+            return f"{_atomic(self.show(array))}.at({self.show(index)})"
         if isinstance(fn, Prim) and fn.name == "zip":
             return "Zip(" + ", ".join(self.show(a) for a in e.args) + ")"
         if isinstance(fn, Prim) and fn.decl.category == "scalar":
@@ -156,6 +159,18 @@ class _Printer:
     def argument(self, e: Expr) -> str:
         text = self.show(e)
         return f"({text})" if isinstance(e, Apply) and " $ " in text else text
+
+
+def _atomic(text: str) -> str:
+    """text as the receiver of a method call (``x``, ``Get(p, 1)``), in parentheses where
+    an operator outside parentheses would take the call as its operand (``f $ x``)."""
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch == " ":
+            return f"({text})"
+    return text
 
 
 def _size(s: Size) -> str:
@@ -198,7 +213,7 @@ def lift_program(expr: Expr, name: str | None = None) -> str:
                     for s in size_arguments(node) for v in s.free_vars} - stage_variables(expr))
     for s in sizes:
         lines.append(f'val {s} = SizeVar("{s}")')
-    for fn in _user_functions(expr):
+    for fn in user_functions(expr):
         lines.append(user_fun(fn))
     names = [f"p{i}" for i in range(len(params))]
     types = ", ".join(lift_type(t) for t in params)
@@ -223,7 +238,8 @@ def _size_vars(t: Type):
             yield from _size_vars(item)
 
 
-def _user_functions(expr: Expr) -> list[UserFun]:
+def user_functions(expr: Expr) -> list[UserFun]:
+    """The user functions an expression calls, each once, in the order they occur."""
     seen: dict[str, UserFun] = {}
     for _, node in walk(expr):
         if isinstance(node, UserFun) and node.name not in seen:

@@ -1,0 +1,423 @@
+"""The parts of Lift's language that its benchmarks and stencils are written in: tuple
+accessors ``x._0``, the pipes ``:>>`` and ``<<:``, ``.at(i)``, bodies built by string
+concatenation, ``def`` helpers, ``Value`` texts, the 2-D and 3-D helpers, vector
+accumulators, ``Filter`` and Lift's predefined user functions. Each program is read,
+evaluated and compared with NumPy, and prints in Lift's spelling to text that reads back
+to the same program."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench import ParseError, evaluate, parse, parse_program
+from workbench.notation import to_text
+from workbench.notation.lift_printer import lift_program, user_fun, user_functions
+
+RNG = np.random.default_rng(29)
+
+
+def floats(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def close(got, expected):
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            close(g, e)
+        return
+    got = np.asarray(got, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert got.size == expected.size, (got.shape, expected.shape)
+    np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-5)
+
+
+def reads_back(f):
+    """The program printed in Lift's spelling reads back to the same program, with its user
+    functions printed as Lift's ``UserFun`` definitions before it."""
+    text = to_text(f, style="lift")
+    assert "∘" not in text and "λ" not in text
+    definitions = "\n".join(user_fun(fn) for fn in user_functions(f))
+    assert parse_program(f"{definitions}\nval f = {text}")["f"] == f, text
+    again = parse_program(lift_program(f, "f"))["f"]
+    assert again == f
+    assert str(again.declared_type) == str(f.declared_type)
+
+
+def program(text):
+    f = parse_program(text)["f"]
+    reads_back(f)
+    return f
+
+
+def clamp_windows(x, size, pad):
+    padded = np.pad(x, pad, mode="edge")
+    return np.lib.stride_tricks.sliding_window_view(padded, (size,) * x.ndim)
+
+
+# --- tuple accessors -------------------------------------------------------------------------
+
+def test_tuple_accessors_are_get():
+    # Lift's highLevel/mriqPhiMag
+    f = program('''
+val phiMag = UserFun("phiMag", Array("phiR", "phiI"), "{ return phiR * phiR + phiI * phiI; }",
+                     Seq(Float, Float), Float)
+val k = SizeVar("K")
+val f = fun(ArrayTypeWSWC(Float, k), ArrayTypeWSWC(Float, k),
+  (phiR, phiI) => Map(\\(x => phiMag(x._0, x._1))) $ Zip(phiR, phiI))
+''')
+    assert str(f) == "λphiR phiI. map (λx. phiMag x.0 x.1) (zip phiR phiI)"
+    r, i = floats(64), floats(64)
+    close(evaluate(f, r, i), r * r + i * i)
+
+
+def test_scala_tuples_count_from_one_and_lift_tuples_from_zero():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(TupleType(Float, Float, Float), N), xs => Map(fun(x => {
+  val pair = (x._2, x._0)
+  subtract(pair._1, pair._2)
+})) $ xs)''')
+    a, b, c = floats(16), floats(16), floats(16)
+    close(evaluate(f, (a, b, c)), c - a)
+
+
+# --- pipes -----------------------------------------------------------------------------------
+
+def test_pipes_apply_functions_in_reading_order():
+    # Lift's highLevel/nearestNeighbour
+    f = program('''
+val distance = UserFun("distance_", Array("loc", "lat", "lng"),
+    "{ return sqrt( (lat - loc._0) * (lat - loc._0) + (lng - loc._1) * (lng - loc._1) ); }",
+    Seq(TupleType(Float, Float), Float, Float), Float)
+val N = SizeVar("N")
+val f = fun(ArrayTypeWSWC(TupleType(Float, Float), N), Float, Float,
+  (locations, lat, lng) => {
+    locations :>> Map( \\(loc => distance(loc, lat, lng)) )
+  })''')
+    a, b = floats(32), floats(32)
+    close(evaluate(f, (a, b), np.float32(0.25), np.float32(-0.5)),
+          np.sqrt((0.25 - a) ** 2 + (-0.5 - b) ** 2))
+
+
+@pytest.mark.parametrize("body,expected", [
+    # :>> associates to the left, <<: (ending in ':') to the right
+    ("xs :>> Map(neg) :>> Map(plusOne)", "map plusOne (map neg xs)"),
+    ("Map(plusOne) <<: Map(neg) <<: xs", "map plusOne (map neg xs)"),
+    # both bind tighter than $ and o (operators named by letters or $), and ':' tighter
+    # than '<'
+    ("Map(plusOne) $ xs :>> Map(neg)", "map plusOne (map neg xs)"),
+    ("Map(plusOne) o Map(neg) <<: xs", "map plusOne ∘ map neg xs"),
+    ("Map(plusOne) <<: xs :>> Map(neg)", "map plusOne (map neg xs)"),
+])
+def test_pipes_have_scalas_precedence(body, expected):
+    text = f'fun(ArrayType(Float, SizeVar("N")), xs => {body})'
+    if "∘" in expected:  # (f o g) applied to an array is not what Scala reads either
+        with pytest.raises(ParseError, match="type-check"):
+            parse(text)
+        return
+    f = parse(text)
+    assert str(f.body) == expected
+    xs = floats(8)
+    close(evaluate(f, xs), 1 - xs)
+
+
+# --- .at(i), def helpers, val (a, b) = ... ----------------------------------------------------
+
+def test_at_reads_an_element_of_a_neighbourhood():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), xs =>
+  Map(\\(w => add(w.at(0), mult(w.at(2), 2.0f)))) o Slide(3, 1) o Pad(1, 1, Pad.Boundary.Clamp)
+    $ xs)''')
+    assert "at 0" in str(f)
+    xs = floats(20)
+    p = np.pad(xs, 1, mode="edge")
+    close(evaluate(f, xs), p[:-2] + 2 * p[2:])
+
+
+def test_def_helpers_with_parameters_are_inlined():
+    # the shape of Lift's PPCG stencils (highLevel/stencil/cgo/ppcg/j2d5pt): a helper
+    # returning a Scala tuple of neighbours, destructured by val (a, b, ...) = ...
+    f = program('''
+def vonNeumann5pt(x: Param) = {
+  val top = x.at(0).at(1)
+  val bottom = x.at(2).at(1)
+  val left = x.at(1).at(0)
+  val right = x.at(1).at(2)
+  val center = x.at(1).at(1)
+  (top, bottom, left, right, center)
+}
+val M = SizeVar("M")
+val N = SizeVar("N")
+def jacobi = UserFun("jacobi", Array("top", "bottom", "left", "right", "center"),
+  "return (5 * top + 12 * left + 15 * center + 5 * bottom + 12 * right) / 118;",
+  Seq(Float, Float, Float, Float, Float), Float)
+val f = λ(
+  ArrayType(ArrayType(Float, M), N),
+  input => {
+    Map(Map(λ(nbh => {
+      val (top, bottom, left, right, center) = vonNeumann5pt(nbh)
+      λ(x => jacobi(x, bottom, left, right, center)) $ top
+    }))) o Slide2D(3, 1) o Pad2D(1, 1, Pad.Boundary.Clamp) $ input
+  })''')
+    m = floats(6, 7)
+    w = clamp_windows(m, 3, 1)
+    close(evaluate(f, m), (5 * w[..., 0, 1] + 12 * w[..., 1, 0] + 15 * w[..., 1, 1]
+                           + 5 * w[..., 2, 1] + 12 * w[..., 1, 2]) / 118)
+
+
+def test_a_helper_is_called_with_its_number_of_arguments():
+    with pytest.raises(ParseError, match=r"twice takes 1 argument \(x\), got 2") as info:
+        parse_program('''def twice(x: Float) = mult(x, 2.0f)
+val f = fun(Float, x => twice(x, x))''')
+    assert (info.value.line, info.value.column) == (2, 30)
+
+
+# --- C bodies over several strings, Value texts, sizes in bodies ------------------------------
+
+GESUMMV = '''
+val N = SizeVar("N")
+val K = SizeVar("M")
+val f = UserFun("f", Array("acc", "a", "b", "x"),
+  "{ Tuple t = { acc._0 + a * x, acc._1 + b * x };" +
+    "return t; }",
+  Seq(TupleType(Float, Float), Float, Float, Float), TupleType(Float, Float))
+val g = UserFun("g", Array("alpha", "a", "beta", "b"),
+  "{ return alpha * a + beta * b; }",
+  Seq(Float, Float, Float, Float), Float)
+val fused = fun(
+  ArrayTypeWSWC(ArrayTypeWSWC(Float, K), N),
+  ArrayTypeWSWC(ArrayTypeWSWC(Float, K), N),
+  ArrayTypeWSWC(Float, K),
+  Float, Float,
+  (A, B, x, alpha, beta) =>
+    Zip(A, B) :>> MapGlb(\\( p => {
+      val aRow = p._0
+      val bRow = p._1
+      Zip(aRow, bRow, x) :>>
+        ReduceSeq(\\( (acc, p) => {
+          val a = p._0
+          val b = p._1
+          val x = p._2
+          f(acc, a, b, x)
+        }), Value("{0.0f, 0.0f}", TupleType(Float, Float))) :>>
+        MapSeq(\\( p => { g(alpha, p._0, beta, p._1) })) :>> toGlobal(MapSeq(id))
+    }))
+)'''
+
+
+def test_gesummv_as_lifts_benchmark_writes_it():
+    # Lift's src/main/benchmarks/GESUMMV.scala (fused): a body over two strings, a tuple
+    # Value, tuple accessors and pipes
+    fused = parse_program(GESUMMV)["fused"]
+    reads_back(fused)
+    a, b, x = floats(8, 16), floats(8, 16), floats(16)
+    close(evaluate(fused, a, b, x, np.float32(1.5), np.float32(-0.5)),
+          1.5 * (a @ x) - 0.5 * (b @ x))
+
+
+def test_value_texts_of_tuples_and_arrays_of_tuples():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), xs =>
+  ReduceSeq(\\((acc, x) => Tuple(max(acc._0, x), add(acc._1, 1))),
+            Value("{-3.40282347e+38, 0}", TupleType(Float, Int))) $ xs)''')
+    xs = floats(40)
+    close(evaluate(f, xs), (np.array([xs.max()]), np.array([40])))
+    g = program('''
+val f = fun(ArrayType(Float, SizeVar("N")), xs =>
+  Map(fun(t => add(t._0, t._1))) $ Value("{1.5f, 2}", ArrayType(TupleType(Float, Float), 3)))''')
+    close(evaluate(g, floats(4)), np.full(3, 3.5))
+
+
+def test_constant_sizes_are_numbers_in_bodies_and_symbolic_ones_are_refused():
+    f = program('''
+val K = 4
+val W = Cst(3)
+val scale = UserFun("scale", "x", "{ return x * " + K + " + " + W + "; }", Float, Float)
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(fun(x => add(scale(x), W))) $ xs)''')
+    xs = floats(8)
+    close(evaluate(f, xs), xs * 4 + 3 + 3)
+    with pytest.raises(ParseError, match="the size N is joined to a string") as info:
+        parse_program('''val N = SizeVar("N")
+val s = UserFun("s", "x", "{ return x * " + N + "; }", Float, Float)''')
+    assert info.value.line == 2
+    with pytest.raises(ParseError, match="the size N is used as a value"):
+        parse('fun(ArrayType(Float, SizeVar("N")), xs => '
+              'Map(fun(x => mult(x, SizeVar("N")))) $ xs)')
+
+
+# --- 2-D and 3-D helpers ----------------------------------------------------------------------
+
+def test_hotspot3d_with_zip3d_slide3d_and_pad3d():
+    # Lift's highLevel/stencil/cgo/handwritten/hotspot3D, with fewer neighbours
+    f = program('''
+val m = SizeVar("M")
+val n = SizeVar("N")
+val o = SizeVar("O")
+val calc = UserFun("calc", Array("tInC", "cc", "tInN", "tInT", "pInC"),
+  "{ return tInC*cc + tInN*0.25f + tInT*0.5f + pInC; }", Seq(Float, Float, Float, Float, Float),
+  Float)
+val f = fun(
+  ArrayType(ArrayType(ArrayType(Float, m), n), o),
+  ArrayType(ArrayType(ArrayType(Float, m), n), o),
+  (temp, power) => {
+    Map(Map(Map(fun((m) => {
+      val cc = 0.86186665296554565430f
+      val tInC = Get(m, 1).at(1).at(1).at(1)
+      val tInN = Get(m, 1).at(1).at(0).at(1)
+      val tInT = Get(m, 1).at(1).at(1).at(2)
+      fun(x => calc(x, cc, tInN, tInT, Get(m, 0))) $ tInC
+    })))) $ Zip3D(power, Slide3D(3,1) o Pad3D(1, 1, 1, Pad.Boundary.Clamp) $ temp)
+  })''')
+    t, p = floats(4, 5, 6), floats(4, 5, 6)
+    w = clamp_windows(t, 3, 1)
+    close(evaluate(f, t, p), w[..., 1, 1, 1] * np.float32(0.86186665296554565430)
+          + w[..., 1, 0, 1] * 0.25 + w[..., 1, 1, 2] * 0.5 + p)
+
+
+def test_zip2d_pairs_the_elements_of_matrices():
+    f = program('''
+val M = SizeVar("M")
+val N = SizeVar("N")
+val f = fun(ArrayType(ArrayType(Float, M), N), ArrayType(ArrayType(Float, M), N),
+  (a, b) => Map(Map(fun(p => mult(p._0, p._1)))) $ Zip2D(a, b))''')
+    a, b = floats(3, 5), floats(3, 5)
+    close(evaluate(f, a, b), a * b)
+
+
+def test_padconstant2d_pads_rows_and_columns_with_a_number():
+    sym = program('''
+val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")),
+  xs => PadConstant2D(1, 2, 0.5f) $ xs)''')
+    m = floats(3, 4)
+    close(evaluate(sym, m), np.pad(m, (1, 2), constant_values=0.5))
+    full = program('''
+val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")),
+  xs => PadConstant2D(1, 0, 2, 3, 0.5f) $ xs)''')
+    close(evaluate(full, m), np.pad(m, ((1, 0), (2, 3)), constant_values=0.5))
+
+
+@settings(max_examples=15, deadline=None)
+@given(x=st.integers(0, 2), y=st.integers(0, 2), z=st.integers(0, 2),
+       value=st.sampled_from([0.0, 1.5, -2.0]))
+def test_padconstant3d_pads_each_dimension_with_its_width(x, y, z, value):
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), SizeVar("O")),
+  xs => PadConstant3D({x}, {y}, {z}, {value}f) $ xs)''')
+    t = floats(2, 3, 4)
+    close(evaluate(f, t), np.pad(t, ((z, z), (y, y), (x, x)), constant_values=value))
+
+
+@settings(max_examples=15, deadline=None)
+@given(sizes=st.lists(st.integers(1, 3), min_size=3, max_size=3),
+       steps=st.lists(st.integers(1, 2), min_size=3, max_size=3),
+       counts=st.lists(st.integers(1, 3), min_size=3, max_size=3))
+def test_slide3d_gives_the_neighbourhoods_of_each_dimension(sizes, steps, counts):
+    (sx, sy, sz), (tx, ty, tz) = sizes, steps
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), SizeVar("O")),
+  xs => Slide3D({sx}, {tx}, {sy}, {ty}, {sz}, {tz}) $ xs)''')
+    t = floats(*(s + step * (k - 1) for s, step, k in zip((sz, sy, sx), (tz, ty, tx),
+                                                           reversed(counts))))
+    w = np.lib.stride_tricks.sliding_window_view(t, (sz, sy, sx))[::tz, ::ty, ::tx]
+    close(evaluate(f, t), w)
+
+
+def test_symmetric_slide3d_is_the_asymmetric_one_with_equal_sizes():
+    assert parse("Slide3D(3, 1)") == parse("Slide3D(3, 1, 3, 1, 3, 1)")
+
+
+# --- vector accumulators ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("reducer", ["VectorizeUserFun(4, add)", "add.vectorize(4)"])
+def test_a_vector_zero_starts_a_vector_accumulator(reducer):
+    # Lift's TestMisc.reduceVector
+    f = program(f'''
+val f = fun(ArrayTypeWSWC(Float, SizeVar("N")),
+  in => {{
+    in :>>
+      asVector(4) :>>
+      ReduceSeq({reducer}, Value(0.0f).vectorize(4)) :>>
+      asScalar() :>>
+      ReduceSeq(add, 0.0f) :>>
+      toGlobal(MapSeq(id))
+  }})''')
+    xs = floats(32)
+    close(evaluate(f, xs), [xs.sum()])
+
+
+def test_a_vectorised_user_function_accumulates_lane_by_lane():
+    # Lift's TestReduce.INTEL_DERIVED, smaller
+    f = program('''
+val f = fun(ArrayTypeWSWC(Float, SizeVar("N")), (in) => {
+  Join() o MapWrg(
+    asScalar() o Join() o Join() o MapWarp(
+      MapLane( toGlobal(MapSeq(id.vectorize(4))) o
+               ReduceSeq(absAndSumUp.vectorize(4), Value(0.0f).vectorize(4)) )
+    ) o Split(1) o Split(8) o asVector(4)
+  ) o Split(64) $ in
+})''')
+    xs = floats(128)
+    close(evaluate(f, xs), np.abs(xs).reshape(2, 2, 8, 4).sum(axis=2).reshape(-1))
+
+
+# --- Filter -----------------------------------------------------------------------------------
+
+def test_filter_gathers_by_an_index_array():
+    # the shape of Lift's highLevel/molecularDynamics: neighbours by index
+    f = program('''
+val N = SizeVar("N")
+val M = SizeVar("M")
+val f = fun(
+  ArrayTypeWSWC(Float, N),
+  ArrayTypeWSWC(ArrayTypeWSWC(Int, N), M),
+  (particles, neighbourIds) =>
+    Zip(particles, Transpose() $ neighbourIds) :>>
+      Map( \\(p =>
+        Filter(particles, p._1) :>>
+          ReduceSeq(\\((force, n) => add(force, mult(n, p._0))), 0.0f)
+      ) ))''')
+    xs = floats(10)
+    ids = RNG.integers(0, 10, (3, 10)).astype(np.int32)
+    close(evaluate(f, xs, ids), (xs[ids].sum(axis=0) * xs))
+
+
+# --- predefined user functions ----------------------------------------------------------------
+
+def test_lifts_predefined_user_functions():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>
+  Map(fun(p => add(Float)(max(Float)(p._0, p._1), first(Float, Float)(square(p._0), p._1))))
+    $ Zip(a, b))''')
+    a, b = floats(16), floats(16)
+    close(evaluate(f, a, b), np.maximum(a, b) + a * a)
+    g = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Bool, N), ArrayType(Bool, N), (a, b) =>
+  Map(fun(p => or(p._0, not(p._1)))) $ Zip(a, b))''')
+    a, b = RNG.integers(0, 2, 16).astype(bool), RNG.integers(0, 2, 16).astype(bool)
+    close(evaluate(g, a, b), a | ~b)
+
+
+# --- what remains refused, where --------------------------------------------------------------
+
+@pytest.mark.parametrize("text,message,where", [
+    ('val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(fun(x => x.y)) $ xs)',
+     r"the member \.y is not supported here", (1, 65)),
+    ('val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(fun(w => w.at(-1))) o '
+     'Slide(3, 1) $ xs)', r"\.at\(-1\): an index counts from 0", (1, 69)),
+    ('val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(fun(w => w.at(SizeVar("N")))) o '
+     'Slide(3, 1) $ xs)', r"the size N has no value inside an expression", (1, 76)),
+    ('val f = fun(Float, x => Value("{1.0f, 2.0f}", Float))',
+     r"a \{\.\.\.\} value is a tuple, and float is not a tuple type", (1, 30)),
+    ('val t = (1, 2)\nval f = fun(Float, x => mult(x, t._3))',
+     r"a Scala tuple of 2 items has the fields _1 to _2, not _3", (2, 34)),
+])
+def test_what_is_not_supported_is_refused_where_it_is_written(text, message, where):
+    with pytest.raises(ParseError, match=message) as info:
+        parse_program(text)
+    assert (info.value.line, info.value.column) == where
