@@ -3,14 +3,15 @@ than ``PRIVATE_BYTES`` is refused before it is built, naming the largest array a
 
 Why a bound, and this one: a private array lives in registers only while it is small (an
 NVIDIA GPU gives a work-item at most 255 32-bit registers, about 1 KiB); beyond that it is
-spilled to off-chip memory: slow, but it runs. PoCL's CPU device keeps private arrays on
-the stack of its worker threads, copied once per work-item of a group where they live
-across a barrier: 256 KiB per work-item (``float prv[65536]``) ended the process with a
-segmentation fault instead of an error. OpenCL has no device query for the private memory
-a work-item may use (only ``CL_KERNEL_PRIVATE_MEM_SIZE``, after the build), so the bound is
-the same for every device: 32 KiB, twice what Lift's own matrix-vector test keeps per
-work-item (the 4096 products of a row, ``TestMatrixVector.MATRIX_VECTOR``) and a quarter of
-the most PoCL was seen to run.
+spilled to off-chip memory: slow, but it runs. PoCL runs a work-group on one thread and
+keeps every work-item's private arrays on that thread's stack: 256 KiB per work-item
+(``float prv[65536]``) ended the process with a segmentation fault instead of an error
+(what a whole work-group may hold is probed per device by the runtime, which then limits or
+refuses the work-group size; this bound is per work-item and needs no device). OpenCL has
+no device query for the private memory a work-item may use (only
+``CL_KERNEL_PRIVATE_MEM_SIZE``, after the build), so the bound is the same for every
+device: 32 KiB, twice what Lift's own matrix-vector test keeps per work-item (the 4096
+products of a row, ``TestMatrixVector.MATRIX_VECTOR``), an eighth of what crashed PoCL.
 
 The bytes counted are those alive together: the arrays of a scope and of the scopes around
 it (the copies of an unrolled body, each in its own block, are not added up).
