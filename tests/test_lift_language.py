@@ -168,6 +168,22 @@ val f = λ(
                            + 5 * w[..., 2, 1] + 12 * w[..., 1, 2]) / 118)
 
 
+def test_backquoted_names_are_names():
+    # Lift's highLevel/stencil/acoustic names neighbours `tile[1][1][1]`
+    f = program('''
+val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), xs =>
+  Map(Map(fun(w => {
+    val `tile[0][1]` = w.at(0).at(1)
+    val `tile[1][1]` = w.at(1).at(1)
+    subtract(`tile[1][1]`, `tile[0][1]`)
+  }))) o Slide2D(3, 1) $ xs)''')
+    m = floats(5, 6)
+    w = np.lib.stride_tricks.sliding_window_view(m, (3, 3))
+    close(evaluate(f, m), w[..., 1, 1] - w[..., 0, 1])
+    with pytest.raises(ParseError, match="a name `... is not closed on its line"):
+        parse_program("val N = 1\nval `a = 1")
+
+
 def test_a_helper_is_called_with_its_number_of_arguments():
     with pytest.raises(ParseError, match=r"twice takes 1 argument \(x\), got 2") as info:
         parse_program('''def twice(x: Float) = mult(x, 2.0f)

@@ -124,6 +124,16 @@ def tokenize(text: str) -> list[Token]:
             advance(len(literal))
             tokens.append(Token("num", literal, start_line, start_col, value))
             continue
+        if ch == "`":  # a Scala identifier in backquotes: `tile[1][1][1]`
+            end = text.find("`", i + 1)
+            if end < 0 or "\n" in text[i:end]:
+                raise error("a name `... is not closed on its line", "`")
+            word = text[i + 1:end]
+            if not word:
+                raise error("a name `` is empty", "a name")
+            advance(end + 1 - i)
+            tokens.append(Token("ident", word, start_line, start_col, word))
+            continue
         m = _IDENT.match(text, i)
         if m and not (ch == "_" and not text[i + 1:i + 2].isalnum()):
             word = m.group(0)
