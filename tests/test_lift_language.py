@@ -123,6 +123,44 @@ def test_pipes_have_scalas_precedence(body, expected):
     close(evaluate(f, xs), 1 - xs)
 
 
+STAGES = {"Map(neg)": np.negative, "Map(plusOne)": lambda x: x + 1,
+          "Map(square)": np.square}
+
+
+@settings(max_examples=25, deadline=None)
+@given(stages=st.lists(st.sampled_from(sorted(STAGES)), min_size=1, max_size=4),
+       style=st.sampled_from([":>>", "<<:", "$"]))
+def test_a_pipeline_in_any_spelling_is_the_composition(stages, style):
+    # xs :>> f :>> g and g <<: f <<: xs are g $ (f $ xs); g o f $ xs computes the same
+    nested = "xs"
+    for stage in stages:
+        nested = f"{stage} $ ({nested})"
+    body = {":>>": " :>> ".join(["xs", *stages]),
+            "<<:": " <<: ".join([*reversed(stages), "xs"]),
+            "$": " o ".join(reversed(stages)) + " $ xs"}[style]
+    f = parse(f'fun(ArrayType(Float, SizeVar("N")), xs => {body})')
+    if style != "$":
+        assert f == parse(f'fun(ArrayType(Float, SizeVar("N")), xs => {nested})')
+    assert parse(to_text(f, style="lift")) == f
+    xs = floats(8)
+    expected = xs
+    for stage in stages:
+        expected = STAGES[stage](expected)
+    close(evaluate(f, xs), expected)
+
+
+@settings(max_examples=25, deadline=None)
+@given(items=st.lists(st.one_of(st.integers(-5, 5), st.floats(-4, 4, width=32)),
+                      min_size=2, max_size=4))
+def test_a_tuple_value_text_reads_as_the_tuple_of_its_numbers(items):
+    types = ", ".join("Int" if isinstance(v, int) else "Float" for v in items)
+    text = ", ".join(str(v) if isinstance(v, int) else f"{v!r}f" for v in items)
+    f = parse(f'fun(Float, x => Value("{{{text}}}", TupleType({types})))')
+    got = evaluate(f, np.float32(0))
+    close(tuple(np.asarray(g) for g in got), tuple(np.asarray(v) for v in items))
+    assert parse(to_text(f, style="lift")) == f
+
+
 # --- .at(i), def helpers, val (a, b) = ... ----------------------------------------------------
 
 def test_at_reads_an_element_of_a_neighbourhood():
@@ -399,6 +437,10 @@ val f = fun(
     xs = floats(10)
     ids = RNG.integers(0, 10, (3, 10)).astype(np.int32)
     close(evaluate(f, xs, ids), (xs[ids].sum(axis=0) * xs))
+    curried = program('''
+val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Int, SizeVar("M")),
+  (xs, ids) => Filter()(xs, ids))''')
+    close(evaluate(curried, xs, ids[0]), xs[ids[0]])
 
 
 # --- predefined user functions ----------------------------------------------------------------
