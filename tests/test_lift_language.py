@@ -380,6 +380,17 @@ val f = fun(ArrayType(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), S
     close(evaluate(f, t), w)
 
 
+def test_map_seq_slide_maps_over_the_windows():
+    # the shape of Lift's TestMapSeqSlide / the MSS stencils of TestStencilsTACO
+    f = program('''
+val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), xs =>
+  MapGlb(0)(fun(col => toGlobal(MapSeqSlide(fun(w => ReduceSeq(add, 0.0f) $ w), 3, 1)) $ col))
+    o Transpose() $ xs)''')
+    m = floats(7, 4)
+    w = np.lib.stride_tricks.sliding_window_view(m.T, 3, axis=1)
+    close(evaluate(f, m), w.sum(axis=-1))
+
+
 def test_symmetric_slide3d_is_the_asymmetric_one_with_equal_sizes():
     assert parse("Slide3D(3, 1)") == parse("Slide3D(3, 1, 3, 1, 3, 1)")
 

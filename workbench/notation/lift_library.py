@@ -303,6 +303,16 @@ def _slide3d(reader, args, node):
                    Prim("slide", (size_z, step_z)), Prim("map", (rows,)))
 
 
+def _map_seq_slide(reader, args, node):
+    """Lift's ``MapSeqSlide(f, size, step)``: f on each window of ``Slide(size, step)``,
+    sequentially (Lift keeps the window in registers as it slides; the meaning is
+    ``MapSeq(f) o Slide(size, step)``)."""
+    _expect(reader, node, args, (3,), "MapSeqSlide")
+    size, step = (reader.natural(args, i, node, f"the {what} of MapSeqSlide")
+                  for i, what in ((1, "size"), (2, "step")))
+    return compose(Prim("mapSeq", (reader.as_expr(args[0], node),)), Prim("slide", (size, step)))
+
+
 def _fresh(name: str, *exprs: Expr) -> str:
     """A variable name free in none of exprs (the bound variable of a helper's lambda)."""
     taken = set().union(*(e.free_vars() for e in exprs))
@@ -572,6 +582,7 @@ def library() -> dict:
     lib["Pad2D"] = Callable_("Pad2D", _pad2d)
     lib["Slide2D"] = Callable_("Slide2D", _slide2d)
     lib["Slide3D"] = Callable_("Slide3D", _slide3d)
+    lib["MapSeqSlide"] = Callable_("MapSeqSlide", _map_seq_slide)
     lib["PadConstant2D"] = Callable_("PadConstant2D", _pad_constant2d)
     lib["PadConstant3D"] = Callable_("PadConstant3D", _pad_constant3d)
     lib["Pad3D"] = Callable_("Pad3D", _pad3d)
