@@ -39,15 +39,8 @@ from ..expr import (
 )
 from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
-from .lift_library import (
-    Callable_,
-    Generic,
-    Namespace,
-    declared_pattern,
-    library,
-    numbers,
-    show_node,
-)
+from .lift_library import Generic, declared_pattern, library
+from .lift_values import Callable_, Namespace, numbers, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
