@@ -395,6 +395,26 @@ def test_symmetric_slide3d_is_the_asymmetric_one_with_equal_sizes():
     assert parse("Slide3D(3, 1)") == parse("Slide3D(3, 1, 3, 1, 3, 1)")
 
 
+def test_index_functions_written_in_scala():
+    # Lift's shiftRight of highLevel/stencil/cgo/ppcg/j2d5pt, and Shift(k), which Lift
+    # defines as it: a rotation for k = 1
+    f = program('''
+val shiftRight: (ArithExpr, Type) => ArithExpr =
+    (i, t) => {
+      val n = Type.getLength(t)
+      (i + 1) - n*(i / (n-1))
+  }
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Scatter(shiftRight) o MapGlb(id) $ xs)''')
+    assert f == parse_program('''
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Scatter(Shift(1)) o MapGlb(id) $ xs)''')["f"]
+    xs = floats(9)
+    close(evaluate(f, xs), np.roll(xs, 1))
+    with pytest.raises(ParseError, match=r"Type.getLength\(2\): only the length of an index "
+                                         r"function's array is read") as info:
+        parse_program("val f = fun(Float, x => Type.getLength(2))")
+    assert (info.value.line, info.value.column) == (1, 40)
+
+
 # --- vector accumulators ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("reducer", ["VectorizeUserFun(4, add)", "add.vectorize(4)"])

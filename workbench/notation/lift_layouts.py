@@ -238,6 +238,19 @@ def _transpose_function(reader, args, node) -> IndexFunction:
         reader.natural(args, i, node, "a size of transposeFunction") for i in range(2)))
 
 
+def _get_length(reader, args, node) -> Expr:
+    """``Type.getLength(t)`` in an index function written in Scala, ``(i, t) => ...``: Lift
+    passes the array's type t, the workbench's index functions ``λi n.`` its length n, so
+    the parameter t stands for the length."""
+    _expect(reader, node, args, (1,), "Type.getLength")
+    if not isinstance(args[0], Var):
+        raise reader.error(reader.argument_node(node, args, 0),
+                           f"Type.getLength({show_node(args[0])}): only the length of an "
+                           f"index function's array is read, as in (i, t) => "
+                           f"Type.getLength(t) - 1 - i", "a parameter")
+    return args[0]
+
+
 def layouts() -> dict:
     """The library's names of these patterns and index functions."""
     return {
@@ -262,6 +275,7 @@ def layouts() -> dict:
         "Shift": Callable_("Shift", _shift),
         "ReorderWithStride": Callable_("ReorderWithStride", _reorder_with_stride),
         "transposeFunction": Callable_("transposeFunction", _transpose_function),
+        "Type": Namespace("Type", {"getLength": Callable_("Type.getLength", _get_length)}),
     }
 
 
