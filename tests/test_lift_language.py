@@ -222,11 +222,16 @@ val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), xs =>
         parse_program("val N = 1\nval `a = 1")
 
 
-def test_a_helper_is_called_with_its_number_of_arguments():
+def test_a_helper_is_called_with_its_number_of_arguments_and_ends():
     with pytest.raises(ParseError, match=r"twice takes 1 argument \(x\), got 2") as info:
         parse_program('''def twice(x: Float) = mult(x, 2.0f)
 val f = fun(Float, x => twice(x, x))''')
     assert (info.value.line, info.value.column) == (2, 30)
+    with pytest.raises(ParseError, match=r"the helper loop is called 50 deep") as info:
+        parse_program('''val N = 1
+def loop(x: Float) = loop(x)
+val f = fun(Float, x => loop(x))''')
+    assert info.value.line == 2
 
 
 # --- C bodies over several strings, Value texts, sizes in bodies ------------------------------

@@ -44,6 +44,7 @@ from .lift_values import Callable_, Namespace, numbers, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
+_HELPER_DEPTH = 50
 
 
 class LiftError(ParseError):
@@ -58,6 +59,7 @@ class LiftReader:
         self.lines = text.split("\n")
         self.env: dict[str, object] = dict(library())
         self.sizes: dict[str, Size] = {}
+        self.helper_depth = 0  # calls of def helpers being inlined, one inside the other
 
     def error(self, node: Node, message: str, expected: str = "") -> LiftError:
         tok = node.tok
@@ -90,10 +92,18 @@ class LiftReader:
                 raise self.error(node, f"{name} takes {len(params)} argument"
                                        f"{'s' if len(params) != 1 else ''} "
                                        f"({', '.join(params)}), got {len(args)}")
+            if self.helper_depth >= _HELPER_DEPTH:
+                raise self.error(node, f"the helper {name} is called {_HELPER_DEPTH} deep: a "
+                                       f"helper that calls itself never ends here, as the "
+                                       f"reader inlines every call")
             inner = dict(env)
             inner[name] = env.get(name)
             inner.update(zip(params, args))
-            return self.value(body, inner)
+            self.helper_depth += 1
+            try:
+                return self.value(body, inner)
+            finally:
+                self.helper_depth -= 1
         return call
 
     def destructure(self, node: Node, env: dict) -> list[tuple[str, object]]:
