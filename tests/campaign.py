@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -25,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from tests.children import child_env
 
 ROOT = Path(__file__).parent.parent
 
@@ -200,7 +201,7 @@ def run_job(job: dict) -> dict:
 def run_kernels(jobs: list[dict], device: str | None, timeout: float = 300.0) -> list[dict]:
     """Outcomes of ``jobs`` on ``device`` (None: the default; "Oclgrind": the simulator,
     with its memory checks on), in the jobs' order."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = child_env()
     if device == "Oclgrind":
         env.update(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
     results: dict[int, dict] = {}

@@ -120,7 +120,8 @@ def plant(copy: Path, mutant: Mutant) -> None:
 def run_suite(copy: Path, pytest_args: list[str], timeout: float) -> tuple[bool, str, float]:
     """(killed, the first failure's line, seconds)."""
     started = time.monotonic()
-    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    path = [str(copy)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1")
     try:
         done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p",
                                "no:cacheprovider", *pytest_args], cwd=copy, env=env,

@@ -8,13 +8,13 @@ subprocess; its reports arrive on stderr.
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.children import child_env
 from tests.test_saved_derivations_run import SIZES
 
 pytestmark = [
@@ -55,7 +55,7 @@ PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "dive
 
 
 def under_oclgrind(code: str, *args: str, uninitialized: bool = True) -> tuple[dict, str]:
-    env = dict(os.environ, OCLGRIND_DATA_RACES="1", PYTHONPATH=str(ROOT))
+    env = child_env(OCLGRIND_DATA_RACES="1")
     if uninitialized:
         env["OCLGRIND_UNINITIALIZED"] = "1"
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,

