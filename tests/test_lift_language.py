@@ -497,6 +497,45 @@ val f = fun(ArrayType(Bool, N), ArrayType(Bool, N), (a, b) =>
     close(evaluate(g, a, b), a | ~b)
 
 
+def test_a_group_by_with_lifts_generic_user_functions():
+    # Lift's TestDbQueries.groupBy: first(Int, Int), equality(Int), not, id(T, name),
+    # Gather(shiftRight) and tuple accessors
+    f = program('''
+val toInt = UserFun("to_int", "x", "return x;", Bool, Int)
+val N = SizeVar("N")
+val int_fst = first(Int, Int)
+val tuple_id = id(TupleType(Int, Int, Int), "tuple_id")
+val int_eq = equality(Int)
+val filterOnX = UserFun(
+  "filterOnX", Array("x_ref", "row"), "return (row._0 == x_ref) ? row._1 : 0;",
+  Seq(Int, TupleType(Int, Int)), Int
+)
+val f = fun(
+  ArrayTypeWSWC(TupleType(Int, Int), N),
+  table => {
+    Join() o MapGlb(
+      fun(bx =>
+        toGlobal(MapSeq(tuple_id)) o
+        MapSeq(fun(tot => Tuple(toInt $ bx._0, bx._1, tot))) o
+        ReduceSeq(addI, 0) o
+        MapSeq(filterOnX) o
+        MapSeq(fun(row => Tuple(bx._1, row))) $ table
+      )
+    ) $ Zip(
+      MapSeq(not o int_eq) o fun(xs => Zip(
+        xs,
+        MapSeq(idI) o Gather(shiftRight) o MapSeq(idI) $ xs)) o MapSeq(int_fst) $ table,
+      MapSeq(int_fst) $ table
+    )
+  }
+)''')
+    keys = np.sort(RNG.integers(0, 4, 12)).astype(np.int32)
+    values = RNG.integers(0, 100, 12).astype(np.int32)
+    last = keys != np.roll(keys, -1)  # the last row of each key (and of the table)
+    sums = np.array([values[keys == k].sum() for k in keys])
+    close(evaluate(f, (keys, values)), (last.astype(np.int32), keys, sums))
+
+
 # --- what remains refused, where --------------------------------------------------------------
 
 @pytest.mark.parametrize("text,message,where", [

@@ -273,6 +273,8 @@ def layouts() -> dict:
         "Filter": Callable_("Filter", _filter),
         "reverse": IndexFunction("reverse"),
         "Shift": Callable_("Shift", _shift),
+        "shiftRight": IndexFunction("shift", (Size.const(1),)),
+        "shift2Right": IndexFunction("shift", (Size.const(2),)),
         "ReorderWithStride": Callable_("ReorderWithStride", _reorder_with_stride),
         "transposeFunction": Callable_("transposeFunction", _transpose_function),
         "Type": Namespace("Type", {"getLength": Callable_("Type.getLength", _get_length)}),

@@ -10,7 +10,7 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 
-from ..expr import Apply, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
+from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
 from ..sizes import Size
 from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, FunctionType, TupleType, Type, VectorType
 from .c_body import CBodyError, c_body
@@ -337,7 +337,7 @@ def _user_functions() -> dict:
     out["id"] = Generic(ident)  # also id(Float), Lift's generic id of a type
     out["or"], out["not"] = out["userOr"], out["userNot"]
     # Lift's generic user functions of a type: equality(T), first(S, T)
-    out["equality"] = Generic(Section("=="))
+    out["equality"] = Generic(Lambda(("x", "y"), BinOp("==", Var("x"), Var("y"))))
     out["first"] = Generic(Lambda(("x", "y"), Var("x")))
     return out
 
