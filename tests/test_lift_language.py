@@ -400,6 +400,24 @@ def test_symmetric_slide3d_is_the_asymmetric_one_with_equal_sizes():
     assert parse("Slide3D(3, 1)") == parse("Slide3D(3, 1, 3, 1, 3, 1)")
 
 
+@pytest.mark.parametrize("alternative", [
+    # Lift's TestStencil3D.slide3DInTermsOfSlide2D: other ways of writing Slide3D(3, 1)
+    "SlideND3",
+    "Map(Map(Transpose())) o Map(Map(Map(Transpose()))) o Slide2D(3, 1) o Map(Map(Slide(3, 1)))",
+    "Map(Map(Transpose())) o Map(Transpose()) o Slide(3, 1) o Map(Slide2D(3, 1))",
+    "Map(Map(Transpose())) o Map(Transpose()) o Map(Map(Slide2D(3, 1))) o Slide(3, 1)",
+])
+def test_slide3d_is_what_lifts_alternatives_compute(alternative):
+    if alternative == "SlideND3":  # Lift's comment on SlideND(3)
+        alternative = ("Map(Map(Transpose())) o Map(Transpose()) o Map(Map(Map(Transpose()))) o "
+                       "Slide(3, 1) o Map(Slide(3, 1)) o Map(Map(Slide(3, 1)))")
+    t3 = 'ArrayType(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")), SizeVar("O"))'
+    slide3d = parse(f"fun({t3}, xs => Slide3D(3, 1) $ xs)")
+    other = parse(f"fun({t3}, xs => {alternative} $ xs)")
+    t = floats(5, 4, 6)
+    close(evaluate(other, t), evaluate(slide3d, t))
+
+
 def test_index_functions_written_in_scala():
     # Lift's shiftRight of highLevel/stencil/cgo/ppcg/j2d5pt, and Shift(k), which Lift
     # defines as it: a rotation for k = 1
