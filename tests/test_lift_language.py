@@ -337,6 +337,34 @@ val f = fun(
           + w[..., 1, 0, 1] * 0.25 + w[..., 1, 1, 2] * 0.5 + p)
 
 
+def test_rodinia_hotspot3d_opt1_with_its_own_zip3d():
+    # Lift's TestStencilRodinia.rodiniaHotspot3DOpt1 at a smaller size: a Scala lambda of
+    # three arrays applied as a function, tuple accessors on a tuple of arrays, Slide3D with
+    # a window of one plane, Pad3D with no padding in z
+    f = program('''
+val zip3d = \\((A, B, C) =>
+  Map(Map(\\(tuple => Zip(tuple._0, tuple._1, tuple._2)))) o
+    Map(\\(tuple => Zip(tuple._0, tuple._1, tuple._2))) $ Zip(A, B, C)
+)
+val f = fun(
+  ArrayType(ArrayType(ArrayType(Float, 8), 6), 4),
+  (input) => {
+    MapSeq(MapGlb(1)(MapGlb(0)(\\(nbh =>
+      toGlobal(MapSeq(\\(acc => add(acc, nbh._2)))) o
+        MapSeq(\\(acc => add(acc, nbh._1))) o
+        ReduceSeqUnroll(add, 0.0f) o Join() o Join() $ nbh._0)
+    ))) $ zip3d(
+      Slide3D(3, 1, 3, 1, 1, 1) o Pad3D(1, 1, 0, Pad.Boundary.Clamp) $ input,
+      input, // leftshift z - upper element
+      input) // rightshift z - lower element
+  }
+)''')
+    t = floats(4, 6, 8)
+    planes = np.pad(t, ((0, 0), (1, 1), (1, 1)), mode="edge")
+    window = np.lib.stride_tricks.sliding_window_view(planes, (3, 3), axis=(1, 2))
+    close(evaluate(f, t), window.sum(axis=(-1, -2)) + 2 * t)
+
+
 def test_zip2d_pairs_the_elements_of_matrices():
     f = program('''
 val M = SizeVar("M")
