@@ -206,6 +206,17 @@ val f = λ(
                            + 5 * w[..., 2, 1] + 12 * w[..., 1, 2]) / 118)
 
 
+def test_helpers_with_type_parameters_and_result_types():
+    f = program('''
+val N = SizeVar("N")
+def twice[T](x: T): Expr = mult(x, 2.0f)
+def pair(a: Float, b: Float) = (a, b)
+val f = fun(ArrayType(Float, N), xs =>
+  Map(fun(x => { val (u, v) = pair(twice(x), x); add(u, v) })) $ xs)''')
+    xs = floats(6)
+    close(evaluate(f, xs), 3 * xs)
+
+
 def test_backquoted_names_are_names():
     # Lift's highLevel/stencil/acoustic names neighbours `tile[1][1][1]`
     f = program('''

@@ -201,6 +201,8 @@ class Reader(TokenCursor):
                                  expected="a name")
             name = self.advance().text
             params = None
+            if start.text == "def" and self.at("["):  # def f[T](x: T): type parameters
+                self.skip_balanced("[", "]")
             if start.text == "def" and self.at("("):  # def f(x: Param, n: Int) = e
                 params = self.parameters()
             self.skip_ascription()
