@@ -217,6 +217,24 @@ val f = fun(ArrayType(Float, N), xs =>
     close(evaluate(f, xs), 3 * xs)
 
 
+def test_scala_constants_computed_with_math_and_arrays():
+    # the constants of Lift's highLevel/stencil/acoustic
+    f = program('''
+val SR = 441.0f
+val c = 344.0f
+val k = 1 / SR
+val h = Math.sqrt(3.0f) * c * k
+val cf1: Array[Float] = Array(h.toFloat, 1.0f)
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(fun(x => mult(x, cf1(0)))) $ xs)''')
+    xs = floats(5)
+    close(evaluate(f, xs), xs * (np.sqrt(3) * 344 / 441))
+    with pytest.raises(ParseError, match="element 2 of a Scala array of 2 items") as info:
+        parse_program("val a = Array(1.0f, 2.0f)\nval f = fun(Float, x => mult(x, a(2)))")
+    assert (info.value.line, info.value.column) == (2, 35)
+    with pytest.raises(ParseError, match="Math.sqrt computes with numbers while the program"):
+        parse_program("val f = fun(Float, x => Math.sqrt(x))")
+
+
 def test_backquoted_names_are_names():
     # Lift's highLevel/stencil/acoustic names neighbours `tile[1][1][1]`
     f = program('''

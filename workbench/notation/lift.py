@@ -351,7 +351,20 @@ class LiftReader:
             if not args:
                 raise self.error(node, f"{show_node(callee)} is called with no arguments")
             return self.apply(callee, [self.as_expr(a, node) for a in args])
+        if isinstance(callee, list | tuple) and len(args) == 1:
+            return self.element(callee, args, node)
         raise self.error(node, f"{show_node(callee)} is not a function")
+
+    def element(self, items, args: list, node: Node):
+        """``weights(2)``: an element of a Scala Array or List, by its index."""
+        i = args[0]
+        if isinstance(i, Size) and i.is_integer_constant:
+            i = int(i.value)
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(items):
+            raise self.error(self.argument_node(node, args, 0),
+                             f"element {show_node(i)} of a Scala array of {len(items)} items: "
+                             f"the index is a number from 0 to {len(items) - 1}", "an index")
+        return items[i]
 
     def apply(self, fn: Expr, args: list[Expr]) -> Expr:
         if isinstance(fn, Prim) and fn.name == "id" and len(args) == 1 and \

@@ -7,6 +7,7 @@ values are in ``lift_values``."""
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from ..sizes import Size
 from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, FunctionType, TupleType, Type, VectorType
 from .c_body import CBodyError, c_body
 from .lift_layouts import layouts
-from .lift_values import Callable_, show_node
+from .lift_values import Callable_, Namespace, show_node
 from .lift_values import expect_arguments as _expect
 
 # --- the library: Lift's patterns, types and user functions ---------------------------------
@@ -313,8 +314,32 @@ def library() -> dict:
     lib["Cst"] = Callable_("Cst", _cst)
     for seq in ("Array", "Seq", "List"):
         lib[seq] = Callable_(seq, lambda r, args, n: list(args))
+    lib["Math"] = lib["math"] = Namespace("Math", {
+        name: Callable_(f"Math.{name}", _scala_math(name, fn)) for name, fn in _MATH.items()})
     lib.update(_user_functions())
     return lib
+
+
+_MATH = {"sqrt": math.sqrt, "pow": math.pow, "exp": math.exp, "log": math.log,
+         "abs": abs, "min": min, "max": max, "floor": math.floor, "ceil": math.ceil,
+         "sin": math.sin, "cos": math.cos}
+
+
+def _scala_math(name: str, fn):
+    """Scala's ``Math.sqrt(3.0f)``: a number computed while the program is built (the
+    constants of Lift's acoustic stencil)."""
+    def call(reader, args, node):
+        if not args or not all(isinstance(a, int | float) and not isinstance(a, bool)
+                               for a in args):
+            raise reader.error(node, f"Math.{name} computes with numbers while the program is "
+                                     f"built; inside an expression write {name}(...)",
+                               "numbers")
+        try:
+            return fn(*args)
+        except (ValueError, TypeError, OverflowError) as err:
+            shown = ", ".join(str(a) for a in args)
+            raise reader.error(node, f"Math.{name}({shown}): {err}") from None
+    return call
 
 
 def _user_functions() -> dict:
