@@ -622,6 +622,10 @@ val f = fun(
      'Slide(3, 1) $ xs)', r"the size N has no value inside an expression", (1, 76)),
     ('val f = fun(Float, x => Value("{1.0f, 2.0f}", Float))',
      r"a \{\.\.\.\} value is a tuple, and float is not a tuple type", (1, 30)),
+    ('val f = fun(ArrayType(Float, SizeVar("N")), xs => Scatter(Shift(2)) $ xs)',
+     r"Shift\(2\): Lift's shift .* only Shift\(1\) \(shiftRight\) is read", (1, 65)),
+    ('val f = fun(ArrayType(Float, SizeVar("N")), xs => Gather(shift2Right) $ xs)',
+     r"Shift\(2\): Lift's shift", (1, 57)),
     ('val t = (1, 2)\nval f = fun(Float, x => mult(x, t._3))',
      r"a Scala tuple of 2 items has the fields _1 to _2, not _3", (2, 34)),
 ])

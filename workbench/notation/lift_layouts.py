@@ -34,8 +34,8 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
         if value.kind == "shift":
             # Lift's shiftRightGeneric: (i + k) - n * (i / (n - 1))
             k = value.args[0]
-            if not k.is_integer_constant:
-                raise reader.error(node, "Shift(k) needs a number k")
+            if k != Size.const(1):
+                raise reader.error(node, _shift_refusal(k))
             shifted = BinOp("-", BinOp("+", Var("i"), Lit(int(k.value))), BinOp(
                 "*", Var("n"), BinOp("/", Var("i"), BinOp("-", Var("n"), Lit(1)))))
             return Prim("scatter" if scatter else "gather", (Lambda(("i", "n"), shifted),))
@@ -209,7 +209,16 @@ def _filter(reader, args, node):
 
 def _shift(reader, args, node) -> IndexFunction:
     _expect(reader, node, args, (1,), "Shift")
-    return IndexFunction("shift", (reader.natural(args, 0, node, "the amount of Shift"),))
+    k = reader.natural(args, 0, node, "the amount of Shift")
+    if k != Size.const(1):
+        raise reader.error(reader.argument_node(node, args, 0), _shift_refusal(k), "1")
+    return IndexFunction("shift", (k,))
+
+
+def _shift_refusal(k: Size) -> str:
+    return (f"Shift({k}): Lift's shift (i + k) - n * (i / (n - 1)) moves an element past the "
+            f"end of the array (or before its start) unless k is 1, where it is a rotation; "
+            f"only Shift(1) (shiftRight) is read")
 
 
 def _tile(reader, args, node):
