@@ -96,8 +96,7 @@ class LiftReader:
                 raise self.error(node, f"the helper {name} is called {_HELPER_DEPTH} deep: a "
                                        f"helper that calls itself never ends here, as the "
                                        f"reader inlines every call")
-            inner = dict(env)
-            inner[name] = env.get(name)
+            inner = dict(env)  # the definitions where the helper is defined, and its own
             inner.update(zip(params, args))
             self.helper_depth += 1
             try:
