@@ -531,3 +531,27 @@ def test_rule_parameters_out_of_reach_are_refused(rule, path, param, value):
     fig10_1 = library("figures")["fig10_1"]
     with pytest.raises(WorkbenchError):
         apply(fig10_1, rule, path, "[float]_4096", **{param: value})
+
+
+# --- what a notebook shows ---------------------------------------------------------------------
+
+def test_a_notebook_shows_an_input_mistake_without_the_workbench_frames(capsys):
+    """IPython renders a workbench error as its located message (caret, suggestion, notes),
+    not the 50-odd internal frames before it."""
+    interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+    shell = interactiveshell.InteractiveShell.instance()
+    try:
+        result = shell.run_cell("from workbench import parse\nparse('mpa abs')")
+    finally:
+        interactiveshell.InteractiveShell.clear_instance()
+    shown = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, WorkbenchError)
+    assert shown.splitlines()[0].startswith(type(result.error_in_exec).__name__ + ": ")
+    assert "did you mean" in shown and "map?" in shown and "^" in shown
+    assert "File " not in shown and "parser.py" not in shown  # no frames
+
+
+def test_the_notes_of_a_workbench_error_are_shown_with_it():
+    err = WorkbenchError("the message")
+    err.add_note("what to do next")
+    assert err._render_traceback_() == ["WorkbenchError: the message", "what to do next"]

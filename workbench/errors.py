@@ -11,6 +11,15 @@ from __future__ import annotations
 class WorkbenchError(Exception):
     """Base class of every error caused by user input (never by a bug of the workbench)."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython (a notebook, a console) shows for it: the error's kind and its
+        located message with its notes, without the workbench's own frames, which say
+        nothing about the input (``traceback.print_exception`` still shows them)."""
+        lines = f"{type(self).__name__}: {self}".split("\n")
+        for note in getattr(self, "__notes__", ()):
+            lines += str(note).split("\n")
+        return lines
+
 
 class ParseError(WorkbenchError):
     """Malformed text: carries the line and column (1-based) and what was expected."""
