@@ -94,12 +94,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     for log, prog, types, strategy, options, doc in entries():
         contents = read_log(log)
-        missing, met = missing_in_replay(log, prog, types, strategy, options) \
-            if not contents.headers else (None, None)
         name = log.relative_to(ROOT)
         if contents.headers:
             print(f"{name}: has a header ({contents.headers[-1].get('workbench')})")
             continue
+        missing, met = missing_in_replay(log, prog, types, strategy, options)
         print(f"{name}: {missing} of {met} candidates of a replay not in it")
         if args.check:
             continue

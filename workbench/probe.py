@@ -92,7 +92,6 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
     """Build, run and check the probe kernel on a pyopencl device: ``(ok, reason)``;
     ``inject`` is a failure to inject (see ``injected``)."""
     import time
-    import warnings
 
     import pyopencl as cl
 
@@ -113,9 +112,7 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
         return False, f"no context: {err}"
     source = (INJECTED if inject == "build" else "") + PROBE_SOURCE
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            program = cl.Program(context, source).build()
+        program = _build(context, source)
     except cl.Error as err:
         return False, f"builds nothing: {first_error_line(str(err))}"
     try:
@@ -125,6 +122,17 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
     if not np.array_equal(out, xs * 2 + 1):
         return False, "runs kernels but computes wrong results"
     return True, ""
+
+
+def _build(context, source: str):
+    """A probe's program, built without the driver's warnings (a build log on success)."""
+    import warnings
+
+    import pyopencl as cl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cl.Program(context, source).build()
 
 
 def _run(kernel, context, queue, xs: np.ndarray, items: int,
@@ -147,7 +155,6 @@ def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
     """Build, run and check a kernel on vectors of ``n`` floats (vloadn, fma, fabs, bit
     operations, vstoren): ``(ok, reason)``. A compiler that aborts ends the process; the
     parent then records the width as failed."""
-    import warnings
 
     import pyopencl as cl
 
@@ -158,9 +165,7 @@ def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
     try:
         context = cl.Context([device])
         queue = cl.CommandQueue(context)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            program = cl.Program(context, VECTOR_SOURCE.format(n=n)).build()
+        program = _build(context, VECTOR_SOURCE.format(n=n))
     except cl.Error as err:
         return False, f"vectors of {n} do not build: {first_error_line(str(err))}"
     try:
@@ -250,7 +255,6 @@ def probe_private(device, items: int) -> tuple[bool, str]:
     """Build, run and check one work-group of ``items`` work-items, each with 16 KiB of
     private arrays: ``(ok, reason)``. A driver whose thread overflows its stack ends the
     process; the parent then records the step as failed."""
-    import warnings
 
     import pyopencl as cl
 
@@ -258,9 +262,7 @@ def probe_private(device, items: int) -> tuple[bool, str]:
     try:
         context = cl.Context([device])
         queue = cl.CommandQueue(context)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            program = cl.Program(context, PRIVATE_SOURCE).build()
+        program = _build(context, PRIVATE_SOURCE)
     except cl.Error as err:
         return False, f"private arrays do not build: {first_error_line(str(err))}"
     try:

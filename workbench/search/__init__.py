@@ -414,7 +414,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     from ..errors import parse_path
 
     start_time = time.time()
-    replay_header = _replay_header(replay_log)
+    records, replay_header = _replayed(replay_log)
     if strategy is None:
         strategy = replay_header.get("strategy", DEFAULT_STRATEGY) if replay_header \
             else DEFAULT_STRATEGY
@@ -433,8 +433,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
             time_limit, int | float) or not time_limit > 0):
         raise WorkbenchError(f"time_limit = {time_limit!r}: give a number of seconds above 0")
-    options = check_options(strategy, dict(options or {}) if isinstance(options, dict)
-                            or options is None else options)
+    options = check_options(strategy, {} if options is None else options)
     derivation = expr if isinstance(expr, Derivation) else None
     start = derivation.current if derivation is not None else expr
     if derivation is not None and ranges_of(start) is None:
@@ -443,9 +442,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     size_env = dict(sizes or {})
     if isinstance(at, str):
         at = parse_path(at)
-    records = None
     if replay_log is not None:
-        records = replay_log if isinstance(replay_log, list) else read(replay_log)
         _check_replay(replay_log, replay_header, strategy, types, size_env)
         identity = replay_header.get("device") if replay_header else _recorded_device(records)
     else:
@@ -535,13 +532,15 @@ def _identity(device: str | None, executor) -> dict:
                 "driver": "", "kind": ""}
 
 
-def _replay_header(replay_log) -> dict | None:
-    """The header of a replayed log file (None for a list of records, or a log of version 1
-    whose records have no header)."""
-    if replay_log is None or isinstance(replay_log, list):
-        return None
-    headers = read_log(replay_log).headers
-    return headers[-1] if headers else None
+def _replayed(replay_log) -> tuple[list[dict] | None, dict | None]:
+    """The records a replay answers from, and the header of its log file (None for a list
+    of records, or a log of version 1 whose records have no header)."""
+    if replay_log is None:
+        return None, None
+    if isinstance(replay_log, list):
+        return replay_log, None
+    contents = read_log(replay_log)
+    return contents.records, contents.headers[-1] if contents.headers else None
 
 
 def _recorded_device(records: list[dict]) -> dict:

@@ -167,10 +167,12 @@ def _decode(data: bytes) -> str:
 
 
 def _read(path: Path) -> Contents:
+    return _parse(path, _text(path)) if path.exists() else Contents()
+
+
+def _parse(path: Path, text: str) -> Contents:
+    """The headers and records of a log's text (``path`` names it in messages)."""
     found = Contents()
-    if not path.exists():
-        return found
-    text = _text(path)
     lines = text.split("\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1) + 1
     offset = 0
@@ -267,10 +269,12 @@ class Log:
         self.device = self.path is not None and _is_device(self.path)
         if self.path is None:
             return
-        self.contents = _read(self.path)
-        if not self.path.exists() or self.device:
+        if not self.path.exists():
             return
         text = _text(self.path)
+        self.contents = _parse(self.path, text)
+        if self.device:
+            return
         if self.contents.cut_from is not None:
             if not self.contents.records and not self.contents.headers \
                     and text.endswith("\n"):

@@ -206,7 +206,7 @@ def check_options(strategy: str, options: dict) -> dict:
         if not ok:
             raise WorkbenchError(f"the {strategy} strategy's option {name} = {value!r}: "
                                  f"give {what}")
-    return options
+    return dict(options)
 
 
 def run_strategy(ctx) -> None:
