@@ -1,0 +1,25 @@
+// program blas.asum on [float]_1024 (N=1024)
+float asum_abs3(float a0_) { return as_float((as_uint(a0_) & 0x7fffffffu)); }
+struct Tuple_float_float { float _0; float _1; };
+float asum_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
+
+
+// reduceSeq (+) 0 ∘ mapGlobal abs
+
+kernel void asum_0(global const float *restrict in0, global float *restrict tmp1) {
+    /* mapGlobal abs */
+    for (int gl2 = get_global_id(0); gl2 < 1024; gl2 += 1024) {
+        tmp1[gl2] = asum_abs3(in0[gl2]);
+    }
+}
+
+// reduceSeq (+) 0 ∘ mapGlobal abs
+
+kernel void asum_1(global float *restrict out, global float *restrict tmp1) {
+    float acc4 = 0.0f;
+    /* reduceSeq (+) 0 */
+    for (int i5 = 0; i5 < 1024; i5++) {
+        acc4 = asum_f6(((struct Tuple_float_float){acc4, tmp1[i5]}));
+    }
+    out[0] = acc4;
+}
