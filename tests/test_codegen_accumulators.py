@@ -21,11 +21,11 @@ def checked(text: str, *inputs):
     return result
 
 
-def test_a_work_item_keeps_its_accumulator_in_a_private_array():
+def test_a_work_item_keeps_its_accumulator_in_a_private_array(golden):
     sums = "mapGlobal (λm. join (reduceSeq (λ(acc, row). mapSeq (+) (zip acc row)) " \
            "(replicate 8 0) m))"
     result = checked(sums, RNG.uniform(-1, 1, (4, 16, 8)).astype(np.float32))
-    assert "float prv" in result.source and "[8];" in result.source
+    golden("kernels/accumulator_in_a_private_array.cl", result.source)  # float prv…[8]
 
 
 def test_an_operator_that_reads_other_elements_writes_a_second_buffer():
@@ -75,12 +75,11 @@ def tiled(t1=16, t2=16, s=8, r1=4, r2=4):
             f"(transpose (tile {s} {t2} b))) (tile {t1} {s} a))")
 
 
-def test_a_work_groups_private_accumulator_is_spread_over_its_work_items():
+def test_a_work_groups_private_accumulator_is_spread_over_its_work_items(golden):
     result = checked(tiled(), A, B)
-    # each of the 4×4 work-items holds its 4×4 block, not the 16×16 tile
-    assert "float prv3[16];" in result.source, result.source
+    # each of the 4×4 work-items holds its 4×4 block, not the 16×16 tile (float prv3[16]);
     # a barrier after the copies into local memory and one before they are overwritten
-    assert result.source.count("barrier(") == 2, result.source
+    golden("kernels/tiled_register_blocked_mm.cl", result.source)
 
 
 def test_copies_in_rounds_need_no_barrier_between_rounds():
