@@ -16,8 +16,7 @@ from .expr import Apply, Compose, Expr, Lambda, Prim, Var, compose
 
 def is_layout_primitive(node: Expr) -> bool:
     """A primitive that only moves elements (declared with a ``Layout`` or as a view)."""
-    return isinstance(node, Prim) and (node.decl.layout is not None or
-                                       bool(node.decl.extra.get("view")))
+    return isinstance(node, Prim) and (node.decl.layout is not None or node.decl.moves_only)
 
 
 def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
@@ -40,7 +39,7 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
 
 
 def _maps(node: Prim) -> bool:
-    return node.decl.extra.get("map_level") not in (None, "vector") and bool(node.args)
+    return node.decl.map_level not in (None, "vector") and bool(node.args)
 
 
 def as_composition(f: Expr) -> Expr:

@@ -34,7 +34,7 @@ def map_level(node: Expr) -> tuple[str, int] | None:
     """``(level, dim)`` when ``node`` is an OpenCL map (``mapLocal 1 f`` -> ("local", 1))."""
     if not isinstance(node, Prim):
         return None
-    level = node.decl.extra.get("map_level")
+    level = node.decl.map_level
     if level in (None, "any", "vector"):
         return None
     dim = node.args[0] if node.decl.params[0].kind == "dim" else 0

@@ -199,7 +199,7 @@ def _dot_product(reduction: Expr, mapping: Expr, value) -> bool:
     return isinstance(reduction, Prim) and reduction.name in ("reduce", "reduceSeq") \
         and isinstance(reduction.args[0], Section) and reduction.args[0].op == "+" \
         and reduction.args[0].left is None and reduction.args[0].right is None \
-        and isinstance(mapping, Prim) and mapping.decl.extra.get("map_level") not in \
+        and isinstance(mapping, Prim) and mapping.decl.map_level not in \
         (None, "vector") and _is_product(mapping.args[-1]) and isinstance(value, V.Zipped) \
         and len(value.parts) == 2 and value.levels == 1
 

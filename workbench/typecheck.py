@@ -342,7 +342,7 @@ def _element_hint(expr: Apply, expected: Type | None) -> Type | None:
     type of the array it expects): ``replicate 4 0`` is then an array of floats where one
     is expected, as a literal 0 is a float there."""
     fn = expr.fn
-    if isinstance(fn, Prim) and fn.decl.extra.get("element_hint") and len(expr.args) == 1 \
+    if isinstance(fn, Prim) and fn.decl.element_hint and len(expr.args) == 1 \
             and isinstance(expected, ArrayType):
         return expected.elem
     return None

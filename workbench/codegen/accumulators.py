@@ -66,7 +66,7 @@ class ArrayAccumulators:
             with self.block() as body:
                 element = arg.element(var(i, n))
                 self._step(f, storage, element, path, env, acc_type)
-            form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else "seq"
+            form = "unrolled" if fn.decl.unrolled else "seq"
             self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
                               path=self.here(path)))
             if dest is None or in_place:

@@ -27,10 +27,27 @@ from dataclasses import dataclass, replace
 from . import CodegenError, ir
 from .arith import Index, var
 
-# A frame is what stands between the sequence being analysed and an access: a parallel loop
-# ("par", level, dim, extent, index), a sequential loop ("seq", extent, index) or a guard
-# ("guard", scope). Its shape is the frame without its index.
-Frame = tuple
+
+@dataclass(frozen=True)
+class Frame:
+    """What stands between the sequence being analysed and an access: a parallel loop (its
+    level, dimension, extent and index), a sequential loop (level ``seq``, unrolled or not,
+    its extent and index) or a guard (no level; its scope). Its shape is the frame without
+    its index."""
+
+    level: ir.LoopLevel | None
+    extent: int = 0
+    dim: int = 0
+    index: str | None = None
+    scope: str | None = None
+
+    @property
+    def sequential(self) -> bool:
+        return self.level is ir.LoopLevel.SEQ
+
+    @property
+    def shape(self) -> Frame:
+        return replace(self, index=None)
 
 
 @dataclass(frozen=True)
@@ -44,18 +61,10 @@ class Access:
 
 def _frame(stmt: ir.Stmt) -> Frame:
     if isinstance(stmt, ir.Guard):
-        return ("guard", stmt.scope)
-    if stmt.level in ("seq", "unrolled"):
-        return ("seq", stmt.extent, stmt.index)
-    return ("par", stmt.level, stmt.dim, stmt.extent, stmt.index)
-
-
-def _shape(frame: Frame) -> tuple:
-    return frame if frame[0] == "guard" else frame[:-1]
-
-
-def _index(frame: Frame) -> str | None:
-    return None if frame[0] == "guard" else frame[-1]
+        return Frame(None, scope=stmt.scope)
+    if stmt.level in (ir.LoopLevel.SEQ, ir.LoopLevel.UNROLLED):
+        return Frame(ir.LoopLevel.SEQ, stmt.extent, index=stmt.index)
+    return Frame(stmt.level, stmt.extent, stmt.dim, stmt.index)
 
 
 def accesses(stmt: ir.Stmt, spaces: dict[str, str], frames: tuple = ()) -> list[Access]:
@@ -77,17 +86,17 @@ def same_work_item(earlier: Access, later: Access, one: bool = False) -> bool:
     """Whether every element the later access touches was touched by the earlier one in the
     same work-item (so program order suffices). ``one``: the sequence is the code of one
     work-item (else of every work-item of the group alike)."""
-    owners = [f for f in earlier.frames if f[0] != "seq"]
+    owners = [f for f in earlier.frames if not f.sequential]
     if not owners:
-        if one and not [f for f in later.frames if f[0] != "seq"]:
+        if one and not [f for f in later.frames if not f.sequential]:
             return True
         # code that every work-item runs: each reads what it wrote itself
         return earlier.write and not later.write
     if len(earlier.frames) != len(later.frames) or \
-            any(_shape(a) != _shape(b) for a, b in zip(earlier.frames, later.frames)):
+            any(a.shape != b.shape for a, b in zip(earlier.frames, later.frames)):
         return False
-    renaming = {_index(b): var(_index(a), b[-2]) for a, b in zip(earlier.frames, later.frames)
-                if _index(a) is not None and _index(a) != _index(b)}
+    renaming = {b.index: var(a.index, b.extent) for a, b in zip(earlier.frames, later.frames)
+                if a.index is not None and a.index != b.index}
     return ir.substitute_index(later.offset, renaming) == earlier.offset
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, dtype_of
 from .arith import Index, Opaque, to_c
@@ -192,11 +193,24 @@ class Store(Stmt):
     width: int = 1
 
 
-# The levels a loop runs on: over work-items of the whole launch, over work-groups, over
-# the work-items of a group, over warps of a group and the lanes of a warp, sequentially in
-# one work-item, or sequentially and unrolled (``unroll`` turns those into straight code).
-LEVELS = ("global", "workgroup", "local", "warp", "lane", "seq", "unrolled")
-PARALLEL = ("global", "workgroup", "local", "warp", "lane")
+class LoopLevel(StrEnum):
+    """The level a loop runs on: over work-items of the whole launch, over work-groups, over
+    the work-items of a group, over warps of a group and the lanes of a warp, sequentially in
+    one work-item, or sequentially and unrolled (``unroll`` turns those into straight
+    code). A map's loop has its map level (``primitives.MapLevel``) of the same name."""
+
+    GLOBAL = "global"
+    WORKGROUP = "workgroup"
+    LOCAL = "local"
+    WARP = "warp"
+    LANE = "lane"
+    SEQ = "seq"
+    UNROLLED = "unrolled"
+
+
+LEVELS = tuple(LoopLevel)
+PARALLEL = (LoopLevel.GLOBAL, LoopLevel.WORKGROUP, LoopLevel.LOCAL, LoopLevel.WARP,
+            LoopLevel.LANE)
 WARP = 32  # work-items per warp: NVIDIA's warp size; on other devices a grouping
 
 
@@ -209,7 +223,7 @@ class Loop(Stmt):
     inside are reached uniformly. ``origin`` is the expression the loop came from."""
 
     index: str
-    level: str
+    level: LoopLevel
     extent: int
     body: tuple[Stmt, ...]
     dim: int = 0
@@ -223,6 +237,7 @@ class Loop(Stmt):
     def __post_init__(self):
         if self.level not in LEVELS:
             raise ValueError(f"unknown loop level {self.level!r}")
+        object.__setattr__(self, "level", LoopLevel(self.level))
 
     @property
     def parallel(self) -> bool:
@@ -547,6 +562,6 @@ def element_type(t: Type) -> Type:
 __all__ = ["Value", "Literal", "Name", "IndexValue", "Load", "Call", "Binary", "Unary", "Cast",
            "Field", "MakeTuple", "Select", "Buffer", "Stmt", "Declare", "Assign", "Store",
            "Loop", "Guard", "Barrier", "Block", "Comment", "Allocate", "Launch", "Kernel",
-           "Function", "NativeFunction", "StructDecl", "Module", "LEVELS", "PARALLEL", "WARP",
-           "statements", "loads", "stmt_loads", "dump", "show_value", "element_type", "SPACES",
-           "VectorType"]
+           "Function", "NativeFunction", "StructDecl", "Module", "LEVELS", "LoopLevel", "PARALLEL",
+           "WARP", "statements", "loads", "stmt_loads", "dump", "show_value", "element_type",
+           "SPACES", "VectorType"]

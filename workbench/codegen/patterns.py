@@ -3,11 +3,15 @@ loops on the level their declaration names, ``reduceSeq`` as an accumulator and 
 ``iterate`` as its iterations writing two buffers in turn, ``toGlobal``/``toLocal``/
 ``toPrivate`` as the address space of a result. ``Patterns`` is a part of the kernel
 builder (``kernel.KernelBuilder``); layout primitives only change views (``views``).
+
+Which code a primitive gets is read from its declaration (``primitives.Primitive``): its
+``map_level`` (and ``unrolled``), ``address_space`` or ``kernel``, never its name.
 """
 
 from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, Var, walk
+from ..primitives import Kernel, MapLevel
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
@@ -29,12 +33,12 @@ class Patterns:
     enclosing loops, warps and guards; the current block) it uses."""
 
     def primitive(self, fn: Prim, args, path, env, dest) -> Value:
-        name = fn.name
+        name, decl = fn.name, fn.decl
         typing = self.typing(path)
         result = typing.result
         if is_layout(fn):
             return self.layout(fn, typing, args, dest)
-        if name == "zip":
+        if decl.kernel is Kernel.ZIP:
             zipped = self.zip(typing, args)
             if dest is None:
                 return zipped
@@ -43,28 +47,29 @@ class Patterns:
             with self.guarded(self.single()):
                 self.copy(zipped.view, dest, result)
             return Value(result, view=dest)
-        if name == "replicate":
+        if decl.kernel is Kernel.REPLICATE:
             return self.replicate(typing, args, dest)
-        if name == "at":  # xs[i] with i computed at run time
+        if decl.kernel is Kernel.AT:  # xs[i] with i computed at run time
             index, array = args
             value = array.element(self.at_index(index, int(array.type.size.value)))
             if dest is not None:
                 self.store(dest, value)
             return value
-        if fn.decl.extra.get("address_space"):  # toGlobal, toLocal, toPrivate
+        if decl.address_space is not None:  # toGlobal, toLocal, toPrivate
             return self.memory(fn, typing, args, path, env, dest)
-        if dest is None and name in ("iterate", "loop"):
+        iterates = decl.kernel in (Kernel.ITERATE, Kernel.LOOP)
+        if dest is None and iterates:
             return self.iterate(fn, args[0], env, None)
-        if name in ("scanSeq", "scanLocal"):
+        if decl.kernel in (Kernel.SCAN_SEQ, Kernel.SCAN_LOCAL):
             if dest is None:
                 dest = self.temporary(result, self.temporary_space())
-            (self.scan_seq if name == "scanSeq" else self.scan_local)(fn, args[0], path, env,
-                                                                    dest)
+            scan = self.scan_seq if decl.kernel is Kernel.SCAN_SEQ else self.scan_local
+            scan(fn, args[0], path, env, dest)
             return Value(result, view=dest)
-        if fn.decl.extra.get("loop") and level_of(fn) is None and \
+        if decl.kernel is Kernel.REDUCE_SEQ and \
                 isinstance(result.elem, ArrayType):  # a register block (``accumulators``)
             return self.reduce_seq_array(fn, args[0], path, env, dest)
-        level = fn.decl.extra.get("map_level")
+        level = decl.map_level
         if dest is None:
             if self.loops and (level in ("global", "workgroup") or
                                (level in ("local", "warp", "lane") and self.in_work_item())):
@@ -73,15 +78,15 @@ class Patterns:
                                    f"where it goes (global memory), not to a temporary that "
                                    f"this work-item reads")
             dest = self.temporary(result, self.temporary_space())
-        if level == "vector":  # mapVec f: f lane-wise on a SIMD value
+        if level is MapLevel.VECTOR:  # mapVec f: f lane-wise on a SIMD value
             self.store(dest, Value(result, scalar=self.scalar_call(fn.args[0], args, typing,
                                                                   env)))
             return Value(result, view=dest)
         if level is not None:
             self.map_loop(fn, level, args[0], path, env, dest)
-        elif fn.decl.extra.get("loop"):  # reduceSeq, reduceSeqUnroll
+        elif decl.kernel is Kernel.REDUCE_SEQ:  # reduceSeq, reduceSeqUnroll
             self.reduce_seq(fn, args[0], path, env, dest)
-        elif name in ("iterate", "loop"):
+        elif iterates:
             return self.iterate(fn, args[0], env, dest)
         else:
             raise CodegenError(f"{name} cannot be generated yet (high-level or unsupported)")
@@ -91,7 +96,7 @@ class Patterns:
         """``toLocal f`` and friends: f's result is written in that address space (and
         copied from there when the caller wants it elsewhere)."""
         result = typing.result
-        space = fn.decl.extra["address_space"]
+        space = fn.decl.address_space
         shared = parallel_inside(fn.args[0])
         if (dest is None or space != "global") and shared:
             self.check_shared_temporary(fn)
@@ -154,7 +159,7 @@ class Patterns:
                     self.warps.pop()
                 if level in WORK_ITEM:
                     self.work_items.pop()
-            form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else level
+            form = ir.LoopLevel.UNROLLED if fn.decl.unrolled else ir.LoopLevel(level)
             step = 1 if form in ("seq", "unrolled") else ir.WARP if level == "lane" else None
             self.emit(ir.Loop(i, form, n, tuple(body), dim=dim, step=step, counter=counter,
                               origin=short(fn), path=self.here(path)))
@@ -164,7 +169,7 @@ class Patterns:
         application of f (each stage's function) is typed on its own, shrinking, input and
         writes one of two buffers in turn; the last one writes ``dest``."""
         f = fn.args[1]
-        if any(isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
+        if any(isinstance(n, Prim) and n.decl.map_level in (MapLevel.GLOBAL, MapLevel.WORKGROUP)
                for _, n in walk(f)):
             raise CodegenError(f"{fn.name} over mapGlobal/mapWorkgroup inside a kernel: it "
                                f"needs a kernel per iteration, so it must be at the top level")
@@ -232,7 +237,7 @@ class Patterns:
                         Value(acc_type, scalar=ir.Name(acc)), element))],
                         Typing((pair,), acc_type), env)
                 self.emit(ir.Assign(acc, step))
-            form = "unrolled" if fn.decl.extra.get("loop") == "unrolled" else "seq"
+            form = ir.LoopLevel.UNROLLED if fn.decl.unrolled else ir.LoopLevel.SEQ
             self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
                               path=self.here(path)))
             self.store(Prefix((Index.of(0),), dest), Value(acc_type, scalar=ir.Name(acc)))
@@ -315,10 +320,6 @@ class Patterns:
             f, at(i), arg.element(i), t, env))), "inclusive prefixes")
 
 
-def level_of(fn: Prim) -> str | None:
-    return fn.decl.extra.get("map_level")
-
-
 def iteration_types(fn: Prim, t: Type, env: dict | None = None
                     ) -> list[tuple[Expr, Annotation, list]]:
     """For each application in ``iterate n f`` (f) or ``loop n f`` (the stage's function: f
@@ -334,7 +335,7 @@ def iteration_types(fn: Prim, t: Type, env: dict | None = None
     free = sorted(v for v in fn.args[1].free_vars() if env and v in env)
     stages = []
     for k in range(int(count.value)):
-        f = stage_function(fn.args[1], k) if fn.name == "loop" else fn.args[1]
+        f = stage_function(fn.args[1], k) if fn.decl.kernel is Kernel.LOOP else fn.args[1]
         if free:
             f = Lambda(tuple(free), f)
             note = annotate(f, *(env[v].type for v in free), t)
@@ -347,7 +348,7 @@ def iteration_types(fn: Prim, t: Type, env: dict | None = None
 
 def parallel_inside(e: Expr) -> bool:
     """Whether some map of e runs over work-items (its elements computed by several)."""
-    return any(isinstance(n, Prim) and n.decl.extra.get("map_level") in ACROSS_WORK_ITEMS
+    return any(isinstance(n, Prim) and n.decl.map_level in ACROSS_WORK_ITEMS
                for _, n in walk(e))
 
 

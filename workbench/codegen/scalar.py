@@ -190,7 +190,7 @@ class _Emitter:
         floating = isinstance(result, ScalarType) and result.name in ("float", "double")
         if floating and name == "abs":
             return float_abs(args[0], result.name, self.width)
-        c_name = (_FLOAT_FUNCS if floating else _INT_FUNCS).get(name, decl.extra.get("c", name))
+        c_name = (_FLOAT_FUNCS if floating else _INT_FUNCS).get(name, decl.c_name or name)
         return ir.Call(c_name, tuple(args))
 
 

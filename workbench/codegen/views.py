@@ -10,7 +10,8 @@ The index functions of most layout primitives are declared with the primitive
 (``primitives.Layout``): ``read`` for reading through it (``view_through``), ``write`` for a
 computation whose result is written through it (``view_before``: writing element [i, j]
 before ``join`` writes [i·n + j] after it). Here are the views that are more than an index
-function: vectors (``splitVec``/``joinVec``), padding, tuples, replication and prefixes.
+function: vectors (``splitVec``/``joinVec``), padding, tuples, replication and prefixes; a
+layout primitive declares which of them is its view (``primitives.View``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
 from ..layout import is_layout_primitive, mapped_layout, rearranges_only
+from ..primitives import Kernel
+from ..primitives import View as Form
 from ..typecheck import annotate
 from ..types import ArrayType, TupleType, Type
 from . import CodegenError, ir
@@ -276,10 +279,6 @@ def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
 
 # --- layout primitives -----------------------------------------------------------------------
 
-# Layout primitives whose view is more than an index function (defined here).
-SPECIAL = {"pad", "splitVec", "joinVec"}
-
-
 def is_layout(node: Expr) -> bool:
     """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
     (of any level) or loop of layout primitives (``layout.rearranges_only``)."""
@@ -287,9 +286,9 @@ def is_layout(node: Expr) -> bool:
         return False
     if mapped_layout(node) is not None:
         return True
-    if node.name == "loop":
+    if node.decl.kernel is Kernel.LOOP:
         return rearranges_only(node)
-    return is_layout_primitive(node) or node.name in SPECIAL
+    return is_layout_primitive(node) or node.decl.view is not None
 
 
 class Calls:
@@ -331,18 +330,18 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
                  constant: Callable | None = None) -> View:
     """The view of ``node``'s output, given the view of its input (of ``input_type``).
     ``constant(e)`` gives the IR value of a constant (pad's value)."""
-    name = node.name
+    name, form = node.name, node.decl.view
     layout = node.decl.layout
     if layout is not None:
         if layout.read is None:
             raise CodegenError(f"{name} generates code only where its result is written (its "
                                f"index function has no inverse to read through)")
         return IndexMapView(layout.read(node, input_type, calls or Calls()), inner, name)
-    if name == "pad":
+    if form is Form.PAD:
         if constant is None:
             raise CodegenError("pad needs its padding value as a constant")
         return PadView(int(node.args[0]), _length(input_type), constant(node.args[2]), inner)
-    if name == "pad2D":
+    if form is Form.PAD_2D:
         if constant is None:
             raise CodegenError("pad2D needs its padding value as a constant")
         left, value = int(node.args[0]), constant(node.args[2])
@@ -351,22 +350,22 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
         return PadView(left, _length(input_type), value, rows)
     if layout is None and (f := mapped_layout(node)) is not None:  # a map of any level
         return MapView(function_view(f, input_type.elem, calls, constant), inner)
-    if name == "loop" and is_layout(node):
+    if node.decl.kernel is Kernel.LOOP and is_layout(node):
         for f, t in loop_stages(node, input_type):
             inner = function_view(f, t, calls, constant)(inner)
         return inner
-    if name == "enumerate":
+    if form is Form.ENUMERATE:
         return ZipView((IndexView(), inner))
-    if name == "gatherOffsets":
+    if form is Form.GATHER_OFFSETS:
         return ZipView(tuple(IndexMapView(_shifted(int(o)), inner, name)
                              for o in node.args[0]))
-    if name == "splitVec":
+    if form is Form.SPLIT_VEC:
         n = int(node.args[0])
         if isinstance(input_type.elem, TupleType):  # zipped arrays: vectors of each
             return ZipView(tuple(SplitVecView(n, project(inner, k))
                                  for k in range(len(input_type.elem.items))))
         return SplitVecView(n, inner)
-    if name == "joinVec":  # vectors stored as consecutive scalars: the scalars again
+    if form is Form.JOIN_VEC:  # vectors stored as consecutive scalars: the scalars again
         if isinstance(inner, SplitVecView):
             return inner.inner
         if isinstance(inner, ZipView) and all(isinstance(p, SplitVecView)
@@ -382,11 +381,11 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
 
 def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = None) -> View:
     """The output view for the input of a layout primitive whose result goes to ``dest``."""
-    name = node.name
+    name, form = node.name, node.decl.view
     layout = node.decl.layout
     if layout is not None and layout.write is not None:
         return IndexMapView(layout.write(node, input_type, calls or Calls()), dest, name)
-    if name == "joinVec":
+    if form is Form.JOIN_VEC:
         if isinstance(input_type.elem, TupleType):
             n = int(input_type.elem.items[0].size.value)
             return ZipView(tuple(SplitVecView(n, project(dest, k))
@@ -394,11 +393,11 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
         return SplitVecView(int(input_type.elem.size.value), dest)
     if layout is None and (f := mapped_layout(node)) is not None:
         return MapView(function_view(f, input_type.elem, calls, output=True), dest)
-    if name == "loop" and is_layout(node):
+    if node.decl.kernel is Kernel.LOOP and is_layout(node):
         for f, t in reversed(loop_stages(node, input_type)):
             dest = function_view(f, t, calls, output=True)(dest)
         return dest
-    if name == "scatterOffsets":
+    if form is Form.SCATTER_OFFSETS:
         return ZipView(tuple(IndexMapView(_shifted(int(o)), dest, name) for o in node.args[0]))
     raise CodegenError(f"{name} cannot be written through: add a copy (map id) after the "
                        f"computation, before the {name}")

@@ -8,9 +8,10 @@ must first be rewritten away (high-level).
 
 Adding a primitive means adding one ``define(Primitive(...))`` in ``algorithmic``, ``opencl``
 or ``scalar``. Its code generation is declared there too: a data-layout primitive gives its
-index functions (``Layout``), a map the level of the thread hierarchy it runs on
-(``extra["map_level"]``) and, when unrolled, its loop form (``extra["loop"]``), a scalar
-function its C name (``extra["c"]``).
+index functions (``Layout``) or the view the code generator builds (``view``), a map the
+level of the thread hierarchy it runs on (``map_level``, and ``unrolled``), another
+computing primitive the code that makes it (``kernel``, ``address_space``), a scalar
+function its C name (``c_name``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ from .declaration import (  # noqa: F401  (the package's surface)
     SIZE,
     SIZES,
     VALUE,
+    AddressSpace,
+    Kernel,
     Layout,
+    MapLevel,
     Param,
     Primitive,
+    View,
     canonical_name,
     define,
     lookup,

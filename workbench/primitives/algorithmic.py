@@ -10,7 +10,19 @@ from ..errors import EvaluationError, SizeError
 from ..expr import Lambda, Prim
 from ..sizes import Size
 from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
-from .declaration import ALGORITHMIC, FUN, INDEX, SIZE, VALUE, Layout, Primitive, define
+from .declaration import (
+    ALGORITHMIC,
+    FUN,
+    INDEX,
+    SIZE,
+    VALUE,
+    Kernel,
+    Layout,
+    MapLevel,
+    Primitive,
+    View,
+    define,
+)
 
 
 def array_arg(chk, t, path, what, kind=ArrayType):
@@ -23,7 +35,7 @@ def array_arg(chk, t, path, what, kind=ArrayType):
 # --- map -------------------------------------------------------------------------------------
 
 def map_type(chk, node, args, env, path):
-    kind = node.decl.extra.get("input", ArrayType)
+    kind = node.decl.maps_over
     a = array_arg(chk, args[0], path, node.name, kind)
     b = chk.apply(node.args[-1], [a.elem], env, path + (0,))
     return kind(b, a.size)
@@ -36,7 +48,7 @@ def map_semantics(ev, node, args):
 define(Primitive(
     "map", ALGORITHMIC, "(A -> B) -> [A]_I -> [B]_I", "ICFP Fig. 4",
     "Apply f to every element.", map_type, map_semantics, params=(FUN(),),
-    aliases=("Map",), codegen=False, extra={"map_level": "any"}))
+    aliases=("Map",), codegen=False, map_level=MapLevel.ANY))
 
 
 # --- zip -------------------------------------------------------------------------------------
@@ -51,7 +63,8 @@ def zip_type(chk, node, args, env, path):
 define(Primitive(
     "zip", ALGORITHMIC, "[A]_I -> [B]_I -> [A × B]_I", "ICFP Fig. 4",
     "Pair up elements of arrays of equal length (n-ary).", zip_type,
-    lambda ev, node, args: V.Zipped(tuple(args)), arity=None, aliases=("Zip",)))
+    lambda ev, node, args: V.Zipped(tuple(args)), arity=None, aliases=("Zip",),
+    kernel=Kernel.ZIP))
 
 
 # --- reduce ----------------------------------------------------------------------------------
@@ -365,7 +378,8 @@ define(Primitive(
     "iterate", ALGORITHMIC,
     "(n : size) -> ((m : size) -> [A]_{I×m} -> [A]_m) -> [A]_{I^n×J} -> [A]_J",
     "ICFP Fig. 4", "Apply f n times (the array may shrink by a constant factor each time).",
-    iterate_type, iterate_semantics, params=(SIZE(), FUN()), aliases=("Iterate",)))
+    iterate_type, iterate_semantics, params=(SIZE(), FUN()), aliases=("Iterate",),
+    kernel=Kernel.ITERATE))
 
 
 # --- reorder, transpose, id, get -------------------------------------------------------------
@@ -467,7 +481,7 @@ def pad_semantics(ev, node, args):
 define(Primitive(
     "pad", ALGORITHMIC, "(l r : size) -> A -> [A]_N -> [A]_{l+N+r}", "Lift stencils",
     "Add l copies of a value before and r after.", pad_type, pad_semantics,
-    params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad",)))
+    params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad",), view=View.PAD))
 
 
 def pad_clamp_type(chk, node, args, env, path):
@@ -600,8 +614,8 @@ define(Primitive(
     "replicate", ALGORITHMIC, "(n : size) -> A -> [A]_n", "Futhark G4",
     "An array of n copies of a value.", replicate_type,
     lambda ev, node, args: V.full_like_length(args[0], ev.depth, ev.size(node.args[0])),
-    params=(SIZE(),), aliases=("Replicate",),
-    extra={"element_hint": True}))  # its value has the element type a context expects
+    params=(SIZE(),), aliases=("Replicate",), kernel=Kernel.REPLICATE,
+    element_hint=True))  # its value has the element type a context expects
 
 
 def at_type(chk, node, args, env, path):
@@ -638,4 +652,4 @@ def at_semantics(ev, node, args):
 define(Primitive(
     "at", ALGORITHMIC, "int -> [A]_N -> A", "ICFP md (Fig. 13)",
     "Read one element of an array by index (neighbour lists, as in md).", at_type, at_semantics,
-    arity=2, aliases=("At", "ArrayAccess")))
+    arity=2, aliases=("At", "ArrayAccess"), kernel=Kernel.AT))

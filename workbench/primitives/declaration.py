@@ -6,10 +6,66 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+
+from ..types import ArrayType
 
 ALGORITHMIC = "algorithmic"
 OPENCL = "opencl"
 SCALAR = "scalar"
+
+
+class MapLevel(StrEnum):
+    """Where the iterations of a map run (PACT's map hierarchy; ICFP 2015 Fig. 5): ``any``
+    for the high-level ``map`` (not yet lowered), a level of the OpenCL thread hierarchy,
+    sequentially in one work-item, or lane-wise on a SIMD vector (``mapVec``)."""
+
+    ANY = "any"
+    GLOBAL = "global"
+    WORKGROUP = "workgroup"
+    LOCAL = "local"
+    WARP = "warp"
+    LANE = "lane"
+    SEQ = "seq"
+    VECTOR = "vector"
+
+
+class AddressSpace(StrEnum):
+    """The OpenCL address space a ``toGlobal``/``toLocal``/``toPrivate`` writes its
+    function's results to."""
+
+    GLOBAL = "global"
+    LOCAL = "local"
+    PRIVATE = "private"
+
+
+class Kernel(Enum):
+    """How the code generator makes a primitive that computes and is neither a map (its
+    ``map_level``) nor a change of address space (its ``address_space``): each names a
+    method of ``codegen.patterns.Patterns``."""
+
+    ZIP = "zip"  # a view of its inputs, copied where a destination is given
+    REPLICATE = "replicate"
+    AT = "at"  # an element read at an index computed at run time
+    REDUCE_SEQ = "reduce_seq"  # an accumulator and a loop
+    SCAN_SEQ = "scan_seq"
+    SCAN_LOCAL = "scan_local"  # Blelloch's scan by a work-group
+    ITERATE = "iterate"  # ``iterate n f``: f n times, two buffers in turn
+    LOOP = "loop"  # ``loop n f``: the stage function of each stage, as ``iterate`` does
+
+
+class View(Enum):
+    """A data-layout primitive whose view the code generator builds itself
+    (``codegen.views``), being more than one index function (``Layout``): padding,
+    tuples of views, SIMD vectors."""
+
+    PAD = "pad"
+    PAD_2D = "pad2D"
+    ENUMERATE = "enumerate"
+    GATHER_OFFSETS = "gatherOffsets"
+    SCATTER_OFFSETS = "scatterOffsets"
+    SPLIT_VEC = "splitVec"
+    JOIN_VEC = "joinVec"
 
 
 @dataclass(frozen=True)
@@ -79,8 +135,19 @@ class Primitive:
     arity: int | None = 1  # data arguments; None: two or more (zip)
     aliases: tuple[str, ...] = ()
     codegen: bool = True  # known to the code generator (bold in ICFP Figs. 6 and 7)
-    extra: dict = field(default_factory=dict, compare=False)
     layout: Layout | None = field(default=None, compare=False)  # a data-layout primitive
+    # How the code generator makes it (SPEC 6): at most one of these
+    map_level: MapLevel | None = None  # a map, and where its iterations run
+    unrolled: bool = False  # a sequential loop (map or reduction) that is fully unrolled
+    address_space: AddressSpace | None = None  # where its function's results are stored
+    kernel: Kernel | None = None  # a computation with code of its own
+    view: View | None = None  # a layout whose view is the code generator's own
+    c_name: str | None = None  # a scalar function: its OpenCL C name (or cast)
+    # Typing
+    maps_over: type = ArrayType  # what a map's argument is: arrays, or SIMD vectors (mapVec)
+    element_hint: bool = False  # its value argument takes the element type a context expects
+    # The rules: a layout primitive without index functions (``layout.is_layout_primitive``)
+    moves_only: bool = False
 
     @property
     def high_level(self) -> bool:
@@ -90,7 +157,7 @@ class Primitive:
     @property
     def is_map(self) -> bool:
         """True for the maps of every level (``map``, ``mapGlobal``, ``mapSeq``…)."""
-        return self.extra.get("map_level") is not None
+        return self.map_level is not None
 
 
 PRIMITIVES: dict[str, Primitive] = {}

@@ -6,7 +6,7 @@ element index P2CL's maps pass to their functions (``enumerate``), and Futhark's
 
 Each generates no code of its own: it is an index function (``Layout``) or, where it is
 more than one (padding, tuples), a view of the code generator (``codegen.views``); those are
-marked ``extra["view"]``.
+declared with ``view`` (and ``moves_only``, a layout primitive for the rules).
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from ..expr import Apply, BinOp, Lambda, Lit, Prim, Var
 from ..sizes import Size
 from ..types import INT, ArrayType, TupleType
 from .algorithmic import array_arg, pad_type
-from .declaration import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, define
-
-VIEW = {"view": True}  # a layout the code generator builds as a view of its own
+from .declaration import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, View, define
 
 
 def _length(t) -> int:
@@ -212,7 +210,7 @@ define(Primitive(
     "SkelCL stencil (out-of-bound value), Lift Pad2D",
     "Surround a matrix with l rows and columns of a value before, r after.", pad2d_type,
     pad2d_semantics, params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad2D",),
-    extra=VIEW))
+    view=View.PAD_2D, moves_only=True))
 
 
 # --- P2CL: the element index, gather and scatter by offsets ------------------------------------
@@ -231,7 +229,8 @@ def enumerate_semantics(ev, node, args):
 define(Primitive(
     "enumerate", ALGORITHMIC, "[A]_N -> [(int, A)]_N", "P2CL map index (Sect. 6.2)",
     "Pair every element with its index (the `index` input of P2CL's functions).",
-    enumerate_type, enumerate_semantics, aliases=("Enumerate",), extra=VIEW))
+    enumerate_type, enumerate_semantics, aliases=("Enumerate",), view=View.ENUMERATE,
+    moves_only=True))
 
 
 def _offsets(chk, node, path) -> tuple[Size, ...]:
@@ -270,7 +269,7 @@ define(Primitive(
     "P2CL gather (Eq. 4.3)",
     "Output i is the tuple of the input elements i + o_0, …, i + o_(k-1).",
     gather_offsets_type, gather_offsets_semantics, params=(SIZES("offsets"),),
-    aliases=("GatherOffsets", "gather-offsets"), extra=VIEW))
+    aliases=("GatherOffsets", "gather-offsets"), view=View.GATHER_OFFSETS, moves_only=True))
 
 
 def scatter_offsets_type(chk, node, args, env, path):
@@ -312,7 +311,8 @@ define(Primitive(
     "P2CL scatter (Sect. 4.1.3)",
     "Component j of input i goes to output i + o_j (the inverse of gatherOffsets).",
     scatter_offsets_type, scatter_offsets_semantics, params=(SIZES("offsets"),),
-    aliases=("ScatterOffsets", "scatter-offsets"), extra=VIEW))
+    aliases=("ScatterOffsets", "scatter-offsets"), view=View.SCATTER_OFFSETS,
+    moves_only=True))
 
 
 # --- Futhark's rearrange ---------------------------------------------------------------------

@@ -8,7 +8,20 @@ from .. import values as V
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType, VectorType
 from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
-from .declaration import DIM, FUN, OPENCL, SIZE, VALUE, Layout, Primitive, define
+from .declaration import (
+    DIM,
+    FUN,
+    OPENCL,
+    SIZE,
+    VALUE,
+    AddressSpace,
+    Kernel,
+    Layout,
+    MapLevel,
+    Primitive,
+    View,
+    define,
+)
 
 # The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
 # check in ``nesting`` uses these levels.
@@ -34,7 +47,7 @@ for name, level, has_dim, aliases, doc in _MAPS:
         name, OPENCL, "(A -> B) -> [A]_I -> [B]_I", "ICFP Fig. 5" if level not in ("warp", "lane")
         else "PACT table 2", doc, map_type, map_semantics,
         params=(DIM(), FUN()) if has_dim else (FUN(),), aliases=aliases,
-        extra={"map_level": level, "loop": "unrolled" if "Unroll" in name else level}))
+        map_level=MapLevel(level), unrolled="Unroll" in name))
 
 
 def reduce_seq_type(chk, node, args, env, path):
@@ -107,7 +120,7 @@ for name, aliases in (("reduceSeq", ("reduce-seq", "ReduceSeq")),
         name, OPENCL, "((A × B) -> A) -> A -> [B]_I -> [A]_1", "ICFP Fig. 5",
         "A sequential left fold in one work-item (the operator need not be associative).",
         reduce_seq_type, reduce_semantics, params=(FUN(), VALUE()), aliases=aliases,
-        extra={"loop": "unrolled" if "Unroll" in name else "seq"}))
+        kernel=Kernel.REDUCE_SEQ, unrolled="Unroll" in name))
 
 
 def memory_type(chk, node, args, env, path):
@@ -121,7 +134,7 @@ for name, space, aliases in (("toGlobal", "global", ("asGlobal", "to-global")),
         name, OPENCL, "(A -> B) -> (A -> B)", "ICFP Fig. 5" if space != "private" else "Lift",
         f"Store the results of f in {space} memory (the identity on values).", memory_type,
         lambda ev, node, args: ev.call(node.args[0], args), params=(FUN(),), aliases=aliases,
-        extra={"address_space": space}))
+        address_space=AddressSpace(space)))
 
 
 def reorder_stride_type(chk, node, args, env, path):
@@ -212,7 +225,7 @@ define(Primitive(
     "Apply a scalar function to all lanes of a SIMD vector (of a tuple of vectors: lane by "
     "lane).", map_vec_type, map_vec_semantics,
     params=(FUN(),), aliases=("vect", "map-vec", "MapVec"),
-    extra={"map_level": "vector", "input": VectorType}))
+    map_level=MapLevel.VECTOR, maps_over=VectorType))
 
 
 def split_vec_type(chk, node, args, env, path):
@@ -239,7 +252,7 @@ define(Primitive(
     "splitVec", OPENCL, "(n : size) -> [A]_{n×I} -> [<A>_n]_I", "ICFP Fig. 5",
     "Group scalars into SIMD vectors of n (zipped arrays: a tuple of vectors).",
     split_vec_type, split_vec_semantics,
-    params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector")))
+    params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector"), view=View.SPLIT_VEC))
 
 
 def join_vec_type(chk, node, args, env, path):
@@ -266,4 +279,4 @@ def join_vec_semantics(ev, node, args):
 define(Primitive(
     "joinVec", OPENCL, "[<A>_I]_J -> [A]_{I×J}", "ICFP Fig. 5",
     "Flatten SIMD vectors back to scalars.", join_vec_type, join_vec_semantics,
-    aliases=("join-vec", "asScalar", "AsScalar")))
+    aliases=("join-vec", "asScalar", "AsScalar"), view=View.JOIN_VEC))

@@ -55,7 +55,7 @@ _MATH = [
 
 for name, arity, infer, fn, c_name, doc in _MATH:
     define(Primitive(name, SCALAR, "number -> ... -> number", "SPEC 3", doc, infer,
-                     _semantics(fn), arity=arity, extra={"c": c_name}))
+                     _semantics(fn), arity=arity, c_name=c_name))
 
 
 def select_type(chk, node, args, env, path):
@@ -81,7 +81,7 @@ def _where(cond, a, b):
 
 define(Primitive("select", SCALAR, "bool -> A -> A -> A", "SPEC 3",
                  "select c a b (also if c then a else b)", select_type, select_semantics,
-                 arity=3, extra={"c": "select"}))
+                 arity=3, c_name="select"))
 
 
 def _cast(target: ScalarType):
@@ -102,4 +102,4 @@ def _cast(target: ScalarType):
 for target in (FLOAT, INT, DOUBLE, BOOL):
     infer, run = _cast(target)
     define(Primitive(target.name, SCALAR, f"number -> {target.name}", "SPEC 3",
-                     f"convert to {target.name}", infer, run, extra={"c": f"({target.name})"}))
+                     f"convert to {target.name}", infer, run, c_name=f"({target.name})"))

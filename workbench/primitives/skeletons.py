@@ -16,7 +16,7 @@ from ..expr import Apply, Expr, Lambda, Lit, Prim, Var, bind_sizes, fresh_name, 
 from ..sizes import Size
 from ..types import INT, ArrayType
 from .algorithmic import array_arg, scan_type
-from .declaration import ALGORITHMIC, FUN, OPENCL, SIZE, VALUE, Primitive, define
+from .declaration import ALGORITHMIC, FUN, OPENCL, SIZE, VALUE, Kernel, Primitive, define
 
 # --- loop / stage-generate ---------------------------------------------------------------
 
@@ -83,7 +83,7 @@ define(Primitive(
     "Futhark G7 (loop), P2CL stage-generate (Sect. 4.2.2)",
     "Apply a function of the stage number n times: stage k computes f k x.",
     loop_type, loop_semantics, params=(SIZE(), FUN()),
-    aliases=("Loop", "stageGenerate", "stage-generate", "StageGenerate")))
+    aliases=("Loop", "stageGenerate", "stage-generate", "StageGenerate"), kernel=Kernel.LOOP))
 
 
 # --- P2CL's operation map ------------------------------------------------------------------
@@ -143,7 +143,7 @@ define(Primitive(
     "scanSeq", OPENCL, "((A × A) -> A) -> A -> [A]_I -> [A]_I", "Lift (ScanSeq)",
     "An inclusive scan in one work-item.", scan_type,
     lambda ev, node, args: ev.scan(node.args[0], ev.value(node.args[1]), args[0]),
-    params=(FUN(), VALUE()), aliases=("ScanSeq", "scan-seq"), extra={"loop": "scan"}))
+    params=(FUN(), VALUE()), aliases=("ScanSeq", "scan-seq"), kernel=Kernel.SCAN_SEQ))
 
 define(Primitive(
     "scanLocal", OPENCL, "((A × A) -> A) -> A -> [A]_I -> [A]_I",
@@ -152,4 +152,4 @@ define(Primitive(
     "down-sweep over a tree in local memory (z must be neutral).", scan_type,
     lambda ev, node, args: ev.scan(node.args[0], ev.value(node.args[1]), args[0]),
     params=(FUN(), VALUE()), aliases=("ScanLocal", "scan-local"),
-    extra={"loop": "scan-local"}))
+    kernel=Kernel.SCAN_LOCAL))

@@ -171,7 +171,7 @@ def _loops(node: Expr) -> bool:
         return False
     if node.name in REDUCTIONS:
         return True
-    return node.decl.extra.get("map_level") not in (None, "vector") and \
+    return node.decl.map_level not in (None, "vector") and \
         mapped_layout(node) is None
 
 
