@@ -51,6 +51,7 @@ class RunResult:
     source_sha256: str = ""
     completed: list = None  # default-completion steps applied before generation
     error: WorkbenchError | None = None  # for "invalid input": the located error
+    per_device: list | None = None  # several devices: one entry each (multidevice)
 
     def as_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items()
@@ -136,14 +137,26 @@ def compare(output, expected) -> Comparison:
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
-        expected=None, cutoff_ms: float | None = None) -> RunResult:
+        expected=None, cutoff_ms: float | None = None, devices=None,
+        distributions=None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
     search computes its start program's output once for all its candidates). With
     ``time_limit_ms`` the repetitions stop once they have taken that long (three at least);
     with ``cutoff_ms`` a kernel whose first two runs each take longer is timed once (a
     search gives up on a candidate far slower than its best): ``runs`` says how many
-    times were taken."""
+    times were taken. With ``devices`` and ``distributions`` it runs on several devices at
+    once, one distribution per input (``multidevice``)."""
+    if devices is not None or distributions is not None:
+        from .multidevice import run_distributed
+
+        try:
+            _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
+        except WorkbenchError as err:
+            return RunResult("invalid input", str(err), error=err)
+        return run_distributed(expr, arrays, devices, distributions, run_one=run,
+                               result_type=RunResult, compare=compare, repeat=repeat,
+                               warmup=warmup, sizes=sizes, time_limit_ms=time_limit_ms)
     try:
         _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)

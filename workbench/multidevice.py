@@ -1,0 +1,148 @@
+"""Running one program on several devices at once (SkelCL's multi-GPU execution, SPEC 14):
+``run(expr, *arrays, devices=[...], distributions=[...])``.
+
+The program splits by its skeleton's rule (``distribution.split``): each device gets its
+parts of the inputs and runs the program on them as an ordinary run — its own context and
+queue (``runtime.context_for``), its own buffers, its inputs copied in and its output read
+back (timed as transfers), its kernels timed with profiling events and its output checked
+against the interpreter on its parts. The devices run at the same time, one host thread
+each. The outputs are combined (concatenated, reduced, or each device's own rows of a
+stencil) and the whole is checked against the interpreter on the whole inputs.
+
+Times: the run's ``kernel_ms`` is the slowest device's median (the devices run side by side,
+so the slowest bounds the whole), ``transfer_ms`` the slowest device's transfers, and
+``per_device`` has every device's own: id, name, the rows it computed, kernel and transfer
+times, status.
+
+``run`` hands itself in (``run_one``) with its result type and its check, so that every
+device's run is the very same code path as a single-device run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .distribution import DistributedArray, check_distributions, split
+from .errors import ArgumentError, WorkbenchError
+from .opencl_devices import DeviceError, find_device
+from .semantics import evaluate, prepare_inputs
+from .values import leaves
+
+
+def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: Callable,
+                    result_type: type, compare: Callable, repeat: int = 20, warmup: int = 2,
+                    sizes=None, time_limit_ms: float | None = None):
+    """``expr`` on ``arrays`` across ``devices`` (names as ``WORKBENCH_DEVICE`` takes them:
+    ``1:0``, ``cpu``, ``gpu``, part of a name) with one distribution per input (None: SkelCL's
+    default, ``block`` for arrays and ``copy`` for scalars). An input may be a
+    ``DistributedArray`` of as many devices with the same distribution; another one must be
+    redistributed first (``distribution.redistribute``: redistributions are explicit)."""
+    try:
+        infos = _devices(devices)
+        arrays, distributions = _given(arrays, distributions, len(infos))
+        values, _ = prepare_inputs(expr, arrays)
+        dists = check_distributions(distributions, len(values))
+        expected_value = evaluate(expr, *values, sizes=sizes)
+        plan = split(expr, values, dists, len(infos))
+    except WorkbenchError as err:
+        return result_type("invalid input", str(err), error=err)
+    expected = _stacked(expected_value)
+
+    def one(k: int):
+        info = infos[plan.devices[k]]
+        return run_one(expr, *plan.inputs[k], device=info.id, repeat=repeat, warmup=warmup,
+                       time_limit_ms=time_limit_ms)
+
+    with ThreadPoolExecutor(max_workers=len(plan.devices)) as pool:
+        parts = list(pool.map(one, range(len(plan.devices))))
+    per_device = [_entry(infos[d], rows, r) for d, rows, r in zip(plan.devices, plan.rows, parts)]
+    names = " + ".join(f"{infos[d].id} {infos[d].name}" for d in plan.devices)
+    result = result_type(parts[0].status, expected=expected, device=names,
+                         source=parts[0].source, source_sha256=parts[0].source_sha256,
+                         completed=parts[0].completed, per_device=per_device)
+    result.codegen_ms = sum(p.codegen_ms or 0.0 for p in parts)
+    result.build_ms = max((p.build_ms or 0.0 for p in parts), default=None)
+    failed = [(d, p) for d, p in zip(plan.devices, parts) if not p.correct]
+    if failed:
+        d, p = failed[0]
+        result.status = p.status
+        result.message = (f"on device {infos[d].id} ({infos[d].name}), rows "
+                          f"{plan.rows[plan.devices.index(d)][0]}:"
+                          f"{plan.rows[plan.devices.index(d)][1]}: {p.message}")
+        return result
+    out = _stacked(plan.combine([p.output for p in parts]))
+    result.output = out
+    result.kernel_ms = max(p.kernel_ms for p in parts)
+    result.kernel_ms_min = max(p.kernel_ms_min for p in parts)
+    result.kernel_ms_max = max(p.kernel_ms_max for p in parts)
+    result.runs = min(p.runs for p in parts)
+    result.transfer_ms = max(p.transfer_ms or 0.0 for p in parts)
+    check = compare(out, expected)
+    result.max_error, result.correct = check.max_error, check.correct
+    if not check.correct:
+        result.status = "wrong result"
+        result.message = (f"the devices' outputs, combined by the {plan.rule} rule: "
+                          f"{check.describe()}")
+    return result
+
+
+def _devices(devices) -> list:
+    """The devices named (each found and probed, ``find_device``), none twice."""
+    if devices is None:
+        devices = [None]
+    if isinstance(devices, str) or not isinstance(devices, Sequence) or not devices:
+        raise ArgumentError(f"devices = {devices!r}: give a list of device names (as "
+                            f"WORKBENCH_DEVICE takes them: 1:0, cpu, gpu, part of a name)",
+                            "devices")
+    infos = []
+    for i, spec in enumerate(devices):
+        if spec is not None and not isinstance(spec, str):
+            raise ArgumentError(f"devices[{i}] = {spec!r}: give a device's name or id",
+                                "devices")
+        try:
+            info = find_device(spec)[0]
+        except DeviceError as err:
+            raise ArgumentError(f"devices[{i}]: {err}", "devices") from None
+        if any(info.id == other.id for other in infos):
+            raise ArgumentError(f"devices[{i}] = {spec!r} is device {info.id}, named "
+                                f"already: give each device once", "devices")
+        infos.append(info)
+    return infos
+
+
+def _given(arrays: Sequence, distributions, devices: int) -> tuple[list, list]:
+    """The inputs as arrays, and their distributions: a ``DistributedArray`` keeps its own
+    (and must be spread over as many devices, with the distribution asked for)."""
+    if distributions is None:
+        distributions = [a.distribution if isinstance(a, DistributedArray)
+                         else "copy" if np.ndim(a) == 0 else "block" for a in arrays]
+    dists = check_distributions(distributions, len(arrays))
+    out = []
+    for i, (a, d) in enumerate(zip(arrays, dists)):
+        if isinstance(a, DistributedArray):
+            if a.devices != devices or a.distribution != d:
+                raise ArgumentError(
+                    f"input {i} is distributed as {a.distribution} over {a.devices} devices, "
+                    f"the run asks for {d} over {devices}: redistribute it explicitly "
+                    f"(workbench.distribution.redistribute)", "distributions")
+            a = a.gather()
+        out.append(a)
+    return out, dists
+
+
+def _stacked(value):
+    return np.asarray(value) if not isinstance(value, tuple) else \
+        np.stack([np.asarray(p) for p in leaves(value)])
+
+
+def _entry(info, rows: tuple[int, int], r) -> dict:
+    return {"device": info.id, "name": info.name, "rows": list(rows), "status": r.status,
+            "kernel_ms": r.kernel_ms, "kernel_ms_min": r.kernel_ms_min,
+            "kernel_ms_max": r.kernel_ms_max, "transfer_ms": r.transfer_ms,
+            "build_ms": r.build_ms, "source_sha256": r.source_sha256, "message": r.message}
+
+
+__all__ = ["run_distributed"]
