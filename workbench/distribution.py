@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ArgumentError, WorkbenchError
-from .expr import Apply, Compose, Expr, Lambda, Prim, Var
+from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, UnOp, Var
 from .semantics import evaluate, prepare_inputs
 
 # --- distributions ---------------------------------------------------------------------------
@@ -261,8 +261,8 @@ def _check_inputs(shape: _Shape, dists: list, wanted: type, what: str) -> str | 
             if not isinstance(dists[i], wanted):
                 return f"{what} reads input {i} ({shown}), distributed as {dists[i]}"
         elif not isinstance(dists[i], Copy):
-            return (f"input {i} ({shown}) is read whole by every element (it is not the "
-                    f"{what}'s source): give it \"copy\", not {dists[i]}")
+            return (f"input {i} ({shown}) is read whole by every element (it is not what "
+                    f"{what} runs over): give it \"copy\", not {dists[i]}")
     return None
 
 
@@ -335,11 +335,12 @@ def _reduce_split(expr: Expr, values: list, dists: list, devices: int) -> Split 
 
 
 def _initial_value(reduction: Prim):
+    """The reduce's initial value when it is a number written out (None otherwise: then the
+    check of the whole result against the interpreter decides)."""
     init = reduction.args[1] if len(reduction.args) > 1 else None
-    try:
-        return np.asarray(evaluate(init)) if isinstance(init, Expr) else None
-    except WorkbenchError:
-        return None
+    if isinstance(init, UnOp) and init.op == "-" and isinstance(init.operand, Lit):
+        return np.asarray(-init.operand.value)
+    return np.asarray(init.value) if isinstance(init, Lit) else None
 
 
 def _neutral(reduction: Prim, zero) -> bool:
