@@ -76,14 +76,14 @@ def code_html(code: StepCode, step: int) -> str:
     normal = "white-space:normal;overflow-wrap:anywhere"
     head = (f'<div style="{normal}"><b>OpenCL of step {step}</b> '
             f"<code>{html.escape(code.expression)}</code></div>")
+    if code.problem:  # no code: nothing to say about its level
+        return head + message_html("no code", code.problem)
     if code.completed:
         head += (f'<div class="wb-completion" style="color:#92400e;{normal}">default '
                  "completion (the step is not fully low-level): "
                  + html.escape(", ".join(code.completed)) + "</div>")
     else:
         head += f'<div style="color:#166534;{normal}">fully low-level: no completion needed</div>'
-    if code.problem:
-        return head + message_html("no code", code.problem)
     plan = "; ".join(f"{k}: global {g}" + (f", local {l}" if l else "")
                      for k, g, l in code.launches)
     lines = code.source.count("\n") + 1

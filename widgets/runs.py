@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 import ipywidgets as w
 import numpy as np
 
-from workbench import Derivation, evaluate, run
+from workbench import Derivation, evaluate, opencl, run
 from workbench.domain import ranges_of
+from workbench.errors import ResourceError, WorkbenchError
 from workbench.expr import Expr
-from workbench.inputs import random_inputs
-from workbench.types import ArrayType, free_size_vars, function_parts
+from workbench.inputs import check_memory, random_inputs
+from workbench.types import ArrayType, free_size_vars, function_parts, substitute_sizes
 
 from . import plots
 from .sections import message_html
@@ -41,6 +42,56 @@ class Measurement:
     device: str
     message: str = ""
     completed: list = field(default_factory=list)
+    global_bytes: int | None = None  # moved to and from global memory (the kernel IR's count)
+    operations: int | None = None  # arithmetic operations (the kernel IR's count)
+
+    @property
+    def gb_per_s(self) -> float | None:
+        if not self.global_bytes or not self.kernel_ms:
+            return None
+        return self.global_bytes / (self.kernel_ms * 1e6)
+
+    @property
+    def gflop_per_s(self) -> float | None:
+        if not self.operations or not self.kernel_ms:
+            return None
+        return self.operations / (self.kernel_ms * 1e6)
+
+    @property
+    def below_resolution(self) -> bool:
+        """The time is noise: its repeats spread over more than the time itself."""
+        return below_resolution(self.kernel_ms, self.kernel_ms_min, self.kernel_ms_max)
+
+
+def below_resolution(ms: float | None, low: float | None, high: float | None) -> bool:
+    """Whether a median with this range says little: the range is wider than the median
+    (at small sizes a launch's overhead and the timer's granularity dominate)."""
+    return ms is not None and low is not None and high is not None and high - low > ms
+
+
+RESOLUTION_NOTE = ("* below what this device times reliably: the repeats spread over more than "
+                   "the time itself; choose a larger size to compare steps")
+
+
+def spread(ms: float, low: float | None, high: float | None) -> str:
+    """``0.0123 ms [0.0118–0.0150]``: a median with the range of its repeats."""
+    if low is None or high is None:
+        return f"{ms:.4f} ms"
+    return f"{ms:.4f} ms [{low:.4f}–{high:.4f}]"
+
+
+def _range_cell(ms: float, low: float | None, high: float | None) -> str:
+    return spread(ms, low, high).replace(" ms", "", 1)
+
+
+def rates(m: Measurement) -> str:
+    """GB/s and GFLOP/s of a measured step, from the kernel IR's counts."""
+    parts = []
+    if m.gb_per_s is not None:
+        parts.append(f"{m.gb_per_s:.2f} GB/s")
+    if m.gflop_per_s is not None:
+        parts.append(f"{m.gflop_per_s:.2f} GFLOP/s")
+    return ", ".join(parts)
 
 
 def default_sizes(start: Expr) -> dict[str, int]:
@@ -68,13 +119,21 @@ class RunPanel(w.VBox):
                  auto_run: bool = True):
         self._derivation = derivation
         self.device = device
-        self.errors = errors
+        self.errors = ErrorArea(log=errors)  # next to the run buttons
+        self.size_errors = ErrorArea(log=errors)  # next to the size boxes
+        self.size_errors.add_class("wb-size-errors")
         start = derivation().start
         chosen = {**default_sizes(start), **(sizes or {})}
-        self.size_inputs = {name: w.BoundedIntText(value=v, min=1, max=1 << 30,
-                                                   description=f"{name} =",
-                                                   layout=w.Layout(width="150px"))
+        # plain integer boxes: a size is never changed behind the user's back; one that
+        # cannot run is refused with a message beside the boxes
+        self.size_inputs = {name: w.IntText(value=v, description=f"{name} =",
+                                            layout=w.Layout(width="150px"))
                             for name, v in chosen.items()}
+        for box in self.size_inputs.values():
+            box.add_class("wb-size")
+            box.observe(lambda _c: self._sizes_changed(), "value")
+        self.on_sizes: Callable[[], None] | None = None  # the workbench redraws the code
+        self.size_problem = ""
         self.repeat_input = w.BoundedIntText(value=repeat, min=1, max=1000,
                                              description="repeat",
                                              layout=w.Layout(width="150px"))
@@ -89,29 +148,45 @@ class RunPanel(w.VBox):
         self.table.add_class("wb-run-table")
         self.plot = w.Image(format="png", layout=w.Layout(max_width="640px"))
         self.plot.add_class("wb-run-plot")
-        self.worker = Worker("run", self.status, errors)
+        self.worker = Worker("run", self.status, self.errors)
         # matplotlib takes ~0.1 s per plot: drawn off the click path, the latest one only
         self.plot_worker = Worker("plot", w.HTML(""), errors)
         self._plot_version = 0
         self.on_summary: Callable[[str], None] | None = None  # the panel header's line
         self.measurements: dict[tuple, Measurement] = {}
         self.peers: dict[tuple, dict[str, float]] = {}
+        self.peer_spread: dict[tuple, dict[str, tuple[float, float]]] = {}
         self._inputs: dict[tuple, list] = {}
         self._lock = threading.Lock()
-        self.run_button.on_click(guarded(errors, "run this step", lambda _: self.run_step()))
-        self.run_all_button.on_click(guarded(errors, "run all steps",
+        self.run_button.on_click(guarded(self.errors, "run this step",
+                                         lambda _: self.run_step()))
+        self.run_all_button.on_click(guarded(self.errors, "run all steps",
                                              lambda _: self.run_all()))
         super().__init__([
             w.HTML('<span style="color:#52525b">Random inputs of these sizes; every kernel '
                    "is checked against the interpreter.</span>"),
-            w.HBox([*self.size_inputs.values(), self.repeat_input]),
+            w.HBox([*self.size_inputs.values(), self.repeat_input]), self.size_errors,
             w.HBox([self.run_button, self.run_all_button, self.auto_run, self.status]),
+            self.errors,
             self.table, self.plot])
         self.add_class("wb-run-panel")
 
     # --- what to run ----------------------------------------------------------------------
     def sizes(self) -> dict[str, int]:
         return {name: int(box.value) for name, box in self.size_inputs.items()}
+
+    def _sizes_changed(self) -> None:
+        """Check the sizes as they are typed; a refusal is shown beside the boxes."""
+        self.size_problem = size_problem(self._derivation().current, self.sizes())
+        self.size_errors.clear()
+        for box in self.size_inputs.values():
+            box.remove_class("wb-size-refused")
+        if self.size_problem:
+            self.size_errors.say(self.size_problem)
+            for box in self.size_inputs.values():
+                box.add_class("wb-size-refused")
+        if self.on_sizes is not None:
+            self.on_sizes()
 
     def _key(self, expr: Expr, sizes: dict[str, int]) -> tuple:
         return (str(expr), tuple(sorted(sizes.items())), self.device)
@@ -147,16 +222,25 @@ class RunPanel(w.VBox):
     def _submit(self, k: int, expr: Expr, start: Expr):
         sizes, repeat = self.sizes(), int(self.repeat_input.value)
         key = self._key(expr, sizes)
+        problem = size_problem(expr, sizes)
+        if problem:
+            self.size_errors.clear()
+            self.size_errors.say(problem)
+            return None
 
         def job():
             arrays = self.inputs(sizes)
             peer_key = (str(start), key[1])
             if peer_key not in self.peers:
-                self.peers[peer_key] = {NUMPY_PEER: _numpy_ms(start, arrays, sizes)}
+                median, low, high = _numpy_ms(start, arrays, sizes)
+                self.peers[peer_key] = {NUMPY_PEER: median}
+                self.peer_spread[peer_key] = {NUMPY_PEER: (low, high)}
             result = run(expr, *arrays, device=self.device, repeat=repeat, sizes=sizes)
+            moved, operations = _counts(expr, sizes) if result.correct else (None, None)
             return Measurement(k, str(expr), result.status, result.correct, result.kernel_ms,
                                result.kernel_ms_min, result.kernel_ms_max, result.max_error,
-                               result.device, result.message, list(result.completed or []))
+                               result.device, result.message, list(result.completed or []),
+                               moved, operations)
 
         def done(m: Measurement):
             self.measurements[key] = m
@@ -184,16 +268,26 @@ class RunPanel(w.VBox):
             failed.append(bool(m and not m.correct))
             device = m.device if m and m.device else device
             rows.append(_row(k, label, m))
-        peers = self.peers.get((str(d.start), tuple(sorted(sizes.items()))), {})
+        peer_key = (str(d.start), tuple(sorted(sizes.items())))
+        peers = self.peers.get(peer_key, {})
+        ranges = self.peer_spread.get(peer_key, {})
         shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        measured = [m for m in (self.measurements.get(self._key(e, sizes))
+                                for e in d.expressions()) if m is not None and m.correct]
+        noisy = any(m.below_resolution for m in measured)
+        note = (f'<div class="wb-resolution-note" style="font-size:11px;color:#92400e">'
+                f"{html.escape(RESOLUTION_NOTE)}</div>" if noisy else "")
         self.table.value = (
             f'<div style="font-size:11px">sizes {html.escape(shown)}; times are medians '
-            f"of the repeats, from device events</div>"
+            f"of the repeats [min–max], from device events; rates from the bytes and "
+            f"operations the kernels' IR counts</div>{note}"
             '<table style="font-size:12px;border-collapse:collapse;line-height:1.5;width:100%">'
             "<tr><th>step</th><th>rule</th><th>outcome</th><th>max error</th>"
-            "<th>kernel ms</th><th>default completion</th></tr>" + "".join(rows)
+            "<th>kernel ms [min–max]</th><th>rate</th><th>default completion</th></tr>"
+            + "".join(rows)
             + "".join(f"<tr><td></td><td>{html.escape(name)}</td><td>peer</td><td></td>"
-                      f"<td>{ms:.4f}</td><td></td></tr>" for name, ms in peers.items())
+                      f"<td>{_range_cell(ms, *ranges.get(name, (None, None)))}</td>"
+                      "<td></td><td></td></tr>" for name, ms in peers.items())
             + "</table>")
         if self.on_summary is not None:
             self.on_summary(summary(len(labels) - 1, self.measurements.get(
@@ -212,15 +306,60 @@ class RunPanel(w.VBox):
         self.plot_worker.wait(timeout)
 
 
-def _numpy_ms(start: Expr, arrays: list, sizes: dict[str, int], repeat: int = 5) -> float:
-    """The interpreter on the same inputs: NumPy array operations, timed as a peer."""
+def size_problem(expr: Expr, sizes: dict[str, int]) -> str:
+    """Why these sizes cannot run ``expr`` (empty when they can): a size below 1, or a run
+    that would not fit in the memory left (refused before anything is allocated)."""
+    bad = [f"{n} = {v}" for n, v in sizes.items() if v < 1]
+    if bad:
+        return f"{', '.join(bad)}: a size is at least 1"
+    try:
+        return _memory_problem(expr, sizes)
+    except ResourceError as err:
+        return f"{', '.join(f'{n} = {v}' for n, v in sizes.items())} refused: {err}"
+
+
+def _memory_problem(expr: Expr, sizes: dict[str, int]) -> str:
+    """Raises ``ResourceError`` when a run at ``sizes`` would not fit in memory."""
+    try:
+        from workbench.memory import check_run_memory
+    except ImportError:  # the inputs alone are checked
+        declared = getattr(expr, "declared_type", None)
+        if declared is None:
+            return ""
+        types = function_parts(declared)[0]
+        check_memory(types, [substitute_sizes(t, sizes) for t in types], sizes)
+        return ""
+    try:
+        check_run_memory(expr, sizes)
+    except ResourceError:
+        raise
+    except WorkbenchError:
+        return ""  # not a question of memory: code generation or the run says what it is
+    return ""
+
+
+def _numpy_ms(start: Expr, arrays: list, sizes: dict[str, int],
+              repeat: int = 5) -> tuple[float, float, float]:
+    """The interpreter on the same inputs: NumPy array operations, timed as a peer
+    (median, min, max in ms)."""
     evaluate(start, *arrays, sizes=sizes)
     samples = []
     for _ in range(repeat):
         t = time.perf_counter()
         evaluate(start, *arrays, sizes=sizes)
         samples.append((time.perf_counter() - t) * 1000)
-    return float(np.median(samples))
+    return float(np.median(samples)), min(samples), max(samples)
+
+
+def _counts(expr: Expr, sizes: dict[str, int]) -> tuple[int | None, int | None]:
+    """Bytes to and from global memory and arithmetic operations of ``expr``'s kernels at
+    ``sizes``, as the kernel IR counts them (None when the code cannot be generated)."""
+    try:
+        program = opencl(expr, sizes=sizes, complete=True)
+    except WorkbenchError:
+        return None, None
+    features = program.features
+    return features.global_bytes, sum(k.arithmetic for k in features.kernels)
 
 
 def summary(step: int, m: Measurement | None) -> str:
@@ -228,7 +367,10 @@ def summary(step: int, m: Measurement | None) -> str:
     if m is None:
         return f"step {step}: not run yet"
     if m.correct:
-        return f"step {step}: {m.kernel_ms:.4f} ms (checked) on {m.device}"
+        rate = rates(m)
+        return (f"step {step}: {spread(m.kernel_ms, m.kernel_ms_min, m.kernel_ms_max)} "
+                f"(checked){', ' + rate if rate else ''} on {m.device}"
+                + ("; below the timing resolution" if m.below_resolution else ""))
     return f"step {step}: {m.status}"
 
 
@@ -238,7 +380,7 @@ def _row(k: int, label: str, m: Measurement | None) -> str:
     cells = [str(k), html.escape(label)]
     message = ""
     if m is None:
-        cells += ["not run", "", "", ""]
+        cells += ["not run", "", "", "", ""]
     else:
         colour = "#166534" if m.correct else "#b91c1c"
         outcome = "ok (checked)" if m.correct else m.status
@@ -246,10 +388,12 @@ def _row(k: int, label: str, m: Measurement | None) -> str:
                      f"{html.escape(outcome)}</span>")
         cells.append("" if m.max_error is None else f"{m.max_error:.2g}")
         cells.append("" if m.kernel_ms is None else
-                     f"{m.kernel_ms:.4f} [{m.kernel_ms_min:.4f}–{m.kernel_ms_max:.4f}]")
+                     _range_cell(m.kernel_ms, m.kernel_ms_min, m.kernel_ms_max)
+                     + (" *" if m.below_resolution else ""))
+        cells.append(html.escape(rates(m)) if m.correct else "")
         cells.append(html.escape(", ".join(m.completed)))
         if not m.correct and m.message:
-            message = (f'<tr><td></td><td colspan="5" style="padding:0 6px 4px 6px">'
+            message = (f'<tr><td></td><td colspan="6" style="padding:0 6px 4px 6px">'
                        f"{message_html(m.status, m.message)}</td></tr>")
     return ("<tr>" + "".join(f'<td style="padding:1px 6px;border-top:1px solid #e4e4e7">{c}'
                              "</td>" for c in cells) + "</tr>" + message)

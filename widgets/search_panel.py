@@ -22,6 +22,7 @@ from workbench import Derivation
 from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
 
 from . import plots
+from .runs import RESOLUTION_NOTE, below_resolution, spread
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
@@ -50,12 +51,16 @@ class SearchPanel(w.VBox):
 
     def __init__(self, derivation: Callable[[], Derivation], inputs: Callable[[], list],
                  device: Callable[[], str | None], errors: ErrorArea,
-                 adopt: Callable[[int, list], None]):
+                 adopt: Callable[[int, list, str, dict], str],
+                 sizes: Callable[[], dict[str, int]] = dict):
         self._derivation = derivation
         self._inputs = inputs
         self._device = device  # the workbench's device menu chooses it
         self._adopt = adopt
-        self._errors = errors
+        self._sizes = sizes  # the sizes a search runs at (the run panel's)
+        self.sizes: dict[str, int] = {}
+        self._errors = ErrorArea(log=errors)  # beside the buttons
+        self.errors = self._errors
         self.search_fn = search
         self.strategy = w.Dropdown(options=tuple(STRATEGIES), description="strategy",
                                    value=DEFAULT_STRATEGY,
@@ -77,21 +82,27 @@ class SearchPanel(w.VBox):
         self.status.add_class("wb-search-status")
         self.best = w.HTML("")
         self.best.add_class("wb-search-best")
-        self.plot = w.Image(format="png", layout=w.Layout(max_width="640px"))
-        self.worker = Worker("search", self.status, errors)
+        # hidden until there is a curve to show (an empty image is a broken-image icon)
+        self.plot = w.Image(format="png", layout=w.Layout(max_width="640px", display="none"))
+        self.plot.add_class("wb-search-plot")
+        self.worker = Worker("search", self.status, self._errors)
         self.result = None
         self.records: list = []
         self._start_step = 0
         self._start_text = ""
         self._lock = threading.Lock()
         self._last_draw = 0.0
-        self.start_button.on_click(guarded(errors, "search", lambda _: self.start()))
-        self.adopt_button.on_click(guarded(errors, "adopt best", lambda _: self.adopt()))
-        self.stop_button.on_click(guarded(errors, "stop", lambda _: self.stop()))
+        self.start_button.on_click(guarded(self._errors, "search", lambda _: self.start()))
+        self.adopt_button.on_click(guarded(self._errors, "adopt best",
+                                           lambda _: self.adopt()))
+        self.adopt_button.add_class("wb-adopt")
+        self.stop_button.on_click(guarded(self._errors, "stop", lambda _: self.stop()))
+        self.adopted = w.HTML("")  # what adopting did, beside the button
+        self.adopted.add_class("wb-adopted")
         children = [w.HBox([self.strategy, self.budget]),
                     w.HBox([self.start_button, self.stop_button, self.adopt_button,
                             self.progress, self.status]),
-                    self.best, self.plot]
+                    self._errors, self.adopted, self.best, self.plot]
         super().__init__(children)
         self.add_class("wb-search-panel")
 
@@ -100,6 +111,8 @@ class SearchPanel(w.VBox):
         expr, budget = d.current, int(self.budget.value)
         strategy, device = self.strategy.value, self._device()
         self._start_step, self._start_text = len(d.steps), str(expr)
+        self.sizes = self._sizes()
+        self.adopted.value = ""
         self.records, self.result = [], None
         self.adopt_button.disabled = True
         self.progress.max, self.progress.value = budget, 0
@@ -122,7 +135,7 @@ class SearchPanel(w.VBox):
             if result is not None and not self.records:
                 self.records = list(_get(result, "log") or [])
             self._draw(final=True)
-            self.best.value = outcome_html(result, len(self.records), budget)
+            self.best.value = outcome_html(result, len(self.records), budget, self.records)
             self.adopt_button.disabled = _get(result, "best") is None
             self._summarize(summary(result, len(self.records)))
 
@@ -174,33 +187,62 @@ class SearchPanel(w.VBox):
             return
         self._last_draw = now
         times, best = self._times()
-        if best and best[-1] is not None:
-            self.best.value = f"best so far: {best[-1]:.4f} ms ({n} candidates)"
+        top = best_record(self.records)
+        if top is not None:
+            ms, low, high = (_get(top, k) for k in ("kernel_ms", "kernel_ms_min",
+                                                    "kernel_ms_max"))
+            noisy = below_resolution(ms, low, high)
+            self.best.value = (f"best so far: {html.escape(spread(ms, low, high))} "
+                               f"({n} candidates)"
+                               + (f'<div class="wb-resolution-note" style="font-size:11px;'
+                                  f'color:#92400e">{html.escape(RESOLUTION_NOTE[2:])}</div>'
+                                  if noisy else ""))
         predicted = [_get(r, "predicted_ms") for r in self.records]
         fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
         self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
+        self.plot.layout.display = None
 
     def adopt(self) -> None:
         if self.result is None:
             raise RuntimeError("no finished search to adopt")
         steps = steps_of(_get(self.result, "derivation"))
-        self._adopt(self._start_step, steps, self._start_text)
+        note = self._adopt(self._start_step, steps, self._start_text, self.sizes)
+        self.adopted.value = (f'<span style="color:#166534">adopted {len(steps)} step'
+                              f"{'s' if len(steps) != 1 else ''}"
+                              + (f"; {html.escape(note)}" if note else "") + "</span>")
 
     def wait(self, timeout: float | None = None) -> None:
         self.worker.wait(timeout)
 
 
-def outcome_html(result, measured: int, budget: int) -> str:
+def best_record(records: list):
+    """The record of the fastest correct candidate (None when there is none)."""
+    ok = [r for r in records if _get(r, "kernel_ms") is not None and _get(r, "correct")
+          is not False]
+    return min(ok, key=lambda r: _get(r, "kernel_ms")) if ok else None
+
+
+def outcome_html(result, measured: int, budget: int, records: list = ()) -> str:
     """What the search found, why it stopped early, or why nothing correct was found (with
-    the first failure's whole message one click away)."""
+    the first failure's whole message one click away). A time carries the range of its
+    repeats, as logged, and a note when the range is wider than the time."""
     best = _get(result, "best")
     stopped = _get(result, "stopped") or ""
     parts = []
     if best is not None:
         ms = _get(result, "best_kernel_ms")
+        top = best_record(list(records))
+        logged = ""
+        if top is not None and _get(top, "kernel_ms_min") is not None:
+            low, high = _get(top, "kernel_ms_min"), _get(top, "kernel_ms_max")
+            shown = spread(_get(top, "kernel_ms"), low, high)
+            logged = f" (during the search: {html.escape(shown)})"
+            if below_resolution(_get(top, "kernel_ms"), low, high):
+                logged += (f'<div class="wb-resolution-note" style="font-size:11px;'
+                           f'color:#92400e">{html.escape(RESOLUTION_NOTE[2:])}</div>')
         parts.append(f'<div class="wb-search-result">best: <code>{html.escape(str(best))}'
-                     "</code>" + (f", {ms:.4f} ms" if ms is not None else "")
-                     + f" after {_candidates(measured)}</div>")
+                     "</code>" + (f", {ms:.4f} ms median" if ms is not None else "")
+                     + f" after {_candidates(measured)}{logged}</div>")
     else:
         outcome = _get(result, "outcome") or f"no correct kernel among {_candidates(measured)}"
         first = _get(result, "first_failure")

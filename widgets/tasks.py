@@ -17,13 +17,34 @@ import ipywidgets as w
 from workbench.errors import WorkbenchError
 
 
-class ErrorArea(w.HTML):
-    """The place where the widget reports what went wrong, naming where."""
+class ErrorArea(w.HBox):
+    """The place where the widget reports what went wrong, naming where; it sits next to the
+    buttons whose errors it shows, and its × button dismisses them.
 
-    def __init__(self):
-        super().__init__("")
+    An area made with ``log=`` (the widget's own area) also records its messages there, so
+    the widget's ``errors.messages`` lists every error wherever it was shown; only the
+    messages reported to an area directly are shown in it.
+    """
+
+    def __init__(self, log: ErrorArea | None = None):
+        self.text = w.HTML("")
+        self.text.add_class("wb-error-text")
+        self.dismiss = w.Button(icon="times", tooltip="dismiss", button_style="",
+                                layout=w.Layout(width="28px", height="24px", padding="0",
+                                                display="none"))
+        self.dismiss.add_class("wb-dismiss")
+        self.dismiss.on_click(lambda _b: self.clear())
+        super().__init__([self.text, self.dismiss],
+                         layout=w.Layout(align_items="flex-start", width="100%"))
         self.add_class("wb-errors")
-        self.messages: list[str] = []
+        self.recorder = log
+        self.messages: list[str] = []  # shown here (and, for a log, reported anywhere)
+        self.shown: list[str] = []
+
+    @property
+    def value(self) -> str:
+        """The HTML shown (empty when there is no message)."""
+        return self.text.value
 
     def report(self, where: str, err: BaseException) -> None:
         if isinstance(err, WorkbenchError):
@@ -32,14 +53,24 @@ class ErrorArea(w.HTML):
             last = traceback.extract_tb(err.__traceback__)[-1:] if err.__traceback__ else []
             at = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
             text = f"{type(err).__name__}: {err}{at}"
-        self.messages = (self.messages + [f"{where}: {text}"])[-5:]
-        self.value = "".join(
-            f'<div style="color:#b91c1c;font-family:monospace;white-space:pre-wrap">'
-            f"{html.escape(m)}</div>" for m in self.messages)
+        self.say(f"{where}: {text}")
+
+    def say(self, message: str) -> None:
+        """Show ``message`` (already worded) here."""
+        if self.recorder is not None:
+            self.recorder.messages = (self.recorder.messages + [message])[-20:]
+        self.messages = (self.messages + [message])[-5:]
+        self.shown = self.messages
+        self.text.value = "".join(
+            f'<div style="color:#b91c1c;font-family:monospace;white-space:pre-wrap;'
+            f'overflow-wrap:anywhere">{html.escape(m)}</div>' for m in self.shown)
+        self.dismiss.layout.display = None
 
     def clear(self) -> None:
         self.messages = []
-        self.value = ""
+        self.shown = []
+        self.text.value = ""
+        self.dismiss.layout.display = "none"
 
 
 def guarded(errors: ErrorArea, where: str, fn: Callable) -> Callable:

@@ -175,10 +175,19 @@ def legend_html() -> str:
 _ESM = """
 function render({ model, el }) {
   el.classList.add("wb-tree");
+  // the drawing scrolls inside its column, both ways, with its scroll bars shown; it is
+  // never wider than the column (a wide tree would otherwise be clipped by it)
   el.style.overflow = "auto";
-  el.style.maxHeight = "520px";
+  el.style.maxHeight = "min(520px, 70vh)";
+  el.style.maxWidth = "100%";
+  el.style.width = "100%";
+  el.style.boxSizing = "border-box";
+  el.style.scrollbarGutter = "stable";
   const draw = () => {
+    const top = el.scrollTop, left = el.scrollLeft;  // a redraw keeps the view
     el.innerHTML = model.get("svg");
+    el.scrollTop = top;
+    el.scrollLeft = left;
     el.querySelectorAll("g.node, [data-path]").forEach((node) => {
       node.style.cursor = "pointer";
       node.addEventListener("click", (event) => {

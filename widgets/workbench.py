@@ -54,6 +54,39 @@ def as_derivation(source, input_types: tuple, name: str = "") -> Derivation:
                          f"{type(source).__name__}")
 
 
+class StepRefused(WorkbenchError):
+    """A step of a search's result that does not apply at the types tried."""
+
+    def __init__(self, message: str, rule: str):
+        super().__init__(message)
+        self.rule = rule
+
+
+def _stepped(d: Derivation, types: tuple, start_step: int,
+             steps: list) -> tuple[Derivation, StepRefused | None]:
+    """A new derivation at ``types``: ``d``'s first ``start_step`` steps, then ``steps``;
+    and the first refusal (None when every step applied)."""
+    out = Derivation(d.start, *types, name=d.name, definitions=d.definitions)
+    todo = [(s.rule, s.path, dict(s.params)) for s in d.steps[:start_step]]
+    for k, (rule, path, params) in enumerate(todo + list(steps), start=1):
+        try:
+            out.apply(rule, path, **params)
+        except WorkbenchError as err:
+            adopted = k - start_step
+            where = (f"step {adopted} of the {len(steps)} adopted" if adopted > 0 else
+                     f"step {k} of the derivation")
+            return out, StepRefused(f"{where} ({rule} at {format_path(as_path(path))}) does "
+                                    f"not apply at {', '.join(map(str, types)) or 'these types'}"
+                                    f": {err}", rule)
+    return out, None
+
+
+def _title(d: Derivation) -> str:
+    types = " → ".join(map(str, d.input_types)) or str(getattr(d.start, "declared_type", ""))
+    return (f'<div style="font-size:15px"><b>{html.escape(d.name)}</b> '
+            f"<code>{html.escape(types)}</code></div><div>{legend_html()}</div>{STYLE}")
+
+
 # The panels' headers read as headings, not as buttons (scoped to the widget).
 STYLE = """<style>
 .wb-workbench .wb-section-toggle { background: none; box-shadow: none; font-weight: bold;
@@ -61,12 +94,17 @@ STYLE = """<style>
 .wb-workbench .wb-section-toggle:hover { color: #2563eb; }
 .wb-workbench .wb-section-bar .widget-toggle-button { height: 24px; line-height: 22px;
   font-size: 12px; }
+.wb-workbench .wb-tree::-webkit-scrollbar { width: 10px; height: 10px; }
+.wb-workbench .wb-tree::-webkit-scrollbar-thumb { background: #a1a1aa; border-radius: 5px; }
+.wb-workbench .wb-tree::-webkit-scrollbar-track { background: #f4f4f5; }
+.wb-workbench .wb-controls { position: sticky; top: 0; align-self: flex-start; }
+.wb-workbench .wb-size-refused input { border-color: #b91c1c; background: #fef2f2; }
 </style>"""
 
 
 def _half(*children) -> w.VBox:
     return w.VBox(list(children), layout=w.Layout(flex="1 1 50%", min_width="0",
-                                                  padding="0 6px"))
+                                                  max_width="50%", padding="0 6px"))
 
 
 class Workbench(w.VBox):
@@ -84,7 +122,10 @@ class Workbench(w.VBox):
                  auto_run: bool = True, name: str = "", collapsed: tuple[str, ...] = ()):
         self.derivation = as_derivation(program_or_expr, input_types, name)
         self.device = device
-        self.errors = ErrorArea()
+        self.errors = ErrorArea()  # every error is recorded here; each is shown by its buttons
+        self.step_errors = ErrorArea(log=self.errors)  # select, apply, undo, branch, adopt
+        self.code_errors = ErrorArea(log=self.errors)
+        self.paper_errors = ErrorArea(log=self.errors)
         self._lock = threading.RLock()
         self._version = 0
         self._changed_nodes: set[str] = set()
@@ -106,11 +147,11 @@ class Workbench(w.VBox):
         self.apply_button.add_class("wb-apply")
         self.undo_button.add_class("wb-undo")
         self.redo_button.add_class("wb-redo")
-        self.paper = PaperView(on_expand=guarded(self.errors, "expand", self.expand))
+        self.paper = PaperView(on_expand=guarded(self.paper_errors, "expand", self.expand))
         self.code_status = w.HTML("")
         self.code = w.HTML("")
         self.code.add_class("wb-code")
-        self.code_worker = Worker("code", self.code_status, self.errors)
+        self.code_worker = Worker("code", self.code_status, self.code_errors)
         self.code_text: code_panel.StepCode | None = None
         self.device_menu = DeviceMenu(device)
         self.device_menu.observe_choice(self._device_chosen)
@@ -118,38 +159,36 @@ class Workbench(w.VBox):
                              auto_run)
         self.search = SearchPanel(lambda: self.derivation,
                                   lambda: self.runs.inputs(self.runs.sizes()),
-                                  lambda: self.device, self.errors, self._adopt)
+                                  lambda: self.device, self.errors, self._adopt,
+                                  self.runs.sizes)
 
-        self.tree.observe(guarded(self.errors, "select", self._selected), "selected")
-        self.apply_button.on_click(guarded(self.errors, "apply", lambda _: self.apply()))
-        self.undo_button.on_click(guarded(self.errors, "undo", lambda _: self.undo()))
-        self.redo_button.on_click(guarded(self.errors, "redo", lambda _: self.redo()))
-        self.branch_button.on_click(guarded(self.errors, "branch",
+        steps = self.step_errors
+        self.tree.observe(guarded(steps, "select", self._selected), "selected")
+        self.apply_button.on_click(guarded(steps, "apply", lambda _: self.apply()))
+        self.undo_button.on_click(guarded(steps, "undo", lambda _: self.undo()))
+        self.redo_button.on_click(guarded(steps, "redo", lambda _: self.redo()))
+        self.branch_button.on_click(guarded(steps, "branch",
                                             lambda _: self.branch(self.branch_step.value)))
-        self.switch_button.on_click(guarded(self.errors, "switch",
+        self.switch_button.on_click(guarded(steps, "switch",
                                             lambda _: self.switch(self.branch_choice.value)))
-        for box in self.runs.size_inputs.values():
-            box.observe(guarded(self.errors, "sizes", lambda _c: self._generate()), "value")
+        self.runs.on_sizes = self._generate
 
-        d = self.derivation
-        types = " → ".join(map(str, d.input_types)) or str(getattr(d.start, "declared_type",
-                                                                    ""))
-        title = w.HTML(f'<div style="font-size:15px"><b>{html.escape(d.name)}</b> '
-                       f"<code>{html.escape(types)}</code></div>"
-                       f"<div>{legend_html()}</div>{STYLE}")
+        self.title = title = w.HTML(_title(self.derivation))
         controls = w.VBox([
             w.HTML("<b>Rules at the selected node</b>"), self.rules,
-            w.HBox([self.apply_button, self.undo_button, self.redo_button]),
+            w.HBox([self.apply_button, self.undo_button, self.redo_button]), self.step_errors,
             w.HBox([self.branch_step, self.branch_button]),
             w.HBox([self.branch_choice, self.switch_button])])
-        code_box = w.VBox([self.code_status, self.code], layout=w.Layout(width="100%"))
+        controls.add_class("wb-controls")
+        code_box = w.VBox([self.code_status, self.code_errors, self.code],
+                          layout=w.Layout(width="100%"))
         # Full-width panels, each collapsible (its header, or the bar at the top), so the
         # code has room and the run and search panels are a click away.
         self.sections = {s.key: s for s in (
             Section("tree", "Expression tree and rules",
                     w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
                             _half(controls)])),
-            Section("derivation", "Derivation", self.paper),
+            Section("derivation", "Derivation", w.VBox([self.paper_errors, self.paper])),
             Section("code", "OpenCL", code_box),
             Section("runs", "Run on the device", self.runs),
             Section("search", "Automatic search", self.search))}
@@ -220,26 +259,55 @@ class Workbench(w.VBox):
             self.derivation.switch(int(i))
             self._changed()
 
-    def _adopt(self, start_step: int, steps: list, start_text: str) -> None:
+    def _adopt(self, start_step: int, steps: list, start_text: str,
+               sizes: dict[str, int] | None = None) -> str:
         """Continue from the step the search started at with the search's steps; the steps
-        that followed it are kept as a branch."""
+        that followed it are kept as a branch. The steps are tried at the widget's own
+        types first (a copy is stepped, so a refusal changes nothing); when one needs a
+        length the symbolic types leave open (a two-stage reduction's work-groups), the
+        whole derivation is replayed at the sizes the search ran at, and the size boxes
+        are fixed to them. Returns what was done, in words, when it was more than the
+        steps."""
         with self._lock:
             d = self.derivation
             exprs = d.expressions()
             if start_step >= len(exprs) or str(exprs[start_step]) != start_text:
                 raise WorkbenchError(f"step {start_step} is no longer the expression the "
                                      f"search started from (`{start_text}`)")
-            if len(d.steps) > start_step:
-                d.branch(start_step)  # the steps after it are kept as a branch
-            done = 0
-            try:
+            trial, refused = _stepped(d, d.input_types, start_step, steps)
+            note = ""
+            if refused is not None:
+                free = {n: v for n, v in (sizes or {}).items()
+                        if n in self.runs.size_inputs}
+                if not free:
+                    raise refused
+                types = code_panel.input_types(d.start, free)
+                trial, again = _stepped(d, tuple(types), start_step, steps)
+                if again is not None:
+                    raise again
+                trial.branches = list(d.branches)
+                shown = ", ".join(f"{n} = {v}" for n, v in free.items())
+                note = (f"{refused.rule} needs sizes the symbolic types leave open, so the "
+                        f"derivation now runs at {shown} (the sizes the search ran at)")
+                self._instantiate(trial, free)
+            else:
+                if len(d.steps) > start_step:
+                    d.branch(start_step)  # the steps after it are kept as a branch
                 for rule, path, params in steps:
                     d.apply(rule, path, **params)
-                    done += 1
-            finally:
-                self._changed()
-            if done != len(steps):
-                raise WorkbenchError(f"adopted {done} of {len(steps)} steps")
+            self._changed()
+            return note
+
+    def _instantiate(self, derivation: Derivation, sizes: dict[str, int]) -> None:
+        """Show ``derivation`` (at concrete types) in place of the symbolic one: the size
+        boxes hold the sizes its types fix, and can no longer change them."""
+        self.derivation = derivation
+        for name, value in sizes.items():
+            box = self.runs.size_inputs[name]
+            box.value = int(value)
+            box.disabled = True
+            box.tooltip = f"fixed: the derivation's types have {name} = {value}"
+        self.title.value = _title(derivation)
 
     def expand(self, k: int) -> Expr:
         """Replace macro step ``k`` of the derivation by its basic steps."""
@@ -253,6 +321,11 @@ class Workbench(w.VBox):
 
     def _highlight(self, paths: set[str]) -> None:
         self._changed_nodes = paths
+        chosen = self.rules.chosen
+        self.apply_button.disabled = chosen is None  # nothing applies, or nothing is chosen
+        self.apply_button.tooltip = ("apply the chosen rule" if chosen is not None else
+                                     "no rule applies here" if not self.rules.rewrites else
+                                     "choose a rule that applies")
         self.tree.show(self.current, paths)
 
     def _changed(self, select: str | None = None) -> None:
@@ -283,6 +356,7 @@ class Workbench(w.VBox):
         self._version += 1
         version, expr, step = self._version, self.current, len(self.derivation.steps)
         sizes = self.runs.sizes()
+        refused = self.runs.size_problem
 
         def done(result: code_panel.StepCode) -> None:
             if version == self._version:
@@ -290,6 +364,9 @@ class Workbench(w.VBox):
                 self.code.value = code_panel.code_html(result, step)
                 self.sections["code"].summarize(code_panel.summary(result, step))
 
+        if refused:  # the size box says why; no code is generated for such sizes
+            done(code_panel.StepCode(str(expr), problem=refused))
+            return
         self.code_worker.submit(f"OpenCL of step {step}",
                                 lambda: code_panel.generate(expr, sizes), done)
 
