@@ -101,9 +101,11 @@ REFUSALS = [
     ("eta", "mapSeq abs", "root", {}, F,
      "it rewrites a high-level map f"),
     ("beta", "λxs. map abs xs", "0", {}, F,
-     "it rewrites (λx. e) a or (op) (a, b)"),
+     "it rewrites (λx. e) a, a lambda applied to an argument, or (⊕) (a, b), an operator "
+     "applied to a pair"),
     ("beta", "map abs", "root", {}, F,
-     "it rewrites (λx. e) a or (op) (a, b)"),
+     "it rewrites (λx. e) a, a lambda applied to an argument, or (⊕) (a, b), an operator "
+     "applied to a pair"),
     # algorithmic.py: ICFP Fig. 6
     ("iterate-decomposition", "map abs", "root", {"m": 1}, F,
      "it rewrites iterate n f"),
@@ -166,7 +168,8 @@ REFUSALS = [
     ("η-reduction", "map (λx. (λy. x + y) x)", "0", {}, F,
      "it rewrites λx. f x (x not used by f)"),
     ("β-reduction", "map abs", "root", {}, F,
-     "it rewrites (λx. e) a, a lambda applied to an argument"),
+     "it rewrites (λx. e) a, a lambda applied to an argument, or (⊕) (a, b), an operator "
+     "applied to a pair"),
     ("β-reduction", "λxs ys. (λ(a, b). map abs a) (xs, ys)", "0", {}, (F, F),
      "the lambda's parameters are not one plain name per argument"),
     ("β-reduction", "map (λx. (λy. y * 2) (x + 1))", "0.0", {}, F,

@@ -36,7 +36,9 @@ from ..expr import (
     walk,
 )
 from ..sizes import Size
-from .algorithmic import is_prim
+from .lambdas import BETA as BETA_REDUCTION
+from .lambdas import ETA_REDUCTION, plumbing
+from .match import is_prim
 from .rule import Refused, Rule, RuleParam, Site
 
 PARALLEL = ("map", "reduce", "scan", "reducePart", "iterate", "loop", "opMap", "allPairs")
@@ -353,51 +355,9 @@ MAP_ITERATE_INTERCHANGE = Rule(
     "Futhark G7", _map_iterate_interchange)
 
 
-# --- β-reduction of data plumbing ------------------------------------------------------------
+# --- β and η (``lambdas``): Futhark's let-floating of data plumbing --------------------------
 
-def plumbing(e: Expr) -> bool:
-    """A variable, or layout primitives (zip, get, split, …) applied to variables: a view,
-    which costs nothing to repeat."""
-    from ..layout import is_layout_primitive
-
-    if isinstance(e, Var):
-        return True
-    if isinstance(e, Apply) and isinstance(e.fn, Prim) and \
-            (e.fn.name == "zip" or is_layout_primitive(e.fn)):
-        return all(plumbing(a) for a in e.args)
-    return False
-
-
-def _beta(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (isinstance(node, Apply) and isinstance(node.fn, Lambda)):
-        return Refused("it rewrites (λx. e) a, a lambda applied to an argument")
-    f = node.fn
-    if len(node.args) != len(f.params) or not all(isinstance(q, str) for q in f.params):
-        return Refused("the lambda's parameters are not one plain name per argument")
-    if not all(plumbing(a) for a in node.args):
-        return Refused("an argument computes something (inlining it could compute it again); "
-                       "only variables and views of them (zip, get, split, …) are inlined")
-    body = f.body
-    for name, arg in zip(f.params, node.args):
-        body = substitute(body, name, arg)
-    return body
-
-
-def _eta(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (isinstance(node, Lambda) and len(node.params) == 1 and isinstance(node.params[0], str)
-            and isinstance(node.body, Apply) and node.body.args == (Var(node.params[0]),)
-            and node.params[0] not in node.body.fn.free_vars()):
-        return Refused("it rewrites λx. f x (x not used by f)")
-    return node.body.fn
-
-
-ETA = Rule("η-reduction", "λx. f x → f   (x not free in f)", "simplification", "λ-calculus",
-           _eta)
-
-BETA = Rule("β-reduction", "(λx. e) a → e[x := a]   (a a variable or a view of variables)",
-            "simplification", "λ-calculus (Futhark's let-floating)", _beta)
+BETA, ETA = BETA_REDUCTION, ETA_REDUCTION
 
 
 def _iterate_to_loop(site: Site, p) -> Expr | Refused:

@@ -3,11 +3,13 @@
 fission, the interchange of a map with a reduction (whose accumulator becomes an array),
 transpositions, the fusion of a reduction with the map before it, fusion into a zip, the
 splitting of a reduction into chunks, 2-D split/join (``tile``/``untile``), and the small
-steps that move between applied and composed forms (η, β).
+steps that move between applied and composed forms (η and β, from ``lambdas``, are listed
+with them as ``eta`` and ``beta``).
 
 Each equation is an identity of the reference semantics and is property-tested in
-``tests/test_rules.py``; a rule refuses (with the reason) where its pattern or a side
-condition — a variable that must not occur, a size that must divide — does not hold.
+``tests/test_rules.py``; each left-hand side is a pattern (``match``), and a rule refuses
+(with the reason) where the pattern or a side condition — a variable that must not occur,
+a size that must divide — does not hold.
 """
 
 from __future__ import annotations
@@ -29,29 +31,29 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..types import ArrayType, ScalarType
-from .algorithmic import array_length, divides, is_prim
+from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
+from .match import (
+    app,
+    applied,
+    array_length,
+    composed,
+    divides,
+    is_map,
+    is_prim,
+    lam,
+    map_of,
+    matches,
+    pair,
+    plain_lambda,
+    prim,
+)
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
 SLIDES = "matrix-multiplication slides (register blocking)"
 REDUCTIONS = ("reduce", "reduceSeq")
 
 
-# --- building blocks -------------------------------------------------------------------------
-
-def is_map(node: Expr) -> bool:
-    """A high-level ``map f`` (the rules here rewrite algorithmic programs)."""
-    return is_prim(node, "map")
-
-
-def plain_lambda(f: Expr) -> bool:
-    """``λx. e``: one parameter that is a name."""
-    return isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str)
-
-
-def applied(node: Expr) -> tuple[Expr, tuple[Expr, ...]] | None:
-    """``(f, args)`` when ``node`` is ``f a …``."""
-    return (node.fn, node.args) if isinstance(node, Apply) else None
-
+# --- building blocks of right-hand sides --------------------------------------------------------
 
 def project(e: Expr, k: int) -> Expr:
     """``e.k``, simplified when e is a tuple."""
@@ -146,25 +148,17 @@ def outer_length(site: Site) -> Size | None:
 
 # --- map interchange -------------------------------------------------------------------------
 
-def _map_interchange(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
-        return Refused("it rewrites map (λa. map (λb. e) ys) xs (a map applied to an array)")
-    outer_fn, (xs,) = parts[0].args[0], parts[1]
-    if not plain_lambda(outer_fn):
-        return Refused("the outer map's function must be a lambda λa. …")
-    a, body = outer_fn.params[0], outer_fn.body
-    inner = applied(body)
-    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
-        return Refused("the outer map's body must be a map applied to an array: "
-                       "λa. map (λb. e) ys")
-    inner_fn, (ys,) = inner[0].args[0], inner[1]
-    if not plain_lambda(inner_fn):
-        return Refused("the inner map's function must be a lambda λb. …")
-    if a in ys.free_vars():
-        return Refused(f"the inner map's array depends on {a}, the outer map's variable")
-    b, e = inner_fn.params[0], inner_fn.body
+_INNER_MAP = app(map_of(lam("b", "e", why="the inner map's function must be a lambda λb. …")),
+                 "ys", why="the outer map's body must be a map applied to an array: "
+                           "λa. map (λb. e) ys")
+
+
+@matches(app(map_of(lam("a", _INNER_MAP, why="the outer map's function must be a lambda λa. …")),
+             "xs", why="it rewrites map (λa. map (λb. e) ys) xs (a map applied to an array)")
+         .where(lambda m: m.a not in m.ys.free_vars(),
+                "the inner map's array depends on {a}, the outer map's variable"))
+def _map_interchange(m, site: Site, p) -> Expr:
+    a, b, e, xs, ys = m.a, m.b, m.e, m.xs, m.ys
     if b in xs.free_vars():  # λb would capture it
         new_b = fresh(b, e, xs, ys)
         e, b = substitute(e, b, Var(new_b)), new_b
@@ -184,38 +178,34 @@ MAP_INTERCHANGE = Rule(
 
 # --- map fission -----------------------------------------------------------------------------
 
-def _map_fission(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_map(node):
-        return Refused("it rewrites a high-level map f")
-    f = node.args[0]
+@matches(map_of(why="it rewrites a high-level map f"))
+def _map_fission(m, site: Site, p) -> Expr | Refused:
     k = int(p["at"])
-    if isinstance(f, Compose):
-        fns = f.fns
-        if not 1 <= k < len(fns):
-            return Refused(f"the cut is between two of the {len(fns)} functions: 1 to "
-                           f"{len(fns) - 1}, not {k}")
-        return compose(Prim("map", (compose(*fns[:k]),)), Prim("map", (compose(*fns[k:]),)))
-    if plain_lambda(f):
-        if k != 1:
-            return Refused(f"a lambda λx. g e is cut once (at 1), not at {k}")
-        x, body = f.params[0], f.body
-        parts = applied(body)
-        if parts is not None and len(parts[1]) == 1:
-            g, (e,) = parts
+    match m.f:
+        case Compose(fns):
+            if not 1 <= k < len(fns):
+                return Refused(f"the cut is between two of the {len(fns)} functions: 1 to "
+                               f"{len(fns) - 1}, not {k}")
+            return compose(Prim("map", (compose(*fns[:k]),)),
+                           Prim("map", (compose(*fns[k:]),)))
+        case Lambda((str(x),), body):
+            if k != 1:
+                return Refused(f"a lambda λx. g e is cut once (at 1), not at {k}")
+            if not (isinstance(body, Apply) and len(body.args) == 1):
+                return Refused("the lambda's body must apply a function to one value: λx. g e")
+            g, (e,) = body.fn, body.args
             if x in g.free_vars():
                 return Refused(f"the function applied last, {g}, depends on {x}")
             return compose(Prim("map", (g,)), Prim("map", (Lambda((x,), e),)))
-        return Refused("the lambda's body must apply a function to one value: λx. g e")
     return Refused("the function must be a composition f ∘ g or a lambda λx. g e")
 
 
 def _fission_cuts(site: Site) -> list:
-    node = site.node
-    if is_map(node) and isinstance(node.args[0], Compose):
-        return [Size.const(k) for k in range(1, len(node.args[0].fns))]
-    if is_map(node) and plain_lambda(node.args[0]):
-        return [Size.const(1)]
+    match site.node:
+        case Prim("map", (Compose(fns),)):
+            return [Size.const(k) for k in range(1, len(fns))]
+        case Prim("map", (f,)) if plain_lambda(f):
+            return [Size.const(1)]
     return []
 
 
@@ -228,12 +218,10 @@ MAP_FISSION = Rule(
 
 # --- the interchange of a map with a reduction ------------------------------------------------
 
-def _map_reduce_interchange(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_map(node) and is_prim(node.args[0], *REDUCTIONS)):
-        return Refused("it rewrites map (reduce f z) or map (reduceSeq f z)")
-    reduction = node.args[0]
-    f, z = reduction.args
+@matches(map_of(prim(REDUCTIONS, "f", "z", name="reduction"),
+                why="it rewrites map (reduce f z) or map (reduceSeq f z)"))
+def _map_reduce_interchange(m, site: Site, p) -> Expr | Refused:
+    f, z = m.f, m.z
     n = outer_length(site)
     if n is None:
         return Refused("the input length is not known here")
@@ -241,7 +229,7 @@ def _map_reduce_interchange(site: Site, p) -> Expr | Refused:
     op = Lambda(((acc, x),), Apply(Prim("map", (f,)), (Apply(Prim("zip"), (Var(acc),
                                                                             Var(x))),)))
     init = Apply(Prim("replicate", (n,)), (typed_literal(z, site),))
-    return compose(Prim("transpose"), Prim(reduction.name, (op, init)), Prim("transpose"))
+    return compose(Prim("transpose"), Prim(m.reduction.name, (op, init)), Prim("transpose"))
 
 
 MAP_REDUCE_INTERCHANGE = Rule(
@@ -255,11 +243,12 @@ MAP_REDUCE_INTERCHANGE = Rule(
 
 # --- transpositions ---------------------------------------------------------------------------
 
-def _transpose_map_map(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_map(node) and is_map(node.args[0])):
-        return Refused("it rewrites map (map f)")
-    return compose(Prim("transpose"), node, Prim("transpose"))
+MAP_OF_MAP = map_of(map_of(), why="it rewrites map (map f)")
+
+
+@matches(MAP_OF_MAP)
+def _transpose_map_map(m, site: Site, p) -> Expr:
+    return compose(Prim("transpose"), site.node, Prim("transpose"))
 
 
 TRANSPOSE_MAP_MAP = Rule(
@@ -267,9 +256,8 @@ TRANSPOSE_MAP_MAP = Rule(
     SLIDES, _transpose_map_map)
 
 
-def _transpose_transpose(site: Site, p) -> list | Refused:
-    if not (is_prim(site.node, "transpose") and is_prim(site.next, "transpose")):
-        return Refused("it rewrites transpose ∘ transpose")
+@matches(pair(prim("transpose"), prim("transpose"), why="it rewrites transpose ∘ transpose"))
+def _transpose_transpose(m, site: Site, p) -> list:
     return []
 
 
@@ -280,12 +268,9 @@ TRANSPOSE_TRANSPOSE = Rule(
 
 # --- fusion -----------------------------------------------------------------------------------
 
-def _reduce_map_fusion(site: Site, p) -> list | Refused:
-    node, nxt = site.node, site.next
-    if not (is_prim(node, *REDUCTIONS) and is_map(nxt)):
-        return Refused("it rewrites reduce f z ∘ map g")
-    f, z = node.args
-    g = nxt.args[0]
+@matches(pair(prim(REDUCTIONS, "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g"))
+def _reduce_map_fusion(m, site: Site, p) -> list:
+    f, z, g = m.f, m.z, m.g
     acc, x = fresh("acc", f, g, z), fresh("x", f, g, z)
     body = call(f, TupleExpr((Var(acc), call(g, Var(x)))))
     return [Prim("reduceSeq", (Lambda(((acc, x),), body), z))]
@@ -298,22 +283,17 @@ REDUCE_MAP_FUSION = Rule(
         "reduction is a sequential fold (reduceSeq) from here on.")
 
 
-def _map_zip_fusion(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
-        return Refused("it rewrites map f (zip … (map g ys) …)")
-    f, (zipped,) = parts[0].args[0], parts[1]
-    zparts = applied(zipped)
-    if zparts is None or not is_prim(zparts[0], "zip"):
-        return Refused("the map's array must be a zip")
-    args = list(zparts[1])
+@matches(app(map_of(), app(prim("zip"), rest="arrays", name="zipped",
+                           why="the map's array must be a zip"),
+             why="it rewrites map f (zip … (map g ys) …)"))
+def _map_zip_fusion(m, site: Site, p) -> Expr | Refused:
+    f, args = m.f, list(m.arrays)
     k = next((i for i, a in enumerate(args) if isinstance(a, Apply) and is_map(a.fn)
               and len(a.args) == 1), None)
     if k is None:
         return Refused("no argument of the zip is a map g ys")
     g, ys = args[k].fn.args[0], args[k].args[0]
-    q = fresh("q", f, zipped)
+    q = fresh("q", f, m.zipped)
     items = tuple(call(g, project(Var(q), i)) if i == k else project(Var(q), i)
                   for i in range(len(args)))
     args[k] = ys
@@ -327,15 +307,11 @@ MAP_ZIP_FUSION = Rule(
     SLIDES + " (map fusion through a zip)", _map_zip_fusion)
 
 
-def _map_fusion_apply(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not is_map(parts[0]) or len(parts[1]) != 1:
-        return Refused("it rewrites map f (map g xs)")
-    inner = applied(parts[1][0])
-    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
-        return Refused("the array must itself be a map: map f (map g xs)")
-    f, g, xs = parts[0].args[0], inner[0].args[0], inner[1][0]
+@matches(app(map_of(), app(map_of("g"), "xs", why="the array must itself be a map: "
+                                                  "map f (map g xs)"),
+             why="it rewrites map f (map g xs)"))
+def _map_fusion_apply(m, site: Site, p) -> Expr:
+    f, g, xs = m.f, m.g, m.xs
     x = fresh("x", f, g)
     return Apply(Prim("map", (Lambda((x,), call(f, call(g, Var(x)))),)), (xs,))
 
@@ -349,22 +325,16 @@ MAP_FUSION_APPLY = Rule(
 
 # --- zips and transpositions -------------------------------------------------------------------
 
-def _zip_transpose(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not is_prim(parts[0], "transpose") or len(parts[1]) != 1:
-        return Refused("it rewrites transpose (map (λx. zip c (e x)) xs)")
-    inner = applied(parts[1][0])
-    if inner is None or not is_map(inner[0]) or len(inner[1]) != 1:
-        return Refused("the transposed array must be a map applied to an array")
-    fn, (xs,) = inner[0].args[0], inner[1]
-    if not plain_lambda(fn):
-        return Refused("the map's function must be a lambda λx. zip …")
-    x = fn.params[0]
-    zparts = applied(fn.body)
-    if zparts is None or not is_prim(zparts[0], "zip") or len(zparts[1]) != 2:
-        return Refused("the map's function must zip two arrays: λx. zip c (e x)")
-    first, second = zparts[1]
+_ZIPPING = lam("x", app(prim("zip"), "first", "second",
+                        why="the map's function must zip two arrays: λx. zip c (e x)"),
+               name="fn", why="the map's function must be a lambda λx. zip …")
+
+
+@matches(app(prim("transpose"), app(map_of(_ZIPPING), "xs", why="the transposed array must be "
+                                                               "a map applied to an array"),
+             why="it rewrites transpose (map (λx. zip c (e x)) xs)"))
+def _zip_transpose(m, site: Site, p) -> Expr | Refused:
+    fn, x, xs, first, second = m.fn, m.x, m.xs, m.first, m.second
     if x not in first.free_vars():
         fixed, varying, k = first, second, 1
     elif x not in second.free_vars():
@@ -373,8 +343,8 @@ def _zip_transpose(site: Site, p) -> Expr | Refused:
         return Refused(f"both arrays of the zip depend on {x}")
     # transpose (map (λx. zip c (e x)) xs)[j][i] = (c[j], e(xs[i])[j])
     pv, v = fresh("p", fn, xs), fresh("e", fn, xs)
-    pair = (project(Var(pv), 0), Var(v)) if k == 1 else (Var(v), project(Var(pv), 1))
-    inner_map = Apply(Prim("map", (Lambda((v,), TupleExpr(pair)),)), (project(Var(pv), k),))
+    pair_ = (project(Var(pv), 0), Var(v)) if k == 1 else (Var(v), project(Var(pv), 1))
+    inner_map = Apply(Prim("map", (Lambda((v,), TupleExpr(pair_)),)), (project(Var(pv), k),))
     rows = xs if varying == Var(x) else Apply(Prim("map", (Lambda((x,), varying),)), (xs,))
     columns = Apply(Prim("transpose"), (rows,))
     zipped = (fixed, columns) if k == 1 else (columns, fixed)
@@ -390,17 +360,12 @@ ZIP_TRANSPOSE = Rule(
         "rest (so that it is read once per step of a reduction, not once per element).")
 
 
-def _split_zip(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not is_prim(parts[0], "split") or len(parts[1]) != 1:
-        return Refused("it rewrites split n (zip xs ys)")
-    zparts = applied(parts[1][0])
-    if zparts is None or not is_prim(zparts[0], "zip"):
-        return Refused("the split array must be a zip")
-    n = parts[0].args[0]
-    arrays = zparts[1]
-    q = fresh("q", node)
+@matches(app(prim("split", "n"), app(prim("zip"), rest="arrays",
+                                     why="the split array must be a zip"),
+             why="it rewrites split n (zip xs ys)"))
+def _split_zip(m, site: Site, p) -> Expr:
+    n, arrays = m.n, m.arrays
+    q = fresh("q", site.node)
     chunks = Apply(Prim("zip"), tuple(project(Var(q), i) for i in range(len(arrays))))
     return Apply(Prim("map", (Lambda((q,), chunks),)),
                  (Apply(Prim("zip"), tuple(Apply(Prim("split", (n,)), (a,))
@@ -414,16 +379,13 @@ SPLIT_ZIP = Rule(
 
 # --- reductions in chunks ----------------------------------------------------------------------
 
-def _reduce_split(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, *REDUCTIONS):
-        return Refused("it rewrites reduce f z or reduceSeq f z")
+@matches(prim(REDUCTIONS, "f", "z", why="it rewrites reduce f z or reduceSeq f z"))
+def _reduce_split(m, site: Site, p) -> Expr | Refused:
     s = p["s"]
     bad = divides(s, array_length(site), f"chunks of {s}")
     if bad:
         return bad
-    f, z = node.args
-    z = typed_literal(z, site)
+    f, z = m.f, typed_literal(m.z, site)
     acc, chunk = fresh("acc", f, z), fresh("chunk", f, z)
     partial = Apply(Prim("reduceSeq", (f, Var(acc))), (Var(chunk),))
     result = site.typing.result if site.typing is not None else None
@@ -448,14 +410,11 @@ REDUCE_SPLIT = Rule(
 
 # --- tile and untile ---------------------------------------------------------------------------
 
-def _untile_intro(site: Site, p) -> list | Refused:
-    node, nxt = site.node, site.next
-    if not (is_prim(node, "join") and is_map(nxt)):
-        return Refused("it rewrites join ∘ map (map join ∘ transpose)")
-    f = nxt.args[0]
-    if not (isinstance(f, Compose) and len(f.fns) == 2 and is_map(f.fns[0])
-            and is_prim(f.fns[0].args[0], "join") and is_prim(f.fns[1], "transpose")):
-        return Refused("the map's function must be map join ∘ transpose")
+@matches(pair(prim("join"), map_of(composed(map_of(prim("join")), prim("transpose"),
+                                            why="the map's function must be map join ∘ "
+                                                "transpose")),
+              why="it rewrites join ∘ map (map join ∘ transpose)"))
+def _untile_intro(m, site: Site, p) -> list:
     return [Prim("untile")]
 
 
@@ -464,26 +423,28 @@ UNTILE_INTRO = Rule(
     "matrix-multiplication slides (Untile); Lift Untile2D", _untile_intro, pair=True)
 
 
-def _tile_split_join(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_map(node) and is_map(node.args[0])):
-        return Refused("it rewrites map (map f)")
-    m, n = p["m"], p["n"]
+def _matrix(site: Site) -> ArrayType | None:
     t = site.typing.args[0] if site.typing is not None and site.typing.args else None
-    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)):
+    return t if isinstance(t, ArrayType) and isinstance(t.elem, ArrayType) else None
+
+
+@matches(MAP_OF_MAP)
+def _tile_split_join(m, site: Site, p) -> Expr | Refused:
+    rows, columns = p["m"], p["n"]
+    t = _matrix(site)
+    if t is None:
         return Refused("the input must be a matrix")
-    bad = divides(m, t.size, f"tiles of {m} rows") or \
-        divides(n, t.elem.size, f"tiles of {n} columns")
+    bad = divides(rows, t.size, f"tiles of {rows} rows") or \
+        divides(columns, t.elem.size, f"tiles of {columns} columns")
     if bad:
         return bad
-    f = node.args[0].args[0]
-    four = Prim("map", (Prim("map", (Prim("map", (Prim("map", (f,)),)),)),))
-    return compose(Prim("untile"), four, Prim("tile", (m, n)))
+    four = Prim("map", (Prim("map", (Prim("map", (Prim("map", (m.f,)),)),)),))
+    return compose(Prim("untile"), four, Prim("tile", (rows, columns)))
 
 
 def _tile_sizes(site: Site, which: int) -> list:
-    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
-    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)):
+    t = _matrix(site)
+    if t is None:
         return []
     return powers_of_two_dividing(t.size if which == 0 else t.elem.size)
 
@@ -496,15 +457,12 @@ TILE_SPLIT_JOIN = Rule(
             RuleParam("n", "columns of a tile", lambda s: _tile_sizes(s, 1))))
 
 
-# --- applied and composed forms, η and β ---------------------------------------------------------
+# --- applied and composed forms ------------------------------------------------------------------
 
-def _compose_to_apply(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or not isinstance(parts[0], Compose) or len(parts[1]) != 1:
-        return Refused("it rewrites (f ∘ g) x")
-    out = parts[1][0]
-    for f in reversed(parts[0].fns):
+@matches(app(composed(rest="fns"), "x", why="it rewrites (f ∘ g) x"))
+def _compose_to_apply(m, site: Site, p) -> Expr:
+    out = m.x
+    for f in reversed(m.fns):
         out = Apply(f, (out,))
     return out
 
@@ -514,17 +472,15 @@ COMPOSE_TO_APPLY = Rule(
     _compose_to_apply)
 
 
-def _apply_to_compose(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None or len(parts[1]) != 1:
-        return Refused("it rewrites f (g x)")
-    inner = applied(parts[1][0])
-    if inner is None or len(inner[1]) != 1 or isinstance(parts[0], Lambda) \
-            or isinstance(inner[0], Lambda):
-        return Refused("the argument must itself be a function (not a lambda) applied to one "
-                       "value: f (g x)")
-    return Apply(compose(parts[0], inner[0]), (inner[1][0],))
+_NOT_APPLIED = ("the argument must itself be a function (not a lambda) applied to one value: "
+                "f (g x)")
+
+
+@matches(app("f", app("g", "x", why=_NOT_APPLIED), why="it rewrites f (g x)")
+         .where(lambda m: not isinstance(m.f, Lambda) and not isinstance(m.g, Lambda),
+                _NOT_APPLIED))
+def _apply_to_compose(m, site: Site, p) -> Expr:
+    return Apply(compose(m.f, m.g), (m.x,))
 
 
 APPLY_TO_COMPOSE = Rule(
@@ -532,53 +488,12 @@ APPLY_TO_COMPOSE = Rule(
     _apply_to_compose)
 
 
-def _eta(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_map(node):
-        return Refused("it rewrites a high-level map f")
-    f = node.args[0]
-    if isinstance(f, Lambda):
-        return Refused("the function is already a lambda")
-    x = fresh("xs" if _takes_arrays(site) else "x", f)
-    return Prim("map", (Lambda((x,), Apply(f, (Var(x),))),))
-
-
-def _takes_arrays(site: Site) -> bool:
-    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
-    return isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)
-
-
-ETA = Rule("eta", "map f → map (λx. f x)", "simplification", "η-expansion", _eta)
-
-
-def _beta(site: Site, p) -> Expr | Refused:
-    node = site.node
-    parts = applied(node)
-    if parts is None:
-        return Refused("it rewrites (λx. e) a or (op) (a, b)")
-    f, args = parts
-    if isinstance(f, Section) and len(args) == 1 and isinstance(args[0], TupleExpr) \
-            or isinstance(f, Section) and (f.left is None) != (f.right is None):
-        out = call(f, args[0] if len(args) == 1 else TupleExpr(args))
-        return out if isinstance(out, BinOp) else Refused("an operator takes two operands")
-    if not isinstance(f, Lambda):
-        return Refused("it rewrites (λx. e) a or (op) (a, b)")
-    if len(args) == 1:
-        out = call(f, args[0])
-    elif len(args) == len(f.params):
-        out = call(f, TupleExpr(args)) if all(isinstance(q, str) for q in f.params) else None
-    else:
-        out = None
-    if out is None or (isinstance(out, Apply) and out.fn is f):
-        return Refused("the arguments do not match the lambda's parameters")
-    return out
-
-
-BETA = Rule("beta", "(λx. e) a → e[a/x],  (⊕) (a, b) → a ⊕ b", "simplification",
-            "β-reduction", _beta)
-
+ETA, BETA = ETA_EXPANSION, BETA_NAMED_BETA
 
 RULES = [MAP_INTERCHANGE, MAP_FISSION, MAP_REDUCE_INTERCHANGE, TRANSPOSE_MAP_MAP,
          TRANSPOSE_TRANSPOSE, REDUCE_MAP_FUSION, MAP_FUSION_APPLY, MAP_ZIP_FUSION, ZIP_TRANSPOSE,
          SPLIT_ZIP, REDUCE_SPLIT, UNTILE_INTRO, TILE_SPLIT_JOIN, COMPOSE_TO_APPLY,
          APPLY_TO_COMPOSE, ETA, BETA]
+
+__all__ = ["RULES", "REDUCTIONS", "applied", "call", "fresh", "is_map", "plain_lambda", "project",
+           "simplify", "typed_literal"]  # the predicates re-exported from match for older imports
