@@ -19,7 +19,7 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..types import ArrayType
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import Refused, Rule, RuleParam, Site, fractions_of, powers_of_two_dividing
 
 
 def is_prim(node: Expr, *names: str) -> bool:
@@ -122,7 +122,7 @@ REDUCE_TO_PARTIAL = Rule(
     "reduce-partial", "reduce f z → reduce f z ∘ reducePart f z n", "algorithmic",
     "ICFP Fig. 6d (1)", _reduce_to_partial,
     params=(RuleParam("n", "number of partial results", lambda s: powers_of_two_dividing(
-        array_length(s))),))
+        array_length(s)) + fractions_of(array_length(s))),))
 
 
 def _partial_partial(site: Site, p) -> Expr | Refused:

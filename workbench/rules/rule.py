@@ -88,3 +88,12 @@ def powers_of_two_dividing(length: Size | None, low: int = 2, high: int = 2048,
             out.append(Size.const(d))
         d *= 2
     return out
+
+
+def fractions_of(length: Size | None, low: int = 2, high: int = 1024) -> list[Size]:
+    """For a symbolic length, the fractions ``N/d`` for the powers of two d in [low, high]
+    (a number of parts that leaves chunks of d, as ICFP Fig. 10's ``reducePart … (N/128)``);
+    nothing for a concrete length, whose parts ``powers_of_two_dividing`` lists."""
+    if length is None or length.is_integer_constant:
+        return []
+    return [length / Size.const(2 ** i) for i in range(1, 11) if low <= 2 ** i <= high]
