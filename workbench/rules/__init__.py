@@ -38,14 +38,20 @@ from . import (
 )
 from .catalogue import CATALOGUE, register, rules, unregister
 from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
-from .rule import Refused, Rule, RuleParam, Site
+from .rule import BLOCKING, OTHER_SEED, Refused, Rule, RuleParam, Site, tagged
 from .step import Step
 
-for _rule in [*algorithmic.RULES, *interchange.RULES, *opencl.RULES, *copies.RULES,
-              *identity.RULES, *macros.RULES, *blocking.RULES, *vectors.RULES,
-              *reductions.RULES, *extraction.RULES, *scans.RULES, *skeletons.RULES,
-              *pact.RULES]:
-    register(_rule)  # a second rule of the same name is refused
+# The modules whose every rule has a tag (``rule.NOT_WALKED``: random walks leave them to
+# the cases exploration, or keep to ICFP's space)
+_MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKING,),
+                extraction: (OTHER_SEED,), scans: (OTHER_SEED,), skeletons: (OTHER_SEED,),
+                pact: (OTHER_SEED,)}
+
+for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
+                reductions, extraction, scans, skeletons, pact):
+    for _rule in _module.RULES:
+        # a second rule of the same name is refused
+        register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))
 
 
 __all__ = ["rules", "CATALOGUE", "register", "unregister", "Rule", "RuleParam", "Refused",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..expr import Compose, Expr, Prim
 from ..types import ArrayType
 from .algorithmic import is_prim
-from .rule import Refused, Rule, Site
+from .rule import IDENTITY, Refused, Rule, Site
 
 
 def _is_function_position(site: Site) -> Refused | None:
@@ -49,13 +49,13 @@ def _id_to_map(site: Site, p) -> Expr | Refused:
 
 RULES = [
     Rule("id-after", "f → f ∘ id", "simplification", "PACT Fig. simplification",
-         _intro_after),
+         _intro_after, tags=frozenset({IDENTITY})),
     Rule("id-before", "f → id ∘ f", "simplification", "PACT Fig. simplification",
-         _intro_before),
+         _intro_before, tags=frozenset({IDENTITY})),
     Rule("id-elim", "f ∘ id → f,  id ∘ f → f", "simplification", "PACT Fig. simplification",
          _elim, pair=True),
     Rule("id→map", "id → map id (a copy)", "memory", "Lift (implement id as a copy)",
-         _id_to_map),
+         _id_to_map, tags=frozenset({IDENTITY})),
 ]
 
 

@@ -10,7 +10,7 @@ from ..primitives import PRIMITIVES
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
 from .algorithmic import array_length, divides, is_prim
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import UNROLLING, Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
 # (target primitive, level as in nesting, has a dimension)
 _LOWERINGS = [("mapGlobal", "global", True), ("mapWorkgroup", "workgroup", True),
@@ -43,7 +43,8 @@ def _lower_map(target: str, level: str, has_dim: bool):
     if target == "mapSeqUnroll":
         figure = "Lift (MapSeqUnroll)"
     return Rule(f"map→{target}", f"map f → {target} f", "opencl", figure, rewrite,
-                params=params)
+                params=params, tags=frozenset({UNROLLING}) if target == "mapSeqUnroll"
+                else frozenset())
 
 
 MAP_LOWERINGS = [_lower_map(*spec) for spec in _LOWERINGS]

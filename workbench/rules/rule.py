@@ -11,7 +11,7 @@ composition (``join ∘ split n → id``), and return the functions that replace
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..expr import Expr, Path
 from ..nesting import Context
@@ -54,6 +54,19 @@ class RuleParam:
     kind: str = "size"  # "size" (a Size), "int", or "choice" (a name, e.g. "strided")
 
 
+# What a rule is for beyond its category (``Rule.tags``); random walks (``search.space``)
+# take every rule that has none of the tags in ``NOT_WALKED``.
+IDENTITY = "identity"  # only adds or removes an identity, or undoes another rule: it makes
+# walks longer without reaching new kernels
+BLOCKING = "blocking"  # a step of blocking or tiling (CASES 2016): the cases exploration
+# applies it where it serves a blocking or a tiling; at random it mostly reshapes the program
+UNROLLING = "unrolling"  # unrolls a register block's loops: the cases exploration's choice
+OTHER_SEED = "other seed"  # of a seed beside ICFP's space (Futhark's kernel extraction, scans,
+# P2CL, SkelCL, PACT's alternatives): walks keep to ICFP's space (Figs. 6 and 7, PACT's maps,
+# macros), in which the recorded searches replay
+NOT_WALKED = frozenset({IDENTITY, BLOCKING, UNROLLING, OTHER_SEED})
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -64,11 +77,17 @@ class Rule:
     params: tuple[RuleParam, ...] = ()
     pair: bool = False
     doc: str = ""
+    tags: frozenset[str] = field(default=frozenset(), compare=False)  # IDENTITY, …
 
     def _repr_markdown_(self) -> str:
         params = ", ".join(p.name for p in self.params)
         return (f"**{self.name}** ({self.figure}): `{self.equation}`"
                 + (f" — parameters: {params}" if params else ""))
+
+
+def tagged(rule: Rule, *tags: str) -> Rule:
+    """The rule with more tags."""
+    return replace(rule, tags=rule.tags | frozenset(tags)) if tags else rule
 
 
 def powers_of_two_dividing(length: Size | None, low: int = 2, high: int = 2048,

@@ -15,38 +15,19 @@ import random
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
-from ..rules import Rewrite, apply, blocking, copies, interchange, rewrites
+from ..rules import Rewrite, apply, rewrites
 from ..rules.lowering import lower
+from ..rules.rule import NOT_WALKED
 from ..rules.step import Step
 from ..types import Type
 
-# Rules that only add or remove identities, or undo another rule: they make walks longer
-# without reaching new kernels. The rules of blocking and tiling (and their macros) are taken
-# by the CASES 2016 exploration (strategy "cases"), which applies them where they serve a
-# blocking or a tiling (and unrolls register blocks, and makes copies for a work-group's
-# reduction); at random most of them only reshape the program.
-IDENTITIES = frozenset({"id-after", "id-before", "id→map", "reorder-commute-back",
-                        "iterate-decomposition", "partial-reorder"})
-
-
-def _other_seeds() -> frozenset[str]:
-    """The rules of the other seeds (Futhark's kernel extraction, scans, P2CL and SkelCL,
-    PACT's alternatives) and of blocking and tiling: the search walks the ICFP space (Figs. 6
-    and 7, PACT's maps, macros), in which the recorded searches replay."""
-    from ..rules import extraction, pact, scans, skeletons
-
-    return frozenset(r.name for m in (extraction, pact, scans, skeletons, interchange,
-                                      blocking, copies) for r in m.RULES)
-
-
-NOT_IN_WALKS = IDENTITIES | _other_seeds() | {"map→mapSeqUnroll"}  # register blocks: cases
-
 
 def walk_rules() -> list:
-    """The rules of the catalogue (and registered ones) that walks take."""
+    """The rules of the catalogue (and registered ones) that walks take: those with no tag of
+    ``rules.rule.NOT_WALKED`` (identities, blocking and tiling, unrolling, other seeds)."""
     from ..rules import rules
 
-    return [r for r in rules if r.name not in NOT_IN_WALKS]
+    return [r for r in rules if not r.tags & NOT_WALKED]
 
 
 def terminal(expr: Expr) -> bool:
@@ -147,5 +128,4 @@ def replay(start: Expr, types: tuple[Type, ...], steps: list[Step]) -> Expr:
 
 
 __all__ = ["Step", "DeadEnd", "by_rule", "terminal", "moves", "fits_device", "random_walk",
-           "replay",
-           "NOT_IN_WALKS", "WorkbenchError"]
+           "replay", "walk_rules", "WorkbenchError"]
