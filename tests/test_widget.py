@@ -350,6 +350,14 @@ def test_search_from_the_widget_and_adopt_the_best():
     assert wb.current == wb.search.result.best
 
 
+def _program(name: str) -> str:
+    from pathlib import Path
+
+    import workbench
+
+    return str(Path(workbench.__file__).parent / "programs" / name)
+
+
 def _saved(name: str) -> str:
     from pathlib import Path
 
@@ -482,3 +490,144 @@ def test_progress_counts_candidates_and_runs_with_the_best_so_far():
     progress.advance("a run")
     progress.finish()
     assert progress.bar.value == 4 and "last: done" in progress.text.value
+
+
+def test_fig_10_by_clicking_at_symbolic_n():
+    """ICFP Fig. 10 line by line on asum as the README builds it (symbolic N, the size box):
+    every parameter, N/128 included, is one the rule list offers."""
+    from workbench import load
+    from workbench.rules.macros import map_reduce_fusion_steps
+    from workbench.sizes import Size
+
+    wb = Workbench(load(_program("blas.lift"))["asum"], auto_run=False)  # README's way
+    assert "N" in wb.runs.size_inputs and not wb.runs.size_inputs["N"].disabled
+    steps = map_reduce_fusion_steps(Size.const(128), Size.var("N"))
+    for step in steps:
+        wb.select(step.path)
+        assert wb.apply_button.disabled  # nothing chosen yet
+        wb.choose(step.rule, **{k: str(v) for k, v in step.params.items()})
+        assert not wb.apply_button.disabled
+        wb.apply_button.click()
+        assert not wb.errors.messages, wb.errors.messages
+    assert [s.rule for s in wb.derivation.steps] == [s.rule for s in steps]
+    assert str(wb.derivation.steps[0].params["n"]) == "N/128"
+    assert str(wb.current) == "reduce (+) 0 ∘ join ∘ map (reduceSeq (λ(acc, x). acc + abs x) 0) " \
+        "∘ split 128"
+    assert wb.derivation.input_types == () and wb.runs.size_inputs["N"].value == 4096
+
+
+def test_errors_show_beside_their_buttons_and_are_dismissed():
+    wb = Workbench(scal(), auto_run=False)
+    wb.apply_button.click()  # nothing chosen
+    assert "choose a rule" in wb.step_errors.value  # in the rule panel, by the button
+    assert wb.errors.value == ""  # not at the top of the widget
+    assert any("choose a rule" in m for m in wb.errors.messages)  # but recorded there
+    assert wb.step_errors.dismiss.layout.display is None  # the × shows with a message
+    wb.step_errors.dismiss.click()
+    assert wb.step_errors.value == "" and wb.step_errors.dismiss.layout.display == "none"
+    wb.search.adopt_button.click()  # no search yet: said beside the search's buttons
+    assert "no finished search" in wb.search.errors.value and wb.step_errors.value == ""
+
+
+def test_apply_is_disabled_where_no_rule_applies():
+    wb = Workbench(scal(), auto_run=False)
+    wb.select("0")  # mul3: a user function, no rule applies
+    assert not wb.rules.rewrites and wb.apply_button.disabled
+    assert wb.apply_button.tooltip == "no rule applies here"
+    wb.select("root")
+    assert wb.rules.rewrites and wb.apply_button.disabled  # rules, none chosen yet
+    wb.choose("split-join", n=256)
+    assert not wb.apply_button.disabled
+
+
+def test_a_size_that_cannot_run_is_refused_at_the_size_box_never_clamped():
+    from workbench.inputs import available_memory
+
+    if available_memory() is None:
+        pytest.skip("the memory available is not known here")
+    wb = Workbench(scal(), auto_run=False)
+    box = wb.runs.size_inputs["N"]
+    box.value = 2 ** 40  # 4 TiB of floats
+    assert box.value == 2 ** 40  # kept as typed
+    problem = wb.runs.size_errors.value
+    assert "N = 1099511627776" in problem and "memory" in problem
+    assert "wb-size-refused" in box._dom_classes
+    wb.runs.run_button.click()
+    wb.wait()
+    assert wb.runs.measurement(wb.current) is None  # nothing was allocated or run
+    assert "fully low-level" not in wb.code.value and "no code" in wb.code.value
+    box.value = 0
+    assert "a size is at least 1" in wb.runs.size_errors.value
+    box.value = 1024
+    assert wb.runs.size_errors.value == "" and "wb-size-refused" not in box._dom_classes
+
+
+def test_a_step_without_code_never_says_fully_low_level():
+    from widgets.code import StepCode, code_html
+
+    page = code_html(StepCode("map f", problem="split 256 does not divide N = 1000"), 1)
+    assert "no code" in page and "fully low-level" not in page and "completion" not in page
+
+
+def test_no_search_plot_before_a_search():
+    wb = Workbench(scal(), auto_run=False)
+    assert wb.search.plot.layout.display == "none" and not wb.search.plot.value
+
+
+def test_adopt_replays_a_step_that_needs_the_length_at_the_searchs_sizes():
+    """A two-stage reduction's work-groups need the length: adopting it on asum at symbolic
+    N replays the derivation at the size the search ran at, and fixes the size box."""
+    from workbench import load
+
+    asum = load(_program("blas.lift"))["asum"]
+    wb = Workbench(asum, auto_run=False)
+    start = wb.current
+    found = [r for r in rewrites(start, "[float]_4096") if r.rule == "two-stage-reduction"]
+    assert found and not [r for r in rewrites(start) if r.rule == "two-stage-reduction"]
+    first = found[0]
+    steps = [("two-stage-reduction", first.path, dict(first.params))]
+    note = wb._adopt(0, steps, str(start), {"N": 4096})
+    assert "N = 4096" in note and "two-stage-reduction" in note
+    assert [s.rule for s in wb.derivation.steps] == ["two-stage-reduction"]
+    assert [str(t) for t in wb.derivation.input_types] == ["[float]_4096"]
+    assert wb.current == first.result
+    box = wb.runs.size_inputs["N"]
+    assert box.disabled and box.value == 4096
+    assert "[float]_4096" in wb.title.value
+    wb.wait()
+    assert "kernel void" in wb.opencl_source
+    # steps that apply at the widget's own types keep them
+    wb2 = Workbench(asum, auto_run=False)
+    assert wb2._adopt(0, [("map-reduce-fusion", (0,), {"chunk": "128"})], str(asum),
+                      {"N": 4096}) == ""
+    assert wb2.derivation.input_types == () and not wb2.runs.size_inputs["N"].disabled
+    # a step that applies at no size is refused, naming it, and nothing changes
+    with pytest.raises(WorkbenchError, match="step 1 of the 1 adopted .split-join"):
+        wb2._adopt(1, [("split-join", (0,), {"n": "128"})], str(wb2.current), {"N": 4096})
+    assert len(wb2.derivation.steps) == 1
+
+
+def test_a_time_below_the_resolution_is_said_so():
+    from widgets.runs import below_resolution, spread
+
+    assert spread(0.0123, 0.0118, 0.015) == "0.0123 ms [0.0118–0.0150]"
+    assert below_resolution(0.004, 0.0042, 3.8)  # the range is 950x the median
+    assert not below_resolution(1.0, 0.9, 1.2)
+    assert not below_resolution(None, None, None)
+
+
+@needs_device
+def test_every_time_shown_carries_its_range_and_rates():
+    wb = Workbench(scal(), sizes={"N": 1 << 16}, repeat=4, auto_run=False)
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and m.correct, wb.errors.messages
+    # the kernel IR's counts: 2^16 floats read and written
+    assert m.global_bytes == 2 * 4 * (1 << 16) and m.gb_per_s == pytest.approx(
+        m.global_bytes / (m.kernel_ms * 1e6))
+    summary = wb.sections["runs"].summary.value
+    assert f"[{m.kernel_ms_min:.4f}–{m.kernel_ms_max:.4f}]" in summary and "GB/s" in summary
+    table = wb.runs.table.value
+    assert "GB/s" in table and re.search(r"interpreter \(NumPy\).*?\d\.\d{4} \[\d", table, re.S)
+    assert ("wb-resolution-note" in table) == m.below_resolution

@@ -18,8 +18,10 @@ from .tree import changed_paths
 
 
 def _middle(values: list[str]) -> str:
-    """The default of a parameter: the middle candidate (a chunk of 64 among 2..1024)."""
-    return values[(len(values) - 1) // 2]
+    """The default of a parameter: the middle candidate (a chunk of 64 among 2..1024), of
+    the numbers when symbolic fractions (N/2 … N/1024) follow them."""
+    numbers = [v for v in values if v.isdigit()] or values
+    return numbers[(len(numbers) - 1) // 2]
 
 
 class RuleList(w.VBox):
