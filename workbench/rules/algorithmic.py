@@ -1,6 +1,7 @@
 """Algorithmic rules (ICFP 2015 Fig. 6; PACT Fig. "algorithmic rules"): iterate
 decomposition, reorder commutativity, split-join, the five reduce rules, cancellation and
-fusion. Each is proved in ICFP Sect. 5.3 / [40] and property-tested in tests/rules."""
+fusion. Each is proved in ICFP Sect. 5.3 / [40] and property-tested in tests/rules; each
+left-hand side is a pattern (``match``)."""
 
 from __future__ import annotations
 
@@ -18,47 +19,18 @@ from ..expr import (
     substitute,
 )
 from ..sizes import Size
-from ..types import ArrayType
-from .rule import (
-    IDENTITY,
-    Refused,
-    Rule,
-    RuleParam,
-    Site,
-    fractions_of,
-    powers_of_two_dividing,
-)
+from .match import array_length, divides, is_prim, map_of, matches, pair, prim
+from .rule import Refused, Rule, RuleParam, Site, fractions_of, powers_of_two_dividing
 
-
-def is_prim(node: Expr, *names: str) -> bool:
-    return isinstance(node, Prim) and node.name in names
-
-
-def array_length(site: Site, of_next: bool = False) -> Size | None:
-    typing = site.next_typing if of_next else site.typing
-    if typing is None or not typing.args or not isinstance(typing.args[0], ArrayType):
-        return None
-    return typing.args[0].size
-
-
-def divides(n: Size, length: Size | None, what: str) -> Refused | None:
-    if length is None:
-        return None
-    if n.is_constant and (n.value <= 0 or not n.is_integer_constant):
-        return Refused(f"{what}: {n} is not a positive whole number")
-    if length.divisible_by(n) is False:
-        return Refused(f"{what}: {n} does not divide the array length {length}")
-    return None
+__all__ = ["RULES", "array_length", "divides", "is_prim", "fused_operator", "integer_root",
+           "combine", "apply_to"]  # the predicates re-exported from match for older imports
 
 
 # --- (a) iterate decomposition ---------------------------------------------------------------
 
-def _iterate_decomposition(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "iterate"):
-        return Refused("it rewrites iterate n f")
-    n, f = node.args
-    m = p["m"]
+@matches(prim("iterate", "n", "f", why="it rewrites iterate n f"))
+def _iterate_decomposition(match, site: Site, p) -> Expr | Refused:
+    n, f, m = match.n, match.f, p["m"]
     if not (n.is_integer_constant and m.is_integer_constant and 0 < m.value < n.value):
         return Refused(f"m must be between 1 and {n} - 1")
     return compose(Prim("iterate", (m, f)), Prim("iterate", (n - m, f)))
@@ -66,7 +38,7 @@ def _iterate_decomposition(site: Site, p) -> Expr | Refused:
 
 ITERATE_DECOMPOSITION = Rule(
     "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
-    "ICFP Fig. 6a", _iterate_decomposition, tags=frozenset({IDENTITY}),
+    "ICFP Fig. 6a", _iterate_decomposition,
     params=(RuleParam("m", "iterations of the first part", lambda s: (
         [Size.const(i) for i in range(1, int(s.node.args[0].value))]
         if is_prim(s.node, "iterate") and s.node.args[0].is_integer_constant else [])),))
@@ -74,15 +46,13 @@ ITERATE_DECOMPOSITION = Rule(
 
 # --- (b) reorder commutativity --------------------------------------------------------------
 
-def _map_then_reorder(site: Site, p):
-    if not (is_prim(site.node, "map") and is_prim(site.next, "reorder")):
-        return Refused("it rewrites map f ∘ reorder")
+@matches(pair(map_of(), prim("reorder"), why="it rewrites map f ∘ reorder"))
+def _map_then_reorder(m, site: Site, p):
     return [site.next, site.node]
 
 
-def _reorder_then_map(site: Site, p):
-    if not (is_prim(site.node, "reorder") and is_prim(site.next, "map")):
-        return Refused("it rewrites reorder ∘ map f")
+@matches(pair(prim("reorder"), map_of(), why="it rewrites reorder ∘ map f"))
+def _reorder_then_map(m, site: Site, p):
     return [site.next, site.node]
 
 
@@ -91,19 +61,18 @@ REORDER_COMMUTE_LEFT = Rule(
     _map_then_reorder, pair=True)
 REORDER_COMMUTE_RIGHT = Rule(
     "reorder-commute-back", "reorder ∘ map f → map f ∘ reorder", "algorithmic", "ICFP Fig. 6b",
-    _reorder_then_map, pair=True, tags=frozenset({IDENTITY}))
+    _reorder_then_map, pair=True)
 
 
 # --- (c) split-join ---------------------------------------------------------------------------
 
-def _split_join(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "map"):
-        return Refused("it rewrites a high-level map f")
+@matches(map_of(why="it rewrites a high-level map f"))
+def _split_join(m, site: Site, p) -> Expr | Refused:
     n = p["n"]
     bad = divides(n, array_length(site), f"split {n}")
     if bad:
         return bad
-    f = site.node.args[0]
+    f = m.f
     return compose(Prim("join"), Prim("map", (Prim("map", (f,)),)), Prim("split", (n,)))
 
 
@@ -115,15 +84,16 @@ SPLIT_JOIN = Rule(
 
 # --- (d) the five reduce rules ---------------------------------------------------------------
 
-def _reduce_to_partial(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    f, z = site.node.args
+@matches(prim("reduce", "f", "z", why="it rewrites reduce f z"))
+def _reduce_to_partial(m, site: Site, p) -> Expr | Refused:
     n = p["n"]
     bad = divides(n, array_length(site), f"reducePart to {n} results")
     if bad:
         return bad
-    return compose(site.node, Prim("reducePart", (f, z, n)))
+    return compose(site.node, Prim("reducePart", (m.f, m.z, n)))
+
+
+REDUCE_PART = prim("reducePart", "f", "z", "n", why="it rewrites reducePart f z n")
 
 
 REDUCE_TO_PARTIAL = Rule(
@@ -133,10 +103,9 @@ REDUCE_TO_PARTIAL = Rule(
         array_length(s)) + fractions_of(array_length(s))),))
 
 
-def _partial_partial(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reducePart"):
-        return Refused("it rewrites reducePart f z n")
-    f, z, n = site.node.args
+@matches(REDUCE_PART)
+def _partial_partial(match, site: Site, p) -> Expr | Refused:
+    f, z, n = match.f, match.z, match.n
     m = p["m"]
     length = array_length(site)
     bad = divides(m, length, f"reducePart to {m} results")
@@ -163,11 +132,10 @@ PARTIAL_PARTIAL = Rule(
     doc="Fig. 6d (1) applied to each of the n reductions a reducePart performs.")
 
 
-def _partial_to_reduce(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reducePart") or site.node.args[2] != 1:
-        return Refused("it rewrites reducePart f z 1")
-    f, z, _ = site.node.args
-    return Prim("reduce", (f, z))
+@matches(prim("reducePart", "f", "z", "n", why="it rewrites reducePart f z 1")
+         .where(lambda m: m.n == 1, "it rewrites reducePart f z 1"))
+def _partial_to_reduce(m, site: Site, p) -> Expr:
+    return Prim("reduce", (m.f, m.z))
 
 
 PARTIAL_TO_REDUCE = Rule(
@@ -175,15 +143,14 @@ PARTIAL_TO_REDUCE = Rule(
     _partial_to_reduce)
 
 
-def _partial_reorder(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reducePart"):
-        return Refused("it rewrites reducePart f z n")
+@matches(REDUCE_PART)
+def _partial_reorder(m, site: Site, p) -> Expr:
     return compose(site.node, Prim("reorder"))
 
 
 PARTIAL_REORDER = Rule(
     "partial-reorder", "reducePart f z n → reducePart f z n ∘ reorder", "algorithmic",
-    "ICFP Fig. 6d (3)", _partial_reorder, tags=frozenset({IDENTITY}))
+    "ICFP Fig. 6d (3)", _partial_reorder)
 
 
 def integer_root(value: int, k: int) -> int | None:
@@ -194,10 +161,9 @@ def integer_root(value: int, k: int) -> int | None:
     return None
 
 
-def _partial_iterate(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reducePart"):
-        return Refused("it rewrites reducePart f z n")
-    f, z, n = site.node.args
+@matches(REDUCE_PART)
+def _partial_iterate(m, site: Site, p) -> Expr | Refused:
+    f, z, n = m.f, m.z, m.n
     length = array_length(site)
     k = p["k"]
     if not (k.is_integer_constant and 1 <= int(k) <= 64):
@@ -231,10 +197,9 @@ PARTIAL_ITERATE = Rule(
     params=(RuleParam("k", "number of iterations", _iterate_candidates),))
 
 
-def _partial_split(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reducePart"):
-        return Refused("it rewrites reducePart f z n")
-    f, z, n = site.node.args
+@matches(REDUCE_PART)
+def _partial_split(m, site: Site, p) -> Expr | Refused:
+    f, z, n = m.f, m.z, m.n
     j = p["j"]
     if n.divisible_by(j) is False:
         return Refused(f"{j} does not divide the number of results {n}")
@@ -266,9 +231,8 @@ PARTIAL_SPLIT = Rule(
 # --- (e) cancellation ------------------------------------------------------------------------
 
 def _cancel(outer: str, inner: str):
-    def rewrite(site: Site, p):
-        if not (is_prim(site.node, outer) and is_prim(site.next, inner)):
-            return Refused(f"it rewrites {outer} ∘ {inner}")
+    @matches(pair(prim(outer), prim(inner), why=f"it rewrites {outer} ∘ {inner}"))
+    def rewrite(m, site: Site, p):
         if outer.startswith("split"):  # split n ∘ join: the chunks must have length n
             t = site.next_typing.args[0] if site.next_typing else None
             if t is not None and t.elem.size != site.node.args[0]:
@@ -296,11 +260,13 @@ CANCELLATIONS = [
 FUSABLE_MAPS = ("map", "mapSeq")
 
 
-def _map_fusion(site: Site, p) -> list | Refused:
-    node, nxt = site.node, site.next
-    if not (isinstance(node, Prim) and node.name in FUSABLE_MAPS and isinstance(nxt, Prim)
-            and nxt.name == node.name):
-        return Refused("it rewrites map f ∘ map g (two maps of the same kind)")
+_TWO_MAPS = "it rewrites map f ∘ map g (two maps of the same kind)"
+
+
+@matches(pair(prim(FUSABLE_MAPS, name="first"), prim(FUSABLE_MAPS, name="second"), why=_TWO_MAPS)
+         .where(lambda m: m.first.name == m.second.name, _TWO_MAPS))
+def _map_fusion(m, site: Site, p) -> list:
+    node, nxt = m.first, m.second
     return [Prim(node.name, (compose(node.args[-1], nxt.args[-1]),))]
 
 
@@ -332,12 +298,10 @@ def fused_operator(f: Expr, g: Expr) -> Expr:
     return Lambda(((acc, x),), combine(f, Var(acc), apply_to(g, Var(x))))
 
 
-def _reduce_seq_fusion(site: Site, p) -> list | Refused:
-    node, nxt = site.node, site.next
-    if not (is_prim(node, "reduceSeq") and is_prim(nxt, "mapSeq")):
-        return Refused("it rewrites reduceSeq f z ∘ mapSeq g")
-    f, z = node.args
-    return [Prim("reduceSeq", (fused_operator(f, nxt.args[0]), z))]
+@matches(pair(prim("reduceSeq", "f", "z"), prim("mapSeq", "g"),
+              why="it rewrites reduceSeq f z ∘ mapSeq g"))
+def _reduce_seq_fusion(m, site: Site, p) -> list:
+    return [Prim("reduceSeq", (fused_operator(m.f, m.g), m.z))]
 
 
 REDUCE_SEQ_FUSION = Rule(
