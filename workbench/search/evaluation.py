@@ -42,6 +42,7 @@ def evaluate_candidate(job: dict) -> dict:
               "sizes": job["sizes"], "device": job.get("device") or "default",
               **_ranking(job)}
     try:
+        from ..cluster import pinned_device, placement
         from ..notation import parse
         from ..notation.program import user_functions
         from ..run import run
@@ -49,7 +50,8 @@ def evaluate_candidate(job: dict) -> dict:
         functions = user_functions(job.get("definitions", ""))
         expr = parse(job["expression"], functions)
         inputs, expected = _inputs_and_expected(job, functions)
-        result = run(expr, *inputs, device=job.get("device"), repeat=job.get("repeat", 10),
+        result = run(expr, *inputs, device=pinned_device(job.get("device")),
+                     repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
                      expected=expected, cutoff_ms=job.get("cutoff_ms"))
         record.update(status=result.status, correct=result.correct, message=result.message,
@@ -58,6 +60,7 @@ def evaluate_candidate(job: dict) -> dict:
                       max_error=result.max_error,
                       source_sha256=result.source_sha256, device_name=result.device,
                       codegen_ms=result.codegen_ms, build_ms=result.build_ms)
+        record.update(placement(job.get("device")))  # a Dask worker's host and device
     except Exception as err:  # a bug in one candidate must not end the search
         record.update(status="error", correct=False, message=f"{type(err).__name__}: {err}",
                       kernel_ms=None)
