@@ -20,7 +20,15 @@ from ..expr import (
 )
 from ..sizes import Size
 from .match import array_length, divides, is_prim, map_of, matches, pair, prim
-from .rule import Refused, Rule, RuleParam, Site, fractions_of, powers_of_two_dividing
+from .rule import (
+    IDENTITY,
+    Refused,
+    Rule,
+    RuleParam,
+    Site,
+    fractions_of,
+    powers_of_two_dividing,
+)
 
 __all__ = ["RULES", "array_length", "divides", "is_prim", "fused_operator", "integer_root",
            "combine", "apply_to"]  # the predicates re-exported from match for older imports
@@ -38,7 +46,7 @@ def _iterate_decomposition(match, site: Site, p) -> Expr | Refused:
 
 ITERATE_DECOMPOSITION = Rule(
     "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
-    "ICFP Fig. 6a", _iterate_decomposition,
+    "ICFP Fig. 6a", _iterate_decomposition, tags=frozenset({IDENTITY}),
     params=(RuleParam("m", "iterations of the first part", lambda s: (
         [Size.const(i) for i in range(1, int(s.node.args[0].value))]
         if is_prim(s.node, "iterate") and s.node.args[0].is_integer_constant else [])),))
@@ -61,7 +69,7 @@ REORDER_COMMUTE_LEFT = Rule(
     _map_then_reorder, pair=True)
 REORDER_COMMUTE_RIGHT = Rule(
     "reorder-commute-back", "reorder ∘ map f → map f ∘ reorder", "algorithmic", "ICFP Fig. 6b",
-    _reorder_then_map, pair=True)
+    _reorder_then_map, pair=True, tags=frozenset({IDENTITY}))
 
 
 # --- (c) split-join ---------------------------------------------------------------------------
@@ -150,7 +158,7 @@ def _partial_reorder(m, site: Site, p) -> Expr:
 
 PARTIAL_REORDER = Rule(
     "partial-reorder", "reducePart f z n → reducePart f z n ∘ reorder", "algorithmic",
-    "ICFP Fig. 6d (3)", _partial_reorder)
+    "ICFP Fig. 6d (3)", _partial_reorder, tags=frozenset({IDENTITY}))
 
 
 def integer_root(value: int, k: int) -> int | None:
