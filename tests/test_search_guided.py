@@ -177,3 +177,48 @@ def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_p
     new = [r for r in result.log if r["key"] not in logged]
     assert result.from_log == len(recorded)
     assert result.evaluated == len(recorded) + 30 and len(new) >= 20
+
+
+def test_a_code_generator_bug_is_an_internal_error_and_a_refusal_is_not(monkeypatch):
+    from workbench.codegen import CodegenError
+    from workbench.search import guided
+
+    def buggy(expr, *types, **options):
+        raise KeyError("a bug of the code generator")
+
+    def refusing(expr, *types, **options):
+        raise CodegenError("not generated here")
+
+    ctx = _context()
+    ctx.model = ctx.cost_model()
+    monkeypatch.setattr(guided, "opencl", refusing)
+    assert Candidates(ctx, ctx.model).complete(ASUM, []) is None and not ctx.internal_errors
+    ctx.completions.clear()
+    monkeypatch.setattr(guided, "opencl", buggy)
+    assert Candidates(ctx, ctx.model).complete(ASUM, []) is None
+    [error] = ctx.internal_errors
+    assert error.where == "completion (guided)" and error.expression == str(ASUM)
+    assert error.error == "KeyError: 'a bug of the code generator'"
+    assert "in buggy" in error.traceback and "raise KeyError" in error.traceback
+
+
+def test_a_search_reports_its_internal_errors_with_their_tracebacks(monkeypatch):
+    from workbench.search import guided
+
+    generate = guided.opencl
+
+    def buggy_for_warps(expr, *types, **options):
+        if "mapWarp" in str(expr):
+            raise IndexError("a bug of the code generator")
+        return generate(expr, *types, **options)
+
+    monkeypatch.setattr(guided, "opencl", buggy_for_warps)
+    log = read(DATA / "asum_4096_guided.jsonl")
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=4, replay_log=log,
+                    repeat=3)
+    assert result.internal_errors and result.best is not None
+    assert all("mapWarp" in e.expression for e in result.internal_errors)
+    assert f"; {len(result.internal_errors)} internal error" in result.outcome
+    assert "IndexError: a bug of the code generator" in str(result)
+    reported = result.as_json()["internal_errors"][0]
+    assert "raise IndexError" in reported["traceback"]

@@ -35,6 +35,7 @@ from .evaluation import (
     ReplayEvaluator,
     job_key,
 )
+from .internal import InternalError
 from .log import (
     Log,
     LogError,
@@ -94,6 +95,8 @@ class SearchResult:
     remeasured: int = 0  # candidates of a log of another device or inputs measured again
     restarts: int = 0  # worker processes started again after a candidate killed its worker
     lost_seconds: float = 0.0  # time spent on candidates that crashed or ran out of time
+    # bugs met while the strategy prepared candidates (``internal``), each with its traceback
+    internal_errors: list[InternalError] = field(default_factory=list)
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -121,10 +124,12 @@ class SearchResult:
         """One line: what was found, or that nothing correct was."""
         failures = _counted(self.failures_by_kind)
         among = f"among {_plural(self.evaluated, 'candidate')}"
+        bugs = (f"; {_plural(len(self.internal_errors), 'internal error')}"
+                if self.internal_errors else "")
         if self.best is None:
-            return f"no correct kernel {among}" + (f" ({failures})" if failures else "")
+            return f"no correct kernel {among}" + (f" ({failures})" if failures else "") + bugs
         ms = f"{self.best_kernel_ms:.4f} ms" if self.best_kernel_ms is not None else "no time"
-        return f"best {ms} {among}" + (f"; {failures}" if failures else "")
+        return f"best {ms} {among}" + (f"; {failures}" if failures else "") + bugs
 
     @property
     def timing_text(self) -> str:
@@ -170,6 +175,11 @@ class SearchResult:
         if self.restarts or self.lost_seconds:
             notes.append(f"crashes and time-outs: {_plural(self.restarts, 'worker')} started "
                          f"again, {self.lost_seconds:.1f} s lost")
+        if self.internal_errors:
+            first = self.internal_errors[0]
+            notes.append(f"{_plural(len(self.internal_errors), 'internal error')} (a bug of "
+                         f"the workbench; .internal_errors holds their tracebacks), the "
+                         f"first in {first.where}: {first.error}")
         return notes
 
     def __str__(self) -> str:
@@ -210,7 +220,8 @@ class SearchResult:
                 "from_log": self.from_log, "stopped": self.stopped, "model": self.model,
                 "details": self.details, "time_limit": self.time_limit,
                 "device": self.device, "remeasured": self.remeasured,
-                "restarts": self.restarts, "lost_seconds": self.lost_seconds}
+                "restarts": self.restarts, "lost_seconds": self.lost_seconds,
+                "internal_errors": [e.as_json() for e in self.internal_errors]}
 
 
 def _counted(counts: dict[str, int]) -> str:
@@ -252,10 +263,18 @@ class Context:
         self.started = time.time()
         self.replayed = replayed  # the records a replayed search answers from
         self.features: dict[str, dict] = {}  # candidate key -> its cost-model features
+        # expression text -> (lowered, completion steps, features): the guided search's
+        # default completions, computed once per search
+        self.completions: dict[str, tuple] = {}
         self.model = self.prior_model = None  # the cost model (guided): prior and fitted
         self._widths: tuple | None = None
         self.options: dict = {}  # a strategy's options (search(..., options=...))
         self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
+        self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
+
+    def internal_error(self, where: str, expr, err: BaseException) -> None:
+        """A bug (not a refusal) met while preparing a candidate: kept for the result."""
+        self.internal_errors.append(InternalError.of(where, expr, err))
 
     @property
     def vector_widths(self) -> tuple[int, ...] | None:
@@ -507,7 +526,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                         details=ctx.details, time_limit=time_limit, device=identity,
                         remeasured=remeasured,
                         restarts=getattr(evaluator, "restarts", 0),
-                        lost_seconds=getattr(evaluator, "lost_seconds", 0.0))
+                        lost_seconds=getattr(evaluator, "lost_seconds", 0.0),
+                        internal_errors=ctx.internal_errors)
 
 
 def _json_options(options: dict) -> dict:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 
 from ..codegen.program import opencl
+from ..errors import WorkbenchError
 from ..expr import Expr
 from ..rules.lowering import lower
 from ..run import private_arrays_refused
@@ -38,8 +39,6 @@ class Candidates:
     def __init__(self, ctx, model: cost.CostModel):
         self.ctx = ctx
         self.model = model
-        if not hasattr(ctx, "completions"):
-            ctx.completions = {}
         self.known: dict[str, tuple] = ctx.completions  # text -> (low, completed, features)
 
     def complete(self, expr: Expr, steps: list[Step]) -> tuple[Expr, list[Step], dict] | None:
@@ -58,9 +57,12 @@ class Candidates:
         try:
             low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
             program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
-        except Exception:  # cannot be lowered or generated: not a candidate
+        except WorkbenchError:  # cannot be lowered or generated: not a candidate
             return None, [], None
-        if getattr(self.ctx, "replayed", None) is None and \
+        except Exception as err:  # a bug: reported in the result, and not a candidate
+            self.ctx.internal_error("completion (guided)", expr, err)
+            return None, [], None
+        if self.ctx.replayed is None and \
                 private_arrays_refused(program, self.ctx.device):
             return None, [], None  # the device would refuse it: not a candidate either
         return low, completed, self.model.features(program)

@@ -142,7 +142,10 @@ def ranked(ctx, pool: int | None = None) -> None:
             continue
         try:
             score = cost.estimate(opencl(expr, *ctx.types, sizes=ctx.sizes))
-        except Exception:  # what cannot be generated ranks last (and is still logged)
+        except WorkbenchError:  # what cannot be generated ranks last (and is still logged)
+            score = float("inf")
+        except Exception as err:  # a bug: reported in the result, and ranked last too
+            ctx.internal_error("ranking (ranked)", expr, err)
             score = float("inf")
         found[str(expr)] = (score, expr, steps)
     order = sorted(found.values(), key=lambda t: t[0])
