@@ -631,3 +631,38 @@ def test_every_time_shown_carries_its_range_and_rates():
     table = wb.runs.table.value
     assert "GB/s" in table and re.search(r"interpreter \(NumPy\).*?\d\.\d{4} \[\d", table, re.S)
     assert ("wb-resolution-note" in table) == m.below_resolution
+
+
+def test_selecting_a_node_shades_the_opencl_lines_it_generates():
+    from workbench import load
+
+    wb = Workbench(load(_program("blas.lift"))["asum"], auto_run=False)
+    wb.wait()
+    code = wb.code_text
+    assert code.line_paths and len(code.line_paths) == len(code.source.rstrip("\n").split("\n"))
+    wb.select("1")  # map abs: its kernel's lines
+    shaded = re.findall(r'<div class="wb-line wb-line-selected" data-path="([^"]*)"',
+                        wb.code.value)
+    assert shaded and set(shaded) == {"1"}
+    marked = [line for line, p in zip(code.source.split("\n"), code.line_paths) if p == "1"]
+    assert any("asum_abs" in line and "=" in line for line in marked)
+    wb.select("0")  # the reduction: other lines
+    again = re.findall(r'wb-line-selected" data-path="([^"]*)"', wb.code.value)
+    assert again and set(again) == {"0"}
+
+
+def test_the_code_panel_shows_the_difference_from_the_step_before():
+    wb = Workbench(scal(), sizes={"N": 1024}, auto_run=False)
+    wb.wait()
+    assert "wb-diff" not in wb.code.value  # step 0 has no step before
+    wb.select("root")
+    wb.choose("split-join", n=256)
+    wb.apply_button.click()
+    wb.wait()
+    before = wb.code_before.source.splitlines()
+    after = wb.code_text.source.splitlines()
+    assert before != after
+    page = wb.code.value
+    assert "difference from step 0" in page
+    removed = [line for line in before if line not in after]
+    assert removed and html.escape("-" + removed[0]) in page

@@ -201,7 +201,60 @@ function render({ model, el }) {
   };
   draw();
   model.on("change:svg", draw);
-  return () => model.off("change:svg", draw);
+
+  // Tree nodes and OpenCL lines light each other up: hovering a node shades the lines it
+  // generates (each line carries its node's path in data-path), hovering a line outlines
+  // its node, and clicking a line selects its node.
+  const root = () => el.closest(".wb-workbench") || document;
+  const below = (path, node) => node === "root" || path === node
+    || path.startsWith(node + ".");
+  const linesOf = (node) => {
+    const lines = [...root().querySelectorAll(".wb-opencl [data-path]")];
+    const own = lines.filter((l) => below(l.dataset.path, node));
+    if (own.length) return own;
+    const above = lines.map((l) => l.dataset.path).filter((p) => below(node, p));
+    if (!above.length) return [];
+    const depth = (p) => (p === "root" ? 0 : p.split(".").length);
+    const nearest = above.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+    return lines.filter((l) => l.dataset.path === nearest);
+  };
+  const pathOf = (node) => {
+    const title = node.querySelector("title");
+    return node.getAttribute("data-path") || (title ? title.textContent : "");
+  };
+  const clear = () => {
+    root().querySelectorAll(".wb-line-hover").forEach((l) => l.classList.remove("wb-line-hover"));
+    el.querySelectorAll(".wb-node-hover").forEach((n) => n.classList.remove("wb-node-hover"));
+  };
+  const onOver = (event) => {
+    const node = event.target.closest && event.target.closest("g.node, [data-path]");
+    if (node && el.contains(node)) {
+      clear();
+      linesOf(pathOf(node)).forEach((l) => l.classList.add("wb-line-hover"));
+      return;
+    }
+    const line = event.target.closest && event.target.closest(".wb-opencl [data-path]");
+    if (line && root().contains(line) && root() !== document) {
+      clear();
+      el.querySelectorAll("g.node, [data-path]").forEach((n) => {
+        if (pathOf(n) === line.dataset.path) n.classList.add("wb-node-hover");
+      });
+    }
+  };
+  const onClick = (event) => {
+    const line = event.target.closest && event.target.closest(".wb-opencl [data-path]");
+    if (line && root() !== document && root().contains(line)) {
+      model.set("selected", line.dataset.path);
+      model.save_changes();
+    }
+  };
+  document.addEventListener("mouseover", onOver);
+  document.addEventListener("click", onClick);
+  return () => {
+    model.off("change:svg", draw);
+    document.removeEventListener("mouseover", onOver);
+    document.removeEventListener("click", onClick);
+  };
 }
 export default { render };
 """

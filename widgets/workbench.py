@@ -98,6 +98,10 @@ STYLE = """<style>
 .wb-workbench .wb-tree::-webkit-scrollbar-thumb { background: #a1a1aa; border-radius: 5px; }
 .wb-workbench .wb-tree::-webkit-scrollbar-track { background: #f4f4f5; }
 .wb-workbench .wb-controls { position: sticky; top: 0; align-self: flex-start; }
+.wb-workbench .wb-line-hover { background: #fde68a !important; }
+.wb-workbench .wb-opencl [data-path] { cursor: pointer; }
+.wb-workbench .wb-node-hover path, .wb-workbench .wb-node-hover polygon,
+.wb-workbench .wb-node-hover ellipse { stroke: #f59e0b; stroke-width: 3; }
 .wb-workbench .wb-size-refused input { border-color: #b91c1c; background: #fef2f2; }
 </style>"""
 
@@ -153,6 +157,8 @@ class Workbench(w.VBox):
         self.code.add_class("wb-code")
         self.code_worker = Worker("code", self.code_status, self.code_errors)
         self.code_text: code_panel.StepCode | None = None
+        self.code_before: code_panel.StepCode | None = None  # the step before's, for the diff
+        self._codes: dict[tuple, code_panel.StepCode] = {}
         self.device_menu = DeviceMenu(device)
         self.device_menu.observe_choice(self._device_chosen)
         self.runs = RunPanel(lambda: self.derivation, device, self.errors, sizes, repeat,
@@ -318,6 +324,7 @@ class Workbench(w.VBox):
     # --- views ----------------------------------------------------------------------------
     def _selected(self, _change=None) -> None:
         self.rules.show(self.current, self.derivation.input_types, self.tree.selected)
+        self._show_code()
 
     def _highlight(self, paths: set[str]) -> None:
         self._changed_nodes = paths
@@ -354,21 +361,42 @@ class Workbench(w.VBox):
 
     def _generate(self) -> None:
         self._version += 1
-        version, expr, step = self._version, self.current, len(self.derivation.steps)
+        version, step = self._version, len(self.derivation.steps)
+        exprs = self.derivation.expressions()
+        expr, previous = exprs[-1], (exprs[-2] if len(exprs) > 1 else None)
         sizes = self.runs.sizes()
         refused = self.runs.size_problem
 
-        def done(result: code_panel.StepCode) -> None:
+        def done(result: tuple) -> None:
             if version == self._version:
-                self.code_text = result
-                self.code.value = code_panel.code_html(result, step)
-                self.sections["code"].summarize(code_panel.summary(result, step))
+                self.code_text, self.code_before = result
+                self._show_code()
+                self.sections["code"].summarize(code_panel.summary(self.code_text, step))
 
         if refused:  # the size box says why; no code is generated for such sizes
-            done(code_panel.StepCode(str(expr), problem=refused))
+            done((code_panel.StepCode(str(expr), problem=refused), None))
             return
-        self.code_worker.submit(f"OpenCL of step {step}",
-                                lambda: code_panel.generate(expr, sizes), done)
+
+        def job() -> tuple:
+            before = None if previous is None else self._code(previous, sizes)
+            return self._code(expr, sizes), before
+
+        self.code_worker.submit(f"OpenCL of step {step}", job, done)
+
+    def _code(self, expr: Expr, sizes: dict[str, int]) -> code_panel.StepCode:
+        """The code of one step at ``sizes`` (kept: the diff needs the step before)."""
+        key = (str(expr), tuple(sorted(sizes.items())))
+        if key not in self._codes:
+            if len(self._codes) > 64:
+                self._codes.clear()
+            self._codes[key] = code_panel.generate(expr, sizes)
+        return self._codes[key]
+
+    def _show_code(self) -> None:
+        """The code panel, with the selected node's lines shaded."""
+        if self.code_text is not None:
+            self.code.value = code_panel.code_html(self.code_text, len(self.derivation.steps),
+                                                   self.tree.selected, self.code_before)
 
     # --- for scripts and tests ------------------------------------------------------------
     def wait(self, timeout: float | None = 120) -> None:

@@ -59,13 +59,16 @@ def value(v: ir.Value) -> str:
 # --- statements ----------------------------------------------------------------------------
 
 class _Printer:
-    def __init__(self):
+    def __init__(self, path: tuple | None = None):
         self.lines: list[str] = []
+        self.paths: list[tuple | None] = []  # each line's expression path (source_map)
+        self.path = path  # of the innermost loop with a known path, else the kernel's
         self.depth = 1
         self.warps: list[ir.Loop] = []  # enclosing warp loops
 
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
+        self.paths.append(self.path)
 
     def nested(self, head: str, body: tuple[ir.Stmt, ...], first: str | None = None) -> None:
         self.line(head)
@@ -145,6 +148,15 @@ class _Printer:
         return True
 
     def loop(self, s: ir.Loop) -> None:
+        outer = self.path
+        if s.path is not None:
+            self.path = tuple(s.path)
+        try:
+            self._loop(s)
+        finally:
+            self.path = outer
+
+    def _loop(self, s: ir.Loop) -> None:
         if s.origin:
             self.line(f"/* {_comment(s.origin)} */")
         kind = "long" if s.wide else "int"
@@ -195,18 +207,22 @@ def _comment(text: str) -> str:
     return text.replace("*/", "* /").replace("\r", " ").replace("\n", " ")
 
 
-def kernel_source(kernel: ir.Kernel) -> str:
+def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
+    """A kernel's OpenCL C; ``paths``, when given, is extended with each line's expression
+    path (the innermost map loop's where known, else the kernel's stage)."""
     params = []
     for b in kernel.params:
         const = "const " if b.role == "input" else ""
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
-    printer = _Printer()
+    printer = _Printer(tuple(kernel.path))
     # Local memory is declared at kernel scope (OpenCL allows it nowhere else).
     for b in kernel.locals:
         printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}];")
     for stmt in kernel.body:
         printer.stmt(stmt)
     head = f"kernel void {kernel.name}({', '.join(params)}) {{"
+    if paths is not None:
+        paths.extend([tuple(kernel.path), *printer.paths, tuple(kernel.path)])
     return "\n".join([head, *printer.lines, "}"])
 
 
@@ -261,5 +277,26 @@ def program_source(module: ir.Module) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["program_source", "kernel_source", "declarations_source", "value", "index",
+def source_map(module: ir.Module) -> list[tuple | None]:
+    """The expression path each line of ``program_source(module)`` comes from (None for
+    declarations and blank lines): the provenance the widget links tree nodes and lines by."""
+    parts: list[list] = []
+    if uses_warp_barriers(module):  # a part's text ends with a newline: one more line
+        parts.append([None] * (WARP_BARRIER.count("\n") + 1))
+    if module.declarations:
+        parts.append([None] * (declarations_source(module.declarations).count("\n") + 1))
+    for kernel in module.kernels:
+        parts.append([tuple(kernel.path)])
+        paths: list = []
+        kernel_source(kernel, paths)
+        parts.append(paths)
+    out: list = []
+    for k, part in enumerate(parts):
+        if k:
+            out.append(None)  # the blank line between parts
+        out.extend(part)
+    return out
+
+
+__all__ = ["program_source", "source_map", "kernel_source", "declarations_source", "value", "index",
            "ScalarType", "TupleType", "VectorType"]
