@@ -84,6 +84,21 @@ def test_stencil_over_overlapping_blocks_is_the_stencil(rows, cols, d, extra, se
                                      devices=d), evaluate(CLAMPED, x))
 
 
+LOWERED_DOT = parse("λxs ys. (reduceSeq (+) 0 ∘ join ∘ mapGlobal (reduceSeq (λ(acc, x). "
+                    "acc + (*) x) 0) ∘ split 128) (zip xs ys)")
+LOWERED_SCAL = parse("λa. join ∘ mapWorkgroup (mapLocal (*a)) ∘ split 32")
+
+
+@given(groups=st.integers(1, 12), d=devices, seed=st.integers(0, 2**16))
+def test_lowered_programs_are_cut_between_the_groups_of_their_splits(groups, d, seed):
+    x, y = floats(128 * groups, seed), floats(128 * groups, seed + 1)
+    got = evaluate_distributed(LOWERED_DOT, x, y, distributions=["block", "block"], devices=d)
+    assert same(got, evaluate(LOWERED_DOT, x, y))
+    got = evaluate_distributed(LOWERED_SCAL, np.float32(-2), x, distributions=["copy", "block"],
+                               devices=d)
+    assert np.array_equal(got, evaluate(LOWERED_SCAL, np.float32(-2), x))
+
+
 kinds = st.sampled_from([Block(), Copy(), Overlap(0), Overlap(1), Overlap(3)])
 
 
@@ -106,6 +121,8 @@ def test_blocks_cover_the_rows_evenly(n, d):
     assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
     sizes = [b - a for a, b in bounds]
     assert max(sizes) - min(sizes) <= 1
+    granular = block_bounds(n, d, 8)
+    assert granular[-1][1] == n and all(a % 8 == 0 or a == n for a, _ in granular)
 
 
 def test_an_overlap_part_holds_its_halo_rows():

@@ -21,7 +21,7 @@ TWO_POCL = {"POCL_DEVICES": "pthread pthread"}
 CHILD = r"""
 import json, sys
 import numpy as np
-from workbench import load, run
+from workbench import Derivation, load, run
 from workbench.distribution import distribute, redistribute
 from workbench.opencl_devices import devices
 
@@ -39,6 +39,8 @@ out = {"pair": pair}
 cases = {
     "dot": (blas["dot"], (x, y), ["block", "block"]),
     "scal": (blas["scal"], (np.float32(3), x), ["copy", "block"]),
+    "lowered dot": (Derivation.load("workbench/derivations/blas_dot.json").current,
+                    (x[:128 * 39], y[:128 * 39]), ["block", "block"]),
     "blur": (skelcl["gaussianBlur"], (image, weights), [("overlap", 1), "copy"]),
     "blur given distributed": (skelcl["gaussianBlur"],
                                (distribute(image, ("overlap", 1), 2), weights),
@@ -72,7 +74,7 @@ def two_pocl_runs() -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("name", ["dot", "scal", "blur", "blur given distributed",
+@pytest.mark.parametrize("name", ["dot", "scal", "lowered dot", "blur", "blur given distributed",
                                   "blur redistributed"])
 def test_a_distributed_run_is_checked_and_timed_per_device(two_pocl_runs, name):
     r = two_pocl_runs[name]
@@ -89,6 +91,9 @@ def test_a_distributed_run_is_checked_and_timed_per_device(two_pocl_runs, name):
 def test_each_device_computes_its_own_block(two_pocl_runs):
     assert [e["rows"] for e in two_pocl_runs["dot"]["per_device"]] == [[0, 2502], [2502, 5003]]
     assert [e["rows"] for e in two_pocl_runs["blur"]["per_device"]] == [[0, 34], [34, 67]]
+    # cut between the groups of 128 of its split
+    assert [e["rows"] for e in two_pocl_runs["lowered dot"]["per_device"]] == \
+        [[0, 128 * 20], [128 * 20, 128 * 39]]
     assert two_pocl_runs["blur"]["same_as_one_device"]
 
 

@@ -20,7 +20,9 @@ A program splits by a rule per skeleton (``SPLIT_RULES``; each returns a ``Split
 reason it does not apply, like the rewrite rules):
 
 - ``map``: ``map f (zip xs ys ...)`` over block-distributed inputs runs the same program on
-  every device's blocks; the outputs are concatenated (SkelCL's map skeleton, Sect. 3.2.1);
+  every device's blocks; the outputs are concatenated (SkelCL's map skeleton, Sect. 3.2.1).
+  A lowered map (``join ∘ mapWorkgroup f ∘ split 256``) splits too, its blocks cut between
+  the groups of its splits;
 - ``reduce``: ``(reduce ⊕ z ∘ map f ...) xs`` runs on every block to a partial result, and
   the partial results are combined with ``⊕`` (SkelCL's reduce: a partial reduction per
   device, the last step on one);
@@ -96,14 +98,17 @@ def distribution(spec, where: str = "distribution") -> Distribution:
                         f"(SkelCL's distributions; h: halo rows)", where)
 
 
-def block_bounds(length: int, devices: int) -> list[tuple[int, int]]:
-    """Each device's block ``(start, stop)`` of ``length`` rows: as even as it goes, the
-    first blocks one row longer where it does not divide (empty blocks at the end when
-    there are more devices than rows)."""
-    base, extra = divmod(length, devices)
+def block_bounds(length: int, devices: int, granule: int = 1) -> list[tuple[int, int]]:
+    """Each device's block ``(start, stop)`` of ``length`` rows: as even as it goes in whole
+    granules of ``granule`` rows (a program that splits its rows by 128 is cut between
+    groups), the first blocks one granule longer where it does not divide, the last holding
+    what is left of a granule (empty blocks at the end when there are more devices than
+    granules)."""
+    units = -(-length // granule)
+    base, extra = divmod(units, devices)
     out, start = [], 0
     for d in range(devices):
-        stop = start + base + (1 if d < extra else 0)
+        stop = min(length, start + (base + (1 if d < extra else 0)) * granule)
         out.append((start, stop))
         start = stop
     return out
@@ -139,8 +144,9 @@ class DistributedArray:
                 f"device: {rows})")
 
 
-def distribute(array, dist, devices: int) -> DistributedArray:
-    """``array`` spread over ``devices`` devices by ``dist`` (see ``distribution``)."""
+def distribute(array, dist, devices: int, granule: int = 1) -> DistributedArray:
+    """``array`` spread over ``devices`` devices by ``dist`` (see ``distribution``; blocks
+    in whole granules of ``granule`` rows, ``block_bounds``)."""
     dist = distribution(dist)
     if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
         raise ArgumentError(f"devices = {devices!r}: give a whole number of devices, at "
@@ -154,7 +160,7 @@ def distribute(array, dist, devices: int) -> DistributedArray:
         raise ArgumentError(f"a scalar cannot be given the distribution {dist}: it has no "
                             f"rows to cut; give it \"copy\"", "distributions")
     n = value.shape[0]
-    owned = block_bounds(n, devices)
+    owned = block_bounds(n, devices, granule)
     halo = dist.halo if isinstance(dist, Overlap) else 0
     held = [(max(0, a - halo), min(n, b + halo)) if b > a else (a, a) for a, b in owned]
     return DistributedArray(dist, [value[a:b] for a, b in held], held, owned, value.shape,
@@ -248,6 +254,29 @@ def _is_map(stage: Expr) -> bool:
     return isinstance(stage, Prim) and stage.name.startswith("map")
 
 
+GROUPING = {"split", "splitVec"}  # rows grouped by n: blocks must hold whole groups
+UNGROUPING = {"join", "joinVec"}
+
+
+def _granule(stages: Sequence[Expr]) -> int | str:
+    """The number of rows a block must be a multiple of for ``stages`` (maps, and the
+    ``split n``/``join`` around them that a lowered program has) to be computed block by
+    block: ``P (xs₁ ++ xs₂) = P xs₁ ++ P xs₂`` whenever ``xs₁`` holds a multiple of it (the
+    product of the split widths). The reason when a stage is none of those."""
+    granule = 1
+    for stage in stages:
+        if _is_map(stage) or isinstance(stage, Prim) and stage.name in UNGROUPING:
+            continue
+        if isinstance(stage, Prim) and stage.name in GROUPING:
+            width = _constant(stage.args[0])
+            if width is None:
+                return f"{stage} groups rows by a size that is not a constant"
+            granule *= width
+            continue
+        return f"{stage} is not a map (nor a split or join around maps)"
+    return granule
+
+
 def _uses(stage: Expr, names: set[str]) -> set[str]:
     return set(stage.free_vars()) & names
 
@@ -266,9 +295,9 @@ def _check_inputs(shape: _Shape, dists: list, wanted: type, what: str) -> str | 
     return None
 
 
-def _parts(values: list, dists: list, devices: int) -> tuple[list[int], list[list],
-                                                              list[DistributedArray]]:
-    spread = [distribute(v, d, devices) for v, d in zip(values, dists)]
+def _parts(values: list, dists: list, devices: int, granule: int = 1
+           ) -> tuple[list[int], list[list], list[DistributedArray]]:
+    spread = [distribute(v, d, devices, granule) for v, d in zip(values, dists)]
     blocks = [s for s in spread if not isinstance(s.distribution, Copy)]
     busy = [d for d in range(devices) if all(s.owned[d][1] > s.owned[d][0] for s in blocks)]
     return busy, [[s.parts[d] for s in spread] for d in busy], spread
@@ -291,14 +320,17 @@ def _map_split(expr: Expr, values: list, dists: list, devices: int) -> Split | s
     shape = _shape(expr, len(values))
     if isinstance(shape, str):
         return shape
-    if not shape.stages or not all(_is_map(s) for s in shape.stages):
+    if not shape.stages or not any(_is_map(s) for s in shape.stages):
         return "the program is not a map (or maps) over its inputs"
+    granule = _granule(shape.stages)
+    if isinstance(granule, str):
+        return granule
     why = _check_inputs(shape, dists, Block, "the map") or _lengths_agree(values, shape)
     if why:
         return why
     if any(_uses(s, set(shape.sources)) for s in shape.stages):
         return "a map's function reads a block-distributed input whole"
-    busy, inputs, spread = _parts(values, dists, devices)
+    busy, inputs, spread = _parts(values, dists, devices, granule)
     source = spread[shape.names.index(shape.sources[0])]
     return Split("map", busy, inputs, _concatenate, [source.owned[d] for d in busy])
 
@@ -311,8 +343,9 @@ def _reduce_split(expr: Expr, values: list, dists: list, devices: int) -> Split 
     if not stages or not (isinstance(stages[0], Prim) and stages[0].name in ("reduce",
                                                                                "reduceSeq")):
         return "the program's last stage is not a reduce"
-    if not all(_is_map(s) for s in stages[1:]):
-        return "the reduce's input is not a map (or maps) over the inputs"
+    granule = _granule(stages[1:])
+    if isinstance(granule, str):
+        return f"the reduce's input: {granule}"
     why = _check_inputs(shape, dists, Block, "the reduce") or _lengths_agree(values, shape)
     if why:
         return why
@@ -323,7 +356,7 @@ def _reduce_split(expr: Expr, values: list, dists: list, devices: int) -> Split 
     if zero is not None and not _neutral(reduction, zero):
         return (f"the reduce's initial value {reduction.args[1]} is not neutral for its "
                 f"operator (z ⊕ z ≠ z): every device's partial result starts from it")
-    busy, inputs, spread = _parts(values, dists, devices)
+    busy, inputs, spread = _parts(values, dists, devices, granule)
 
     def combine(partials: list):
         # SkelCL's last step: the devices' partial results reduced with the same operator
