@@ -9,7 +9,8 @@ from ..nesting import problem_with
 from ..primitives import PRIMITIVES
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
-from .algorithmic import array_length, divides, is_prim
+from .match import array_length, divides, map_of, matches, prim
+from .renaming import renaming
 from .rule import UNROLLING, Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
 # (target primitive, level as in nesting, has a dimension)
@@ -24,18 +25,19 @@ def _free_dim(site: Site, level: str) -> list[Size]:
     return [Size.const(min(d for d in range(3) if d not in used))] if len(used) < 3 else []
 
 
+HIGH_LEVEL_MAP = map_of(why="it rewrites a high-level map f")
+
+
 def _lower_map(target: str, level: str, has_dim: bool):
-    def rewrite(site: Site, p) -> Expr | Refused:
-        if not is_prim(site.node, "map"):
-            return Refused("it rewrites a high-level map f")
+    @matches(HIGH_LEVEL_MAP)
+    def rewrite(m, site: Site, p) -> Expr | Refused:
         if has_dim and not (p["dim"].is_integer_constant and int(p["dim"]) in (0, 1, 2)):
             return Refused(f"the dimension is 0, 1 or 2, not {p['dim']}")
         dim = int(p["dim"].value) if has_dim else 0
         reason = problem_with(level, dim, site.context)
         if reason:
             return Refused(reason)
-        f = site.node.args[0]
-        return Prim(target, (dim, f) if has_dim else (f,))
+        return Prim(target, (dim, m.f) if has_dim else (m.f,))
 
     params = (RuleParam("dim", "OpenCL dimension (0, 1 or 2)",
                         lambda s, lvl=level: _free_dim(s, lvl)),) if has_dim else ()
@@ -50,19 +52,13 @@ def _lower_map(target: str, level: str, has_dim: bool):
 MAP_LOWERINGS = [_lower_map(*spec) for spec in _LOWERINGS]
 
 
-def _reduce_seq(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    return Prim("reduceSeq", site.node.args)
+REDUCE_SEQ = renaming("reduce", "reduceSeq", "f z", "opencl", "ICFP Fig. 7b")
+
+REORDER = prim("reorder", why="it rewrites reorder")
 
 
-REDUCE_SEQ = Rule("reduce→reduceSeq", "reduce f z → reduceSeq f z", "opencl", "ICFP Fig. 7b",
-                  _reduce_seq)
-
-
-def _reorder_stride(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reorder"):
-        return Refused("it rewrites reorder")
+@matches(REORDER)
+def _reorder_stride(m, site: Site, p) -> Expr | Refused:
     s = p["s"]
     bad = divides(s, array_length(site), f"reorderStride {s}")
     return bad or Prim("reorderStride", (s,))
@@ -73,14 +69,12 @@ REORDER_STRIDE = Rule(
     _reorder_stride, params=(RuleParam("s", "stride", lambda s: powers_of_two_dividing(
         array_length(s), proper=False)),))
 REORDER_ID = Rule("reorder→id", "reorder → id", "opencl", "ICFP Fig. 7c",
-                  lambda site, p: Prim("id") if is_prim(site.node, "reorder")
-                  else Refused("it rewrites reorder"))
+                  matches(REORDER)(lambda m, site, p: Prim("id")))
 
 
 def _wrap(space: str, inner: str):
-    def rewrite(site: Site, p) -> Expr | Refused:
-        if not is_prim(site.node, inner):
-            return Refused(f"it wraps a {inner}")
+    @matches(prim(inner, why=f"it wraps a {inner}"))
+    def rewrite(m, site: Site, p) -> Expr | Refused:
         if site.path:
             parent = subterm(site.root, site.path[:-1])
             if isinstance(parent, Prim) and parent.name in ("toGlobal", "toLocal", "toPrivate"):
@@ -129,10 +123,9 @@ def _scalars(t) -> bool:
     return isinstance(t, ScalarType)
 
 
-def _vectorise(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "map"):
-        return Refused("it rewrites a high-level map f")
-    f = site.node.args[0]
+@matches(HIGH_LEVEL_MAP)
+def _vectorise(m, site: Site, p) -> Expr | Refused:
+    f = m.f
     if any(isinstance(n, Prim) and n.name == "mapVec" for _, n in walk(f)):
         return Refused("the function is already vectorised (PACT: vectorise once per path)")
     t = site.typing.args[0] if site.typing and site.typing.args else None

@@ -10,14 +10,15 @@ from __future__ import annotations
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
 from ..types import ArrayType
-from .algorithmic import array_length, integer_root, is_prim
+from .algorithmic import integer_root
+from .match import array_length, is_prim, matches, pair, prim
+from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 
 
 def _inner_cancel(outer: str, inner: str):
-    def rewrite(site: Site, p):
-        if not (is_prim(site.node, outer) and is_prim(site.next, inner)):
-            return Refused(f"it rewrites {outer} ∘ {inner}")
+    @matches(pair(prim(outer), prim(inner), why=f"it rewrites {outer} ∘ {inner}"))
+    def rewrite(m, site: Site, p):
         if outer == "innerSplit":  # the innermost arrays that innerJoin joined have length n
             t = site.next_typing.args[0] if site.next_typing else None
             while isinstance(t, ArrayType) and isinstance(t.elem, ArrayType):
@@ -38,11 +39,9 @@ INNER = [
 ]
 
 
-def _reduce_iterate(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    f, z = node.args
+@matches(prim("reduce", "f", "z", why="it rewrites reduce f z"))
+def _reduce_iterate(m, site: Site, p) -> Expr | Refused:
+    f, z = m.f, m.z
     length = array_length(site)
     k = p["k"]
     if length is None or not length.is_integer_constant:
@@ -73,19 +72,16 @@ REDUCE_ITERATE = Rule(
         "elements to one, k times, leaving one element.")
 
 
-def _reduce_seq_pact(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    levels = {level for level, _ in site.context}
-    if not levels & {"local", "lane"}:
+def _in_a_local_or_lane_map(site: Site) -> Refused | None:
+    if not {level for level, _ in site.context} & {"local", "lane"}:
         return Refused("PACT lowers reduce to reduce-seq only inside a map-local or a "
                        "map-lane (pre-condition mlc ∨ mln)")
-    return Prim("reduceSeq", site.node.args)
+    return None
 
 
-REDUCE_SEQ_PACT = Rule(
-    "reduce→reduceSeq (PACT)", "reduce f z → reduceSeq f z   [mlc ∨ mln]", "opencl",
-    "PACT Fig. lowering (reduction)", _reduce_seq_pact)
+REDUCE_SEQ_PACT = renaming("reduce", "reduceSeq", "f z", "opencl",
+                           "PACT Fig. lowering (reduction)", name="reduce→reduceSeq (PACT)",
+                           note="   [mlc ∨ mln]", condition=_in_a_local_or_lane_map)
 
 
 RULES = [*INNER, REDUCE_ITERATE, REDUCE_SEQ_PACT]

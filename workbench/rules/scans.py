@@ -8,23 +8,15 @@ from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name
 from ..sizes import Size
-from .algorithmic import array_length, combine, divides, is_prim
+from .algorithmic import combine
+from .match import array_length, divides, matches, prim
+from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
-
-def _scan_seq(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "scan"):
-        return Refused("it rewrites scan f z")
-    return Prim("scanSeq", site.node.args)
+SCAN_SEQ = renaming("scan", "scanSeq", "f z", "opencl", "Lift (ScanSeq)")
 
 
-SCAN_SEQ = Rule("scan→scanSeq", "scan f z → scanSeq f z", "opencl", "Lift (ScanSeq)",
-                _scan_seq)
-
-
-def _scan_local(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "scan"):
-        return Refused("it rewrites scan f z")
+def _in_a_workgroup(site: Site) -> Refused | None:
     levels = [level for level, _ in site.context]
     if "workgroup" not in levels:
         return Refused("the work-items of a work-group scan together: it must be inside a "
@@ -35,18 +27,16 @@ def _scan_local(site: Site, p) -> Expr | Refused:
     n = array_length(site)
     if n is not None and n.is_integer_constant and int(n) & (int(n) - 1):
         return Refused(f"the tree of the scan needs a power-of-two length, not {n}")
-    return Prim("scanLocal", site.node.args)
+    return None
 
 
-SCAN_LOCAL = Rule("scan→scanLocal", "scan f z → scanLocal f z   (in a mapWorkgroup)", "opencl",
-                  "Blelloch's work-efficient scan", _scan_local)
+SCAN_LOCAL = renaming("scan", "scanLocal", "f z", "opencl", "Blelloch's work-efficient scan",
+                      note="   (in a mapWorkgroup)", condition=_in_a_workgroup)
 
 
-def _scan_blocks(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "scan"):
-        return Refused("it rewrites scan f z")
-    f, z = node.args
+@matches(prim("scan", "f", "z", why="it rewrites scan f z"))
+def _scan_blocks(m, site: Site, p) -> Expr | Refused:
+    f, z = m.f, m.z
     n = array_length(site)
     b = p["b"]
     bad = divides(b, n, f"blocks of {b}")
