@@ -113,12 +113,17 @@ def test_moves_are_ranked_by_the_best_predicted_candidate_below_them():
     ctx.model = ctx.cost_model()
     pool = Candidates(ctx, ctx.model)
     ranked = rank_moves(ctx, pool, ASUM, [], random.Random(0))
-    predicted = [r[0] for r in ranked]
+    predicted = [candidate.predicted_ms for _, _, candidate in ranked]
     assert predicted == sorted(predicted) and len(ranked) > 10
     # every candidate is complete, and predicted as the model predicts its features
-    for p, _, first, expr, steps, features in ranked[:5]:
-        assert steps[0] == first and ctx.model.predict(features) == pytest.approx(p)
-        assert "reduce " not in str(expr)  # lowered: no high-level reduce left
+    for _, first, candidate in ranked[:5]:
+        assert candidate.steps[0] == first
+        assert ctx.model.predict(candidate.features) == pytest.approx(candidate.predicted_ms)
+        assert "reduce " not in str(candidate.expr)  # lowered: no high-level reduce left
+        expr, steps, fields = candidate.job()
+        assert (expr, steps) == (candidate.expr, candidate.steps)
+        assert fields == {"features": candidate.features,
+                          "predicted_ms": candidate.predicted_ms}
 
 
 def test_vector_widths_the_device_does_not_run_are_left_out():

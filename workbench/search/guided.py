@@ -21,6 +21,7 @@ out, as in every strategy.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from ..codegen.program import opencl
 from ..errors import WorkbenchError
@@ -29,6 +30,24 @@ from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
 from .space import Step, by_rule, moves, terminal
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the guided search may measure: an expression completed by the default lowering
+    (fully low-level), the steps from the start to it, its cost-model features and the time
+    the model predicted when it was found."""
+
+    expr: Expr
+    steps: list[Step]
+    features: dict
+    predicted_ms: float
+
+    def job(self) -> tuple:
+        """The candidate as ``Context.measure`` takes it (its record keeps the features and
+        the prediction)."""
+        return self.expr, self.steps, {"features": self.features,
+                                       "predicted_ms": self.predicted_ms}
 
 
 class Candidates:
@@ -41,17 +60,17 @@ class Candidates:
         self.model = model
         self.known: dict[str, tuple] = ctx.completions  # text -> (low, completed, features)
 
-    def complete(self, expr: Expr, steps: list[Step]) -> tuple[Expr, list[Step], dict] | None:
-        """The expression completed by the default lowering, its steps and features (None
-        when it cannot be generated)."""
+    def complete(self, expr: Expr, steps: list[Step]) -> Candidate | None:
+        """The expression completed by the default lowering, with its steps, features and
+        predicted time (None when it cannot be generated)."""
         text = str(expr)
         if text not in self.known:
             self.known[text] = self._complete(expr)
         low, completed, features = self.known[text]
         if features is None:
             return None
-        return low, steps + [Step(s.rule, s.path, dict(s.params)) for s in completed], \
-            features
+        return Candidate(low, steps + [Step(s.rule, s.path, dict(s.params)) for s in completed],
+                         features, self.predict(features))
 
     def _complete(self, expr: Expr) -> tuple:
         try:
@@ -79,7 +98,7 @@ def _options(ctx, expr: Expr) -> list:
 
 
 def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random.Random,
-               depth: int, sample: int) -> list[tuple[float, Expr, list[Step], dict]]:
+               depth: int, sample: int) -> list[Candidate]:
     """A walk that takes, at every step, the move predicted fastest among a sample of the
     moves (one parameter choice per rule and place, two for rules with many); the sample
     takes first the moves inside what the last step rewrote (a map just lowered onto the
@@ -101,12 +120,12 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
                 step = Step(option.rule, option.path, dict(option.params))
                 done = pool.complete(option.result, steps + [step])
                 if done is not None:
-                    tried.append((pool.predict(done[2]), option.result, steps + [step], done))
+                    tried.append((option.result, steps + [step], done))
         if not tried:
             break
-        tried.sort(key=lambda t: t[0])
-        _, expr, steps, done = tried[0]
-        found.extend((p, *d) for p, _, _, d in tried[:3])
+        tried.sort(key=lambda t: t[2].predicted_ms)
+        expr, steps, _ = tried[0]
+        found.extend(done for _, _, done in tried[:3])
     return found
 
 
@@ -133,20 +152,19 @@ def _refit(ctx, strength: float) -> None:
 def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
                 walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
     """The next moves from ``current``, each with every candidate found below it, predicted
-    fastest first: ``(option, first step, [(predicted, expression, steps, features)…])``,
-    the moves in the order of their best candidate. Every move is completed; the ``walks``
-    predicted fastest (and a few others, drawn at random) are walked further by the
-    model."""
+    fastest first: ``(option, first step, [Candidate…])``, the moves in the order of their
+    best candidate. Every move is completed; the ``walks`` predicted fastest (and a few
+    others, drawn at random) are walked further by the model."""
     options = _options(ctx, current)
-    below: dict[int, dict[str, tuple]] = {}
+    below: dict[int, dict[str, Candidate]] = {}
     firsts = []
     for i, option in enumerate(options):
         first = Step(option.rule, option.path, dict(option.params))
         firsts.append(first)
         done = pool.complete(option.result, fixed + [first])
         if done is not None:
-            below[i] = {str(done[0]): (pool.predict(done[2]), *done)}
-    best = {i: min(found.values(), key=lambda c: c[0])[0] for i, found in below.items()}
+            below[i] = {str(done.expr): done}
+    best = {i: min(c.predicted_ms for c in found.values()) for i, found in below.items()}
     chosen = sorted(best, key=best.get)[:walks]
     # a map lowered onto work-items or work-groups is walked further whatever its
     # completion predicts: the default completion leaves the work below it sequential
@@ -158,20 +176,20 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
         for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
                                 depth, sample):
             known = below.setdefault(i, {})
-            text = str(found[1])
-            if text not in known or found[0] < known[text][0]:
+            text = str(found.expr)
+            if text not in known or found.predicted_ms < known[text].predicted_ms:
                 known[text] = found
-    ranked = {i: sorted(found.values(), key=lambda c: c[0]) for i, found in below.items()}
-    order = sorted(ranked, key=lambda i: ranked[i][0][0])
+    ranked = {i: sorted(found.values(), key=lambda c: c.predicted_ms)
+              for i, found in below.items()}
+    order = sorted(ranked, key=lambda i: ranked[i][0].predicted_ms)
     return [(options[i], firsts[i], ranked[i]) for i in order]
 
 
 def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
                walks: int = 8, depth: int = 3, sample: int = 10) -> list[tuple]:
-    """The next moves from ``current``, each with the best candidate found below it and
-    that candidate's predicted time, fastest first: ``(predicted, move, first step,
-    expression, steps, features)`` (``moves_below``, the best of each)."""
-    return [(found[0][0], option, first, *found[0][1:])
+    """The next moves from ``current``, each with the best candidate found below it,
+    fastest first: ``(move, first step, Candidate)`` (``moves_below``, the best of each)."""
+    return [(option, first, found[0])
             for option, first, found in moves_below(ctx, pool, current, fixed, rng, walks,
                                                     depth, sample)]
 
@@ -184,30 +202,30 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
         if terminal(current):
             done = pool.complete(current, fixed)
             if done is not None:
-                ctx.measure([_candidate(ctx, pool, done)])
+                ctx.measure([_candidate(ctx, done)])
             return
         ranked = moves_below(ctx, pool, current, fixed, rng, walks, depth, sample)
         if not ranked:
             return
         # below each move, the candidate predicted fastest that was not measured before;
         # the moves in the order of these
-        unmeasured = ([c for c in found if not ctx.measured(c[1])] for _, _, found in ranked)
+        unmeasured = ([c for c in found if not ctx.measured(c.expr)] for _, _, found in ranked)
         fresh = sorted(((new[0], option) for new, (option, _, _) in zip(unmeasured, ranked)
-                        if new), key=lambda f: f[0][0])
+                        if new), key=lambda f: f[0].predicted_ms)
         # measure those of the moves predicted fastest: half of them the best of each rule
         # (so that the model meets every kind of kernel early, and learns what it
         # mispredicts), the others the best overall
         batch, taken, rules = [], set(), set()
         want = min(measure, ctx.left())
         for diverse in (True, False):
-            for k, ((_, expr, steps, features), option) in enumerate(fresh):
+            for k, (candidate, option) in enumerate(fresh):
                 if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
                     break
                 if k in taken or (diverse and option.rule in rules):
                     continue
                 taken.add(k)
                 rules.add(option.rule)
-                batch.append(_candidate(ctx, pool, (expr, steps, features)))
+                batch.append(_candidate(ctx, candidate))
         if batch:
             ctx.measure(batch)
             _refit(ctx, strength)
@@ -215,7 +233,7 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
         times = []
         for k, (option, first, found) in enumerate(ranked):
             for c in found:
-                record = ctx.record_of(c[1])
+                record = ctx.record_of(c.expr)
                 if record is not None and record.get("correct") and record.get("kernel_ms"):
                     times.append((record["kernel_ms"], k, option, first))
         if not times:
@@ -229,7 +247,6 @@ def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measu
         ctx.fix(fixed)
 
 
-def _candidate(ctx, pool: Candidates, done) -> tuple:
-    expr, steps, features = done
-    ctx.features[ctx.key_of(expr)] = features
-    return expr, steps, {"features": features, "predicted_ms": pool.predict(features)}
+def _candidate(ctx, candidate: Candidate) -> tuple:
+    ctx.features[ctx.key_of(candidate.expr)] = candidate.features
+    return candidate.job()
