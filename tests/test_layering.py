@@ -27,7 +27,7 @@ LAYERS = [
     ("language", ["notation", "semantics", "inputs", "programs"]),
     ("rewriting", ["rules", "derivation", "distribution"]),
     ("codegen", ["codegen"]),
-    ("running", ["runtime", "run", "opencl_devices", "probe", "device_lock", "isolation",
+    ("running", ["runtime", "run", "memory", "opencl_devices", "probe", "device_lock", "isolation",
                  "userdirs", "multidevice", "cluster"]),
     ("searching", ["search", "plots"]),
     ("using", ["cli", "demo", "__main__", "", "catalogue", "reduction_zoo", "widgets",

@@ -473,9 +473,11 @@ def show_codegen(doc: dict) -> str:
 
 
 def cmd_run(args) -> dict:
+    from .memory import check_run_memory
     from .run import run
 
     name, expr, types, sizes = _concrete(args)
+    check_run_memory(expr, sizes, types, device=args.device)  # before the inputs exist
     inputs = random_inputs(types, sizes, args.seed, ranges_of(expr))
     result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes)
     doc = result.as_json()

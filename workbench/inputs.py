@@ -71,7 +71,17 @@ def input_bytes(t: Type) -> int:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory the system can still give (MemAvailable), None when unknown."""
+    """Bytes of memory this process can still take, None when unknown: the system's
+    (MemAvailable), or less where a control group limits the process (a container, a
+    JupyterHub or Binder server: its limit kills a kernel long before the machine is
+    full)."""
+    system = _system_available()
+    group = _cgroup_available()
+    known = [n for n in (system, group) if n is not None]
+    return min(known) if known else None
+
+
+def _system_available() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:
@@ -83,6 +93,45 @@ def available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+# cgroup v2 (limit, usage) and v1 files, under the process's own group
+_CGROUP_FILES = (("memory.max", "memory.current"),
+                 ("memory.limit_in_bytes", "memory.usage_in_bytes"))
+
+
+def _cgroup_available() -> int | None:
+    """The memory left under the process's control group limit, None when unlimited or
+    unknown."""
+    for folder in _cgroup_folders():
+        for limit_name, usage_name in _CGROUP_FILES:
+            try:
+                with open(os.path.join(folder, limit_name), encoding="ascii") as f:
+                    limit = f.read().strip()
+                with open(os.path.join(folder, usage_name), encoding="ascii") as f:
+                    usage = int(f.read().strip())
+            except (OSError, ValueError):
+                continue
+            if limit == "max" or not limit.isdigit() or int(limit) >= 1 << 60:
+                return None  # no limit (v1 writes a huge number)
+            return max(0, int(limit) - usage)
+    return None
+
+
+def _cgroup_folders() -> list[str]:
+    """The process's memory control group folders, its own first."""
+    folders = []
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if controllers in ("", "memory") or "memory" in controllers.split(","):
+                    base = "/sys/fs/cgroup" if controllers == "" else "/sys/fs/cgroup/memory"
+                    folders.append(base + path)
+    except (OSError, ValueError):
+        pass
+    folders += ["/sys/fs/cgroup", "/sys/fs/cgroup/memory"]
+    return folders
 
 
 def check_memory(types: list[Type], concrete: list[Type], sizes: Mapping[str, int]) -> None:

@@ -21,13 +21,15 @@ import numpy as np
 
 from .codegen import CodegenError, ir
 from .codegen.program import OpenCLProgram, opencl
-from .errors import ArgumentError, WorkbenchError, format_path
+from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
 from .expr import Expr
+from .memory import COMPARE_BLOCK, check_run_memory
 from .opencl_devices import DeviceError, find_device
 from .runtime import Launch as RuntimeLaunch
 from .runtime import fit_private_arrays, run_kernels
 from .semantics import evaluate, prepare_inputs
-from .types import ScalarType, dtype_of
+from .typecheck import declared_type_of
+from .types import ScalarType, dtype_of, function_parts, match_sizes
 from .values import leaves
 
 
@@ -75,15 +77,26 @@ class RunResult:
 RELATIVE_TOLERANCE = 1e-3
 
 
+
 def tolerance(expected: np.ndarray) -> float:
     """Float sums reassociate: allow an error growing with the magnitude of the result (its
     largest finite value; at least 1e-3). Ints and bools must be exact."""
     expected = np.asarray(expected)
     if expected.dtype.kind != "f":
         return 0.0
-    finite = np.abs(expected[np.isfinite(expected)])
-    scale = float(finite.max()) if finite.size else 1.0
+    scale = 0.0
+    for block in _blocks(expected.reshape(-1)):
+        finite = np.abs(block[np.isfinite(block)])
+        if finite.size:
+            scale = max(scale, float(finite.max()))
     return RELATIVE_TOLERANCE * max(scale, 1.0)
+
+
+def _blocks(flat: np.ndarray):
+    """``flat`` in blocks of ``COMPARE_BLOCK`` elements (views): the check's working copies
+    stay a few megabytes whatever the output's size (``memory``)."""
+    for start in range(0, max(flat.size, 1), COMPARE_BLOCK):
+        yield flat[start:start + COMPARE_BLOCK]
 
 
 @dataclass(frozen=True)
@@ -120,19 +133,25 @@ def compare(output, expected) -> Comparison:
         return Comparison(False, math.inf, tol, int(want.size), 0,
                           shape_problem=f"the output has shape {out.shape}, the "
                                         f"interpreter's {want.shape}")
-    o, e = out.astype(np.float64).reshape(-1), want.astype(np.float64).reshape(-1)
-    both = np.isfinite(o) & np.isfinite(e)
-    same_special = ~np.isfinite(e) & ((np.isnan(e) & np.isnan(o)) | (e == o))
-    with np.errstate(invalid="ignore"):
-        error = np.where(both, np.abs(o - e), np.where(same_special, 0.0, np.inf))
-    bad = error > tol
-    mismatches = int(np.count_nonzero(bad))
-    max_error = float(error.max()) if error.size else 0.0
+    mismatches, max_error, first = 0, 0.0, None
+    flat_out, flat_want = out.reshape(-1), want.reshape(-1)
+    for start in range(0, flat_want.size, COMPARE_BLOCK):
+        o = flat_out[start:start + COMPARE_BLOCK].astype(np.float64)
+        e = flat_want[start:start + COMPARE_BLOCK].astype(np.float64)
+        both = np.isfinite(o) & np.isfinite(e)
+        same_special = ~np.isfinite(e) & ((np.isnan(e) & np.isnan(o)) | (e == o))
+        with np.errstate(invalid="ignore"):
+            error = np.where(both, np.abs(o - e), np.where(same_special, 0.0, np.inf))
+        bad = error > tol
+        count = int(np.count_nonzero(bad))
+        if count and first is None:
+            first = start + int(np.argmax(bad))
+        mismatches += count
+        max_error = max(max_error, float(error.max()) if error.size else 0.0)
     if not mismatches:
         return Comparison(True, max_error, tol)
-    first = int(np.argmax(bad))
-    return Comparison(False, max_error, tol, mismatches, first, float(o[first]),
-                      float(e[first]))
+    return Comparison(False, max_error, tol, mismatches, first, float(flat_out[first]),
+                      float(flat_want[first]))
 
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
@@ -160,19 +179,27 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     try:
         _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)
+    except WorkbenchError as err:
+        return RunResult("invalid input", str(err), error=err)
+    program, failure = None, None
+    try:
+        program = opencl(expr, *types, sizes=sizes, complete=True,
+                         name=getattr(expr, "definition_name", None))
+    except (CodegenError, WorkbenchError) as err:
+        failure = str(err)
+    except Exception as err:  # a generator bug must not end the caller (SPEC 12)
+        failure = f"internal error: {type(err).__name__}: {err}"
+    refused = _memory_refused(expr, types, sizes, device, program)
+    if refused is not None:
+        return RunResult(OUT_OF_MEMORY, str(refused), error=refused)
+    try:
         expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
             else np.stack([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
-    try:
-        program = opencl(expr, *types, sizes=sizes, complete=True,
-                         name=getattr(expr, "definition_name", None))
-    except (CodegenError, WorkbenchError) as err:
-        return RunResult("codegen error", str(err), expected=expected)
-    except Exception as err:  # a generator bug must not end the caller (SPEC 12)
-        return RunResult("codegen error", f"internal error: {type(err).__name__}: {err}",
-                         expected=expected)
+    if program is None:
+        return RunResult("codegen error", failure, expected=expected)
     inputs = {b.name: np.ascontiguousarray(np.asarray(leaf, dtype=b.scalar_dtype())).reshape(-1)
               for parts, v in zip(program.input_parts, values)
               for b, leaf in zip(parts, leaves(v))}
@@ -205,6 +232,37 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         result.status = "wrong result"
         result.message = check.describe()
     return result
+
+
+OUT_OF_MEMORY = "out of memory"
+
+
+def _memory_refused(expr: Expr, types, sizes, device, program) -> ResourceError | None:
+    """The refusal of a run whose interpreter values, buffers and check would not fit in
+    the memory left once its inputs exist (``memory.check_run_memory``), or None: checked
+    before anything is allocated, so a size too large is an outcome, never a killed
+    process."""
+    try:
+        bound = dict(sizes or {})
+        bound.update(_sizes_of(types, expr))
+        check_run_memory(expr, bound, types, device=device, program=program,
+                         inputs_allocated=True)
+    except ResourceError as err:
+        return err
+    except WorkbenchError:
+        return None  # what the estimate cannot type, the interpreter reports
+    return None
+
+
+def _sizes_of(types, expr: Expr) -> dict[str, int]:
+    """The sizes the declared input types take from the inputs' concrete types."""
+    declared = declared_type_of(expr)
+    if declared is None:
+        return {}
+    bindings: dict = {}
+    for pattern, actual in zip(function_parts(declared)[0], types):
+        match_sizes(pattern, actual, bindings)
+    return {k: int(v.value) for k, v in bindings.items() if v.is_constant}
 
 
 def runtime_launches(program: OpenCLProgram) -> list[RuntimeLaunch]:
