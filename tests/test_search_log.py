@@ -164,3 +164,62 @@ def test_every_archived_benchmark_log_has_a_header():
         first = json.loads(text.split("\n", 1)[0])
         assert first.get("format") == "rewrite-workbench search log", path.name
         assert first["device"]["name"] and first["types"], path.name
+
+
+# --- records, typed ----------------------------------------------------------------------------
+
+def _archived_lines():
+    for path in sorted((ROOT / "benchmarks/results/logs").glob("*.jsonl.gz")) + \
+            sorted(DATA.glob("*.jsonl*")):
+        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" \
+            else path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                yield path.name, number, json.loads(line)
+
+
+def test_every_archived_record_reads_as_a_record_and_back_as_it_was():
+    from workbench.search.log import FORMAT, Record
+
+    count = 0
+    for name, number, value in _archived_lines():
+        if value.get("format") == FORMAT and "key" not in value:
+            continue  # a header
+        record = Record.from_json(value)
+        back = record.as_json()
+        assert back == value and list(back) == list(value), f"{name}, line {number}"
+        assert record.key == value["key"] and record.kernel_ms == value.get("kernel_ms")
+        count += 1
+    assert count > 1000
+
+
+def test_the_record_type_names_every_field_the_log_checks():
+    from dataclasses import fields
+
+    from workbench.search.log import RECORD_FIELDS, Record
+
+    assert {f.name for f in fields(Record)} - {"other", "fields"} == set(RECORD_FIELDS)
+
+
+def test_a_record_with_a_field_of_the_wrong_type_is_not_appended(tmp_path):
+    from workbench.search.log import Log, Record, RecordError
+
+    log = Log(tmp_path / "log.jsonl")
+    log.append({"key": "k", "expression": "id", "kernel_ms": 1.5, "max_error": 0.0})
+    with pytest.raises(LogError, match=r'not a search record \(its "kernel_ms" is str'):
+        log.append({"key": "k2", "expression": "id", "kernel_ms": "fast"})
+    assert [r["key"] for r in read(tmp_path / "log.jsonl")] == ["k"]
+    with pytest.raises(RecordError, match='no "key"'):
+        Record.from_json({"expression": "id"})
+    record = Record.from_json(read(tmp_path / "log.jsonl")[0])
+    assert record.other == {"max_error": 0.0} and record.status is None
+    assert record.as_json() == {"key": "k", "expression": "id", "kernel_ms": 1.5,
+                                "max_error": 0.0}
+
+
+def test_a_search_result_gives_its_records_typed(tmp_path):
+    result = _search(tmp_path / "log.jsonl")
+    assert [r.as_json() for r in result.records] == result.log
+    assert all(r.strategy == "random" and r.finished and r.steps is not None
+               for r in result.records)
+    assert {r.measured for r in result.records} <= {True, False}

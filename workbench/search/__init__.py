@@ -39,6 +39,7 @@ from .internal import InternalError
 from .log import (
     Log,
     LogError,
+    Record,
     device_identity,
     device_text,
     make_header,
@@ -97,6 +98,11 @@ class SearchResult:
     lost_seconds: float = 0.0  # time spent on candidates that crashed or ran out of time
     # bugs met while the strategy prepared candidates (``internal``), each with its traceback
     internal_errors: list[InternalError] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[Record]:
+        """The candidates' records (``log``), typed."""
+        return [Record.from_json(r) for r in self.log]
 
     @property
     def failures_by_kind(self) -> dict[str, int]:
@@ -675,5 +681,5 @@ def _path(text: str) -> NodePath:
 
 __all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch",
            "TimeLimitReached", "STRATEGIES", "DEFAULT_STRATEGY",
-           "Log", "LogError", "read", "replay", "ReplayEvaluator", "PoolEvaluator",
+           "Log", "LogError", "Record", "read", "replay", "ReplayEvaluator", "PoolEvaluator",
            "ExecutorEvaluator", "InlineEvaluator"]

@@ -14,6 +14,9 @@ A last line cut short by the kill (even inside a character), or a last line that
 record, is tolerated and reported (a resumed search drops it before appending); any other
 line that is not a header or a record — a record whose fields have the wrong types among
 them — is an error naming its line number. Plots read records only.
+
+A record is a JSON object; ``Record`` is its typed form (``Record.from_json``, ``as_json``
+gives the same object back, fields the record type does not name kept as they are).
 """
 
 from __future__ import annotations
@@ -213,8 +216,11 @@ def _line(line: str) -> tuple[str, dict | None, str | None]:
         return ("header", value, None) if problem is None else ("", None, problem)
     if not isinstance(value, dict) or "key" not in value:
         return "", None, "no \"key\""
-    problem = record_problem(value)
-    return ("record", value, None) if problem is None else ("", None, problem)
+    try:
+        Record.from_json(value)
+    except RecordError as err:
+        return "", None, str(err)
+    return "record", value, None
 
 
 def _kind(value) -> str:
@@ -231,6 +237,72 @@ RECORD_FIELDS: dict[str, tuple] = {
     "finished": _NUMBER, "seconds": _NUMBER, "runs": (int, type(None)),
     "sizes": (dict,), "steps": (list,), "features": (dict, type(None)),
     "strategy": (str,), "device": (str,), "device_name": (str, type(None))}
+
+
+class RecordError(ValueError):
+    """A JSON object that is not a search record: what is wrong with its fields."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One evaluated candidate, a line of the log (``RECORD_FIELDS`` gives each field's
+    JSON types; a field the line lacks is None here, and absent again in ``as_json``).
+
+    What it is: ``key`` (expression, sizes, input types and device, ``evaluation.job_key``),
+    ``expression``, ``steps`` (its derivation from the search's start: rule, path,
+    parameters), ``sizes``. What was measured: ``status`` (``ok``, ``compile error``,
+    ``wrong result``, ``timeout``, …), ``correct``, ``message``, ``kernel_ms`` (median),
+    ``kernel_ms_min``, ``kernel_ms_max``, ``runs``, ``cutoff_ms`` (timed once past it).
+    Where it comes from: ``strategy`` (the one that proposed it), ``device`` (as the search
+    asked for it), ``device_name`` (the device it ran on), ``finished`` (when, in seconds
+    since the epoch) and ``seconds`` (how long it took). The cost model's view:
+    ``features`` and ``predicted_ms``. Whatever else a worker records (``max_error``,
+    ``source_sha256``, ``codegen_ms``, ``build_ms``, a cluster worker's host) is in
+    ``other``; ``fields`` are the names the line has, in its order."""
+
+    key: str
+    expression: str | None = None
+    steps: list | None = None
+    sizes: dict | None = None
+    status: str | None = None
+    correct: bool | None = None
+    message: str | None = None
+    kernel_ms: float | None = None
+    kernel_ms_min: float | None = None
+    kernel_ms_max: float | None = None
+    runs: int | None = None
+    cutoff_ms: float | None = None
+    strategy: str | None = None
+    device: str | None = None
+    device_name: str | None = None
+    finished: float | None = None
+    seconds: float | None = None
+    features: dict | None = None
+    predicted_ms: float | None = None
+    other: dict = field(default_factory=dict)
+    fields: tuple[str, ...] = ()
+
+    @staticmethod
+    def from_json(value: dict) -> Record:
+        """The record of a log line's object (``RecordError`` saying which field is wrong)."""
+        if not isinstance(value, dict) or "key" not in value:
+            raise RecordError("no \"key\"")
+        problem = record_problem(value)
+        if problem is not None:
+            raise RecordError(problem)
+        typed = {k: v for k, v in value.items() if k in RECORD_FIELDS}
+        other = {k: v for k, v in value.items() if k not in RECORD_FIELDS}
+        return Record(**typed, other=other, fields=tuple(value))
+
+    def as_json(self) -> dict:
+        """The log line's object, as it was read (or would be written)."""
+        return {name: getattr(self, name) if name in RECORD_FIELDS else self.other[name]
+                for name in self.fields}
+
+    @property
+    def measured(self) -> bool:
+        """A correct kernel with a time (one that may be the best)."""
+        return bool(self.correct) and self.kernel_ms is not None
 
 
 def record_problem(record: dict) -> str | None:
@@ -317,6 +389,14 @@ class Log:
         return matching, others if remeasure else []
 
     def append(self, record: dict) -> None:
+        """Append a record (refused, ``LogError``, when its fields have the wrong types: it
+        would make the log unreadable)."""
+        try:
+            Record.from_json(record)
+        except RecordError as err:
+            raise LogError(f"{self.path or 'the search'}: a record to append is not a search "
+                           f"record ({err}): {json.dumps(record, default=repr)[:200]}",
+                           self.path) from None
         self.records.append(record)
         self.contents.sections.append(len(self.contents.headers) - 1)
         self._write(record)
