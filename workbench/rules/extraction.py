@@ -38,7 +38,7 @@ from ..expr import (
 from ..sizes import Size
 from .lambdas import BETA as BETA_REDUCTION
 from .lambdas import ETA_REDUCTION, plumbing
-from .match import is_prim
+from .match import is_prim, kind, map_of, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
 
 PARALLEL = ("map", "reduce", "scan", "reducePart", "iterate", "loop", "opMap", "allPairs")
@@ -75,10 +75,9 @@ def nest_depth(node: Expr) -> int:
     return depth
 
 
-def _map_nest_to_kernel(site: Site, p) -> Expr | Refused:
+@matches(map_of(why="it rewrites a high-level map (the outer map of a nest)"))
+def _map_nest_to_kernel(m, site: Site, p) -> Expr | Refused:
     node = site.node
-    if not is_prim(node, "map"):
-        return Refused("it rewrites a high-level map (the outer map of a nest)")
     if site.context:
         return Refused("a kernel's maps are outermost: this map is inside an OpenCL map")
     depth = nest_depth(node)
@@ -121,12 +120,13 @@ def parallel_subterms(body: Expr, bound: frozenset[str]) -> list[Expr]:
     return found
 
 
-def _map_distribution(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_prim(node, "map") and isinstance(node.args[0], Lambda)
-            and len(node.args[0].params) == 1):
-        return Refused("it rewrites map (λx. e) (one parameter)")
-    f = node.args[0]
+_ONE_PARAMETER = "it rewrites map (λx. e) (one parameter)"
+
+
+@matches(map_of(kind(Lambda, name="f"), why=_ONE_PARAMETER)
+         .where(lambda m: len(m.f.params) == 1, _ONE_PARAMETER))
+def _map_distribution(m, site: Site, p) -> Expr | Refused:
+    f = m.f
     (x,) = f.params
     f = Lambda(f.params, unchained(f.body))
     candidates = parallel_subterms(f.body, frozenset())
@@ -215,11 +215,10 @@ def _vector_operator(f: Expr) -> Expr | None:
     return None if g.free_vars() & set(names) else g
 
 
-def _reduce_map_interchange(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "reduce"):
-        return Refused("it rewrites reduce (λ(a, b). map g (zip a b)) (replicate k z)")
-    f, init = node.args
+@matches(prim("reduce", "f", "init",
+              why="it rewrites reduce (λ(a, b). map g (zip a b)) (replicate k z)"))
+def _reduce_map_interchange(m, site: Site, p) -> Expr | Refused:
+    f, init = m.f, m.init
     g = _vector_operator(f)
     if g is None:
         return Refused("the operator is not a vector operator λ(a, b). map g (zip a b)")
@@ -239,35 +238,28 @@ REDUCE_MAP_INTERCHANGE = Rule(
 
 # --- G6: rearrange distribution -----------------------------------------------------------
 
-def _rearrange_distribute(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_prim(node, "map") and is_prim(node.args[0], "rearrange")):
-        return Refused("it rewrites map (rearrange p)")
-    perm = node.args[0].args[0]
-    return Prim("rearrange", ((Size.const(0), *(q + 1 for q in perm)),))
+@matches(map_of(prim("rearrange", "perm"), why="it rewrites map (rearrange p)"))
+def _rearrange_distribute(m, site: Site, p) -> Expr:
+    return Prim("rearrange", ((Size.const(0), *(q + 1 for q in m.perm)),))
 
 
-def _rearrange_undistribute(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "rearrange"):
-        return Refused("it rewrites rearrange (0, p+1)")
-    perm = node.args[0]
+@matches(prim("rearrange", "perm", why="it rewrites rearrange (0, p+1)"))
+def _rearrange_undistribute(m, site: Site, p) -> Expr | Refused:
+    perm = m.perm
     if not perm or perm[0] != 0 or len(perm) < 3:
         return Refused("the permutation must keep the outer dimension first and permute two "
                        "or more others: rearrange (0, …)")
     return Prim("map", (Prim("rearrange", (tuple(q - 1 for q in perm[1:]),)),))
 
 
-def _transpose_to_rearrange(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "transpose"):
-        return Refused("it rewrites transpose")
+@matches(prim("transpose", why="it rewrites transpose"))
+def _transpose_to_rearrange(m, site: Site, p) -> Expr:
     return Prim("rearrange", ((Size.const(1), Size.const(0)),))
 
 
-def _rearrange_to_transpose(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_prim(node, "rearrange") and tuple(node.args[0]) == (1, 0)):
-        return Refused("it rewrites rearrange (1, 0)")
+@matches(prim("rearrange", "perm", why="it rewrites rearrange (1, 0)")
+         .where(lambda m: tuple(m.perm) == (1, 0), "it rewrites rearrange (1, 0)"))
+def _rearrange_to_transpose(m, site: Site, p) -> Expr:
     return Prim("transpose")
 
 
@@ -296,11 +288,9 @@ def _loop_parts(f: Expr):
     return None
 
 
-def _map_loop_interchange(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "map"):
-        return Refused("it rewrites map (loop n f) or map (λx. loop n f e)")
-    g = node.args[0]
+@matches(map_of("g", why="it rewrites map (loop n f) or map (λx. loop n f e)"))
+def _map_loop_interchange(m, site: Site, p) -> Expr | Refused:
+    g = m.g
     if is_prim(g, "loop"):  # map (loop n f) → loop n (λi ws. map (f i) ws)
         n, f = g.args
         parts = _loop_parts(f)
@@ -342,12 +332,9 @@ MAP_LOOP_INTERCHANGE = Rule(
         "stage); what the loop body reads of the map's element is zipped in.")
 
 
-def _map_iterate_interchange(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (is_prim(node, "map") and is_prim(node.args[0], "iterate")):
-        return Refused("it rewrites map (iterate n f)")
-    n, f = node.args[0].args
-    return Prim("iterate", (n, Prim("map", (f,))))
+@matches(map_of(prim("iterate", "n", "f"), why="it rewrites map (iterate n f)"))
+def _map_iterate_interchange(m, site: Site, p) -> Expr:
+    return Prim("iterate", (m.n, Prim("map", (m.f,))))
 
 
 MAP_ITERATE_INTERCHANGE = Rule(
@@ -360,11 +347,9 @@ MAP_ITERATE_INTERCHANGE = Rule(
 BETA, ETA = BETA_REDUCTION, ETA_REDUCTION
 
 
-def _iterate_to_loop(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "iterate"):
-        return Refused("it rewrites iterate n f")
-    n, f = node.args
+@matches(prim("iterate", "n", "f", why="it rewrites iterate n f"))
+def _iterate_to_loop(m, site: Site, p) -> Expr:
+    n, f = m.n, m.f
     i = fresh_name("i", f.free_vars())
     return Prim("loop", (n, Lambda((i,), f)))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..expr import Compose, Expr, Prim
 from ..types import ArrayType
-from .algorithmic import is_prim
+from .match import is_prim, matches, prim
 from .rule import IDENTITY, Refused, Rule, Site
 
 
@@ -38,9 +38,8 @@ def _elim(site: Site, p):
     return Refused("it removes an id next to a function")
 
 
-def _id_to_map(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "id"):
-        return Refused("it rewrites id")
+@matches(prim("id", why="it rewrites id"))
+def _id_to_map(m, site: Site, p) -> Expr | Refused:
     t = site.typing.args[0] if site.typing and site.typing.args else None
     if not isinstance(t, ArrayType):
         return Refused("only an id on arrays can become a copy")

@@ -6,15 +6,13 @@ in its data-arrangement kernel, here a copy ``map id`` next to it) fused with it
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
-from .algorithmic import array_length, is_prim
+from .match import array_length, is_prim, matches, prim
 from .rule import Refused, Rule, Site
 
 
-def _op_map(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "opMap"):
-        return Refused("it rewrites opMap n f")
-    n, f = node.args
+@matches(prim("opMap", "n", "f", why="it rewrites opMap n f"))
+def _op_map(m, site: Site, p) -> Expr | Refused:
+    n, f = m.n, m.f
     length = array_length(site)
     if length is None:
         return Refused("the input length is not known here")
@@ -25,12 +23,11 @@ OP_MAP = Rule("opMap→split-join", "opMap n f → join ∘ map f ∘ split (N/n
               "P2CL operation map (Sect. 4.2.1)", _op_map)
 
 
-def _all_pairs(site: Site, p) -> Expr | Refused:
+@matches(prim("allPairs", "f", why="it rewrites allPairs f"))
+def _all_pairs(m, site: Site, p) -> Expr:
     from ..primitives.skeletons import all_pairs_expansion
 
-    if not is_prim(site.node, "allPairs"):
-        return Refused("it rewrites allPairs f")
-    return all_pairs_expansion(site.node.args[0])
+    return all_pairs_expansion(m.f)
 
 
 ALL_PAIRS = Rule("allPairs→maps", "allPairs f → λxs ys. map (λx. map (λy. f x y) ys) xs",
