@@ -1,0 +1,197 @@
+"""Several devices (SkelCL's distributions; searches spread over devices): one device against
+two, on the same programs and inputs. Prints one JSON document and then a Markdown table, and
+writes both to benchmarks/results/devices_<tag>.json and .md.
+
+- a block-distributed dot product and scal (the derived BLAS kernels,
+  workbench/derivations/blas_dot.json and blas_scal.json) of 2^28 floats: kernel time on one
+  device against two (kernels only: the slowest device's median; both run at once);
+- SkelCL's 3×3 Gaussian blur on an overlap-distributed 16384×16384 image, the same way;
+- a random search of 400 candidates of dot (2^22 floats) on a Dask cluster with one worker
+  per device, pinned (``workbench.cluster.device_cluster``): candidates measured per minute
+  with one device and with two (the two-device search runs first, so the one-device search
+  has the warmer compile caches: the ratio is, if anything, too low).
+
+Every run is checked against the interpreter (a wrong or failed run is reported as such).
+
+    python -m benchmarks.devices                 # the first two GPUs
+    python -m benchmarks.devices --devices 0:0 0:1
+    python -m benchmarks.devices --quick         # small sizes, two PoCL CPU devices
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).parent / "results"
+FULL = {"vector": 1 << 28, "image": 16384, "search_n": 1 << 22, "budget": 400, "repeat": 10}
+QUICK = {"vector": 1 << 20, "image": 512, "search_n": 1 << 12, "budget": 12, "repeat": 5}
+
+
+def pair_of_devices(kind: str) -> list[str]:
+    """The first two working devices of ``kind``; for ``cpu``, two PoCL devices of one
+    platform (``POCL_DEVICES="pthread pthread"``)."""
+    from workbench.opencl_devices import devices
+
+    found = [d for d in devices() if d.kind == kind and d.ok]
+    if kind == "cpu":
+        by_platform: dict[str, list[str]] = {}
+        for d in found:
+            if d.is_pocl:
+                by_platform.setdefault(d.id.split(":")[0], []).append(d.id)
+        pairs = [ids[:2] for ids in by_platform.values() if len(ids) >= 2]
+        return pairs[0] if pairs else []
+    return [d.id for d in found[:2]]
+
+
+def programs(sizes: dict, seed: int = 0) -> list[tuple[str, object, tuple, list]]:
+    """(name, program, inputs, distributions) of the kernels measured."""
+    from workbench import Derivation, load
+
+    rng = np.random.default_rng(seed)
+    n, m = sizes["vector"], sizes["image"]
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    image = rng.uniform(0, 1, (m, m)).astype(np.float32)
+    weights = np.array([1, 2, 1, 2, 4, 2, 1, 2, 1], np.float32) / 16
+    derived = Path(__file__).parent.parent / "workbench" / "derivations"
+    dot = Derivation.load(derived / "blas_dot.json").current
+    scal = Derivation.load(derived / "blas_scal.json").current
+    blur = load(Path(__file__).parent.parent / "workbench" / "programs" / "skelcl.lift")[
+        "gaussianBlur"]
+    return [(f"dot, 2^{n.bit_length() - 1} floats (block)", dot, (x, y), ["block", "block"]),
+            (f"scal, 2^{n.bit_length() - 1} floats (block)", scal, (np.float32(1.5), x),
+             ["copy", "block"]),
+            (f"3×3 Gaussian blur, {m}² (overlap 1)", blur, (image, weights),
+             [("overlap", 1), "copy"])]
+
+
+def kernels(pair: list[str], sizes: dict) -> list[dict]:
+    from workbench import run
+
+    rows = []
+    for name, program, inputs, dists in programs(sizes):
+        one = run(program, *inputs, device=pair[0], repeat=sizes["repeat"])
+        two = run(program, *inputs, devices=pair, distributions=dists, repeat=sizes["repeat"])
+        row = {"program": name, "one_device": _run_json(one), "two_devices": _run_json(two)}
+        if one.correct and two.correct:
+            row["speedup"] = one.kernel_ms / two.kernel_ms
+        rows.append(row)
+        print(f"# {name}: {one} | {two}", file=sys.stderr, flush=True)
+    return rows
+
+
+def _run_json(r) -> dict:
+    return {"status": r.status, "correct": r.correct, "message": r.message[:500],
+            "kernel_ms": r.kernel_ms, "kernel_ms_min": r.kernel_ms_min,
+            "transfer_ms": r.transfer_ms, "device": r.device, "per_device": r.per_device}
+
+
+def searches(pair: list[str], sizes: dict) -> dict:
+    """Candidates measured per minute by one random search, on two devices, then on one."""
+    from distributed import Client
+
+    from workbench.cluster import device_cluster
+    from workbench.programs import library
+
+    dot = library("blas")["dot"]
+    types = [f"[float]_{sizes['search_n']}"] * 2
+    out = {}
+    for label, used in (("two devices", pair), ("one device", pair[:1])):
+        with device_cluster(used) as cluster, Client(cluster) as client:
+            client.wait_for_workers(len(used), timeout=300)
+            start = time.perf_counter()
+            result = search(dot, *types, client=client, budget=sizes["budget"])
+            minutes = (time.perf_counter() - start) / 60
+        measured = [r for r in result.log if r.get("status") not in ("not in log",)]
+        per_device: dict[str, int] = {}
+        for r in measured:
+            key = r.get("device_id") or "?"
+            per_device[key] = per_device.get(key, 0) + 1
+        out[label] = {"devices": used, "evaluated": result.evaluated, "minutes": minutes,
+                      "per_minute": result.evaluated / minutes, "per_device": per_device,
+                      "best_kernel_ms": result.best_kernel_ms}
+        print(f"# search on {label}: {result.evaluated} candidates in {minutes:.2f} min",
+              file=sys.stderr, flush=True)
+    out["speedup"] = out["two devices"]["per_minute"] / out["one device"]["per_minute"]
+    return out
+
+
+def search(expr, *types, client, budget: int):
+    from workbench.search import search as run_search
+
+    return run_search(expr, *types, strategy="random", budget=budget, executor=client,
+                      repeat=5, seed=1, timeout=300)
+
+
+def table(doc: dict) -> str:
+    lines = [f"# Several devices: {' and '.join(doc['devices'])} ({doc['device_names']})", "",
+             "Kernel time (median ms; two devices: the slower device's, both running at once), "
+             "checked against the interpreter. Written by `python -m benchmarks.devices"
+             f"{' --quick' if doc['quick'] else ''}`.", "",
+             "| program | one device (ms) | two devices (ms) | speedup |", "|---|---|---|---|"]
+    for row in doc["kernels"]:
+        one, two = row["one_device"], row["two_devices"]
+        speed = f"{row['speedup']:.2f}×" if "speedup" in row else "–"
+        lines.append(f"| {row['program']} | {_cell(one)} | {_cell(two)} | {speed} |")
+    s = doc.get("search")
+    if s:
+        lines += ["", f"Search (random, budget {doc['sizes']['budget']}, dot of "
+                  f"{doc['sizes']['search_n']} floats), one Dask worker per device:", "",
+                  "| devices | candidates | minutes | candidates per minute | per device |",
+                  "|---|---|---|---|---|"]
+        for label in ("one device", "two devices"):
+            r = s[label]
+            lines.append(f"| {label} | {r['evaluated']} | {r['minutes']:.2f} | "
+                         f"{r['per_minute']:.1f} | "
+                         f"{', '.join(f'{k}: {v}' for k, v in sorted(r['per_device'].items()))} |")
+        lines.append(f"| ratio | | | {s['speedup']:.2f}× | |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(r: dict) -> str:
+    return f"{r['kernel_ms']:.4g}" if r["correct"] else r["status"]
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", nargs=2, metavar="DEVICE",
+                        help="the two devices (default: the first two GPUs; with --quick two "
+                             "PoCL CPU devices)")
+    parser.add_argument("--quick", action="store_true", help="small sizes (minutes on a CPU)")
+    parser.add_argument("--no-search", action="store_true", help="kernels only")
+    args = parser.parse_args(argv)
+    if args.quick and not args.devices:
+        os.environ.setdefault("POCL_DEVICES", "pthread pthread")  # before PoCL loads
+    from workbench.opencl_devices import find_device
+
+    sizes = QUICK if args.quick else FULL
+    pair = args.devices or pair_of_devices("cpu" if args.quick else "gpu")
+    if len(pair) < 2:
+        parser.error("two devices are needed: name them with --devices (this host has "
+                     "fewer than two GPUs; --quick uses two PoCL CPU devices)")
+    infos = [find_device(d)[0] for d in pair]
+    doc = {"devices": [i.id for i in infos],
+           "device_names": ", ".join(f"{i.name}, {i.driver}" for i in infos),
+           "quick": args.quick, "sizes": sizes, "kernels": kernels(pair, sizes)}
+    if not args.no_search:
+        doc["search"] = searches(pair, sizes)
+    text = table(doc)
+    print(json.dumps(doc, indent=1))
+    print(text)
+    tag = ("gpu" if infos[0].kind == "gpu" else "pocl" if infos[0].is_pocl else
+           infos[0].kind) + ("_quick" if args.quick else "")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"devices_{tag}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (RESULTS / f"devices_{tag}.md").write_text(text)
+    return doc
+
+
+if __name__ == "__main__":
+    main()
