@@ -496,12 +496,11 @@ def test_fig_10_by_clicking_at_symbolic_n():
     """ICFP Fig. 10 line by line on asum as the README builds it (symbolic N, the size box):
     every parameter, N/128 included, is one the rule list offers."""
     from workbench import load
-    from workbench.rules.macros import map_reduce_fusion_steps
-    from workbench.sizes import Size
+    from workbench.rules.expansion import expand
 
     wb = Workbench(load(_program("blas.lift"))["asum"], auto_run=False)  # README's way
     assert "N" in wb.runs.size_inputs and not wb.runs.size_inputs["N"].disabled
-    steps = map_reduce_fusion_steps(Size.const(128), Size.var("N"))
+    steps = expand(wb.current, "map-reduce-fusion", "0", chunk=128)
     for step in steps:
         wb.select(step.path)
         assert wb.apply_button.disabled  # nothing chosen yet

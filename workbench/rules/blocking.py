@@ -1,14 +1,16 @@
 """The four macro rules of CASES 2016 for matrix multiplication: 1-D blocking, 2-D blocking,
 tiling and tiling of the innermost loop (Lift's apply1DRegisterBlocking,
 apply2DRegisterBlocking, tileMapMap and finishTiling). Each is one step of a derivation
-and a fixed series of basic rules (``interchange``, ``algorithmic``) that ``expand`` lists:
-the slides' "register blocking as a series of rewrites".
+and a strategy over basic rules (``interchange``, ``algorithmic``) whose steps ``expand``
+lists: the slides' "register blocking as a series of rewrites".
 
 A macro first rewrites its site into the form its optimisation needs (moving a ``join``
 out of a map, η-expanding, turning compositions into applications), then applies the
-rewrites that block or tile. It works on a copy of the site — the node with the variables
-it uses bound by a lambda — so its steps can be replayed anywhere; when a basic step does
-not apply, the macro is refused with that step's number, rule, place and reason.
+rewrites that block or tile. It names the places it rewrites by what they are (the body of
+a lambda, the function a map applies, the reduction among a composition's functions),
+never by number. It works on a copy of the site (``rules.macro``), so its steps can be
+replayed anywhere; when a basic step does not apply, the macro is refused with that
+step's number, rule, place and reason.
 
 - **1-D blocking (k)** at ``map (λa. map (λb. R a b) ys) xs`` (R a reduction): k rows at a
   time; the column loop runs over the k rows together, reducing into an array of k.
@@ -22,147 +24,31 @@ not apply, the macro is refused with that step's number, rule, place and reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ..errors import format_path
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, fresh_name, subterm, walk
+from ..expr import Apply, Compose, Expr, Lambda, Prim, walk
 from ..sizes import Size
 from ..types import ArrayType
 from .algorithmic import is_prim
 from .interchange import REDUCTIONS, applied, is_map, plain_lambda
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
-from .step import Step
-from .strategies import State, rule_at
-
-NODE: Path = (0, 0)  # where a function site's node stands in the copy a macro works on
-
-
-class _Stop(Exception):
-    def __init__(self, refused: Refused):
-        self.refused = refused
-
-
-class Chain:
-    """The basic steps of one macro on its copy of the site (the site's node at ``at``); a
-    refused step stops it. Each step remembers whether the site's node was a composition
-    before it (``Expansion.steps_at``)."""
-
-    def __init__(self, expr: Expr, types: tuple, macro: str, at: Path = NODE):
-        self.state = State(expr, types)
-        self.macro = macro
-        self.at = at
-        self.composed: list[bool] = []
-
-    @property
-    def expr(self) -> Expr:
-        return self.state.expr
-
-    def node(self, path: Path) -> Expr:
-        return subterm(self.expr, path)
-
-    def apply(self, rule: str, path: Path, **params) -> None:
-        composed = isinstance(self.node(self.at), Compose)
-        result = rule_at(rule, path, **params)(self.state)
-        if isinstance(result, Refused):
-            number = len(self.state.steps) + 1
-            where = format_path(self.outside(path))
-            raise _Stop(Refused(f"{self.macro}: basic step {number}, {rule} at {where} (of the "
-                                f"site), does not apply: {result.reason}"))
-        self.state = result
-        self.composed.append(composed)
-
-    def find(self, pred: Callable[[Expr], bool], under: Path, what: str) -> Path:
-        found = self.search(pred, under)
-        if found is None:
-            raise _Stop(Refused(f"{self.macro}: {what} not found at "
-                                f"{format_path(self.outside(under))} of the site"))
-        return found
-
-    def search(self, pred: Callable[[Expr], bool], under: Path) -> Path | None:
-        for path, node in walk(self.node(under), tuple(under)):
-            if pred(node):
-                return path
-        return None
-
-    def refuse(self, reason: str) -> None:
-        raise _Stop(Refused(f"{self.macro}: {reason}"))
-
-    def functions(self, at: Path) -> list[tuple[Path, Expr]]:
-        """The functions of ``(f ∘ g ∘ …) xs`` (or ``f xs``) at ``at`` with their paths,
-        outermost first."""
-        fn = self.node(at).fn
-        if isinstance(fn, Compose):
-            return [(at + (0, i), f) for i, f in enumerate(fn.fns)]
-        return [(at + (0,), fn)]
-
-
-    def outside(self, path: Path) -> Path:
-        """A path of the copy as a path relative to the site's node."""
-        return path[len(self.at):] if path[:len(self.at)] == self.at else path
-
-
-def local_copy(site: Site) -> tuple[Expr, tuple, Path]:
-    """A copy of the site's node that type-checks on its own, and where the node stands in
-    it: ``λv… x. node x`` for a function applied to one array, ``λv…. node`` for a value
-    (the variables of the enclosing scope it uses bound first, with their types there)."""
-    env = site.typing.env if site.typing is not None else {}
-    free = sorted(v for v in site.node.free_vars() if v in env)
-    types = tuple(env[v] for v in free)
-    if site.typing is not None and len(site.typing.args) == 1:
-        x = fresh_name("input", set(free) | set(site.node.free_vars()))
-        root = Lambda(tuple(free) + (x,), Apply(site.node, (Var(x),)))
-        return root, types + (site.typing.args[0],), NODE
-    if free:
-        return Lambda(tuple(free), site.node), types, (0,)
-    return site.node, (), ()
-
-
-class Expansion:
-    """A macro's basic steps (on its copy of the site) and what they gave."""
-
-    def __init__(self, chain: Chain):
-        self.state = chain.state
-        self.at = chain.at
-        self.composed = tuple(chain.composed)
-        self._outside = chain.outside
-
-    @property
-    def expr(self) -> Expr:
-        """The site's node after the macro."""
-        return subterm(self.state.expr, self.at)
-
-    @property
-    def steps(self) -> tuple[Step, ...]:
-        """The basic steps, with paths relative to the site's node."""
-        return tuple(Step(s.rule, self._outside(s.path), dict(s.params))
-                     for s in self.state.steps)
-
-    def steps_at(self, site_path: Path, root: Expr) -> list[Step]:
-        """The basic steps with paths in the whole expression (the site at ``site_path``
-        of ``root``). Where the node has become a composition inside another composition,
-        its functions are among that composition's: the paths say so."""
-        parent = subterm(root, site_path[:-1]) if site_path else None
-        out = []
-        for s, composed in zip(self.state.steps, self.composed):
-            rel = self._outside(s.path)
-            if isinstance(parent, Compose) and composed and rel:
-                path = site_path[:-1] + (site_path[-1] + rel[0],) + rel[1:]
-            else:
-                path = site_path + rel
-            out.append(Step(s.rule, path, dict(s.params)))
-        return out
-
-
-def run_macro(site: Site, name: str, body: Callable[[Chain], None]) -> Expansion | Refused:
-    """The macro's steps on a copy of the site."""
-    root, types, at = local_copy(site)
-    chain = Chain(root, types, name, at)
-    try:
-        body(chain)
-    except _Stop as stop:
-        return stop.refused
-    return Expansion(chain)
-
+from .macro import macro_rule
+from .rule import Refused, RuleParam, Site, powers_of_two_dividing
+from .strategies import (
+    State,
+    Strategy,
+    applied_function,
+    argument,
+    body,
+    check,
+    element,
+    find,
+    fmap,
+    function,
+    next_function,
+    optional,
+    parent,
+    previous_function,
+    rule,
+    seq,
+)
 
 # --- recognising the parts of a program -------------------------------------------------------
 
@@ -186,29 +72,33 @@ def _reduces(e: Expr) -> bool:
     return any(is_prim(n, *REDUCTIONS) for _, n in walk(e))
 
 
-# --- the shared parts of the chains ------------------------------------------------------------
+# --- the shared parts of the strategies ----------------------------------------------------------
 
-def enable(chain: Chain, at: Path) -> Path:
-    """Move the layout primitives applied last out of the map (``map (λa. join (map …))`` →
-    ``map join ∘ map (λa. map …)``), writing a composition applied to one array as
-    applications first; the path of the map left to block."""
-    for _ in range(16):
-        node = chain.node(at)
-        if not lambda_map(node):
-            chain.refuse(f"it rewrites a map of a lambda, not {_short(node)}")
-        body = node.args[0].body
-        parts = applied(body)
-        if parts is None or len(parts[1]) != 1 or map_over(body):
-            return at
-        if isinstance(parts[0], Compose) and _reaches_map(body):
-            chain.apply("compose-apply", at + (0, 0))
-            continue
-        if not (_layout(parts[0]) and _reaches_map(parts[1][0])):
-            return at
-        inside = isinstance(chain.node(at[:-1]), Compose) if at else False
-        chain.apply("map-fission", at, at=1)
-        at = at[:-1] + (at[-1] + 1,) if inside else at + (1,)
-    return at
+def enable(name: str) -> Strategy:
+    """Move the layout primitives applied last out of the map at the focus (``map (λa. join
+    (map …))`` → ``map join ∘ map (λa. map …)``), writing a composition applied to one array
+    as applications first; the focus ends at the map left to block."""
+
+    def run(state: State):
+        for _ in range(16):
+            node = state.node
+            if not lambda_map(node):
+                return Refused(f"{name}: it rewrites a map of a lambda, not {_short(node)}")
+            inner = node.args[0].body
+            parts = applied(inner)
+            if parts is None or len(parts[1]) != 1 or map_over(inner):
+                return state
+            if isinstance(parts[0], Compose) and _reaches_map(inner):
+                state = fmap(body(rule("compose-apply")))(state)
+            elif _layout(parts[0]) and _reaches_map(parts[1][0]):
+                state = seq(rule("map-fission", at=1), next_function())(state)
+            else:
+                return state
+            if isinstance(state, Refused):
+                return state
+        return state
+
+    return run
 
 
 def _layout(f: Expr) -> bool:
@@ -235,67 +125,122 @@ def _reaches_map(e: Expr) -> bool:
         e = parts[1][0]
 
 
-def split_rows(chain: Chain, at: Path, k: Size) -> tuple[Path, Lambda]:
-    """split-join and η on the map at ``at``: returns the path of ``map F xs`` (the map over
-    one chunk, inside the lambda over chunks) and F."""
-    f = chain.node(at).args[0]
-    before = chain.node(at[:-1]) if at else None
-    chain.apply("split-join", at, n=k)
-    mm = chain.find(lambda n: is_map(n) and is_map(n.args[0]) and n.args[0].args[0] is f,
-                    at[:-1] if isinstance(before, Compose) else at, "the map of chunks")
-    chain.apply("eta", mm)
-    return mm + (0, 0), f
+def split_rows(k: Size) -> Strategy:
+    """split-join and η on the map at the focus; the focus ends at ``map F xs`` (the map over
+    one chunk, inside the lambda over chunks)."""
+
+    def run(state: State):
+        f = state.node.args[0]
+        inside = bool(state.focus) and isinstance(parent()(state).node, Compose)
+        chunks = find(lambda n: is_map(n) and is_map(n.args[0]) and n.args[0].args[0] is f,
+                      what="the map of chunks")
+        return seq(rule("split-join", n=k), *([parent()] if inside else []), chunks,
+                   rule("eta"), fmap(), body())(state)
+
+    return run
 
 
-def pull_reduction(chain: Chain, at: Path) -> None:
-    """At ``map (λx. … reduce f z (… zip …)) xs``: the reduction moved out of the map, its
-    accumulator an array of the map's length, the map's other work fused into it."""
-    target = at
-    # fission until the map of the lambda keeps only the zip it reads
-    for _ in range(8):
-        fns = chain.functions(target)
-        last = fns[-1]
-        if not lambda_map(last[1]) or _is_zip(last[1].args[0].body):
-            break
-        chain.apply("map-fission", last[0], at=1)
-        for path, fn in chain.functions(target):
-            if is_map(fn) and isinstance(fn.args[0], Compose):
-                chain.apply("map-fission", path, at=1)
-    fns = chain.functions(target)
-    reduction = next((p for p, fn in fns if is_map(fn) and is_prim(fn.args[0], *REDUCTIONS)),
-                     None)
-    if reduction is None:
-        chain.refuse("no reduction to move out of the map (map (reduce f z) after fission)")
-    chain.apply("map-reduce-interchange", reduction)
-    # maps of maps after the reduction: transposed through, then the transpositions cancel
-    while True:
-        fns = chain.functions(target)
-        names = [_name(fn) for _, fn in fns]
-        i = _reduction_index(names)
-        mapmap = next((j for j in range(i + 2, len(fns)) if names[j] == "map-map"), None)
-        if mapmap is None or names[mapmap - 1] != "transpose":
-            break
-        chain.apply("transpose-map-map", fns[mapmap][0])
-        fns = chain.functions(target)
-        chain.apply("transpose-transpose", fns[mapmap - 1][0])
-    if isinstance(chain.node(target).fn, Compose):
-        chain.apply("compose-apply", target)
-    # transpose (map (λx. zip …) xs): the zip of the transposed rows
-    zt = chain.find(_transposed_zip_map, target, "the zip the reduction reads")
-    chain.apply("zip-transpose", zt)
-    while True:
-        fused = chain.search(_map_of_map, target)
-        if fused is None:
-            break
-        chain.apply("map-fusion-apply", fused)
-    red = chain.search(lambda n: isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS)
-                         and map_over(n.args[0]), target)
-    if red is not None:
-        chain.apply("apply-compose", red)
-        chain.apply("reduce-map-fusion", red + (0, 0))
-    mz = chain.search(_map_zip_of_map, target)
-    if mz is not None:
-        chain.apply("map-zip-fusion", mz)
+def pull_reduction(name: str) -> Strategy:
+    """At ``map (λx. … reduce f z (… zip …)) xs`` (the focus): the reduction moved out of the
+    map, its accumulator an array of the map's length, the map's other work fused into it."""
+    fission = rule("map-fission", at=1)
+
+    def separate(state: State):
+        # fission until the map of the lambda keeps only the zip it reads
+        for _ in range(8):
+            last = _functions(state)[-1]
+            if not lambda_map(last) or _is_zip(last.args[0].body):
+                break
+            state = applied_function(_last, fission)(state)
+            if isinstance(state, Refused):
+                return state
+            while _first_map_of_composition(_functions(state)) is not None:
+                state = applied_function(_first_map_of_composition, fission)(state)
+                if isinstance(state, Refused):
+                    return state
+        return state
+
+    def transpositions(state: State):
+        # maps of maps after the reduction: transposed through, the transpositions cancel
+        while _map_map_after_transpose(_functions(state)) is not None:
+            state = applied_function(_map_map_after_transpose, seq(
+                rule("transpose-map-map"), previous_function(rule("transpose-transpose"))))(
+                state)
+            if isinstance(state, Refused):
+                return state
+        return state
+
+    def run(state: State):
+        if _reduction(_functions(state)) is None:
+            return Refused(f"{name}: no reduction to move out of the map (map (reduce f z) "
+                           f"after fission)")
+        return applied_function(_reduction, rule("map-reduce-interchange"))(state)
+
+    def as_application(state: State):
+        if isinstance(state.node.fn, Compose):
+            return rule("compose-apply")(state)
+        return state
+
+    return seq(
+        separate, run, transpositions, as_application,
+        # transpose (map (λx. zip …) xs): the zip of the transposed rows
+        find(_transposed_zip_map, rule("zip-transpose"), what="the zip the reduction reads"),
+        _repeat_while(_map_of_map, rule("map-fusion-apply")),
+        optional(_reduction_of_map, seq(rule("apply-compose"),
+                                        function(element(_is_reduction,
+                                                         rule("reduce-map-fusion"))))),
+        optional(_map_zip_of_map, rule("map-zip-fusion")))
+
+
+def _repeat_while(pred, s: Strategy) -> Strategy:
+    """``s`` at the first node that satisfies ``pred``, as long as there is one."""
+
+    def run(state: State):
+        while any(pred(node) for _, node in walk(state.node)):
+            state = find(pred, s)(state)
+            if isinstance(state, Refused):
+                return state
+        return state
+
+    return run
+
+
+def _functions(state: State) -> tuple[Expr, ...]:
+    """The functions of ``(f ∘ g ∘ …) xs`` (or ``f xs``) at the focus, outermost first."""
+    fn = state.node.fn
+    return fn.fns if isinstance(fn, Compose) else (fn,)
+
+
+def _last(fns) -> int:
+    return len(fns) - 1
+
+
+def _first_map_of_composition(fns) -> int | None:
+    return next((i for i, fn in enumerate(fns) if is_map(fn) and isinstance(fn.args[0], Compose)),
+                None)
+
+
+def _reduction(fns) -> int | None:
+    """The map of a reduction among the functions."""
+    return next((i for i, fn in enumerate(fns) if is_map(fn) and is_prim(fn.args[0], *REDUCTIONS)),
+                None)
+
+
+def _map_map_after_transpose(fns) -> int | None:
+    """The first map of maps past the function after the reduction, when a transpose comes
+    before it."""
+    names = [_name(fn) for fn in fns]
+    start = _reduction_index(names) + 2
+    found = next((j for j in range(start, len(fns)) if names[j] == "map-map"), None)
+    return found if found is not None and names[found - 1] == "transpose" else None
+
+
+def _is_reduction(fn: Expr) -> bool:
+    return is_prim(fn, *REDUCTIONS)
+
+
+def _reduction_of_map(n: Expr) -> bool:
+    return isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS) and map_over(n.args[0])
 
 
 def _name(fn: Expr) -> str:
@@ -343,16 +288,20 @@ def _short(e: Expr) -> str:
 
 # --- the four macros ------------------------------------------------------------------------------
 
-def block_rows(chain: Chain, at: Path, k: Size) -> None:
-    """1-D blocking of the map at ``at``."""
-    at = enable(chain, at)
-    if not _reduces(chain.node(at).args[0]):
-        chain.refuse("the map computes no reduction whose accumulator could hold a block")
-    inner, f = split_rows(chain, at, k)
-    if _independent_inner_map(f):
-        chain.apply("map-interchange", inner)
-        inner = inner + (1, 0, 0, 0)  # map (λa. R) xs, inside the interchanged map
-    pull_reduction(chain, inner)
+def block_rows(name: str, k: Size) -> Strategy:
+    """1-D blocking of the map at the focus."""
+
+    def interchange(state: State):
+        # map (λa. R) xs, inside the interchanged map
+        if _independent_inner_map(state.node.fn.args[0]):
+            return seq(rule("map-interchange"), argument(), function(), fmap(), body())(state)
+        return state
+
+    return seq(enable(name),
+               check(lambda n: _reduces(n.args[0]),
+                     f"{name}: the map computes no reduction whose accumulator could hold a "
+                     f"block"),
+               split_rows(k), interchange, pull_reduction(name))
 
 
 def innermost_map(node: Expr) -> bool:
@@ -364,93 +313,76 @@ def innermost_map(node: Expr) -> bool:
                    for _, m in walk(node.args[0].body))
 
 
-def one_d_blocking(k: Size):
-    def body(chain: Chain) -> None:
-        block_rows(chain, chain.at, k)
-    return body
+def one_d_blocking(p) -> Strategy:
+    return block_rows("1d-blocking", p["k"])
 
 
-def two_d_blocking(k: Size, l: Size):
+def two_d_blocking(p) -> Strategy:
     """The columns blocked by l, then the rows by k: the accumulator is k rows of l
     columns, its rows outermost (each row of the block is l neighbouring elements)."""
-    def body(chain: Chain) -> None:
-        node = chain.node(chain.at)
-        if not lambda_map(node):
-            chain.refuse(f"it rewrites a map of a lambda, not {_short(node)}")
-        columns = chain.search(innermost_map, chain.at + (0, 0))
-        if columns is None:
-            chain.refuse("no map over columns inside the map over rows")
-        block_rows(chain, columns, l)
-        block_rows(chain, chain.at, k)
-    return body
+    name = "2d-blocking"
+
+    def columns(state: State):
+        if not lambda_map(state.node):
+            return Refused(f"{name}: it rewrites a map of a lambda, not {_short(state.node)}")
+        return fmap(body(find(innermost_map, block_rows(name, p["l"]), missing=(
+            f"{name}: no map over columns inside the map over rows"))))(state)
+
+    return seq(columns, block_rows(name, p["k"]))
 
 
-def tiling(m: Size, n: Size):
-    def body(chain: Chain) -> None:
-        at = enable(chain, chain.at)
-        if not _independent_inner_map(chain.node(at).args[0]):
-            chain.refuse("it tiles two nested maps over independent arrays: "
-                         "map (λa. map (λb. e) ys) xs")
-        inner, _ = split_rows(chain, at, m)
-        body_path = inner + (0, 0, 0)  # map (λb. e) ys, the body of F
-        chain.apply("split-join", body_path + (0,), n=n)
-        chain.apply("compose-apply", body_path)
-        chain.apply("map-fission", inner + (0,), at=1)
-        chain.apply("eta", inner + (0, 1, 0, 0, 0))
-        chain.apply("compose-apply", inner)
-        chain.apply("map-interchange", inner + (1,))
+def tiling(p) -> Strategy:
+    name = "tiling"
+    return seq(
+        enable(name),
+        check(lambda n: _independent_inner_map(n.args[0]),
+              f"{name}: it tiles two nested maps over independent arrays: "
+              f"map (λa. map (λb. e) ys) xs"),
+        split_rows(p["m"]),                      # the focus: map F xs, F = λa. map (λb. e) ys
+        function(fmap(body(seq(function(rule("split-join", n=p["n"])),
+                               rule("compose-apply"))))),
+        function(rule("map-fission", at=1)),
+        function(next_function(fmap(body(function(rule("eta")))))),
+        rule("compose-apply"),
+        argument(rule("map-interchange")),
         # join ∘ map (λas. map join (transpose …)) ∘ split m  →  untile ∘ map (λas. …) ∘ split m
-        chunks = inner[:-2]
-        parent, i = chunks[:-1], chunks[-1]
-        chain.apply("map-fission", chunks, at=1)
-        chain.apply("map-fission", parent + (i + 1,), at=1)
-        chain.apply("map-fusion", parent + (i,))
-        chain.apply("untile", parent + (i - 1,))
-    return body
+        parent(), parent(),                      # the map over chunks of rows
+        rule("map-fission", at=1),
+        next_function(rule("map-fission", at=1)),
+        rule("map-fusion"),
+        previous_function(rule("untile")))
 
 
-def innermost_tiling(s: Size):
-    def body(chain: Chain) -> None:
-        at = chain.at
-        node = chain.node(at)
-        if not (map_over(node) and plain_lambda(node.fn.args[0])
-                and _independent_inner_map(node.fn.args[0])):
-            chain.refuse("it tiles the reduction inside two nested maps over independent "
-                         "arrays: map (λa. map (λb. … reduce …) ys) xs")
-        if not _reduces(node.fn.args[0].body):
-            chain.refuse("the maps compute no reduction")
-        inner = at + (0, 0, 0)  # map (λb. R) ys
-        red = _fold_over_zip(chain, inner + (0, 0, 0))
-        chain.apply("reduce-split", red, s=s)
-        chain.apply("compose-apply", red[:-1])
-        chain.apply("split-zip", red[:-1] + (1,))
-        chain.apply("apply-compose", red[:-1])
-        chain.apply("reduce-map-fusion", red + (0,))
-        pull_reduction(chain, inner)
-        pull_reduction(chain, at)
-    return body
+def innermost_tiling(p) -> Strategy:
+    name = "innermost-tiling"
+    chunked = seq(                               # at reduceSeq f z (zip x y)
+        function(rule("reduce-split", s=p["s"])),
+        rule("compose-apply"),
+        argument(rule("split-zip")),
+        rule("apply-compose"),
+        function(element(_is_reduction, rule("reduce-map-fusion"))))
+    return seq(
+        check(lambda n: map_over(n) and plain_lambda(n.fn.args[0])
+              and _independent_inner_map(n.fn.args[0]),
+              f"{name}: it tiles the reduction inside two nested maps over independent "
+              f"arrays: map (λa. map (λb. … reduce …) ys) xs"),
+        check(lambda n: _reduces(n.fn.args[0].body), f"{name}: the maps compute no reduction"),
+        function(fmap(body(seq(                  # map (λb. R) ys
+            function(fmap(body(seq(_fold_over_zip(name), chunked)))),
+            pull_reduction(name))))),
+        pull_reduction(name))
 
 
-def _fold_over_zip(chain: Chain, at: Path) -> Path:
-    """Inside the body at ``at``: the path of ``reduceSeq f z`` applied to ``zip x y`` (a
+def _fold_over_zip(name: str) -> Strategy:
+    """Inside the body at the focus: the focus on ``reduceSeq f z`` applied to ``zip x y`` (a
     reduction fused with the map before it first)."""
-    pair = chain.search(lambda n: isinstance(n, Compose) and len(n.fns) == 2
-                        and is_prim(n.fns[0], *REDUCTIONS) and is_map(n.fns[1]), at)
-    if pair is not None:
-        chain.apply("reduce-map-fusion", pair + (0,))
-    found = chain.search(lambda n: isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS)
-                         and len(n.args) == 1 and _is_zip(n.args[0]), at)
-    if found is None:
-        chain.refuse("no reduction of a zip (reduce f z (zip x y)) inside the maps")
-    return found + (0,)
-
-
-def _macro_rule(name: str, equation: str, figure: str, build, params, doc: str) -> Rule:
-    def rewrite(site: Site, p) -> Expr | Refused:
-        expansion = run_macro(site, name, build(*(p[q.name] for q in params)))
-        return expansion if isinstance(expansion, Refused) else expansion.expr
-
-    return Rule(name, equation, "macro", figure, rewrite, params=params, doc=doc)
+    return seq(
+        optional(lambda n: isinstance(n, Compose) and len(n.fns) == 2
+                 and is_prim(n.fns[0], *REDUCTIONS) and is_map(n.fns[1]),
+                 element(_is_reduction, rule("reduce-map-fusion"))),
+        find(lambda n: isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS)
+             and len(n.args) == 1 and _is_zip(n.args[0]),
+             missing=f"{name}: no reduction of a zip (reduce f z (zip x y)) inside the maps"))
 
 
 def _sizes(which: str):
@@ -463,47 +395,36 @@ def _sizes(which: str):
     return candidates
 
 
-BLOCKING_1D = _macro_rule(
+BLOCKING_1D = macro_rule(
     "1d-blocking", "map (λa. map (λb. R a b) ys) xs → join (map (λas. transpose (map (λb. "
     "transpose (reduceSeq (λ(acc, p). map … (zip acc p.0)) (replicate k z) (zip (transpose "
     "as) b))) ys)) (split k xs))", "CASES 2016 Sect. 5.1; slides (register blocking)",
     one_d_blocking, (RuleParam("k", "rows per block", _sizes("rows")),),
-    "split-join, η, map interchange, map fission, reduce–map interchange, transpositions, "
-    "zip-transpose, map fusion, reduce–map fusion, map–zip fusion.")
+    doc="split-join, η, map interchange, map fission, reduce–map interchange, transpositions, "
+        "zip-transpose, map fusion, reduce–map fusion, map–zip fusion.")
 
-BLOCKING_2D = _macro_rule(
+BLOCKING_2D = macro_rule(
     "2d-blocking", "map (λa. map (λb. R a b) ys) xs → … reduceSeq over a k×l block …",
     "CASES 2016 Sect. 5.1; Lift apply2DRegisterBlocking", two_d_blocking,
     (RuleParam("k", "rows per block", _sizes("rows")),
      RuleParam("l", "columns per block", _sizes("columns"))),
-    "1-D blocking of the columns, then of the rows: the accumulator is a block of k rows of l "
-    "columns.")
+    doc="1-D blocking of the columns, then of the rows: the accumulator is a block of k rows "
+        "of l columns.")
 
-TILING = _macro_rule(
+TILING = macro_rule(
     "tiling", "map (λa. map (λb. e) ys) xs → untile (map (λas. map (λbs. map (λa. map (λb. "
     "e) bs) as) (split n ys)) (split m xs))", "CASES 2016 Sect. 5.1; slides (Tile, Untile)",
     tiling, (RuleParam("m", "rows per tile", _sizes("rows")),
              RuleParam("n", "columns per tile", _sizes("columns"))),
-    "split-join on both maps, map interchange, map fission and fusion, untile.")
+    doc="split-join on both maps, map interchange, map fission and fusion, untile.")
 
-INNERMOST_TILING = _macro_rule(
+INNERMOST_TILING = macro_rule(
     "innermost-tiling", "map (λa. map (λb. reduce … (zip a b)) bs) as → reduceSeq (λ(acc, "
     "x). map (λ(r, a). map (λ(c, b). reduceSeq … c (zip a b)) (zip r x.1)) (zip acc x.0)) … "
     "(zip (transpose (map (split s) as)) (transpose (map (split s) bs)))",
     "CASES 2016 Sect. 5.1; Lift finishTiling", innermost_tiling,
     (RuleParam("s", "elements of the reduction per chunk", _sizes("chunk")),),
-    "The reduction in chunks of s (reduce-split, split-zip), its loop over chunks moved out "
-    "of both maps (reduce–map interchange twice): the slides' TiledMultiply.")
+    doc="The reduction in chunks of s (reduce-split, split-zip), its loop over chunks moved "
+        "out of both maps (reduce–map interchange twice): the slides' TiledMultiply.")
 
 RULES = [BLOCKING_1D, BLOCKING_2D, TILING, INNERMOST_TILING]
-BUILDERS = {BLOCKING_1D.name: one_d_blocking, BLOCKING_2D.name: two_d_blocking,
-            TILING.name: tiling, INNERMOST_TILING.name: innermost_tiling}
-
-
-def expand(site: Site, rule: Rule, params: dict) -> Expansion | Refused:
-    """The basic steps of a macro of this module at a site."""
-    return run_macro(site, rule.name, BUILDERS[rule.name](*(params[q.name]
-                                                            for q in rule.params)))
-
-
-__all__ = ["RULES", "BUILDERS", "expand", "Expansion", "Chain", "run_macro", "local_copy"]

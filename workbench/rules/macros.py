@@ -1,94 +1,80 @@
 """Macro rules: named sequences of basic rules (ICFP 2015 Sect. 6.1). Applying a macro is
-one step of a derivation, and its expansion into basic rules stays visible."""
+one step of a derivation, and its expansion into basic rules stays visible. Each macro is a
+strategy (``rules.strategies``) that names the functions it rewrites by what they are."""
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..expr import Compose, Expr
 from ..sizes import Size
 from .algorithmic import array_length, divides, is_prim
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
-from .strategies import State, Step, rule_at, seq
+from .macro import macro_rule
+from .rule import Refused, RuleParam, Site, powers_of_two_dividing
+from .strategies import at_site, element, fmap, last_element, parent, rule, seq
+
+ONE = Size.const(1)
 
 
-def map_reduce_fusion_steps(chunk: Size, length: Size, strided: bool = False) -> list[Step]:
-    """The basic steps of ICFP Fig. 10 on ``reduce f z ∘ map g`` (at paths 0 and 1); with
-    ``strided``, the input is first read with the stride of the number of chunks, so that
-    neighbouring sequential reductions read neighbouring elements (ICFP Fig. 11, GPUs)."""
-    parts = length / chunk
+def _chunks(site: Site, chunk: Size, of_next: bool) -> Size | Refused:
+    """The number of chunks of ``chunk`` elements the input has."""
+    length = array_length(site, of_next=of_next)
+    if length is None:
+        return Refused("the input length is not known here")
+    return divides(chunk, length, f"chunks of {chunk}") or length / chunk
+
+
+def fused_chunks(parts: Size, chunk: Size, strided: bool = False):
+    """ICFP Fig. 10 on the composition ``reduce f z ∘ map g`` at the focus; with ``strided``,
+    the input is first read with the stride of the number of chunks, so that neighbouring
+    sequential reductions read neighbouring elements (ICFP Fig. 11, GPUs)."""
     reorder = [
-        Step("partial-reorder", (1,), {}),                    # 6d (3)
-        Step("reorder-commute-back", (2,), {}),               # 6b
-        Step("reorder→reorderStride", (3,), {"s": parts}),    # 7c
+        element("reducePart", rule("partial-reorder")),                  # 6d (3)
+        element("reorder", rule("reorder-commute-back")),                # 6b
+        element("reorder", rule("reorder→reorderStride", s=parts)),      # 7c
     ] if strided else []
-    return [
-        Step("reduce-partial", (0,), {"n": parts}),            # (1) 6d
+    return seq(
+        element("reduce", rule("reduce-partial", n=parts)),              # (1) 6d
         *reorder,
-        Step("partial-split", (1,), {"j": Size.const(1)}),    # (2) 6d
-        Step("split-join", (4,), {"n": chunk}),               # (3) 6c
-        Step("split-join-cancel", (3,), {}),                  # (4) 6e
-        Step("map-fusion", (2,), {}),                         # (5) 6f
-        Step("map→mapSeq", (2, 0, 1), {}),                    # (6) 7a
-        Step("partial-reduce", (2, 0, 0), {}),                # (7) 6d
-        Step("reduce→reduceSeq", (2, 0, 0), {}),              # (7) 7b
-        Step("reduceSeq-mapSeq-fusion", (2, 0, 0), {}),       # (8) 6f
-    ]
+        element("reducePart", rule("partial-split", j=ONE)),             # (2) 6d
+        last_element("map", rule("split-join", n=chunk)),                # (3) 6c
+        element("split", rule("split-join-cancel")),                     # (4) 6e
+        element("map", rule("map-fusion")),                              # (5) 6f
+        element("map", fmap(seq(                                         # in each chunk:
+            element("map", rule("map→mapSeq")),                          # (6) 7a
+            element("reducePart", rule("partial-reduce")),               # (7) 6d
+            element("reduce", rule("reduce→reduceSeq")),                 # (7) 7b
+            element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))))    # (8) 6f
 
 
-def _map_reduce_fusion(site: Site, p) -> list | Refused:
-    return pair_result(expand_map_reduce_fusion(site, p))
-
-
-def _map_reduce_fusion_strided(site: Site, p) -> list | Refused:
-    return pair_result(expand_map_reduce_fusion(site, p, strided=True))
-
-
-def pair_result(expansion: State | Refused) -> list | Refused:
-    """A pair rule's result: the functions that replace the pair."""
-    if isinstance(expansion, Refused):
-        return expansion
-    final = expansion.expr
-    return list(final.fns) if isinstance(final, Compose) else [final]
+def map_reduce_fusion(strided: bool = False):
+    def expand(p):
+        def build(site: Site):
+            if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+                return Refused("it rewrites reduce f z ∘ map g")
+            parts = _chunks(site, p["chunk"], of_next=True)
+            if isinstance(parts, Refused):
+                return parts
+            return parent(fused_chunks(parts, p["chunk"], strided))
+        return at_site(build)
+    return expand
 
 
 def _fused_chunk_sizes(site: Site) -> list[Size]:
     return powers_of_two_dividing(array_length(site, of_next=True))
 
 
-def expand_map_reduce_fusion(site: Site, p, strided: bool = False) -> State | Refused:
-    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-        return Refused("it rewrites reduce f z ∘ map g")
-    return _expand(Compose((site.node, site.next)), site.next_typing,
-                   array_length(site, of_next=True), p["chunk"],
-                   lambda chunk, length: map_reduce_fusion_steps(chunk, length, strided))
-
-
-def _expand(local: Expr, typing, length: Size | None, chunk: Size, steps) -> State | Refused:
-    """Run the basic steps ``steps(chunk, length)`` on ``local`` (typed by ``typing``)."""
-    if length is None:
-        return Refused("the input length is not known here")
-    bad = divides(chunk, length, f"chunks of {chunk}")
-    if bad:
-        return bad
-    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps(chunk, length)))(
-        State(local, tuple(typing.args)))
-
-
-MAP_REDUCE_FUSION = Rule(
+MAP_REDUCE_FUSION = macro_rule(
     "map-reduce-fusion",
     "reduce f z ∘ map g → reduce f z ∘ join ∘ map (reduceSeq (λ(acc, x). f (acc, g x)) z) "
-    "∘ split I", "macro", "ICFP Sect. 6.1, Fig. 10", _map_reduce_fusion,
+    "∘ split I", "ICFP Sect. 6.1, Fig. 10", map_reduce_fusion(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
     pair=True,
     doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
 
-MAP_REDUCE_FUSION_STRIDED = Rule(
+MAP_REDUCE_FUSION_STRIDED = macro_rule(
     "map-reduce-fusion-strided",
     "reduce f z ∘ map g → reduce f z ∘ join ∘ map (reduceSeq (λ(acc, x). f (acc, g x)) z) "
-    "∘ split I ∘ reorderStride (N/I)", "macro", "ICFP Sect. 6.1, Fig. 10, 11",
-    _map_reduce_fusion_strided,
+    "∘ split I ∘ reorderStride (N/I)", "ICFP Sect. 6.1, Fig. 10, 11",
+    map_reduce_fusion(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
     pair=True,
@@ -97,70 +83,51 @@ MAP_REDUCE_FUSION_STRIDED = Rule(
         "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
 
 
-def reduce_chunks_steps(chunk: Size, length: Size, strided: bool = False) -> list[Step]:
-    """The first steps of ICFP Fig. 10 on ``reduce f z`` alone (at the root): a parallel
-    first stage of sequential reductions of chunks; with ``strided``, chunk k holds elements
-    k, k + N/I, k + 2N/I, …"""
-    parts = length / chunk
-    reorder = [
-        Step("partial-reorder", (1,), {}),                    # 6d (3)
-        Step("reorder→reorderStride", (2,), {"s": parts}),    # 7c
-    ] if strided else []
-    return [
-        Step("reduce-partial", (), {"n": parts}),              # 6d (1)
-        *reorder,
-        Step("partial-split", (1,), {"j": Size.const(1)}),    # 6d (2)
-        Step("partial-reduce", (2, 0), {}),                   # 6d (1)
-        Step("reduce→reduceSeq", (2, 0), {}),                 # 7b
-    ]
-
-
-def expand_reduce_chunks(site: Site, p, strided: bool = False) -> State | Refused:
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    return _expand(site.node, site.typing, array_length(site), p["chunk"],
-                   lambda chunk, length: reduce_chunks_steps(chunk, length, strided))
-
-
-def _reduce_chunks(site: Site, p) -> Expr | Refused:
-    return _final(expand_reduce_chunks(site, p))
-
-
-def _reduce_chunks_strided(site: Site, p) -> Expr | Refused:
-    return _final(expand_reduce_chunks(site, p, strided=True))
-
-
-def _final(expansion: State | Refused) -> Expr | Refused:
-    return expansion if isinstance(expansion, Refused) else expansion.expr
+def reduce_chunks(strided: bool = False):
+    """The first steps of ICFP Fig. 10 on ``reduce f z`` alone: a parallel first stage of
+    sequential reductions of chunks; with ``strided``, chunk k holds elements k, k + N/I,
+    k + 2N/I, …"""
+    def expand(p):
+        def build(site: Site):
+            if not is_prim(site.node, "reduce"):
+                return Refused("it rewrites reduce f z")
+            parts = _chunks(site, p["chunk"], of_next=False)
+            if isinstance(parts, Refused):
+                return parts
+            reorder = [
+                element("reducePart", rule("partial-reorder")),                # 6d (3)
+                element("reorder", rule("reorder→reorderStride", s=parts)),    # 7c
+            ] if strided else []
+            return seq(
+                rule("reduce-partial", n=parts),                               # 6d (1)
+                *reorder,
+                element("reducePart", rule("partial-split", j=ONE)),           # 6d (2)
+                element("map", fmap(seq(rule("partial-reduce"),                # 6d (1)
+                                        rule("reduce→reduceSeq")))))           # 7b
+        return at_site(build)
+    return expand
 
 
 def _chunk_sizes(site: Site) -> list[Size]:
     return powers_of_two_dividing(array_length(site))
 
 
-REDUCE_CHUNKS = Rule(
+REDUCE_CHUNKS = macro_rule(
     "reduce-chunks",
-    "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I", "macro",
-    "ICFP Sect. 6.1, Fig. 10 (1)-(2)", _reduce_chunks,
+    "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I",
+    "ICFP Sect. 6.1, Fig. 10 (1)-(2)", reduce_chunks(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _chunk_sizes),),
     doc="A reduction's parallel first stage as one step: 6d, 6d, 6d, 7b. The reduce left "
         "in front takes N/I partial results (another stage, or a sequential one).")
 
-REDUCE_CHUNKS_STRIDED = Rule(
+REDUCE_CHUNKS_STRIDED = macro_rule(
     "reduce-chunks-strided",
     "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I ∘ reorderStride (N/I)",
-    "macro", "ICFP Sect. 6.1, Fig. 10 (1)-(2), Fig. 11", _reduce_chunks_strided,
+    "ICFP Sect. 6.1, Fig. 10 (1)-(2), Fig. 11", reduce_chunks(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _chunk_sizes),),
     doc="reduce-chunks with the reordering of Fig. 11's GPU kernels: 6d, 6d, 7c, 6d, 6d, "
         "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
 
-# each macro's expansion into basic steps (rules.expansion)
-MACROS = {MAP_REDUCE_FUSION.name: expand_map_reduce_fusion,
-          MAP_REDUCE_FUSION_STRIDED.name: partial(expand_map_reduce_fusion, strided=True),
-          REDUCE_CHUNKS.name: expand_reduce_chunks,
-          REDUCE_CHUNKS_STRIDED.name: partial(expand_reduce_chunks, strided=True)}
 RULES = [MAP_REDUCE_FUSION, MAP_REDUCE_FUSION_STRIDED, REDUCE_CHUNKS, REDUCE_CHUNKS_STRIDED]
-
-

@@ -6,22 +6,22 @@ How work is distributed is an explicit parameter: ``chunked`` (each work-item re
 contiguous chunk: what a CPU core streams best) or ``strided`` (neighbouring work-items
 read neighbouring elements, ``reorderStride``: coalesced on a GPU, ICFP Fig. 11).
 
-Each macro is a named sequence of basic rules (``*_steps``; ``MACROS`` runs it, so a
-derivation can show the expansion); the rule itself builds the same result directly, so
-that listing the rewrites of a node with its many parameter choices stays fast (the tests
-check that both agree).
+Each macro is a strategy over basic rules (``Rule.expand``: a derivation shows its
+expansion), naming the functions it rewrites by what they are; the rule itself builds the
+same result directly, so that listing the rewrites of a node with its many parameter
+choices stays fast (the tests check that both agree).
 """
 
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
-from ..typecheck import Typing
 from ..types import ArrayType
 from .algorithmic import array_length, divides, fused_operator, is_prim
+from .macro import macro_rule
 from .rule import Refused, Rule, RuleParam, Site
-from .strategies import State, Step
-from .vectors import NEUTRAL, lanes_may_start_at, operator_of, run_steps
+from .strategies import at_site, element, fmap, last_element, parent, rule, seq
+from .vectors import NEUTRAL, lanes_may_start_at, operator_of
 
 DISTRIBUTIONS = ("chunked", "strided")
 GROUPS = (2, 4, 16, 64, 256, 1024, 4096, 16384)
@@ -99,25 +99,25 @@ def workgroup_reduce(f: Expr, z: Expr, g: Expr | None, length: Size, local: int,
             *first_stage(f_item, z, length, local, distribution, "toLocal", "mapLocal")]
 
 
-def workgroup_reduce_steps(local: int, chunk: Size, distribution: str,
-                           fused: bool) -> list[Step]:
-    """The basic steps of ``workgroup(-map)-reduce`` on ``reduce f z [∘ map g]`` written
-    as the function of a ``mapWorkgroup`` (paths below it)."""
+def workgroup_reduce_steps(local: int, chunk: Size, distribution: str, fused: bool):
+    """The strategy of ``workgroup(-map)-reduce`` on ``reduce f z [∘ map g]`` at the focus
+    (inside a ``mapWorkgroup``)."""
     strided = "-strided" if distribution == "strided" else ""
-    first = Step(f"map-reduce-fusion{strided}", (0, 0), {"chunk": chunk}) if fused else \
-        Step(f"reduce-chunks{strided}", (0,), {"chunk": chunk})
-    return [
-        first,                                                         # 6d 6c 6e 6f 7a 7b
-        Step("map→mapLocal", (0, 2), {"dim": _const(0)}),              # 7a
-        Step("toLocal", (0, 2), {}),                                   # 7d
-        Step("reduce-partial", (0, 0), {"n": _const(1)}),              # 6d (1)
-        Step("partial-iterate", (0, 1), {"k": _const(_log2(local))}),  # 6d (4)
-        Step("partial-reduce", (0, 1, 0, 1, 0), {}),                   # 6d (2)
-        Step("reduce→reduceSeq", (0, 1, 0, 1, 0), {}),                 # 7b
-        Step("reduceSeq→reduceSeqUnroll", (0, 1, 0, 1, 0), {}),        # unrolled pairs
-        Step("map→mapLocal", (0, 1, 0, 1), {"dim": _const(0)}),        # 7a
-        Step("reduce→reduceSeq", (0, 0), {}),                          # 7b
-    ]
+    first = rule(f"map-reduce-fusion{strided}", chunk=chunk) if fused else \
+        rule(f"reduce-chunks{strided}", chunk=chunk)                   # 6d 6c 6e 6f 7a 7b
+    in_pairs = element("iterate", fmap(element("map", fmap(seq(
+        rule("partial-reduce"),                                        # 6d (2)
+        rule("reduce→reduceSeq"),                                      # 7b
+        rule("reduceSeq→reduceSeqUnroll"))))))                         # unrolled pairs
+    tree = seq(
+        element("map", rule("map→mapLocal", dim=_const(0))),           # 7a
+        element("mapLocal", rule("toLocal")),                          # 7d
+        element("reduce", rule("reduce-partial", n=_const(1))),        # 6d (1)
+        element("reducePart", rule("partial-iterate", k=_const(_log2(local)))),  # 6d (4)
+        in_pairs,
+        element("iterate", fmap(element("map", rule("map→mapLocal", dim=_const(0))))),  # 7a
+        element("reduce", rule("reduce→reduceSeq")))                   # 7b
+    return seq(first, parent(tree) if fused else tree)
 
 
 def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
@@ -172,20 +172,14 @@ def _workgroup_rewrite(fused: bool):
 
 
 def _expand_workgroup(fused: bool):
-    def expand(site: Site, p) -> State | Refused:
-        found = _workgroup_choice(site, p, fused)
-        if isinstance(found, Refused):
-            return found
-        _, _, length, typing, local, distribution = found
-        # run inside a mapWorkgroup of one group, so that the nesting is that of the site
-        local_expr = compose(site.node, site.next) if fused else site.node
-        wrapped = Prim("mapWorkgroup", (0, local_expr))
-        one_group = Typing((ArrayType(typing.args[0], _const(1)),), typing.result)
-        state = run_steps(wrapped, one_group, workgroup_reduce_steps(
-            local, _const(length // local), distribution, fused))
-        if isinstance(state, Refused):
-            return state
-        return State(state.expr.args[1], tuple(typing.args), state.steps)
+    def expand(p):
+        def build(site: Site):
+            found = _workgroup_choice(site, p, fused)
+            if isinstance(found, Refused):
+                return found
+            _, _, length, _, local, distribution = found
+            return workgroup_reduce_steps(local, _const(length // local), distribution, fused)
+        return at_site(build)
 
     return expand
 
@@ -211,22 +205,22 @@ DISTRIBUTION = RuleParam("distribution", "chunked (each work-item a contiguous c
                          "strided (neighbouring work-items read neighbouring elements)",
                          _distributions, kind="choice")
 
-WORKGROUP_REDUCE = Rule(
+WORKGROUP_REDUCE = macro_rule(
     "workgroup-reduce",
     "reduce f z → reduceSeq f z ∘ iterate (log L) (join ∘ mapLocal (reduceSeqUnroll f z) ∘ "
-    "split 2) ∘ join ∘ toLocal (mapLocal (reduceSeq f z)) ∘ split (N/L)", "macro",
-    "ICFP Sect. 6.1, Fig. 10; reduction listings 5.8, 5.13",
-    _workgroup_rewrite(False), params=(LOCAL, DISTRIBUTION),
+    "split 2) ∘ join ∘ toLocal (mapLocal (reduceSeq f z)) ∘ split (N/L)",
+    "ICFP Sect. 6.1, Fig. 10; reduction listings 5.8, 5.13", _expand_workgroup(False),
+    rewrite=_workgroup_rewrite(False), params=(LOCAL, DISTRIBUTION),
     doc="A work-group's reduction: L work-items each reduce a chunk into local memory, then "
         "a tree halves them log L times. reduce-chunks, 7a, 7d, 6d, 6d (4), 6d, 7b, unroll, "
         "7a, 7b.")
 
-WORKGROUP_MAP_REDUCE = Rule(
+WORKGROUP_MAP_REDUCE = macro_rule(
     "workgroup-map-reduce",
     "reduce f z ∘ map g → reduceSeq f z ∘ iterate (log L) (join ∘ mapLocal (reduceSeqUnroll "
     "f z) ∘ split 2) ∘ join ∘ toLocal (mapLocal (reduceSeq (λ(acc, x). f (acc, g x)) z)) ∘ "
-    "split (N/L)", "macro", "ICFP Sect. 6.1, Fig. 10",
-    _workgroup_rewrite(True), params=(
+    "split (N/L)", "ICFP Sect. 6.1, Fig. 10", _expand_workgroup(True),
+    rewrite=_workgroup_rewrite(True), params=(
         RuleParam("local", LOCAL.doc, _local_candidates(True)), DISTRIBUTION),
     pair=True,
     doc="workgroup-reduce with map g fused into the work-items' reductions (gemv's rows: one "
@@ -250,35 +244,36 @@ def two_stage(f: Expr, z: Expr, g: Expr, length: Size, groups: int, local: int,
             Prim("join"), Prim("mapWorkgroup", (0, stage1)), Prim("split", (chunk,))]
 
 
-def two_stage_steps(groups: int, local: int, length: Size, distribution: str) -> list[Step]:
+def two_stage_steps(groups: int, local: int, length: Size, distribution: str):
+    """The strategy of the two-stage reduction on the composition ``reduce f z ∘ map g`` at
+    the focus."""
     strided = "-strided" if distribution == "strided" else ""
-    if local == 1:
-        return [Step(f"map-reduce-fusion{strided}", (0,), {"chunk": length / _const(groups)}),
-                Step("map→mapWorkgroup", (2,), {"dim": _const(0)}),
-                Step("reduce→reduceSeq", (0,), {})]
     chunk = length / _const(groups)
+    if local == 1:
+        return seq(element("reduce", rule(f"map-reduce-fusion{strided}", chunk=chunk)),
+                   element("map", rule("map→mapWorkgroup", dim=_const(0))),
+                   element("reduce", rule("reduce→reduceSeq")))
     second = min(groups, local)
-    return [
+    return seq(
         # first stage: a work-group per chunk
-        Step("reduce-partial", (0,), {"n": _const(groups)}),              # 6d (1)
-        Step("partial-split", (1,), {"j": _const(1)}),                    # 6d (5)
-        Step("split-join", (4,), {"n": chunk}),                           # 6c
-        Step("split-join-cancel", (3,), {}),                              # 6e
-        Step("map-fusion", (2,), {}),                                     # 6f
-        Step("partial-reduce", (2, 0, 0), {}),                            # 6d (2)
-        Step("map→mapWorkgroup", (2,), {"dim": _const(0)}),               # 7a
-        Step("workgroup-map-reduce", (2, 0, 0),
-             {"local": _const(local), "distribution": distribution}),
+        element("reduce", rule("reduce-partial", n=_const(groups))),      # 6d (1)
+        element("reducePart", rule("partial-split", j=_const(1))),        # 6d (5)
+        last_element("map", rule("split-join", n=chunk)),                 # 6c
+        element("split", rule("split-join-cancel")),                      # 6e
+        element("map", rule("map-fusion")),                               # 6f
+        element("map", fmap(element("reducePart", rule("partial-reduce")))),  # 6d (2)
+        element("map", rule("map→mapWorkgroup", dim=_const(0))),          # 7a
+        element("mapWorkgroup", fmap(element("reduce", rule(
+            "workgroup-map-reduce", local=_const(local), distribution=distribution)))),
         # second stage: one work-group reduces the partial results
-        Step("reduce-partial", (0,), {"n": _const(1)}),                   # 6d (1)
-        Step("partial-split", (1,), {"j": _const(1)}),                    # 6d (5)
-        Step("partial-reduce", (2, 0), {}),                               # 6d (2)
-        Step("reduce-single", (0,), {}),
-        Step("id-elim", (0,), {}),
-        Step("map→mapWorkgroup", (1,), {"dim": _const(0)}),               # 7a
-        Step("workgroup-reduce", (1, 0),
-             {"local": _const(second), "distribution": distribution}),
-    ]
+        element("reduce", rule("reduce-partial", n=_const(1))),           # 6d (1)
+        element("reducePart", rule("partial-split", j=_const(1))),        # 6d (5)
+        element("map", fmap(rule("partial-reduce"))),                     # 6d (2)
+        element("reduce", rule("reduce-single")),
+        element("id", rule("id-elim")),
+        element("map", rule("map→mapWorkgroup", dim=_const(0))),          # 7a
+        element("mapWorkgroup", fmap(rule(
+            "workgroup-reduce", local=_const(second), distribution=distribution))))
 
 
 def _two_stage_site(site: Site, p) -> tuple | Refused:
@@ -319,13 +314,14 @@ def _two_stage(site: Site, p):
     return two_stage(f, z, g, _const(length), groups, local, distribution)
 
 
-def expand_two_stage(site: Site, p) -> State | Refused:
-    found = _two_stage_site(site, p)
-    if isinstance(found, Refused):
-        return found
-    _, _, _, length, groups, local, distribution = found
-    return run_steps(compose(site.node, site.next), site.next_typing,
-                     two_stage_steps(groups, local, _const(length), distribution))
+def expand_two_stage(p):
+    def build(site: Site):
+        found = _two_stage_site(site, p)
+        if isinstance(found, Refused):
+            return found
+        _, _, _, length, groups, local, distribution = found
+        return parent(two_stage_steps(groups, local, _const(length), distribution))
+    return at_site(build)
 
 
 def _group_candidates(site: Site) -> list[Size]:
@@ -344,12 +340,12 @@ def _two_stage_local(site: Site) -> list[Size]:
     return [_const(1), *(_const(n) for n in LOCAL_SIZES if length % (2 * n) == 0)]
 
 
-TWO_STAGE = Rule(
+TWO_STAGE = macro_rule(
     "two-stage-reduction",
     "reduce f z ∘ map g → join ∘ mapWorkgroup (tree) ∘ split G ∘ join ∘ mapWorkgroup "
     "(tree ∘ join ∘ toLocal (mapLocal (reduceSeq (λ(acc, x). f (acc, g x)) z)) ∘ split I) "
-    "∘ split (N/G)", "macro", "ICFP Sect. 6.1, Fig. 10, 11; reduction listing 5.13",
-    _two_stage, params=(
+    "∘ split (N/G)", "ICFP Sect. 6.1, Fig. 10, 11; reduction listing 5.13",
+    expand_two_stage, rewrite=_two_stage, params=(
         RuleParam("groups", "partial results of the first stage (work-groups, or work-items "
                   "when local is 1)", _group_candidates),
         RuleParam("local", "work-items per group (1: each partial result by a work-group of "
@@ -387,17 +383,14 @@ REDUCE_SINGLE = Rule(
     doc="Reducing one element with the neutral element leaves it as it is.")
 
 
-def map_reduce_seq_fusion_steps() -> list[Step]:
-    return [Step("map→mapSeq", (1,), {}),                # 7a
-            Step("reduce→reduceSeq", (0,), {}),           # 7b
-            Step("reduceSeq-mapSeq-fusion", (0,), {})]    # 6f
-
-
-def expand_map_reduce_seq_fusion(site: Site, p) -> State | Refused:
-    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-        return Refused("it rewrites reduce f z ∘ map g")
-    return run_steps(compose(site.node, site.next), site.next_typing,
-                     map_reduce_seq_fusion_steps())
+def expand_map_reduce_seq_fusion(p):
+    def build(site: Site):
+        if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+            return Refused("it rewrites reduce f z ∘ map g")
+        return parent(seq(element("map", rule("map→mapSeq")),                  # 7a
+                          element("reduce", rule("reduce→reduceSeq")),          # 7b
+                          element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))  # 6f
+    return at_site(build)
 
 
 def _map_reduce_seq_fusion(site: Site, p):
@@ -407,9 +400,10 @@ def _map_reduce_seq_fusion(site: Site, p):
     return [Prim("reduceSeq", (fused_operator(f, site.next.args[0]), z))]
 
 
-MAP_REDUCE_SEQ_FUSION = Rule(
+MAP_REDUCE_SEQ_FUSION = macro_rule(
     "map-reduceSeq-fusion", "reduce f z ∘ map g → reduceSeq (λ(acc, x). f (acc, g x)) z",
-    "macro", "ICFP Fig. 6f, 7a, 7b", _map_reduce_seq_fusion, pair=True,
+    "ICFP Fig. 6f, 7a, 7b", expand_map_reduce_seq_fusion, rewrite=_map_reduce_seq_fusion,
+    pair=True,
     doc="One work-item's whole reduction, the map fused into it (no temporary array): 7a, "
         "7b, 6f. On vectors (mapVec f, mapVec g) the result has a vector accumulator.")
 
@@ -442,11 +436,5 @@ UNROLLING = [
 ]
 
 
-MACROS = {
-    WORKGROUP_REDUCE.name: _expand_workgroup(False),
-    WORKGROUP_MAP_REDUCE.name: _expand_workgroup(True),
-    TWO_STAGE.name: expand_two_stage,
-    MAP_REDUCE_SEQ_FUSION.name: expand_map_reduce_seq_fusion,
-}
 RULES = [MAP_REDUCE_SEQ_FUSION, WORKGROUP_REDUCE, WORKGROUP_MAP_REDUCE, TWO_STAGE, REDUCE_SINGLE,
          *UNROLLING]

@@ -78,6 +78,9 @@ class Rule:
     pair: bool = False
     doc: str = ""
     tags: frozenset[str] = field(default=frozenset(), compare=False)  # IDENTITY, …
+    # a macro's strategy over basic rules: ``expand(params)`` is run on a copy of the site
+    # (``rules.macro``), so that its expansion can be shown and replayed
+    expand: Callable | None = field(default=None, compare=False, repr=False)
 
     def _repr_markdown_(self) -> str:
         params = ", ".join(p.name for p in self.params)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
 from ..types import ArrayType, ScalarType, TupleType
 from .algorithmic import array_length, divides, is_prim
-from .macros import pair_result
+from .macro import macro_rule
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
-from .strategies import State, Step, rule_at, seq
+from .strategies import at_site, element, parent, rule, seq
 
 # the operators a reduction over lanes may use, with the initial values every lane may
 # start from (None: any value, the operator being idempotent)
@@ -109,34 +109,23 @@ REDUCE_VECTORISE = Rule(
 
 # --- the macro: a vectorised map-reduce ---------------------------------------------------
 
-def map_reduce_vectorise_steps(n) -> list[Step]:
-    return [
-        Step("reduce-vectorize", (0,), {"n": n}),   # reduce f z ∘ joinVec ∘ reduce … ∘ splitVec
-        Step("vectorize", (4,), {"n": n}),          # map g → joinVec ∘ map (mapVec g) ∘ splitVec
-        Step("splitVec-joinVec", (3,), {}),          # 6e
-    ]
-
-
-def expand_map_reduce_vectorise(site: Site, p) -> State | Refused:
-    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-        return Refused("it rewrites reduce f z ∘ map g")
-    t = site.next_typing.args[0] if site.next_typing and site.next_typing.args else None
-    if isinstance(t, ArrayType) and not _scalars(t.elem):
-        return Refused(f"vectors hold scalars (or tuples of them: zipped arrays); the "
-                       f"elements here are {t.elem}")
-    n = p["n"]
-    bad = divides(n, array_length(site, of_next=True), f"splitVec {n}")
-    if bad:
-        return bad
-    return run_steps(compose(site.node, site.next), site.next_typing,
-                     map_reduce_vectorise_steps(n))
-
-
-def run_steps(local: Expr, typing, steps: list[Step]) -> State | Refused:
-    """The basic steps run on ``local`` (a node, or a pair as a composition), typed by
-    ``typing``: a macro's expansion."""
-    return seq(*(rule_at(s.rule, s.path, **s.params) for s in steps))(
-        State(local, tuple(typing.args)))
+def expand_map_reduce_vectorise(p):
+    def build(site: Site):
+        if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+            return Refused("it rewrites reduce f z ∘ map g")
+        t = site.next_typing.args[0] if site.next_typing and site.next_typing.args else None
+        if isinstance(t, ArrayType) and not _scalars(t.elem):
+            return Refused(f"vectors hold scalars (or tuples of them: zipped arrays); the "
+                           f"elements here are {t.elem}")
+        n = p["n"]
+        bad = divides(n, array_length(site, of_next=True), f"splitVec {n}")
+        if bad:
+            return bad
+        return parent(seq(
+            element("reduce", rule("reduce-vectorize", n=n)),  # reduce f z ∘ joinVec ∘ …
+            element("map", rule("vectorize", n=n)),  # map g → joinVec ∘ map (mapVec g) ∘ …
+            element("splitVec", rule("splitVec-joinVec"))))  # 6e
+    return at_site(build)
 
 
 def _scalars(t) -> bool:
@@ -145,11 +134,10 @@ def _scalars(t) -> bool:
     return isinstance(t, ScalarType)
 
 
-MAP_REDUCE_VECTORISE = Rule(
+MAP_REDUCE_VECTORISE = macro_rule(
     "map-reduce-vectorize",
     "reduce f z ∘ map g → reduce f z ∘ joinVec ∘ reduce (mapVec f) z ∘ map (mapVec g) "
-    "∘ splitVec n", "macro", "PACT vectorization, ICFP Fig. 7e, 6e",
-    lambda site, p: pair_result(expand_map_reduce_vectorise(site, p)),
+    "∘ splitVec n", "PACT vectorization, ICFP Fig. 7e, 6e", expand_map_reduce_vectorise,
     params=(RuleParam("n", "vector width (lanes of the accumulator)",
                       lambda s: powers_of_two_dividing(array_length(s, of_next=True), 2, 16)),),
     pair=True,
@@ -157,5 +145,4 @@ MAP_REDUCE_VECTORISE = Rule(
         "vectors of n lanes, so that a fused sequential reduction has a vector accumulator "
         "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
 
-MACROS = {MAP_REDUCE_VECTORISE.name: expand_map_reduce_vectorise}
 RULES = [REDUCE_VECTORISE, MAP_REDUCE_VECTORISE]

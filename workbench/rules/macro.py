@@ -1,0 +1,128 @@
+"""What a macro rule is: a strategy over basic rules (``Rule.expand``), run on a copy of its
+site. Applying a macro is one step of a derivation; its basic steps (``expand``) stay
+visible, at their places in the whole expression, and replay to the macro's result.
+
+The copy type-checks on its own: ``λv… x. node x`` for a function applied to one array
+(the variables of the enclosing scope it uses bound first, with their types there), with
+the pair ``node ∘ next`` in place of the node for a pair rule, and inside a ``mapWorkgroup``
+of one group when the site stands directly in one (so that the rules see the nesting the
+site has). When a basic step does not apply, the macro is refused with that step's number,
+rule, place and reason."""
+
+from __future__ import annotations
+
+from ..errors import format_path
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, fresh_name, subterm
+from ..sizes import Size
+from ..types import ArrayType
+from .rule import Refused, Rule, Site
+from .step import Step
+from .strategies import NotFound, State, StepRefused, Strategy
+
+
+def local_copy(site: Site, pair: bool = False) -> tuple[Expr, tuple, Path]:
+    """The copy of the site a macro works on, its input types, and where the node (or the
+    pair, a composition) stands in it."""
+    node = Compose((site.node, site.next)) if pair else site.node
+    typing = site.next_typing if pair else site.typing
+    env = typing.env if typing is not None else {}
+    free = sorted(v for v in node.free_vars() if v in env)
+    types = tuple(env[v] for v in free)
+    if typing is not None and len(typing.args) == 1:
+        x = fresh_name("input", set(free) | set(node.free_vars()))
+        levels = [level for level, _ in site.context]
+        if levels and levels[-1] == "workgroup":  # as one work-group sees it
+            wrapped = Apply(Prim("mapWorkgroup", (0, node)), (Var(x),))
+            one_group = ArrayType(typing.args[0], Size.const(1))
+            return Lambda(tuple(free) + (x,), wrapped), types + (one_group,), (0, 0, 0)
+        return Lambda(tuple(free) + (x,), Apply(node, (Var(x),))), types + (typing.args[0],), \
+            (0, 0)
+    if free:
+        return Lambda(tuple(free), node), types, (0,)
+    return node, (), ()
+
+
+class Expansion:
+    """A macro's basic steps on its copy of the site, and what they gave."""
+
+    def __init__(self, state: State, at: Path):
+        self.state = state
+        self.at = at
+
+    @property
+    def expr(self) -> Expr:
+        """The site's node (a pair rule's: the composition of the pair) after the macro."""
+        return subterm(self.state.expr, self.at)
+
+    def outside(self, path: Path) -> Path:
+        """A path of the copy as a path relative to the site's node."""
+        return path[len(self.at):] if path[:len(self.at)] == self.at else path
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The basic steps, with paths relative to the site's node."""
+        return tuple(Step(s.rule, self.outside(s.path), dict(s.params))
+                     for s in self.state.steps)
+
+    def steps_at(self, site_path: Path, root: Expr, start: Expr) -> list[Step]:
+        """The basic steps with paths in the whole expression (the site at ``site_path`` of
+        ``root``; ``start``, the copy before the first step). Where the node is a
+        composition inside another composition, its functions are among that
+        composition's: the paths say so."""
+        parent = subterm(root, site_path[:-1]) if site_path else None
+        out, before = [], start
+        for s in self.state.steps:
+            rel = self.outside(s.path)
+            if isinstance(parent, Compose) and isinstance(subterm(before, self.at), Compose) \
+                    and rel:
+                path = site_path[:-1] + (site_path[-1] + rel[0],) + rel[1:]
+            else:
+                path = site_path + rel
+            out.append(Step(s.rule, path, dict(s.params)))
+            before = s.result
+        return out
+
+
+def run(site: Site, rule: Rule, params: dict) -> tuple[Expansion, Expr] | Refused:
+    """The macro's strategy on a copy of the site: its expansion and the copy it started
+    from, or why it does not apply."""
+    pair = rule.pair and site.next is not None  # without a neighbour, its strategy says why
+    copy, types, at = local_copy(site, pair)
+    strategy: Strategy = rule.expand(params)
+    start = State(copy, types, (), at + (0,) if pair else at)
+    result = strategy(start)
+    outside = Expansion(start, at).outside
+    if isinstance(result, StepRefused):
+        return Refused(f"{rule.name}: basic step {result.number}, {result.rule} at "
+                       f"{format_path(outside(result.path))} (of the site), does not apply: "
+                       f"{result.reason}")
+    if isinstance(result, NotFound):
+        return Refused(f"{rule.name}: {result.what} not found at "
+                       f"{format_path(outside(result.path))} of the site")
+    if isinstance(result, Refused):
+        return result
+    return Expansion(result, at), copy
+
+
+def _result(rule: Rule, site: Site, params: dict):
+    """A macro's result: its strategy's (a pair rule's: the functions that replace the
+    pair)."""
+    found = run(site, rule, params)
+    if isinstance(found, Refused):
+        return found
+    result = found[0].expr
+    if rule.pair:
+        return list(result.fns) if isinstance(result, Compose) else [result]
+    return result
+
+
+def macro_rule(name: str, equation: str, figure: str, expand, params=(), pair=False,
+               doc: str = "", rewrite=None, **fields) -> Rule:
+    """A macro whose strategy is ``expand(params)``: its result is the strategy's, unless
+    ``rewrite`` builds the same result faster (the tests check that both agree)."""
+    made: list[Rule] = []
+    rule = Rule(name, equation, "macro", figure,
+                rewrite or (lambda site, p: _result(made[0], site, p)), params=params,
+                pair=pair, doc=doc, expand=expand, **fields)
+    made.append(rule)
+    return rule
