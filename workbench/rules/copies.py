@@ -17,8 +17,8 @@ from __future__ import annotations
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
 from ..sizes import Size
 from ..types import ArrayType
-from .algorithmic import is_prim
-from .interchange import applied, fresh, project
+from .interchange import fresh, project
+from .match import app, applied, is_prim, kind, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
 
 
@@ -53,12 +53,18 @@ def local_copy(v: Expr, shape: list[Size], l1: Size, l0: Size) -> Expr:
     return out
 
 
-def _local_copy(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not (isinstance(node, Lambda) and len(node.params) == 1
-            and isinstance(node.params[0], tuple) and len(node.params[0]) == 2
-            and all(isinstance(q, str) for q in node.params[0])):
-        return Refused("it rewrites a reduction's operator λ(acc, x). e")
+_OPERATOR = "it rewrites a reduction's operator λ(acc, x). e"
+
+
+def _pair_parameter(f: Lambda) -> bool:
+    """``λ(acc, x). e``: one parameter, a pair of names."""
+    return len(f.params) == 1 and isinstance(f.params[0], tuple) and len(f.params[0]) == 2 \
+        and all(isinstance(q, str) for q in f.params[0])
+
+
+@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+def _local_copy(m, site: Site, p) -> Expr | Refused:
+    node = m.op
     acc, x = node.params[0]
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
     if site.typing is None or not site.typing.args:
@@ -145,11 +151,9 @@ LOCAL_COPY = Rule(
         "there, l1 × l0 work-items a round, each step of the reduction.")
 
 
-def _private_accumulator(site: Site, p) -> Expr | Refused:
-    node = site.node
-    if not is_prim(node, "reduceSeq"):
-        return Refused("it rewrites reduceSeq f z")
-    f, z = node.args
+@matches(prim("reduceSeq", "f", "z", why="it rewrites reduceSeq f z"))
+def _private_accumulator(m, site: Site, p) -> Expr | Refused:
+    f, z = m.f, m.z
     if site.typing is None or not isinstance(site.typing.result, ArrayType):
         return Refused("the reduction's type is not known here")
     shape = _shape(site.typing.result.elem)
@@ -171,11 +175,10 @@ PRIVATE_ACCUMULATOR = Rule(
         "the part its local maps write (its register block).")
 
 
-def _copy_out(site: Site, p) -> Expr | Refused:
+@matches(app(prim("reduceSeq"), rest="_",
+             why="it rewrites a reduction applied to an array: reduceSeq f z xs"))
+def _copy_out(m, site: Site, p) -> Expr | Refused:
     node = site.node
-    parts = applied(node)
-    if parts is None or not is_prim(parts[0], "reduceSeq"):
-        return Refused("it rewrites a reduction applied to an array: reduceSeq f z xs")
     if site.typing is None or not isinstance(site.typing.result, ArrayType):
         return Refused("the reduction's type is not known here")
     shape = _shape(site.typing.result)
