@@ -20,6 +20,7 @@ from ..expr import Expr, Lambda, Prim, walk
 from ..layout import rearranges_only
 from ..types import Type
 from .extraction import is_parallel, parallel_subterms, unchained
+from .match import is_prim
 from .rule import Refused
 from .strategies import State, Strategy, attempt, choice, repeat, rule_at, seq
 
@@ -41,23 +42,19 @@ def where(rule: str, wanted: Callable[[Expr], dict | None]) -> Strategy:
     return run
 
 
-def _is(node: Expr, name: str) -> bool:
-    return isinstance(node, Prim) and node.name == name
-
-
 def _vector_reduce(node: Expr) -> dict | None:
-    return {} if _is(node, "reduce") else None
+    return {} if is_prim(node, "reduce") else None
 
 
 def _loop_with_inner_parallelism(node: Expr) -> dict | None:
     """A map of a loop whose stages compute in parallel (G7's side condition)."""
-    if not _is(node, "map"):
+    if not is_prim(node, "map"):
         return None
     g = node.args[0]
     if isinstance(g, Lambda):
         g = g.body
     for _, inner in walk(g):
-        if _is(inner, "loop") or _is(inner, "iterate"):
+        if is_prim(inner, "loop") or is_prim(inner, "iterate"):
             f = inner.args[1]
             body = f.body if isinstance(f, Lambda) else f
             return {} if is_parallel(body) else None
@@ -65,13 +62,14 @@ def _loop_with_inner_parallelism(node: Expr) -> dict | None:
 
 
 def _iterate_with_inner_parallelism(node: Expr) -> dict | None:
-    if _is(node, "map") and _is(node.args[0], "iterate") and is_parallel(node.args[0].args[1]):
-        return {}
+    match node:
+        case Prim("map", (Prim("iterate", (_, f)),)) if is_parallel(f):
+            return {}
     return None
 
 
 def _distributable(node: Expr) -> dict | None:
-    if _is(node, "map") and isinstance(node.args[0], Lambda) and len(node.args[0].params) == 1 \
+    if is_prim(node, "map") and isinstance(node.args[0], Lambda) and len(node.args[0].params) == 1 \
             and parallel_subterms(unchained(node.args[0].body), frozenset()):
         return {"k": 0}
     return None
@@ -80,7 +78,7 @@ def _distributable(node: Expr) -> dict | None:
 def _fissionable(node: Expr) -> dict | None:
     from ..expr import Compose
 
-    if not (_is(node, "map") and isinstance(node.args[0], Compose)):
+    if not (is_prim(node, "map") and isinstance(node.args[0], Compose)):
         return None
     fns = node.args[0].fns
     for k in range(1, len(fns)):
@@ -90,7 +88,7 @@ def _fissionable(node: Expr) -> dict | None:
 
 
 def _kernel_nest(node: Expr) -> dict | None:
-    if _is(node, "map") and not rearranges_only(node.args[0], True):
+    if is_prim(node, "map") and not rearranges_only(node.args[0], True):
         return {}
     return None
 
@@ -113,7 +111,7 @@ DISTRIBUTE = choice(
     where("map-iterate-interchange", _iterate_with_inner_parallelism),
     where("map-distribution", _distributable),
     where("map-fission", _fissionable),
-    where("rearrange-distribution", lambda node: {} if _is(node, "map") else None),
+    where("rearrange-distribution", lambda node: {} if is_prim(node, "map") else None),
 )
 
 MODERATE_FLATTENING = seq(repeat(DISTRIBUTE, limit=64),
