@@ -30,6 +30,7 @@ from benchmarks.search import device_tag
 from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import StopSearch, read, search
+from workbench.search.cases import DEFAULTS
 
 ROOT = Path(__file__).parent.parent
 RESULTS = Path(__file__).parent / "results"
@@ -37,23 +38,6 @@ RESULTS = Path(__file__).parent / "results"
 # packed, register-blocked one on PoCL (1024³, 2048³): the numbers to beat besides the
 # vendor libraries (../shared/notes/device_performance_facts.md)
 HAND_WRITTEN = {"gpu": {4096: 14.5e3}, "pocl": {1024: 339.0, 2048: 323.0}}
-
-# The parameter ranges explored on each kind of device (powers of two, CASES 2016 Sect. 5.3:
-# "all possible parameter values in a reasonable range"), and the mappings (a GPU's work-items
-# share tiles in local memory; a CPU's work-groups of one work-item each own a block).
-# A few dozen candidates per size can be measured in the time a benchmark has: the GPU's are
-# drawn from the programs with the structure of the paper's GPU kernels (a work-group's
-# accumulator in private memory, register blocks unrolled), the CPU's from those with one
-# work-item per group, register blocks unrolled and an input packed, each element
-# transposed (the panels of a CPU's BLAS).
-OPTIONS = {
-    "gpu": {"depth": 3, "mappings": ["work-groups and work-items"], "refine": 0.4,
-            "values": {"block": [2, 4, 8], "tile": [8, 16, 32], "chunk": [8, 16, 32]},
-            "keep": ["register blocks unrolled", "private accumulator"]},
-    "cpu": {"depth": 3, "mappings": ["one work-item per group"], "refine": 0.4,
-            "values": {"block": [2, 4, 8, 16, 32], "tile": [2, 4, 8], "chunk": [16, 32, 64]},
-            "keep": ["register blocks unrolled", "(each element transposed)"]},
-}
 
 
 def gflops(n: int, ms: float | None) -> float | None:
@@ -141,9 +125,9 @@ def explore_and_search(n: int, tag: str, kind: str, device: str | None, budget: 
 
     a, b = inputs(n)
     start = time.time()
+    # the strategy's own defaults for the device's kind (cases.DEFAULTS)
     result = search(library("mm")["mm"], a, b, strategy="cases", budget=budget, device=device,
-                    log=log, workers=workers, timeout=300, repeat=10, progress=progress,
-                    options=OPTIONS[kind])
+                    log=log, workers=workers, timeout=300, repeat=10, progress=progress)
     seconds = time.time() - start
     archived = log.with_suffix(".jsonl.gz")
     archived.write_bytes(gzip.compress(log.read_bytes()))
@@ -258,7 +242,7 @@ def main(argv=None) -> dict:
     logs.mkdir(parents=True, exist_ok=True)
     doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
            "machine": platform.machine(), "tag": tag, "peer": peer_name,
-           "budget": budget, "rounds": args.rounds, "options": OPTIONS[kind], "sizes": {}}
+           "budget": budget, "rounds": args.rounds, "options": DEFAULTS[kind], "sizes": {}}
     out = RESULTS / f"gemm_{tag}.json"
     print(f"device: {info.name} ({info.platform}); cases, budget {budget} per size")
     print(f"{'n':>6} {'evaluated':>9} {'best ms':>10} {'GFLOP/s':>9} {peer_name + ' ms':>12} "

@@ -157,6 +157,15 @@ TEMPLATES = {
     "copy-out": [GROUP_REDUCTION],
     "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
               "cols) (split 2 (transpose b)))) a", MM[1])],
+    # normal forms before an exploration (rules.normalisation)
+    "reduce-map-fission": ["reduceSeq (λ(acc, x). acc + {F} x) 0",
+                           "reduceSeq (λacc x. {F} x * acc) 1",
+                           ("map (reduceSeq (λ(acc, p). acc + p.0 * p.1) 0 ∘ zip (replicate "
+                            "{C} 2.5))", [MATRIX])],
+    "map-at-join": [("map (λrow. at 0 (reduce {OP} {Z} row))", [MATRIX])],
+    "transpose-transpose-introduction": [("λm. map (map {F}) m", [MATRIX])],
+    "operator-η": [("λxs. map (λp. p.0 * p.1) (zip xs (map {F} xs))", [L]),
+                   ("λxs. map (λp. (+) p.0 p.1) (zip xs xs)", [L])],
     "1d-blocking": [MM],
     "2d-blocking": [MM],
     "tiling": [MM],
@@ -424,6 +433,11 @@ REFUSALS = {
     "copy-out": ("map abs", "root", {}, "reduceSeq f z xs"),
     "pack": ("map abs", "root", {"k": 0, "t": 0}, "a whole program λxs. e"),
     "tiling": ("map (λx. abs x)", "root", {"m": 4, "n": 4}, "two nested maps"),
+    "reduce-map-fission": ("reduce (+) 0", "root", {}, "already an operator"),
+    "map-at-join": ("map abs", "root", {}, "the function is not λy. at 0 e"),
+    "transpose-transpose-introduction": ("map abs", "root", {},
+                                         "it rewrites an array variable xs"),
+    "operator-η": ("map abs", "root", {}, "it rewrites λp. p.0 ⊕ p.1"),
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
 }
 

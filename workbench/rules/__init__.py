@@ -29,6 +29,7 @@ from . import (
     identity,
     interchange,
     macros,
+    normalisation,
     opencl,
     pact,
     reductions,
@@ -45,10 +46,10 @@ from .step import Step
 # the cases exploration, or keep to ICFP's space)
 _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKING,),
                 extraction: (OTHER_SEED,), scans: (OTHER_SEED,), skeletons: (OTHER_SEED,),
-                pact: (OTHER_SEED,)}
+                pact: (OTHER_SEED,), normalisation: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
-                reductions, extraction, scans, skeletons, pact):
+                reductions, extraction, scans, skeletons, pact, normalisation):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))

@@ -37,6 +37,7 @@ from ..expr import Apply, BinOp, Compose, Expr, Lambda, Prim, Section, bind_size
 from ..layout import mapped_layout, needs_lowering
 from ..rules import RewriteRefused, apply
 from ..rules.blocking import lambda_map, map_over
+from ..rules.normalisation import normalise
 from ..rules.step import Step
 from ..sizes import Size
 from ..typecheck import annotate
@@ -109,6 +110,25 @@ class Options:
     keep: tuple[str, ...] = ()
 
 
+# What a search with the library's defaults explores on each kind of device: parameter
+# values in the ranges that pay there (powers of two, CASES 2016 Sect. 5.3), the mappings
+# that suit it (a GPU's work-items share tiles in local memory; a CPU's work-groups of one
+# work-item each own a block), and the part of the OpenCL programs that holds the fast
+# kernels, so that 40–60 measured candidates find them: on a GPU the programs with the
+# structure of the paper's kernels (a work-group's accumulator in private memory, register
+# blocks unrolled), on a CPU those with register blocks unrolled and an input packed, each
+# element transposed (the panels of a CPU's BLAS). Options given to a search replace these
+# one by one.
+DEFAULTS: dict[str, dict] = {
+    "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
+            "values": {"block": (2, 4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
+            "keep": ("register blocks unrolled", "private accumulator")},
+    "cpu": {"depth": 3, "mappings": ("one work-item per group",), "refine": 0.4,
+            "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
+            "keep": ("register blocks unrolled", "(each element transposed)")},
+}
+
+
 # --- phase 1: macro rules ---------------------------------------------------------------------
 
 def size_names(expr: Expr) -> list[str]:
@@ -137,10 +157,12 @@ def _sites(expr: Expr, macro: str) -> list[tuple]:
     return [p for p, n in walk(expr) if lambda_map(n)]
 
 
-def phase1(start: Expr, types: tuple, options: Options) -> list[Variant]:
-    """Every program the macro rules reach from ``start`` (the start included)."""
+def phase1(start: Expr, types: tuple, options: Options, steps: tuple[Step, ...] = ()
+           ) -> list[Variant]:
+    """Every program the macro rules reach from ``start`` (the start included; ``steps``
+    derive it from the program as written)."""
     counter = itertools.count(1)
-    seen = {canonical(start): Variant(start, (), "start")}
+    seen = {canonical(start): Variant(start, tuple(steps), "start")}
     frontier = [seen[canonical(start)]]
     for _ in range(options.depth):
         found = []
@@ -158,7 +180,8 @@ def phase1(start: Expr, types: tuple, options: Options) -> list[Variant]:
                     key = canonical(e)
                     if key in seen:
                         continue
-                    label = " → ".join([*(s.rule for s in v.steps), macro])
+                    label = " → ".join([*(s.rule for s in v.steps if s.rule in MACROS),
+                                        macro])
                     seen[key] = Variant(e, v.steps + (Step(macro, path, params),), label)
                     found.append(seen[key])
         frontier = found
@@ -566,9 +589,14 @@ def concrete(v: Variant, env: dict[str, int]) -> tuple[Expr, list[Step]]:
 
 # --- the strategy -----------------------------------------------------------------------------
 
-def options_of(ctx) -> Options:
-    given = dict(getattr(ctx, "options", None) or {})
+def options_of(ctx, kind: str | None = None) -> Options:
+    """The search's options over the defaults for the device's kind (``DEFAULTS``)."""
+    given = dict(ctx.options or {})
     limits = given.pop("limits", None)
+    if kind is None:
+        kind = limits.get("kind") if isinstance(limits, dict) else \
+            limits.kind if isinstance(limits, Limits) else None
+    given = {**DEFAULTS.get(kind, {}), **given}
     options = Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
     options.values = {k: tuple(v) for k, v in options.values.items()}
     if isinstance(limits, dict):
@@ -595,7 +623,8 @@ def device_limits(ctx) -> Limits:
 
 def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict:
     """Phases 1 to 3: the candidates and the counts after each phase."""
-    algorithmic = phase1(start, types, options)
+    normal = normalise(start, *types)
+    algorithmic = phase1(normal.expr, types, options, normal.steps)
     shallow = [v for v in algorithmic if nesting_depth(v.expr) <= options.max_depth]
     distances = {id(v): add_multiply_distance(v.expr) for v in shallow}
     least = min(distances.values(), default=math.inf)
@@ -623,18 +652,21 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
          "what": f"powers of two that fit the device ({sum(pruned.values())} pruned)"},
     ]
     return {"phases": phases, "pruned": pruned, "limits": limits.as_json(),
+            "normalised": [step.describe() for step in normal.steps],
             "candidates": candidates, "programs": programs, "algorithmic": once}
 
 
 def cases(ctx) -> None:
     """Phases 1–3, then the candidates measured in random order until the budget is spent."""
-    options = options_of(ctx)
-    limits = options.limits or device_limits(ctx)
+    given = (getattr(ctx, "options", None) or {}).get("limits")
+    limits = None if given else device_limits(ctx)
+    options = options_of(ctx, limits.kind if limits else None)
+    limits = options.limits or limits
     # every candidate computes what the start does: its output, computed once, is the check
     # (interpreting a register-blocked kernel of a large matrix would take minutes)
     found = explore(ctx.start, ctx.types, options, limits)
     ctx.details = {k: v for k, v in found.items()
-                   if k in ("phases", "pruned", "limits")}
+                   if k in ("phases", "pruned", "limits", "normalised")}
     candidates = random_order(found["candidates"], ctx.seed)
     programs = found["programs"]
     index = {id(v): i for i, v in enumerate(programs)}
