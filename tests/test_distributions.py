@@ -183,3 +183,24 @@ def test_distributions_read_as_written():
     assert distribution("block") == Block() and distribution("copy") == Copy()
     assert distribution(("overlap", 2)) == Overlap(2) == distribution(["overlap", 2])
     assert str(Overlap(2)) == "('overlap', 2)"
+
+
+@given(rows=st.integers(1, 20), cols=st.integers(1, 5), d=devices, extra=st.integers(0, 2),
+       seed=st.integers(0, 2**16))
+def test_every_devices_output_is_had_from_the_whole_output(rows, cols, d, extra, seed):
+    """The shortcut that spares interpreting every device's part again (``outputs_of``) gives
+    what the interpreter gives on the part."""
+    rng = np.random.default_rng(seed)
+    image = rng.uniform(-1, 1, (rows, cols)).astype(np.float32)
+    weights = rng.uniform(-1, 1, 9).astype(np.float32)
+    x = image.reshape(-1)
+    for program, inputs, dists in (
+            (GAUSS, (image, weights), [("overlap", 1 + extra), "copy"]),
+            (CLAMPED, (x,), [("overlap", 2 + extra)]),
+            (ADD, (x, x), ["block", "block"]),
+            (SCAL, (np.float32(2), x), ["copy", "block"])):
+        values, _ = prepare_inputs(program, inputs)
+        plan = split(program, values, dists, d)
+        had = plan.outputs_of(evaluate(program, *values))
+        for part, got in zip(plan.inputs, had):
+            assert same(got, evaluate(program, *part)), program

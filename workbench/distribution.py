@@ -190,6 +190,9 @@ class Split:
     inputs: list[list]
     combine: Callable[[list], object]
     rows: list[tuple[int, int]]  # the rows of the output each device computes
+    # every device's output, from the whole program's output (and the interpreter on a few
+    # rows at most), so that a large input is interpreted once; None: interpret each part
+    outputs_of: Callable[[object], list] | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +313,12 @@ def _lengths_agree(values: list, shape: _Shape) -> str | None:
     return None
 
 
+def _slices(rows: list[tuple[int, int]]) -> Callable[[object], list | None]:
+    def outputs_of(whole):
+        return None if isinstance(whole, tuple) else [np.asarray(whole)[a:b] for a, b in rows]
+    return outputs_of
+
+
 def _concatenate(outputs: list):
     if isinstance(outputs[0], tuple):
         return tuple(_concatenate([o[i] for o in outputs]) for i in range(len(outputs[0])))
@@ -332,7 +341,8 @@ def _map_split(expr: Expr, values: list, dists: list, devices: int) -> Split | s
         return "a map's function reads a block-distributed input whole"
     busy, inputs, spread = _parts(values, dists, devices, granule)
     source = spread[shape.names.index(shape.sources[0])]
-    return Split("map", busy, inputs, _concatenate, [source.owned[d] for d in busy])
+    rows = [source.owned[d] for d in busy]
+    return Split("map", busy, inputs, _concatenate, rows, outputs_of=_slices(rows))
 
 
 def _reduce_split(expr: Expr, values: list, dists: list, devices: int) -> Split | str:
@@ -428,7 +438,30 @@ def _stencil_split(expr: Expr, values: list, dists: list, devices: int) -> Split
         # its neighbours' (they read past the halo, into the device's own padding)
         return _concatenate([np.asarray(o)[a:b] for o, (a, b) in zip(outputs, keep)])
 
-    return Split("stencil", busy, inputs, combine, [image.owned[d] for d in busy])
+    image_at = shape.names.index(shape.sources[0])
+
+    def outputs_of(whole):
+        # a device's output is the whole's on its own rows; on its halo rows (where it
+        # reads its own padding) the program's on the few rows of its part around them
+        if isinstance(whole, tuple):
+            return None
+        out = []
+        for k, d in enumerate(busy):
+            part, (a, b) = inputs[k][image_at], keep[k]
+            pieces = [np.asarray(whole)[image.owned[d][0]:image.owned[d][1]]]
+            if a:
+                slab = [p[:a + right] if i == image_at else p for i, p in enumerate(inputs[k])]
+                pieces.insert(0, np.asarray(evaluate(expr, *slab))[:a])
+            if b < len(part):
+                below = len(part) - b
+                slab = [p[max(0, len(part) - below - left):] if i == image_at else p
+                        for i, p in enumerate(inputs[k])]
+                pieces.append(np.asarray(evaluate(expr, *slab))[-below:])
+            out.append(np.concatenate(pieces, axis=0))
+        return out
+
+    return Split("stencil", busy, inputs, combine, [image.owned[d] for d in busy],
+                 outputs_of=outputs_of)
 
 
 def _constant(size) -> int | None:

@@ -34,19 +34,23 @@ from .values import leaves
 
 def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: Callable,
                     result_type: type, compare: Callable, repeat: int = 20, warmup: int = 2,
-                    sizes=None, time_limit_ms: float | None = None):
+                    sizes=None, time_limit_ms: float | None = None, expected=None):
     """``expr`` on ``arrays`` across ``devices`` (names as ``WORKBENCH_DEVICE`` takes them:
     ``1:0``, ``cpu``, ``gpu``, part of a name) with one distribution per input (None: SkelCL's
     default, ``block`` for arrays and ``copy`` for scalars). An input may be a
     ``DistributedArray`` of as many devices with the same distribution; another one must be
-    redistributed first (``distribution.redistribute``: redistributions are explicit)."""
+    redistributed first (``distribution.redistribute``: redistributions are explicit).
+    ``expected``: the interpreter's output on the whole inputs when it is known already;
+    each device's expected output is had from it where the rule can (``Split.outputs_of``),
+    so that a large input is interpreted once."""
     try:
         infos = _devices(devices)
         arrays, distributions = _given(arrays, distributions, len(infos))
         values, _ = prepare_inputs(expr, arrays)
         dists = check_distributions(distributions, len(values))
-        expected_value = evaluate(expr, *values, sizes=sizes)
+        expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         plan = split(expr, values, dists, len(infos))
+        part_expected = plan.outputs_of(expected_value) if plan.outputs_of else None
     except WorkbenchError as err:
         return result_type("invalid input", str(err), error=err)
     expected = _stacked(expected_value)
@@ -54,7 +58,8 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
     def one(k: int):
         info = infos[plan.devices[k]]
         return run_one(expr, *plan.inputs[k], device=info.id, repeat=repeat, warmup=warmup,
-                       time_limit_ms=time_limit_ms)
+                       time_limit_ms=time_limit_ms,
+                       expected=part_expected[k] if part_expected else None)
 
     with ThreadPoolExecutor(max_workers=len(plan.devices)) as pool:
         parts = list(pool.map(one, range(len(plan.devices))))

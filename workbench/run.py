@@ -175,7 +175,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
             return RunResult("invalid input", str(err), error=err)
         return run_distributed(expr, arrays, devices, distributions, run_one=run,
                                result_type=RunResult, compare=compare, repeat=repeat,
-                               warmup=warmup, sizes=sizes, time_limit_ms=time_limit_ms)
+                               warmup=warmup, sizes=sizes, time_limit_ms=time_limit_ms,
+                               expected=expected)
     try:
         _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)
