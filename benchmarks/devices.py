@@ -73,12 +73,14 @@ def programs(sizes: dict, seed: int = 0) -> list[tuple[str, object, tuple, list]
 
 
 def kernels(pair: list[str], sizes: dict) -> list[dict]:
-    from workbench import run
+    from workbench import evaluate, run
 
     rows = []
     for name, program, inputs, dists in programs(sizes):
-        one = run(program, *inputs, device=pair[0], repeat=sizes["repeat"])
-        two = run(program, *inputs, devices=pair, distributions=dists, repeat=sizes["repeat"])
+        expected = evaluate(program, *inputs)  # interpreted once, for both runs' checks
+        one = run(program, *inputs, device=pair[0], repeat=sizes["repeat"], expected=expected)
+        two = run(program, *inputs, devices=pair, distributions=dists, repeat=sizes["repeat"],
+                  expected=expected)
         row = {"program": name, "one_device": _run_json(one), "two_devices": _run_json(two)}
         if one.correct and two.correct:
             row["speedup"] = one.kernel_ms / two.kernel_ms
