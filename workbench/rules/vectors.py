@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
 from ..types import ArrayType, ScalarType, TupleType
-from .algorithmic import array_length, divides, is_prim
 from .macro import macro_rule
+from .match import array_length, divides, is_prim, prim
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 from .strategies import at_site, element, parent, rule, seq
 
@@ -64,12 +64,16 @@ def lanes_may_start_at(op: str, z: Expr) -> Refused | None:
     return None
 
 
+REDUCE = prim("reduce", "f", "z", why="it rewrites reduce f z")
+
+
 def reduction_operator(site: Site) -> tuple[str, Expr, Expr] | Refused:
     """``(op, f, z)`` of the ``reduce f z`` at the site, when its lanes or partial results
     may each start at z; else why not."""
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    f, z = site.node.args
+    m = REDUCE.match(site.node)
+    if isinstance(m, Refused):
+        return m
+    f, z = m.f, m.z
     op = operator_of(f)
     if op is None:
         return Refused(f"the operator {f} must be (+), (*), min or max (associative and "
