@@ -221,3 +221,49 @@ def portability_table(results: Mapping[tuple[str, str], float]) -> str:
             cells.append("-" if value is None or own is None else f"{own / value:.2f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def efficiency_by_device(records: Sequence[dict], title: str = "", ax=None,
+                         path: str | Path | None = None):
+    """The search-efficiency curve of a search spread over several devices (a Dask cluster
+    of pinned workers, ``workbench.cluster``): every candidate a point coloured by the device
+    that measured it (its host and device id, as the record names them), the best so far a
+    line."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    t = times(records)
+    x = np.arange(1, len(t) + 1)
+    where = [_measured_on(r) for r in records]
+    for device in sorted(set(where)):
+        on = np.array([w == device for w in where]) & ~np.isnan(t)
+        if on.any():
+            ax.scatter(x[on], t[on], s=12, alpha=0.7, label=f"{device} ({int(on.sum())})")
+    failed = x[np.isnan(t)]
+    if len(failed):
+        ax.scatter(failed, np.full(len(failed), 0.02), marker="x", color="tab:red", s=14,
+                   clip_on=False, transform=ax.get_xaxis_transform(),
+                   label=f"failed or wrong ({len(failed)})")
+    if (~np.isnan(t)).any():
+        ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
+        if np.nanmax(t) / max(np.nanmin(t), 1e-9) > 20:
+            ax.set_yscale("log")
+    ax.set_xlim(0.5, max(len(t), 2) + 0.5)
+    ax.set_xlabel("evaluated candidates")
+    ax.set_ylabel("kernel time (ms)")
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure
+
+
+def _measured_on(record: dict) -> str:
+    """The device a record was measured on: host and id where the record names them (a
+    search on a cluster), else the device's name."""
+    if record.get("device_id"):
+        host = record.get("host")
+        return f"{host} {record['device_id']}" if host else record["device_id"]
+    return record.get("device_name") or record.get("device") or "unknown device"
