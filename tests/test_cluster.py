@@ -116,3 +116,15 @@ def test_the_worker_command_refuses_a_device_it_cannot_find():
     assert done.returncode == 1
     assert "no device matches 'no such device'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_efficiency_curve_colours_candidates_by_the_device_that_measured_them():
+    pytest.importorskip("matplotlib")
+    from workbench import plots
+
+    records = [{"correct": True, "kernel_ms": 2.0 - i / 10, "host": "h", "device_id": f"0:{i % 2}"}
+               for i in range(6)] + [{"correct": False, "kernel_ms": None, "device_name": "cpu"}]
+    fig = plots.efficiency_by_device(records, title="spread")
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels[:2] == ["h 0:0 (3)", "h 0:1 (3)"]
+    assert "failed or wrong (1)" in labels and "best so far" in labels

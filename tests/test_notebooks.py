@@ -81,7 +81,7 @@ def test_a_figure_cell_without_an_image_is_a_problem():
 
 
 def test_the_folder_has_notebooks():
-    assert {"tour", "asum", "reductions", "own_rule"} <= set(IDS)
+    assert {"tour", "asum", "reductions", "own_rule", "several_devices"} <= set(IDS)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
