@@ -276,3 +276,47 @@ def test_every_command_has_an_example_and_every_option_a_help_text():
     search = commands["search"].format_help()
     assert "--repeat" in search and "--seed" in search and "Ctrl-C" in search
     assert "--json keys" in commands["eval"].format_help()
+
+
+# --- the search's report ---------------------------------------------------------------------
+
+def test_a_found_kernel_is_tidied_of_walk_leftovers_by_steps_of_its_own():
+    import numpy as np
+
+    from workbench import Derivation, evaluate, parse
+    from workbench.cli import tidied
+
+    d = Derivation(parse("reduce (+) 0"), "[float]_64", name="sum")
+    d.apply("reduce-partial", "root", n=2)
+    d.apply("partial-iterate", "1", k=1)  # what a walk leaves: iterate 1 (...)
+    assert "iterate 1" in str(d.current)
+    tidy, done = tidied(d)
+    assert "iterate" not in str(tidy.current) and done == ["iterate-once at 1"]
+    assert len(d) == 2 and len(tidy) == 3  # the found derivation itself is left as it is
+    xs = np.random.default_rng(0).uniform(-1, 1, 64).astype(np.float32)
+    assert np.allclose(evaluate(tidy.current, xs), evaluate(d.current, xs), atol=1e-5)
+
+
+def test_the_search_summary_is_short_and_lays_the_kernel_out():
+    """The text report names each step's rule and prints the kernel laid out on lines of at
+    most 100 columns, not every intermediate expression (those are in --json)."""
+    from workbench import Derivation, load, to_text
+    from workbench.cli import show_search, tidied
+    from workbench.programs import LIBRARY
+
+    start = load(LIBRARY / "reductions.lift")["listing5_13"]
+    d = Derivation(start, "[float]_65536", name="listing5_13")
+    d.apply("reduce→reduceSeq", "0")
+    tidy, _ = tidied(d)
+    doc = {"name": "listing5_13", "evaluated": 40, "strategy": "guided", "seconds": 12.0,
+           "failures_by_kind": {}, "stopped": None, "from_log": 0, "budget": 40,
+           "best": {"kernel_ms": 0.05, "timing_text": "measured again", "expression":
+                    str(tidy.current), "text": str(tidy),
+                    "rules": [line for line in str(tidy).splitlines()
+                              if line.lstrip().startswith("(")],
+                    "layout": to_text(tidy.current, width=100)}}
+    text = show_search(doc)
+    assert len(str(tidy.current)) > 300  # one line of it would not fit
+    assert "best kernel:" in text and "(1) → reduce→reduceSeq at 0" in text
+    assert all(len(line) <= 100 for line in text.splitlines()[1:])
+    assert text.count(str(tidy.start)) == 0  # no expression but the kernel's

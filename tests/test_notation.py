@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from workbench import ParseError, parse, parse_program, parse_type, to_text
 from workbench.expr import Apply, Compose, Lambda, Prim, Section, Var, walk
+from workbench.notation.printer import _postfix_form
 from workbench.sizes import Size
 
 from .strategies import expressions
@@ -215,3 +216,43 @@ def test_the_identity_primitive_reads_back_beside_a_user_function_named_id():
     both = Compose((Prim("map", (definitions["id"],)), Prim("id")))
     assert to_text(both) == "map id ∘ Id"
     assert to_text(Compose((Prim("map", (Prim("id"),)), Prim("id")))) == "map id ∘ id"
+
+
+# --- layout on several lines (to_text's width) -----------------------------------------------
+
+@settings(max_examples=400, derandomize=True, deadline=None, database=None)
+@given(expressions(), st.integers(20, 120), st.booleans())
+def test_laid_out_text_parses_back_equal(e, width, ascii):
+    text = to_text(e, ascii=ascii, width=width)
+    assert parse(text) == e
+    flat = to_text(e, ascii=ascii, width=None)
+    if len(flat) <= width:
+        assert text == flat  # what fits stays on one line
+    elif isinstance(e, Compose | Lambda) or (isinstance(e, Apply) and not _postfix_form(e)):
+        assert "\n" in text  # a composition, lambda or application too long is broken
+
+
+def test_library_definitions_are_laid_out_within_the_width_and_read_back():
+    from workbench import load
+    from workbench.programs import LIBRARY, files
+
+    for path in files():
+        for name, e in load(path).items():
+            body = getattr(e, "body", None) if not hasattr(e, "children") else e
+            if body is None:
+                continue
+            for width in (40, 100):
+                text = to_text(body, width=width)
+                assert parse(text, load(path)) == body or parse(text) == body, (name, text)
+                if len(str(body)) > width:
+                    assert "\n" in text
+            assert max(map(len, to_text(body).splitlines())) <= 100 or "\n" not in to_text(body)
+    deep = load(LIBRARY / "reductions.lift")["listing5_13"]
+    lines = to_text(deep).splitlines()
+    assert len(lines) > 10 and max(map(len, lines)) <= 100
+    assert lines[1].startswith("∘ ") and lines[3].startswith("     ∘ ")  # nested, indented
+
+
+def test_a_width_below_twenty_columns_is_refused():
+    with pytest.raises(ValueError, match="at least 20"):
+        to_text(parse("map abs"), width=5)

@@ -50,6 +50,8 @@ WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
 TEMPLATES = {
     "iterate-decomposition": ["iterate {K} (join ∘ map (reduce {OP} {Z}) ∘ split 2)"],
+    "iterate-once": ["iterate 1 (join ∘ map (reduce {OP} {Z}) ∘ split 2)",
+                     "iterate 1 (map {F})"],
     "reorder-commute": ["reduce {OP} {Z} ∘ map {F} ∘ reorder"],
     "reorder-commute-back": ["reduce {OP} {Z} ∘ reorder ∘ map {F}"],
     "split-join": ["map {F}", "reduce {OP} {Z} ∘ map {F}"],
@@ -317,6 +319,8 @@ def test_vectorisation_happens_at_most_once_on_a_path():
 REFUSALS = {
     "iterate-decomposition": ("iterate 3 (join ∘ map (reduce (+) 0) ∘ split 2)", "root",
                               {"m": 5}, "m must be between 1 and 3 - 1"),
+    "iterate-once": ("iterate 2 (join ∘ map (reduce (+) 0) ∘ split 2)", "root", {},
+                     "it iterates 2 times, not once"),
     "reorder-commute": ("reorder ∘ map abs", "0", {}, "it rewrites map f ∘ reorder"),
     "reorder-commute-back": ("map abs ∘ reorder", "0", {}, "it rewrites reorder ∘ map f"),
     "split-join": ("map abs", "root", {"n": 3}, "3 does not divide the array length 64"),

@@ -562,10 +562,53 @@ def cmd_search(args) -> dict:
             raise UserError(message)
         doc["_exit"], doc["_stderr"] = 1, message  # the JSON still says what failed
         return doc
-    doc["best"]["markdown"] = result.derivation.to_markdown()
-    doc["best"]["text"] = str(result.derivation)
+    derivation, tidy = tidied(result.derivation)
+    doc["best"]["markdown"] = derivation.to_markdown()
+    doc["best"]["text"] = str(derivation)
     doc["best"]["timing_text"] = result.timing_text
+    doc["best"]["rules"] = [line for line in str(derivation).splitlines()
+                            if line.lstrip().startswith("(")]
+    doc["best"]["layout"] = to_text(derivation.current)
+    if tidy:
+        doc["best"]["tidied"] = tidy
+        doc["best"]["tidied_expression"] = str(derivation.current)
+        doc["best"]["tidied_check"] = _check_tidied(derivation, types, sizes, args)
     return doc
+
+
+# Rules that remove what random walks leave behind without changing what is computed;
+# the found kernel is tidied with them before it is reported.
+TIDY_RULES = ("iterate-once",)
+
+
+def tidied(derivation):
+    """A copy of ``derivation`` with every walk leftover removed by steps of its own
+    (``TIDY_RULES``: ``iterate 1 f → f``), and the rule and place of each such step."""
+    from .derivation import Derivation
+    from .rules import lookup_rule, rewrites
+
+    d = Derivation.from_json(derivation.to_json())
+    done = []
+    for _ in range(64):  # each step removes one node: a kernel has fewer
+        found = rewrites(d.current, *d.input_types, rules=[lookup_rule(n) for n in TIDY_RULES])
+        if not found:
+            break
+        r = found[0]
+        d.apply(r.rule, r.path, **r.params)
+        done.append(f"{r.rule} at {format_path(r.path)}")
+    return d, done
+
+
+def _check_tidied(derivation, types, sizes, args) -> str:
+    """The tidied kernel run once against the interpreter: what it gives (it computes what
+    the kernel found computes, and is checked like every kernel)."""
+    from .run import run
+
+    arrays = random_inputs(types, sizes, args.seed, ranges_of(derivation.start))
+    result = run(derivation.current, *arrays, device=args.device, repeat=3, sizes=sizes)
+    if result.correct:
+        return f"checked against the interpreter, {result.kernel_ms:.4f} ms (3 runs)"
+    return f"{result.status}: {result.message}"
 
 
 def show_search(doc: dict) -> str:
@@ -592,7 +635,13 @@ def show_search(doc: dict) -> str:
         lines.append("phases: " + " → ".join(
             f"{p['phase']} {p['count']}" + (f" (paper {p['paper']})" if p.get("paper") else "")
             for p in phases))
-    lines += ["", best["text"]]
+    steps = best.get("rules") or []
+    lines += ["", f"derivation ({len(steps)} steps; --json gives every expression):"]
+    lines += [f"  {line.strip()}" for line in steps]
+    if best.get("tidied"):
+        lines.append(f"tidied (walk leftovers removed): {', '.join(best['tidied'])}; "
+                     f"{best.get('tidied_check', '')}")
+    lines += ["", "best kernel:", best.get("layout") or best["expression"]]
     if doc.get("plot"):
         lines.append(f"plot: {doc['plot']}")
     return "\n".join(lines)

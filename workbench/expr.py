@@ -21,7 +21,7 @@ from .sizes import Size
 Path = tuple[int, ...]
 # The printer of the notation, installed by ``notation.printer`` (which builds on this
 # module): expressions print as the papers write them without the core importing it.
-_PRINTER: list[Callable[[Expr], str]] = []
+_PRINTER: list[Callable[..., str]] = []  # (expr, width=None) -> text
 
 
 def use_printer(printer: Callable[[Expr], str]) -> None:
@@ -172,7 +172,12 @@ class Expr:
         return f"{type(self).__name__}({parts})"
 
     def _repr_markdown_(self) -> str:
-        return f"`{self}`"
+        """One line in code style; longer than a cell's width, laid out on lines in a code
+        block (the printer's ``width``)."""
+        text = str(self)
+        if len(text) <= 100 or not _PRINTER:
+            return f"`{text}`"
+        return f"```\n{_PRINTER[0](self, width=100)}\n```"
 
     def size(self) -> int:
         """Number of nodes in the tree."""

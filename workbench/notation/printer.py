@@ -3,6 +3,12 @@
 ``to_text(e)`` uses the paper's symbols (``∘``, ``λ``); ``to_text(e, ascii=True)`` uses
 ``o`` and ``\\``. Parentheses are added only where precedence requires them.
 
+With a ``width``, an expression longer than that is laid out on several lines (a
+notebook's cell shows about 100 columns): a composition one function a line, each after
+its ``∘``; a lambda's body, an application's arguments and a pattern's function argument on
+lines of their own, indented by two. Whatever fits the width stays on one line, and the
+text reads back the same (newlines are blanks to the parser).
+
 A user function may bear a primitive's name (a Lift program's own ``id``): the program's
 definitions then shadow the primitive when the text is read back, so in an expression that
 calls such a function the primitive is printed by another of its spellings (``Id``).
@@ -35,10 +41,17 @@ _BINARY = {"||": OR, "&&": AND, "==": COMPARE, "!=": COMPARE, "<": COMPARE, "<="
            ">": COMPARE, ">=": COMPARE, "+": ADD, "-": ADD, "*": MUL, "/": MUL, "%": MUL}
 
 
-def to_text(expr: Expr, ascii: bool = False) -> str:
-    """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``);
-    ``reading.to_text`` also prints Lift's spelling."""
-    return _Printer(ascii, _shadowed(expr)).show(expr, LAMBDA)
+def to_text(expr: Expr, ascii: bool = False, width: int | None = None) -> str:
+    """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``), on one
+    line, or laid out on lines of at most ``width`` columns where it is longer (a piece
+    that cannot be broken, such as a long lambda-free chain of arguments, may still pass
+    it); ``reading.to_text`` also prints Lift's spelling."""
+    printer = _Printer(ascii, _shadowed(expr))
+    if width is None:
+        return printer.show(expr, LAMBDA)
+    if isinstance(width, bool) or not isinstance(width, int) or width < 20:
+        raise ValueError(f"width = {width!r}: give a whole number of columns, at least 20")
+    return _Layout(printer, width).block(expr, LAMBDA, 0, 0)
 
 
 def _shadowed(expr: Expr) -> frozenset[str]:
@@ -133,23 +146,29 @@ class _Printer:
         raise TypeError(f"cannot print {type(e).__name__}")  # pragma: no cover
 
     def primitive(self, e: Prim) -> tuple[str, int]:
+        words = self.primitive_words(e)
+        return " ".join(w for w, _ in words), (APP if len(words) > 1 else ATOM)
+
+    def primitive_words(self, e: Prim) -> list[tuple[str, Expr | None]]:
+        """The words a primitive prints as: its name and arguments, each with the
+        expression it shows (None for the name, sizes and dimensions)."""
         decl = e.decl
-        words = [self.spelling(decl)]
+        words: list[tuple[str, Expr | None]] = [(self.spelling(decl), None)]
         for i, (param, arg) in enumerate(zip(decl.params, e.args)):
             if param.kind == "dim":
                 following = e.args[i + 1] if i + 1 < len(e.args) else None
                 # The dimension may be left out, unless the function is itself a literal 0-2.
                 if arg or (isinstance(following, Lit) and following.value in (0, 1, 2)):
-                    words.append(str(arg))
+                    words.append((str(arg), None))
             elif param.kind == "size":
-                words.append(size_argument(arg))
+                words.append((size_argument(arg), None))
             elif param.kind == "sizes":
-                words.append("(" + ", ".join(str(a) for a in arg) + ")")
+                words.append(("(" + ", ".join(str(a) for a in arg) + ")", None))
             elif param.kind == "index":
-                words.append(str(arg))
+                words.append((str(arg), None))
             else:
-                words.append(self.show(arg, POSTFIX))
-        return " ".join(words), (APP if len(words) > 1 else ATOM)
+                words.append((self.show(arg, POSTFIX), arg))
+        return words
 
     def application(self, e: Apply) -> tuple[str, int]:
         fn = e.fn
@@ -164,6 +183,71 @@ class _Printer:
         head = self.show(fn, APP)
         args = " ".join(self.show(a, POSTFIX) for a in e.args)
         return f"{head} {args}", APP
+
+
+class _Layout:
+    """Lays an expression out on lines of at most ``width`` columns. ``block(e, context,
+    column, indent)`` is its text when it starts at ``column`` and its further lines are
+    indented by at least ``indent`` spaces."""
+
+    def __init__(self, printer: _Printer, width: int):
+        self.p = printer
+        self.width = width
+
+    def block(self, e: Expr, context: int, column: int, indent: int) -> str:
+        flat = self.p.show(e, context)
+        if column + len(flat) <= self.width or "\n" in flat:
+            return flat
+        _, level = self.p.render(e)
+        if level < context:  # parenthesised: the inner text one column further in
+            return "(" + self.broken(e, column + 1, indent + 1) + ")"
+        return self.broken(e, column, indent)
+
+    def line(self, indent: int) -> str:
+        return "\n" + " " * indent
+
+    def broken(self, e: Expr, column: int, indent: int) -> str:
+        """``e`` broken over lines (as ``render`` would print it, without its brackets)."""
+        p = self.p
+        if isinstance(e, Compose):
+            symbol = p.compose_sym.strip() + " "
+            parts = [self.block(f, OR, column if i == 0 else indent + len(symbol),
+                                indent + len(symbol)) for i, f in enumerate(e.fns)]
+            return parts[0] + "".join(self.line(indent) + symbol + part for part in parts[1:])
+        if isinstance(e, Lambda):
+            params = " ".join(pattern_text(q) for q in e.params)
+            return (f"{p.lambda_sym}{params}." + self.line(indent + 2)
+                    + self.block(e.body, LAMBDA, indent + 2, indent + 2))
+        if isinstance(e, Apply) and not _postfix_form(e):
+            head = self.block(e.fn, APP, column, indent)
+            args = [self.block(a, POSTFIX, indent + 2, indent + 2) for a in e.args]
+            return head + "".join(self.line(indent + 2) + a for a in args)
+        if isinstance(e, Prim) and any(isinstance(a, Expr) for a in e.args):
+            return self.primitive(e, column, indent)
+        return p.render(e)[0]
+
+    def primitive(self, e: Prim, column: int, indent: int) -> str:
+        """``map f``, ``reduceSeq f z``: the name and its static arguments, then each
+        argument that is an expression on a line of its own (a single last one stays on
+        the first line, broken in turn)."""
+        words = self.p.primitive_words(e)
+        exprs = [a for _, a in words if a is not None]
+        if len(exprs) == 1 and words[-1][1] is exprs[0]:
+            head = " ".join(w for w, _ in words[:-1])
+            return head + " " + self.block(exprs[0], POSTFIX, column + len(head) + 1,
+                                           indent + 2)
+        text = words[0][0]
+        for word, arg in words[1:]:
+            shown = word if arg is None else self.block(arg, POSTFIX, indent + 2, indent + 2)
+            text += self.line(indent + 2) + shown
+        return text
+
+
+def _postfix_form(e: Apply) -> bool:
+    """``p.0`` and ``if c then t else f``: applications printed in forms of their own."""
+    fn = e.fn
+    return isinstance(fn, Prim) and ((fn.name == "get" and len(e.args) == 1)
+                                     or (fn.name == "select" and len(e.args) == 3))
 
 
 use_printer(to_text)

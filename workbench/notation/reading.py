@@ -55,11 +55,18 @@ def load(path: str | Path) -> program.Program:
     return program.load(path, reader=parse_program)
 
 
-def to_text(expr: Expr, ascii: bool = False, style: str = "paper") -> str:
+# The columns a notebook's cell shows: longer expressions print on several lines.
+NOTEBOOK_WIDTH = 100
+
+
+def to_text(expr: Expr, ascii: bool = False, style: str = "paper",
+            width: int | None = NOTEBOOK_WIDTH) -> str:
     """The expression in the papers' notation (``ascii``: with ``o`` and ``\\``), or with
-    ``style="lift"`` in Lift's spelling."""
+    ``style="lift"`` in Lift's spelling. Paper text longer than ``width`` columns is laid out
+    on several indented lines (``width=None``: one line, as ``str(expr)``); either reads
+    back the same."""
     if style == "lift":
         return to_lift(expr)
     if style != "paper":
         raise ValueError(f"unknown style {style!r}: 'paper' or 'lift'")
-    return paper_text(expr, ascii)
+    return paper_text(expr, ascii, width=width)

@@ -52,6 +52,20 @@ ITERATE_DECOMPOSITION = Rule(
         if is_prim(s.node, "iterate") and s.node.args[0].is_integer_constant else [])),))
 
 
+@matches(prim("iterate", "n", "f", why="it rewrites iterate 1 f"))
+def _iterate_once(match, site: Site, p) -> Expr | Refused:
+    if match.n != Size.const(1):
+        return Refused(f"it iterates {match.n} times, not once")
+    return match.f
+
+
+# iterate 1 f = f: Fig. 9's iterate applies f once. Walks leave such loops behind (a
+# reducePart of two split by partial-iterate with k = 1); a found kernel is tidied with it.
+ITERATE_ONCE = Rule(
+    "iterate-once", "iterate 1 f → f", "simplification", "ICFP Fig. 6a, 9", _iterate_once,
+    tags=frozenset({IDENTITY}))
+
+
 # --- (b) reorder commutativity --------------------------------------------------------------
 
 @matches(pair(map_of(), prim("reorder"), why="it rewrites map f ∘ reorder"))
@@ -317,7 +331,8 @@ REDUCE_SEQ_FUSION = Rule(
     "algorithmic", "ICFP Fig. 6f", _reduce_seq_fusion, pair=True)
 
 
-RULES = [ITERATE_DECOMPOSITION, REORDER_COMMUTE_LEFT, REORDER_COMMUTE_RIGHT, SPLIT_JOIN,
+RULES = [ITERATE_DECOMPOSITION, ITERATE_ONCE, REORDER_COMMUTE_LEFT, REORDER_COMMUTE_RIGHT,
+         SPLIT_JOIN,
          REDUCE_TO_PARTIAL, PARTIAL_PARTIAL, PARTIAL_TO_REDUCE, PARTIAL_REORDER,
          PARTIAL_ITERATE, PARTIAL_SPLIT,
          *CANCELLATIONS, MAP_FUSION, REDUCE_SEQ_FUSION]
