@@ -156,7 +156,7 @@ def test_the_guided_search_does_not_propose_what_the_device_refuses(monkeypatch)
     """A candidate whose work-item keeps more private arrays than the device's work-groups
     held is not a candidate of the guided search (as widths the device does not run)."""
     from workbench.notation import parse_type
-    from workbench.search import Context
+    from workbench.search import Context, SearchSpec
     from workbench.search.evaluation import ReplayEvaluator
     from workbench.search.guided import Candidates
     from workbench.search.log import Log
@@ -164,8 +164,8 @@ def test_the_guided_search_does_not_propose_what_the_device_refuses(monkeypatch)
     monkeypatch.setattr(runtime.probe, "private_group_limit", lambda info, key, *a: 1024)
     scal = library("blas")["scal"]
     types = (parse_type("float"), parse_type("[float]_1048576"))
-    ctx = Context(scal, types, {}, 8, ReplayEvaluator([]), Log(None), None, 0, None, 3,
-                  None, 2, "guided")
+    ctx = Context(SearchSpec(scal, types, 8, "guided", repeat=3, batch=2), ReplayEvaluator([]),
+                  Log(None))
     ctx.model = ctx.cost_model()
     pool = Candidates(ctx, ctx.model)
     big = parse("λa. join ∘ mapGlobal (toPrivate (mapSeq (*a))) ∘ split 1024")

@@ -96,10 +96,11 @@ def test_each_kind_of_device_has_a_prior():
 # --- the guided search -----------------------------------------------------------------------
 
 def _context(types=(f"[float]_{N}",), budget=8):
-    from workbench.search import Context
+    from workbench.search import Context, SearchSpec
 
-    return Context(ASUM, tuple(parse_types(types)), {}, budget, ReplayEvaluator([]), Log(None),
-                   None, 0, None, 3, None, 2, "guided", replayed=[])
+    spec = SearchSpec(ASUM, tuple(parse_types(types)), budget, "guided", repeat=3, batch=2,
+                      replayed=[])
+    return Context(spec, ReplayEvaluator([]), Log(None))
 
 
 def parse_types(types):

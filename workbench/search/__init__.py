@@ -238,17 +238,48 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-class Context:
-    """What a strategy sees: the start, the budget, and ``measure``."""
+@dataclass(frozen=True)
+class SearchSpec:
+    """What a search is asked to do, as its strategy sees it: from which expression (its
+    input ``types``, ``sizes`` of its size variables), how many candidates (``budget``), with
+    which strategy, seed and options, on which device (as asked; ``identity``: the device a
+    log's header and every key name), how each candidate is run (``repeat`` runs, ``batch``
+    at a time), only inside the subtree ``at``, until a wall-clock ``deadline``
+    (``time_limit`` seconds from the start), answered from ``replayed`` records instead of
+    being run when given."""
 
-    def __init__(self, start, types, sizes, budget, evaluator, log, device, seed, at,
-                 repeat, progress, batch, strategy, replayed: list | None = None,
-                 identity: dict | None = None, deadline: float | None = None):
-        self.start, self.types, self.sizes, self.budget = start, types, sizes, budget
-        self.evaluator, self.log, self.device, self.seed, self.at = (evaluator, log, device,
-                                                                     seed, at)
-        self.repeat, self.progress, self.batch, self.strategy = (repeat, progress, batch,
-                                                                 strategy)
+    start: Expr
+    types: tuple[Type, ...]
+    budget: int
+    strategy: str
+    sizes: dict[str, int] = field(default_factory=dict)
+    seed: int = 0
+    options: dict = field(default_factory=dict)
+    device: str | None = None
+    identity: dict | None = None
+    at: NodePath | None = None
+    repeat: int = 10
+    batch: int = 4
+    time_limit: float | None = None
+    deadline: float | None = None
+    replayed: list | None = None
+
+
+class Context:
+    """What a strategy sees: the spec (its fields are the context's: ``ctx.start``,
+    ``ctx.budget``, …), ``measure``, and the state strategies keep, every piece declared
+    here."""
+
+    def __init__(self, spec: SearchSpec, evaluator, log, progress=None):
+        self.spec = spec
+        self.start, self.types, self.sizes, self.budget = (spec.start, tuple(spec.types),
+                                                           spec.sizes, spec.budget)
+        self.strategy, self.seed, self.options = spec.strategy, spec.seed, dict(spec.options)
+        self.device, self.at, self.repeat, self.batch = (spec.device, spec.at, spec.repeat,
+                                                         spec.batch)
+        self.replayed = spec.replayed  # the records a replayed search answers from
+        self.evaluator, self.log, self.progress = evaluator, log, progress
+        start, identity, device = spec.start, spec.identity, spec.device
         self.definitions = user_functions_text(start)
         # every candidate is checked against the interpreter's output of the start (the
         # same, rule by rule), computed once per worker
@@ -257,8 +288,8 @@ class Context:
         # the device the times are taken on, as a log's header and every key name it
         self.identity = identity or {"name": device or "default"}
         self.device_key = device_text(self.identity) if identity else (device or "default")
-        self.deadline = deadline  # the wall-clock time (time.time()) the search stops at
-        self.time_limit: float | None = None  # the same, in seconds from the search's start
+        self.deadline = spec.deadline  # the wall-clock time (time.time()) the search stops at
+        self.time_limit = spec.time_limit  # the same, in seconds from the search's start
         self.cache: dict[str, dict] = {}
         self.logged_before: set[str] = set()  # measured by an earlier run (resuming)
         self.from_log = 0
@@ -267,14 +298,14 @@ class Context:
         self.seen: set[str] = set()
         self.fixed: list[int] = []
         self.started = time.time()
-        self.replayed = replayed  # the records a replayed search answers from
+        # the strategies' state
         self.features: dict[str, dict] = {}  # candidate key -> its cost-model features
         # expression text -> (lowered, completion steps, features): the guided search's
         # default completions, computed once per search
         self.completions: dict[str, tuple] = {}
         self.model = self.prior_model = None  # the cost model (guided): prior and fitted
         self._widths: tuple | None = None
-        self.options: dict = {}  # a strategy's options (search(..., options=...))
+        self.ranks: list[float] = []  # the ranked strategy's estimates, best first
         self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
         self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
 
@@ -486,12 +517,12 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
         evaluator = InlineEvaluator()
     else:
         evaluator = PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
-    ctx = Context(start, tuple(types), size_env, budget, evaluator, run_log, device, seed, at,
-                  repeat, progress, batch=getattr(evaluator, "workers", 4), strategy=strategy,
-                  replayed=records, identity=identity,
-                  deadline=start_time + time_limit if time_limit is not None else None)
-    ctx.time_limit = time_limit
-    ctx.options = options
+    spec = SearchSpec(start, tuple(types), budget, strategy, sizes=size_env, seed=seed,
+                      options=options, device=device, identity=identity, at=at, repeat=repeat,
+                      batch=getattr(evaluator, "workers", 4), time_limit=time_limit,
+                      deadline=start_time + time_limit if time_limit is not None else None,
+                      replayed=records)
+    ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     stop = ""
     remeasured = 0
@@ -679,7 +710,7 @@ def _path(text: str) -> NodePath:
     return parse_path(text)
 
 
-__all__ = ["search", "SearchResult", "CUTOFF", "NoCorrectKernel", "StopSearch",
-           "TimeLimitReached", "STRATEGIES", "DEFAULT_STRATEGY",
+__all__ = ["search", "SearchResult", "SearchSpec", "Context", "CUTOFF", "NoCorrectKernel",
+           "StopSearch", "TimeLimitReached", "STRATEGIES", "DEFAULT_STRATEGY",
            "Log", "LogError", "Record", "read", "replay", "ReplayEvaluator", "PoolEvaluator",
            "ExecutorEvaluator", "InlineEvaluator"]
