@@ -658,7 +658,7 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
 
 def cases(ctx) -> None:
     """Phases 1–3, then the candidates measured in random order until the budget is spent."""
-    given = (getattr(ctx, "options", None) or {}).get("limits")
+    given = ctx.options.get("limits")
     limits = None if given else device_limits(ctx)
     options = options_of(ctx, limits.kind if limits else None)
     limits = options.limits or limits
