@@ -104,6 +104,20 @@ def _stage(tmp: Path) -> tuple[Path, dict]:
     failing.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                       "language": "python"}
     nbformat.write(failing, work / "failing.ipynb")
+    programs = ROOT / "workbench" / "programs"
+    classroom = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Real programs in front of a class"),
+        nbformat.v4.new_code_cell(
+            "from widgets import Workbench\nfrom workbench import load\n\n"
+            f"mm = Workbench(load({str(programs / 'mm.lift')!r})['mm'], auto_run=False,\n"
+            "               sizes={'M': 32, 'K': 32, 'N': 32},\n"
+            "               collapsed=('derivation', 'search'))\nmm"),
+        nbformat.v4.new_code_cell(
+            f"asum = Workbench(load({str(programs / 'blas.lift')!r})['asum'], auto_run=False,\n"
+            "                 collapsed=('tree', 'derivation', 'code', 'runs'))\n"
+            "asum.search.budget.value = 3\nasum")])
+    classroom.metadata["kernelspec"] = failing.metadata["kernelspec"]
+    nbformat.write(classroom, work / "classroom.ipynb")
     settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
@@ -219,7 +233,8 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     page.wait_for_function("([img, before]) => img.src !== before && img.complete"
                            " && img.naturalWidth > 0", arg=[plot.element_handle(), before],
                            timeout=STEP_S * 1000)  # the plot was redrawn
-    expect(wb.locator(".wb-errors")).to_have_text("")
+    assert not any(t.strip() for t in wb.locator(".wb-errors").all_inner_texts()), \
+        wb.locator(".wb-errors").all_inner_texts()  # no error anywhere in the widget
     wait_idle()
     shot.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
@@ -374,6 +389,84 @@ def test_a_failed_runs_whole_message_opens_in_jupyterlab(browser, lab):
         idle()
         full.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab_failed_run.png"))
+    finally:
+        page.close()
+
+
+def test_real_programs_fit_and_messages_sit_by_their_buttons_in_jupyterlab(browser, lab):
+    """The matrix multiplication's tree scrolls inside its column (scroll bars shown, nothing
+    clipped); selecting a deep node keeps the rule list and apply in view; hovering a node
+    shades its OpenCL lines and clicking a line selects its node; a size that cannot run is
+    refused beside the size box (never "fully low-level") and the message is dismissed; no
+    broken image before a search; "adopt best" after a search on asum at symbolic N adopts
+    every step."""
+    from playwright.sync_api import expect
+
+    page, idle = lab.open(browser, "classroom.ipynb", width=1100, height=900)
+    try:
+        _run_all(page)
+        mm, asum = page.locator(".wb-workbench").nth(0), page.locator(".wb-workbench").nth(1)
+        tree = mm.locator(".wb-tree")
+        expect(tree.locator("svg g.node").first).to_be_visible(timeout=LOAD_S * 1000)
+        box = tree.evaluate("""el => { const c = el.parentElement.closest('.widget-vbox');
+            const r = el.getBoundingClientRect(), p = c.getBoundingClientRect();
+            return {sw: el.scrollWidth, sh: el.scrollHeight, cw: el.clientWidth,
+                    ch: el.clientHeight, ow: el.offsetWidth, oh: el.offsetHeight,
+                    right: r.right, column: p.right, svgh: el.querySelector('svg')
+                    .getBoundingClientRect().height}; }""")
+        assert box["right"] <= box["column"] + 1, f"the tree is clipped by its column: {box}"
+        assert box["sh"] > box["ch"], f"the tree does not scroll: {box}"
+        assert box["ow"] - box["cw"] > 0, f"no scroll bar is shown: {box}"
+        # a deep node: the last one drawn; selecting it keeps the controls in view
+        deepest = tree.locator("g.node").last
+        path = deepest.locator("title").text_content()
+        deepest.scroll_into_view_if_needed()
+        deepest.click()
+        expect(mm.locator(".wb-selected-text")).to_contain_text(f"selected {path}",
+                                                                timeout=STEP_S * 1000)
+        expect(mm.locator(".wb-rule-select select")).to_be_in_viewport()
+        expect(mm.locator("button.wb-apply")).to_be_in_viewport()
+        expect(mm.locator("button.wb-apply")).to_be_disabled()  # no rule chosen
+        # a node and its OpenCL lines: hovering shades them, a line selects its node
+        expect(mm.locator(".wb-opencl [data-path]").first).to_be_attached(
+            timeout=STEP_S * 1000)
+        line_path = mm.locator(".wb-opencl [data-path]").last.get_attribute("data-path")
+        _node(page, line_path).first.hover()
+        expect(mm.locator(".wb-opencl .wb-line-hover").first).to_be_attached(
+            timeout=STEP_S * 1000)
+        mm.locator(f'.wb-opencl [data-path="{line_path}"]').last.click()
+        expect(mm.locator(".wb-selected-text")).to_contain_text(f"selected {line_path}",
+                                                                timeout=STEP_S * 1000)
+        # a size that cannot run: refused beside the size box, dismissed with its ×
+        size = mm.locator(".wb-run-panel .wb-size input").first
+        size.fill("0")
+        size.press("Enter")
+        message = mm.locator(".wb-size-errors .wb-error-text")
+        expect(message).to_contain_text("a size is at least 1", timeout=STEP_S * 1000)
+        gap = page.evaluate("([a, b]) => b.getBoundingClientRect().top - "
+                            "a.getBoundingClientRect().bottom",
+                            [size.element_handle(), message.element_handle()])
+        assert 0 <= gap < 60, f"the message is {gap} px below the size box"
+        expect(mm.locator(".wb-code")).to_contain_text("no code", timeout=STEP_S * 1000)
+        expect(mm.locator(".wb-code")).not_to_contain_text("fully low-level")
+        expect(mm.locator(":scope > .wb-errors .wb-error-text")).to_have_text("")  # not on top
+        mm.locator(".wb-size-errors button.wb-dismiss").click()
+        expect(message).to_have_text("", timeout=STEP_S * 1000)
+        expect(mm.locator(".wb-size-errors button.wb-dismiss")).to_be_hidden()
+        # a search at N = 4096, then adopt: every step, at the widget's types or the search's
+        expect(asum.locator(".wb-search-plot")).to_be_hidden()  # no broken image
+        asum.locator(".wb-search-panel button", has_text="search from this step").click()
+        expect(asum.locator(".wb-search-panel .wb-search-status")).to_contain_text(
+            "ready (search", timeout=NOTEBOOK_S * 1000)
+        adopt = asum.locator("button.wb-adopt")
+        expect(adopt).to_be_enabled(timeout=STEP_S * 1000)
+        expect(asum.locator(".wb-search-plot")).to_be_visible(timeout=STEP_S * 1000)
+        adopt.click()
+        expect(asum.locator(".wb-adopted")).to_contain_text("adopted", timeout=STEP_S * 1000)
+        expect(asum.locator(".wb-search-panel .wb-error-text")).to_have_text("")
+        idle()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_classroom.png"), full_page=True)
+        assert not [e for e in page.errors if "wb" in e or "anywidget" in e.lower()], page.errors
     finally:
         page.close()
 

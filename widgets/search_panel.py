@@ -200,7 +200,7 @@ class SearchPanel(w.VBox):
         predicted = [_get(r, "predicted_ms") for r in self.records]
         fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
         self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
-        self.plot.layout.display = None
+        self.plot.layout.display = "block"
 
     def adopt(self) -> None:
         if self.result is None:

@@ -175,12 +175,8 @@ def legend_html() -> str:
 _ESM = """
 function render({ model, el }) {
   el.classList.add("wb-tree");
-  // the drawing scrolls inside its column, both ways, with its scroll bars shown; it is
-  // never wider than the column (a wide tree would otherwise be clipped by it)
-  el.style.overflow = "auto";
-  el.style.maxHeight = "min(520px, 70vh)";
-  el.style.maxWidth = "100%";
-  el.style.width = "100%";
+  // the drawing scrolls inside its column (its size and overflow are the widget's layout,
+  // which ipywidgets writes onto this element)
   el.style.boxSizing = "border-box";
   el.style.scrollbarGutter = "stable";
   const draw = () => {
@@ -268,6 +264,11 @@ class TreeView(anywidget.AnyWidget):
     selected = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, **kwargs):
+        # The drawing scrolls inside its column, both ways, with its scroll bars shown, and is
+        # never wider than the column (a wide tree was clipped by it). These are the layout's:
+        # ipywidgets writes the layout onto the element and would undo styles set in ``_esm``.
+        kwargs.setdefault("layout", {"width": "100%", "max_width": "100%", "overflow": "auto",
+                                     "max_height": "min(520px, 70vh)"})
         super().__init__(**kwargs)
         self.prefix = f"wb{next(_ids)}"
 
