@@ -16,7 +16,8 @@ blocking, tiling, tiling of the innermost loop), ``vectors`` (vector accumulator
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
 lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's
 allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows
-it), ``strategies`` (combinators).
+it), ``lambdas`` (β and η), ``strategies`` (combinators). A rule's left-hand side is a
+pattern of ``match``; a rule that only renames a primitive comes from ``renaming``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """Left-hand sides of rules, stated once as patterns (as tinygrad's ``UPat`` or RISE's
 ``case App(App(map(), f), …)``), matched with the first mismatch reported.
 
-A pattern is built from ``prim``, ``app``, ``lam``, ``composed``, ``kind`` and ``pair``; a
-string in a pattern captures the sub-term there under that name (``"_"`` matches anything
-and captures nothing). Each part may carry ``why``: the refusal reason when the node there
-does not have that shape. A part without one refuses with the reason of the nearest
-enclosing part that has one, so a pattern says once, at each level, what was expected::
+A pattern is built from ``prim`` (``map_of``), ``app``, ``lam``, ``composed``, ``kind`` and
+``pair``; a string in a pattern captures the sub-term there under that name (``"_"``
+matches anything and captures nothing). Each part may carry ``why``: the refusal reason
+when the node there does not have that shape. A part without one refuses with the reason
+of the nearest enclosing part that has one, so a pattern says once, at each level, what was
+expected::
 
     MAP_OF_MAP = app(prim("map", lam("a", app(prim("map", "g"), "ys"),
                                      why="the outer map's body must be a map applied to "
