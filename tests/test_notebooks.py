@@ -151,3 +151,34 @@ def test_jupyterlab_starts_without_the_news_pop_up(tmp_path):
     assert doc["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
     for script in ("scripts/start", "binder/postBuild"):
         assert "bash scripts/lab-settings" in (ROOT / script).read_text(), script
+
+
+# --- the README's entry points ---------------------------------------------------------------
+
+def _readme_block(heading: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(heading):]
+    return section.split("```python", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_widget_example_works_from_the_notebooks_folder():
+    """JupyterLab opens in notebooks/: the README's widget example must work from there."""
+    pytest.importorskip("ipywidgets", reason="the widget needs ipywidgets")
+    code = _readme_block("## The widget")
+    code = code.replace("Workbench(", "w = Workbench(", 1) + "\nprint(type(w).__name__)\n"
+    from tests.children import child_env
+
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "notebooks",
+                         capture_output=True, text=True, env=child_env(), timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("Workbench")
+
+
+def test_scripts_start_installs_voila_which_the_readme_advertises():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    start = (ROOT / "scripts" / "start").read_text()
+    assert "voila" in (ROOT / "README.md").read_text().lower()
+    assert "voila" in extras["lab"] and "'.[lab" in start
