@@ -16,8 +16,10 @@ blocking, tiling, tiling of the innermost loop), ``vectors`` (vector accumulator
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
 lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's
 allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows
-it), ``lambdas`` (β and η), ``strategies`` (combinators). A rule's left-hand side is a
-pattern of ``match``; a rule that only renames a primitive comes from ``renaming``.
+it), ``lambdas`` (β and η), ``strategies`` (combinators and locations), ``macro`` (a
+macro: a strategy over basic rules, run on a copy of its site), ``expansion`` (a macro
+step's basic steps). A rule's left-hand side is a pattern of ``match``; a rule that only
+renames a primitive comes from ``renaming``.
 """
 
 from __future__ import annotations

@@ -63,9 +63,9 @@ def lambda_map(node: Expr) -> bool:
 
 
 def _independent_inner_map(f: Lambda) -> bool:
-    body = f.body
-    return map_over(body) and plain_lambda(body.fn.args[0]) \
-        and f.params[0] not in body.args[0].free_vars()
+    inner = f.body
+    return map_over(inner) and plain_lambda(inner.fn.args[0]) \
+        and f.params[0] not in inner.args[0].free_vars()
 
 
 def _reduces(e: Expr) -> bool:
