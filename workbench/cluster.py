@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import socket
 import sys
@@ -82,7 +83,8 @@ def worker_specs(device_list: list[str], env: dict[str, str] | None = None,
     from distributed import Nanny
 
     return {f"{prefix}device-{d}": {"cls": Nanny, "options": {
-        "nthreads": 1, "env": {**(env or {}), WORKER_DEVICE_ENV: d}}}
+        "nthreads": 1, "env": {**(env or {}), WORKER_DEVICE_ENV: d},
+        "silence_logs": logging.WARNING}}
         for d in device_list}
 
 
@@ -111,7 +113,8 @@ def device_cluster(device_list: list[str] | None = None, kind: str = "gpu",
 
     ids = _devices_or_all(device_list, kind)
     allow_children()
-    scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
+    scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None}}
+    options.setdefault("silence_logs", logging.WARNING)  # a notebook shows warnings only
     return SpecCluster(workers=worker_specs(ids, env), scheduler=scheduler, **options)
 
 
