@@ -16,6 +16,7 @@ Every run is checked against the interpreter (a wrong or failed run is reported 
     python -m benchmarks.devices                 # the first two GPUs
     python -m benchmarks.devices --devices 0:0 0:1
     python -m benchmarks.devices --quick         # small sizes, two PoCL CPU devices
+    python -m benchmarks.devices --no-search     # the kernels; then --no-kernels, the search
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ def searches(pair: list[str], sizes: dict) -> dict:
         print(f"# search on {label}: {result.evaluated} candidates in {minutes:.2f} min",
               file=sys.stderr, flush=True)
     out["speedup"] = out["two devices"]["per_minute"] / out["one device"]["per_minute"]
+    out["budget"] = sizes["budget"]
     return out
 
 
@@ -144,7 +146,7 @@ def table(doc: dict) -> str:
         lines.append(f"| {row['program']} | {_cell(one)} | {_cell(two)} | {speed} |")
     s = doc.get("search")
     if s:
-        lines += ["", f"Search (random, budget {doc['sizes']['budget']}, dot of "
+        lines += ["", f"Search (random, budget {s['budget']}, dot of "
                   f"{doc['sizes']['search_n']} floats), one Dask worker per device:", "",
                   "| devices | candidates | minutes | candidates per minute | per device |",
                   "|---|---|---|---|---|"]
@@ -168,12 +170,19 @@ def main(argv=None) -> dict:
                              "PoCL CPU devices)")
     parser.add_argument("--quick", action="store_true", help="small sizes (minutes on a CPU)")
     parser.add_argument("--no-search", action="store_true", help="kernels only")
+    parser.add_argument("--no-kernels", action="store_true", help="the search only")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the folder the results are written to")
+    parser.add_argument("--budget", type=int, help="the search's candidates (default: 400; "
+                        "--quick: 12)")
     args = parser.parse_args(argv)
     if args.quick and not args.devices:
         os.environ.setdefault("POCL_DEVICES", "pthread pthread")  # before PoCL loads
     from workbench.opencl_devices import find_device
 
-    sizes = QUICK if args.quick else FULL
+    sizes = dict(QUICK if args.quick else FULL)
+    if args.budget is not None:
+        sizes["budget"] = args.budget
     pair = args.devices or pair_of_devices("cpu" if args.quick else "gpu")
     if len(pair) < 2:
         parser.error("two devices are needed: name them with --devices (this host has "
@@ -181,17 +190,27 @@ def main(argv=None) -> dict:
     infos = [find_device(d)[0] for d in pair]
     doc = {"devices": [i.id for i in infos],
            "device_names": ", ".join(f"{i.name}, {i.driver}" for i in infos),
-           "quick": args.quick, "sizes": sizes, "kernels": kernels(pair, sizes)}
-    if not args.no_search:
+           "quick": args.quick, "sizes": sizes}
+    tag = ("gpu" if infos[0].kind == "gpu" else "pocl" if infos[0].is_pocl else
+           infos[0].kind) + ("_quick" if args.quick else "")
+    out = args.results / f"devices_{tag}.json"
+    # a part measured alone (--no-search, --no-kernels) keeps the other part of an earlier
+    # run on the same devices
+    earlier = json.loads(out.read_text()) if out.exists() else {}
+    if earlier.get("devices") != doc["devices"]:
+        earlier = {}
+    doc["kernels"] = earlier.get("kernels", []) if args.no_kernels else kernels(pair, sizes)
+    if args.no_search:
+        if "search" in earlier:
+            doc["search"] = earlier["search"]
+    else:
         doc["search"] = searches(pair, sizes)
     text = table(doc)
     print(json.dumps(doc, indent=1))
     print(text)
-    tag = ("gpu" if infos[0].kind == "gpu" else "pocl" if infos[0].is_pocl else
-           infos[0].kind) + ("_quick" if args.quick else "")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"devices_{tag}.json").write_text(json.dumps(doc, indent=1) + "\n")
-    (RESULTS / f"devices_{tag}.md").write_text(text)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    out.with_suffix(".md").write_text(text)
     return doc
 
 

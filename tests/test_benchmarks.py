@@ -185,3 +185,25 @@ def test_calibration_reads_results_keyed_by_program_and_sizes(capsys):
     out = capsys.readouterr().out
     assert "scal         {\"N\": 16777216}" in out and "rank corr" in out
     assert calibrate.cost.CALIBRATION.read_text() == before
+
+
+def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
+    """One device against two, kernels only, at the quick sizes (two PoCL devices need
+    POCL_DEVICES before PoCL loads: a child process)."""
+    import subprocess
+    import sys
+
+    from tests.children import ROOT, child_env
+
+    done = subprocess.run([sys.executable, "-m", "benchmarks.devices", "--quick", "--no-search",
+                           "--results", str(tmp_path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env=child_env(POCL_DEVICES="pthread pthread"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    doc = json.loads((tmp_path / "devices_pocl_quick.json").read_text())
+    assert len(doc["kernels"]) == 3 and len(doc["devices"]) == 2
+    for row in doc["kernels"]:
+        assert row["one_device"]["correct"] and row["two_devices"]["correct"], row
+        assert [e["device"] for e in row["two_devices"]["per_device"]] == doc["devices"]
+        assert row["speedup"] > 0
+    table = (tmp_path / "devices_pocl_quick.md").read_text()
+    assert table.count("\n| ") >= 4 and "Gaussian blur" in table
