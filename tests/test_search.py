@@ -711,3 +711,19 @@ def test_no_strategy_proposes_vectors_the_device_does_not_run():
     for _ in range(40):
         expr, _ = random_walk(ASUM, types, rng, widths=(2, 4))
         assert fits_device(expr, (2, 4)), expr
+
+
+def test_a_code_generator_bug_while_ranking_is_reported_and_the_candidate_ranks_last(
+        monkeypatch):
+    from workbench.search import strategies
+
+    def buggy(expr, *types, **options):
+        raise ZeroDivisionError("a bug of the code generator")
+
+    monkeypatch.setattr(strategies, "opencl", buggy)
+    result = search(ASUM, "[float]_4096", strategy="ranked", budget=2, replay_log=[],
+                    options={"pool": 3})
+    assert result.evaluated == 2  # still measured (here: answered by the empty replay)
+    assert result.internal_errors and {e.where for e in result.internal_errors} == \
+        {"ranking (ranked)"}
+    assert "ZeroDivisionError: a bug of the code generator" in str(result)
