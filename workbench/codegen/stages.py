@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, walk
+from ..primitives import Kernel, MapLevel
 from ..typecheck import Annotation
 from ..types import INT, Type
 from . import CodegenError, c_names, ir
@@ -110,10 +111,10 @@ class Stages:
         if isinstance(fn, Prim) and is_layout(fn):
             return Value(typing.result, view=view_through(fn, typing.args[0], args[0].view,
                                                           self.calls, constant))
-        if isinstance(fn, Prim) and fn.name == "zip":
+        if isinstance(fn, Prim) and fn.decl.kernel is Kernel.ZIP:
             return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
-        if isinstance(fn, Prim) and fn.name in ("iterate", "loop") and any(
-                isinstance(n, Prim) and n.name in ("mapGlobal", "mapWorkgroup")
+        if isinstance(fn, Prim) and fn.decl.kernel in (Kernel.ITERATE, Kernel.LOOP) and any(
+                isinstance(n, Prim) and n.decl.map_level in (MapLevel.GLOBAL, MapLevel.WORKGROUP)
                 for _, n in walk(fn.args[1])):
             return self.iterate(fn, args[0], env, dest)
         # a computation: its own kernel, writing to ``dest`` or a new global buffer
