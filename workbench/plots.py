@@ -8,6 +8,9 @@ last month, recorded here or on a GPU machine — never a device.
 - ``best_so_far_band``: best-so-far against evaluations (or wall time) over seeded repeats,
   the median and the 10–90 % band, for several strategies (random search as the baseline);
 - ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
+- ``spread_text``, ``timing_note``, ``comparison_text``: timings in words with their spread,
+  a note where times are too short to rank kernels, and which of two is faster when their
+  ranges say so;
 - ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2).
 
 Matplotlib's object API is used (no pyplot state), so plots can be drawn from threads. The
@@ -92,7 +95,12 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
     x = np.arange(1, len(t) + 1)
     ok = ~np.isnan(t)
     if ok.any():
-        ax.scatter(x[ok], t[ok], s=12, alpha=0.6, label="candidate")
+        low, high = _spread(records)
+        has = ok & ~np.isnan(low) & ~np.isnan(high)
+        if has.any():  # each candidate's fastest to slowest timed run
+            ax.vlines(x[has], low[has], high[has], color="tab:blue", alpha=0.35, lw=0.8,
+                      label="min–max of its runs")
+        ax.scatter(x[ok], t[ok], s=12, alpha=0.6, label="candidate (median)")
     failed = x[~ok]
     if len(failed):
         # on the bottom edge of the axes (y in axes coordinates): a failure has no time
@@ -116,19 +124,99 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # candidates are counted
-    for i, k in enumerate(fixed):
-        ax.axvline(k + 0.5, color="grey", ls="--", lw=0.8,
-                   label="step fixed" if i == 0 else None)
+    _fixed_steps(ax, fixed)
     ax.set_xlabel("evaluated candidates")
     ax.set_ylabel("kernel time (ms)")
     if ok.any() and np.nanmax(t) / max(np.nanmin(t), 1e-9) > 20:
         ax.set_yscale("log")
-    ax.set_title(title)
+    ax.set_title(title, fontsize="medium")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+        outside_legend(ax)
     if path is not None and fig is not None:
         fig.savefig(path)
     return fig if fig is not None else ax.figure
+
+
+# More fixed steps than this are drawn as ticks on the top edge, not as lines across the data
+MAX_STEP_LINES = 12
+
+
+def _fixed_steps(ax, fixed: Sequence[int]) -> None:
+    """Where the descent fixed a step: dashed lines when few, ticks on the top edge when
+    many (a long search fixes hundreds)."""
+    fixed = list(fixed)
+    if not fixed:
+        return
+    if len(fixed) <= MAX_STEP_LINES:
+        for i, k in enumerate(fixed):
+            ax.axvline(k + 0.5, color="grey", ls="--", lw=0.8,
+                       label="step fixed" if i == 0 else None)
+        return
+    ax.scatter(np.asarray(fixed) + 0.5, np.full(len(fixed), 1.0), marker="|", s=40,
+               color="grey", transform=ax.get_xaxis_transform(), clip_on=False,
+               label=f"steps fixed ({len(fixed)}, top edge)")
+
+
+def outside_legend(ax, fontsize: str = "small") -> None:
+    """The legend beside the axes, right of them, off the data."""
+    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0, frameon=False)
+
+
+def _spread(records: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """Each record's fastest and slowest timed run (NaN where not logged or failed)."""
+    def value(r, key):
+        v = r.get(key) if r.get("correct") else None
+        return np.nan if v is None else float(v)
+    return (np.array([value(r, "kernel_ms_min") for r in records], dtype=float),
+            np.array([value(r, "kernel_ms_max") for r in records], dtype=float))
+
+
+# --- timings in words ------------------------------------------------------------------------
+
+# Below this a kernel's time says little on its own: an empty kernel's launch and its
+# profiling events take microseconds on a CPU device (PoCL's timer ticks in nanoseconds, but
+# its runs of a few microseconds vary by 10x), so such times do not rank kernels.
+TIMING_FLOOR_MS = 0.02
+
+
+def spread_text(median_ms: float | None, min_ms: float | None = None,
+                max_ms: float | None = None) -> str:
+    """``0.0123 ms (0.0110–0.0150)``: a median with the range of its runs."""
+    if median_ms is None:
+        return "no time"
+    if min_ms is None or max_ms is None:
+        return f"{median_ms:.4f} ms"
+    return f"{median_ms:.4f} ms ({min_ms:.4f}–{max_ms:.4f})"
+
+
+def timing_note(times_ms: Sequence[float | None], resolution_ns: float | None = None) -> str:
+    """A note for times too short to compare (below ``TIMING_FLOOR_MS``, or 100 ticks of
+    the device's timer where that is coarser), or the empty string."""
+    floor = max(TIMING_FLOOR_MS, 100 * (resolution_ns or 0) * 1e-6)
+    short = [t for t in times_ms if t is not None and t < floor]
+    if not short:
+        return ""
+    return (f"Note: {len(short)} of these {len(times_ms)} times are below {floor:g} ms, "
+            f"where a launch's own overhead and the timer's noise are of the same size: they "
+            f"do not rank kernels; a larger size does.")
+
+
+def comparison_text(a_name: str, a: tuple[float, float, float], b_name: str,
+                    b: tuple[float, float, float]) -> str:
+    """Which of two timed things is faster, read from their (min, median, max): faster or
+    slower when their ranges do not overlap, else no measurable difference."""
+    a_min, a_med, a_max = a
+    b_min, b_med, b_max = b
+    ratio = a_med / b_med if b_med else float("nan")
+    if a_max < b_min:
+        verdict = f"faster than {b_name}"
+    elif a_min > b_max:
+        verdict = f"slower than {b_name}"
+    else:
+        verdict = f"not measurably different from {b_name} (their ranges overlap)"
+    return (f"{a_name} measured {spread_text(a_med, a_min, a_max)}, {verdict} "
+            f"({spread_text(b_med, b_min, b_max)}; median ratio {ratio:.2f})")
 
 
 def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str = "evaluations",
@@ -184,23 +272,44 @@ def _on_grid(x: np.ndarray, y: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def versus_peers(best_ms: Mapping[str, float], peers_ms: Mapping[str, Mapping[str, float]],
-                 title: str = "", ax=None, path: str | Path | None = None):
-    """Bars per program: the best kernel found and each peer (lower is better)."""
+                 title: str = "", ax=None, path: str | Path | None = None,
+                 spread: Mapping[str, tuple[float, float]] | None = None,
+                 labels: Mapping[str, str] | None = None):
+    """Horizontal bars per program: the best kernel found and each peer, each relative to
+    the fastest of them (1.0: the fastest; the time in ms is written on each bar).
+    ``spread`` gives the best kernel's (min, max) per program, drawn as a range;
+    ``labels`` the text for each program's row (its name and sizes, say)."""
     fig = None
     if ax is None:
-        fig = _figure()
+        fig = _figure((7.5, 0.9 + 0.75 * max(1, len(best_ms))))
         ax = fig.add_subplot()
     programs = list(best_ms)
     names = ["best found"] + sorted({p for peers in peers_ms.values() for p in peers})
-    width = 0.8 / len(names)
+    height = 0.8 / len(names)
     for j, name in enumerate(names):
-        values = [best_ms[p] if name == "best found" else peers_ms.get(p, {}).get(name, np.nan)
-                  for p in programs]
-        ax.bar(np.arange(len(programs)) + j * width, values, width, label=name)
-    ax.set_xticks(np.arange(len(programs)) + 0.4 - width / 2, programs)
-    ax.set_ylabel("kernel time (ms)")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
+        values = np.array([best_ms[p] if name == "best found" else
+                           peers_ms.get(p, {}).get(name, np.nan) for p in programs], dtype=float)
+        fastest = np.array([np.nanmin([best_ms[p], *peers_ms.get(p, {}).values()])
+                            for p in programs], dtype=float)
+        y = np.arange(len(programs)) + j * height
+        bars = ax.barh(y, values / fastest, height, label=name)
+        if name == "best found" and spread:
+            lo = np.array([spread.get(p, (np.nan, np.nan))[0] for p in programs], dtype=float)
+            hi = np.array([spread.get(p, (np.nan, np.nan))[1] for p in programs], dtype=float)
+            has = ~np.isnan(lo) & ~np.isnan(hi)
+            ax.hlines(y[has], (lo / fastest)[has], (hi / fastest)[has], color="black", lw=1.2,
+                      label="best found: min–max of its runs")
+        for bar, v in zip(bars, values):
+            if np.isfinite(v):
+                ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {v:.4g} ms",
+                        va="center", fontsize="x-small")
+    ax.set_yticks(np.arange(len(programs)) + 0.4 - height / 2,
+                  [(labels or {}).get(p, p) for p in programs], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel("time relative to the fastest of the row (lower is better)")
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.25)  # room for the times written on the bars
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
     if path is not None and fig is not None:
         fig.savefig(path)
     return fig if fig is not None else ax.figure

@@ -1,0 +1,89 @@
+"""Plots and timings in words (``workbench.plots``): every time with its spread, legends off
+the data, fixed steps that do not cover the curve, and prose that says what the numbers
+say."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+pytest.importorskip("matplotlib", reason="plots need matplotlib (the lab extra)")
+
+from workbench import plots  # noqa: E402
+
+
+def _records(n: int) -> list[dict]:
+    out = []
+    for i in range(n):
+        median = 1.0 + (i % 7) * 0.1
+        out.append({"correct": i % 9 != 4, "kernel_ms": median if i % 9 != 4 else None,
+                    "kernel_ms_min": median * 0.9, "kernel_ms_max": median * 1.5,
+                    "status": "ok" if i % 9 != 4 else "compile error"})
+    return out
+
+
+def test_every_candidate_is_drawn_with_the_range_of_its_runs():
+    records = _records(30)
+    ax = plots.efficiency_curve(records, fixed=[5, 12]).axes[0]
+    ranges = [c for c in ax.collections if c.get_label() == "min–max of its runs"]
+    assert len(ranges) == 1
+    segments = ranges[0].get_segments()
+    correct = [r for r in records if r["correct"]]
+    assert len(segments) == len(correct)
+    assert all(abs(s[0][1] - r["kernel_ms_min"]) < 1e-9 and abs(s[1][1] - r["kernel_ms_max"])
+               < 1e-9 for s, r in zip(segments, correct))
+
+
+def test_many_fixed_steps_are_ticks_on_the_edge_not_lines_across_the_data():
+    ax = plots.efficiency_curve(_records(400), fixed=list(range(3, 400, 2))).axes[0]
+    dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert not dashed
+    ticks = [c for c in ax.collections if c.get_label().startswith("steps fixed (199")]
+    assert len(ticks) == 1 and ticks[0].get_transform() != ax.transData
+    few = plots.efficiency_curve(_records(40), fixed=[5, 12]).axes[0]
+    assert len([line for line in few.lines if line.get_linestyle() == "--"]) == 2
+
+
+def test_the_legend_sits_beside_the_axes():
+    fig = plots.efficiency_curve(_records(30), fixed=[5])
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1 - 1  # right of the plotting area
+
+
+def test_the_peers_chart_has_readable_rows_and_writes_each_time():
+    best = {"asum_16777216": 1.2, "gemv_4096x4096": 3.0}
+    peers = {"asum_16777216": {"NumPy": 2.4}, "gemv_4096x4096": {"NumPy": 1.5}}
+    labels = {"asum_16777216": "asum\nN = 2^24", "gemv_4096x4096": "gemv\n4096²"}
+    fig = plots.versus_peers(best, peers, labels=labels, spread={"asum_16777216": (1.1, 1.4)})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(labels.values())
+    written = {t.get_text().strip() for t in ax.texts}
+    assert {"1.2 ms", "3 ms", "2.4 ms", "1.5 ms"} <= written
+    widths = sorted(round(b.get_width(), 3) for b in ax.patches)
+    assert widths == [1.0, 1.0, 2.0, 2.0]  # each relative to the fastest of its row
+    assert any(c.get_label().startswith("best found: min–max") for c in ax.collections)
+    assert fig._repr_png_().startswith(b"\x89PNG")
+
+
+def test_short_times_come_with_a_note_and_long_ones_without():
+    assert plots.timing_note([0.5, 1.2]) == ""
+    note = plots.timing_note([0.004, 0.5, None])
+    assert "1 of these 3 times are below 0.02 ms" in note
+    assert "below 0.1 ms" in plots.timing_note([0.05], resolution_ns=1000)  # a coarse timer
+
+
+@given(st.floats(0.001, 10), st.floats(1.0, 3.0), st.floats(0.001, 10), st.floats(1.0, 3.0))
+def test_the_comparison_says_what_the_ranges_say(a, a_spread, b, b_spread):
+    a_range, b_range = (a, a * a_spread ** 0.5, a * a_spread), (b, b * b_spread ** 0.5,
+                                                               b * b_spread)
+    text = plots.comparison_text("fused", a_range, "unfused", b_range)
+    if a_range[2] < b_range[0]:
+        assert "faster than unfused" in text
+    elif a_range[0] > b_range[2]:
+        assert "slower than unfused" in text
+    else:
+        assert "not measurably different" in text
+    assert plots.spread_text(a_range[1], a_range[0], a_range[2]) in text
