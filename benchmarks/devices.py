@@ -17,6 +17,7 @@ Every run is checked against the interpreter (a wrong or failed run is reported 
     python -m benchmarks.devices --devices 0:0 0:1
     python -m benchmarks.devices --quick         # small sizes, two PoCL CPU devices
     python -m benchmarks.devices --no-search     # the kernels; then --no-kernels, the search
+    python -m benchmarks.devices --no-search --programs blur   # one kernel; the others kept
 """
 
 from __future__ import annotations
@@ -51,38 +52,51 @@ def pair_of_devices(kind: str) -> list[str]:
     return [d.id for d in found[:2]]
 
 
-def programs(sizes: dict, seed: int = 0) -> list[tuple[str, object, tuple, list]]:
-    """(name, program, inputs, distributions) of the kernels measured."""
+PROGRAMS = ("dot", "scal", "blur")
+
+
+def programs(sizes: dict, which=PROGRAMS, seed: int = 0) -> list[tuple[str, str, object,
+                                                                      tuple, list]]:
+    """(key, name, program, inputs, distributions) of the kernels measured (those of
+    ``which``; only their inputs are drawn)."""
     from workbench import Derivation, load
 
     rng = np.random.default_rng(seed)
     n, m = sizes["vector"], sizes["image"]
-    x = rng.uniform(-1, 1, n).astype(np.float32)
-    y = rng.uniform(-1, 1, n).astype(np.float32)
-    image = rng.uniform(0, 1, (m, m)).astype(np.float32)
-    weights = np.array([1, 2, 1, 2, 4, 2, 1, 2, 1], np.float32) / 16
     derived = Path(__file__).parent.parent / "workbench" / "derivations"
-    dot = Derivation.load(derived / "blas_dot.json").current
-    scal = Derivation.load(derived / "blas_scal.json").current
-    blur = load(Path(__file__).parent.parent / "workbench" / "programs" / "skelcl.lift")[
-        "gaussianBlur"]
-    return [(f"dot, 2^{n.bit_length() - 1} floats (block)", dot, (x, y), ["block", "block"]),
-            (f"scal, 2^{n.bit_length() - 1} floats (block)", scal, (np.float32(1.5), x),
-             ["copy", "block"]),
-            (f"3×3 Gaussian blur, {m}² (overlap 1)", blur, (image, weights),
-             [("overlap", 1), "copy"])]
+    out = []
+    if "dot" in which or "scal" in which:
+        x = rng.uniform(-1, 1, n).astype(np.float32)
+    if "dot" in which:
+        y = rng.uniform(-1, 1, n).astype(np.float32)
+        dot = Derivation.load(derived / "blas_dot.json").current
+        out.append(("dot", f"dot, 2^{n.bit_length() - 1} floats (block)", dot, (x, y),
+                    ["block", "block"]))
+    if "scal" in which:
+        scal = Derivation.load(derived / "blas_scal.json").current
+        out.append(("scal", f"scal, 2^{n.bit_length() - 1} floats (block)", scal,
+                    (np.float32(1.5), x), ["copy", "block"]))
+    if "blur" in which:
+        image = rng.uniform(0, 1, (m, m)).astype(np.float32)
+        weights = np.array([1, 2, 1, 2, 4, 2, 1, 2, 1], np.float32) / 16
+        blur = load(Path(__file__).parent.parent / "workbench" / "programs" / "skelcl.lift")[
+            "gaussianBlur"]
+        out.append(("blur", f"3×3 Gaussian blur, {m}² (overlap 1)", blur, (image, weights),
+                    [("overlap", 1), "copy"]))
+    return out
 
 
-def kernels(pair: list[str], sizes: dict) -> list[dict]:
+def kernels(pair: list[str], sizes: dict, which=PROGRAMS) -> list[dict]:
     from workbench import evaluate, run
 
     rows = []
-    for name, program, inputs, dists in programs(sizes):
+    for key, name, program, inputs, dists in programs(sizes, which):
         expected = evaluate(program, *inputs)  # interpreted once, for both runs' checks
         one = run(program, *inputs, device=pair[0], repeat=sizes["repeat"], expected=expected)
         two = run(program, *inputs, devices=pair, distributions=dists, repeat=sizes["repeat"],
                   expected=expected)
-        row = {"program": name, "one_device": _run_json(one), "two_devices": _run_json(two)}
+        row = {"key": key, "program": name, "one_device": _run_json(one),
+               "two_devices": _run_json(two)}
         if one.correct and two.correct:
             row["speedup"] = one.kernel_ms / two.kernel_ms
         rows.append(row)
@@ -171,6 +185,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--quick", action="store_true", help="small sizes (minutes on a CPU)")
     parser.add_argument("--no-search", action="store_true", help="kernels only")
     parser.add_argument("--no-kernels", action="store_true", help="the search only")
+    parser.add_argument("--programs", nargs="+", choices=PROGRAMS, default=list(PROGRAMS),
+                        help="the kernels to measure (default: all)")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the folder the results are written to")
     parser.add_argument("--budget", type=int, help="the search's candidates (default: 400; "
@@ -199,7 +215,10 @@ def main(argv=None) -> dict:
     earlier = json.loads(out.read_text()) if out.exists() else {}
     if earlier.get("devices") != doc["devices"]:
         earlier = {}
-    doc["kernels"] = earlier.get("kernels", []) if args.no_kernels else kernels(pair, sizes)
+    measured = [] if args.no_kernels else kernels(pair, sizes, args.programs)
+    kept = [r for r in earlier.get("kernels", []) if r.get("key") in PROGRAMS
+            and (r["key"] not in args.programs or args.no_kernels)]
+    doc["kernels"] = sorted(kept + measured, key=lambda r: PROGRAMS.index(r["key"]))
     if args.no_search:
         if "search" in earlier:
             doc["search"] = earlier["search"]
