@@ -204,3 +204,10 @@ def test_every_devices_output_is_had_from_the_whole_output(rows, cols, d, extra,
         had = plan.outputs_of(evaluate(program, *values))
         for part, got in zip(plan.inputs, had):
             assert same(got, evaluate(program, *part)), program
+
+
+def test_only_a_distributed_array_is_redistributed():
+    with pytest.raises(ArgumentError, match="redistribute takes a DistributedArray"):
+        redistribute(np.ones(4, np.float32), "copy")
+    with pytest.raises(ArgumentError, match="devices = 0"):
+        distribute(np.ones(4, np.float32), "block", 0)

@@ -171,8 +171,8 @@ def redistribute(array: DistributedArray, dist) -> DistributedArray:
     """The same array with another distribution (SkelCL's explicit redistribution: its
     parts are gathered and spread again, over as many devices)."""
     if not isinstance(array, DistributedArray):
-        raise ArgumentError(f"redistribute takes a DistributedArray (from distribute or a "
-                            f"run on several devices), not {type(array).__name__}", "array")
+        raise ArgumentError(f"redistribute takes a DistributedArray (from distribute), not "
+                            f"{type(array).__name__}", "array")
     return distribute(array.gather(), dist, array.devices)
 
 
