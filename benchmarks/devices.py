@@ -18,6 +18,7 @@ Every run is checked against the interpreter (a wrong or failed run is reported 
     python -m benchmarks.devices --quick         # small sizes, two PoCL CPU devices
     python -m benchmarks.devices --no-search     # the kernels; then --no-kernels, the search
     python -m benchmarks.devices --no-search --programs blur   # one kernel; the others kept
+    python -m benchmarks.devices --no-kernels --time-limit 240   # each search at most 4 min
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def searches(pair: list[str], sizes: dict) -> dict:
         with device_cluster(used) as cluster, Client(cluster) as client:
             client.wait_for_workers(len(used), timeout=300)
             start = time.perf_counter()
-            result = search(dot, *types, client=client, budget=sizes["budget"])
+            result = search(dot, *types, client=client, budget=sizes["budget"],
+                            time_limit=sizes.get("time_limit"))
             minutes = (time.perf_counter() - start) / 60
         measured = [r for r in result.log if r.get("status") not in ("not in log",)]
         per_device: dict[str, int] = {}
@@ -138,13 +140,15 @@ def searches(pair: list[str], sizes: dict) -> dict:
               file=sys.stderr, flush=True)
     out["speedup"] = out["two devices"]["per_minute"] / out["one device"]["per_minute"]
     out["budget"] = sizes["budget"]
+    out["time_limit"] = sizes.get("time_limit")
     return out
 
 
-def search(expr, *types, client, budget: int):
+def search(expr, *types, client, budget: int, time_limit: float | None = None):
     from workbench.search import search as run_search
 
     return run_search(expr, *types, strategy="random", budget=budget, executor=client,
+                      time_limit=time_limit,
                       repeat=5, seed=1, timeout=300)
 
 
@@ -160,7 +164,8 @@ def table(doc: dict) -> str:
         lines.append(f"| {row['program']} | {_cell(one)} | {_cell(two)} | {speed} |")
     s = doc.get("search")
     if s:
-        lines += ["", f"Search (random, budget {s['budget']}, dot of "
+        limit = f", at most {s['time_limit']:g} s each" if s.get("time_limit") else ""
+        lines += ["", f"Search (random, budget {s['budget']}{limit}, dot of "
                   f"{doc['sizes']['search_n']} floats), one Dask worker per device:", "",
                   "| devices | candidates | minutes | candidates per minute | per device |",
                   "|---|---|---|---|---|"]
@@ -187,6 +192,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--no-kernels", action="store_true", help="the search only")
     parser.add_argument("--programs", nargs="+", choices=PROGRAMS, default=list(PROGRAMS),
                         help="the kernels to measure (default: all)")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS",
+                        help="end each search after this long (its rate is what it measured "
+                             "by then)")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the folder the results are written to")
     parser.add_argument("--budget", type=int, help="the search's candidates (default: 400; "
@@ -199,6 +207,8 @@ def main(argv=None) -> dict:
     sizes = dict(QUICK if args.quick else FULL)
     if args.budget is not None:
         sizes["budget"] = args.budget
+    if args.time_limit is not None:
+        sizes["time_limit"] = args.time_limit
     pair = args.devices or pair_of_devices("cpu" if args.quick else "gpu")
     if len(pair) < 2:
         parser.error("two devices are needed: name them with --devices (this host has "
