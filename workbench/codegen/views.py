@@ -11,7 +11,7 @@ The index functions of most layout primitives are declared with the primitive
 computation whose result is written through it (``view_before``: writing element [i, j]
 before ``join`` writes [i·n + j] after it). Here are the views that are more than an index
 function: vectors (``splitVec``/``joinVec``), padding, tuples, replication and prefixes; a
-layout primitive declares which of them is its view (``primitives.View``).
+layout primitive declares which of them is its view (``primitives.ViewForm``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from ..expr import Compose, Expr, Prim
 from ..layout import is_layout_primitive, mapped_layout, rearranges_only
 from ..primitives import Kernel
-from ..primitives import View as Form
+from ..primitives import ViewForm as Form
 from ..typecheck import annotate
 from ..types import ArrayType, TupleType, Type
 from . import CodegenError, ir

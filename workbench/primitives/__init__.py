@@ -40,7 +40,7 @@ from .declaration import (  # noqa: F401  (the package's surface)
     MapLevel,
     Param,
     Primitive,
-    View,
+    ViewForm,
     canonical_name,
     define,
     lookup,

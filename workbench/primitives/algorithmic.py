@@ -20,7 +20,7 @@ from .declaration import (
     Layout,
     MapLevel,
     Primitive,
-    View,
+    ViewForm,
     define,
 )
 
@@ -481,7 +481,7 @@ def pad_semantics(ev, node, args):
 define(Primitive(
     "pad", ALGORITHMIC, "(l r : size) -> A -> [A]_N -> [A]_{l+N+r}", "Lift stencils",
     "Add l copies of a value before and r after.", pad_type, pad_semantics,
-    params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad",), view=View.PAD))
+    params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad",), view=ViewForm.PAD))
 
 
 def pad_clamp_type(chk, node, args, env, path):

@@ -54,7 +54,7 @@ class Kernel(Enum):
     LOOP = "loop"  # ``loop n f``: the stage function of each stage, as ``iterate`` does
 
 
-class View(Enum):
+class ViewForm(Enum):
     """A data-layout primitive whose view the code generator builds itself
     (``codegen.views``), being more than one index function (``Layout``): padding,
     tuples of views, SIMD vectors."""
@@ -141,7 +141,7 @@ class Primitive:
     unrolled: bool = False  # a sequential loop (map or reduction) that is fully unrolled
     address_space: AddressSpace | None = None  # where its function's results are stored
     kernel: Kernel | None = None  # a computation with code of its own
-    view: View | None = None  # a layout whose view is the code generator's own
+    view: ViewForm | None = None  # a layout whose view is the code generator's own
     c_name: str | None = None  # a scalar function: its OpenCL C name (or cast)
     # Typing
     maps_over: type = ArrayType  # what a map's argument is: arrays, or SIMD vectors (mapVec)

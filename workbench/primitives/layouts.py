@@ -19,7 +19,7 @@ from ..expr import Apply, BinOp, Lambda, Lit, Prim, Var
 from ..sizes import Size
 from ..types import INT, ArrayType, TupleType
 from .algorithmic import array_arg, pad_type
-from .declaration import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, View, define
+from .declaration import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, ViewForm, define
 
 
 def _length(t) -> int:
@@ -210,7 +210,7 @@ define(Primitive(
     "SkelCL stencil (out-of-bound value), Lift Pad2D",
     "Surround a matrix with l rows and columns of a value before, r after.", pad2d_type,
     pad2d_semantics, params=(SIZE("l"), SIZE("r"), VALUE("v")), aliases=("Pad2D",),
-    view=View.PAD_2D, moves_only=True))
+    view=ViewForm.PAD_2D, moves_only=True))
 
 
 # --- P2CL: the element index, gather and scatter by offsets ------------------------------------
@@ -229,7 +229,7 @@ def enumerate_semantics(ev, node, args):
 define(Primitive(
     "enumerate", ALGORITHMIC, "[A]_N -> [(int, A)]_N", "P2CL map index (Sect. 6.2)",
     "Pair every element with its index (the `index` input of P2CL's functions).",
-    enumerate_type, enumerate_semantics, aliases=("Enumerate",), view=View.ENUMERATE,
+    enumerate_type, enumerate_semantics, aliases=("Enumerate",), view=ViewForm.ENUMERATE,
     moves_only=True))
 
 
@@ -269,7 +269,7 @@ define(Primitive(
     "P2CL gather (Eq. 4.3)",
     "Output i is the tuple of the input elements i + o_0, …, i + o_(k-1).",
     gather_offsets_type, gather_offsets_semantics, params=(SIZES("offsets"),),
-    aliases=("GatherOffsets", "gather-offsets"), view=View.GATHER_OFFSETS, moves_only=True))
+    aliases=("GatherOffsets", "gather-offsets"), view=ViewForm.GATHER_OFFSETS, moves_only=True))
 
 
 def scatter_offsets_type(chk, node, args, env, path):
@@ -311,7 +311,7 @@ define(Primitive(
     "P2CL scatter (Sect. 4.1.3)",
     "Component j of input i goes to output i + o_j (the inverse of gatherOffsets).",
     scatter_offsets_type, scatter_offsets_semantics, params=(SIZES("offsets"),),
-    aliases=("ScatterOffsets", "scatter-offsets"), view=View.SCATTER_OFFSETS,
+    aliases=("ScatterOffsets", "scatter-offsets"), view=ViewForm.SCATTER_OFFSETS,
     moves_only=True))
 
 

@@ -19,7 +19,7 @@ from .declaration import (
     Layout,
     MapLevel,
     Primitive,
-    View,
+    ViewForm,
     define,
 )
 
@@ -252,7 +252,7 @@ define(Primitive(
     "splitVec", OPENCL, "(n : size) -> [A]_{n×I} -> [<A>_n]_I", "ICFP Fig. 5",
     "Group scalars into SIMD vectors of n (zipped arrays: a tuple of vectors).",
     split_vec_type, split_vec_semantics,
-    params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector"), view=View.SPLIT_VEC))
+    params=(SIZE(),), aliases=("split-vec", "asVector", "AsVector"), view=ViewForm.SPLIT_VEC))
 
 
 def join_vec_type(chk, node, args, env, path):
@@ -279,4 +279,4 @@ def join_vec_semantics(ev, node, args):
 define(Primitive(
     "joinVec", OPENCL, "[<A>_I]_J -> [A]_{I×J}", "ICFP Fig. 5",
     "Flatten SIMD vectors back to scalars.", join_vec_type, join_vec_semantics,
-    aliases=("join-vec", "asScalar", "AsScalar"), view=View.JOIN_VEC))
+    aliases=("join-vec", "asScalar", "AsScalar"), view=ViewForm.JOIN_VEC))
