@@ -222,17 +222,18 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     size = wb.locator(".wb-run-panel input[type=number]").first
     size.fill("2048")
     size.press("Enter")
-    plot = wb.locator(".wb-run-plot")
-    before = plot.get_attribute("src")
     wb.locator(".wb-run-panel button", has_text="run this step").click()
     table = wb.locator(".wb-run-table")
     expect(table).to_contain_text("sizes N=2048", timeout=STEP_S * 1000)
     expect(table).to_contain_text("ok (checked)")
     expect(table).to_contain_text("interpreter (NumPy)")
     expect(wb.locator(".wb-run-status")).to_contain_text("ready", timeout=STEP_S * 1000)
-    page.wait_for_function("([img, before]) => img.src !== before && img.complete"
-                           " && img.naturalWidth > 0", arg=[plot.element_handle(), before],
-                           timeout=STEP_S * 1000)  # the plot was redrawn
+    # the interactive plot: the step's point, and what it is under the pointer
+    point = wb.locator(".wb-run-chart .wb-chart-point").first
+    expect(point).to_be_visible(timeout=STEP_S * 1000)
+    point.hover()
+    expect(wb.locator(".wb-run-chart .wb-chart-tip")).to_contain_text("start: ")
+    expect(wb.locator(".wb-run-chart .wb-chart-tip")).to_contain_text("ms [")
     assert not any(t.strip() for t in wb.locator(".wb-errors").all_inner_texts()), \
         wb.locator(".wb-errors").all_inner_texts()  # no error anywhere in the widget
     wait_idle()
@@ -455,12 +456,27 @@ def test_real_programs_fit_and_messages_sit_by_their_buttons_in_jupyterlab(brows
         expect(mm.locator(".wb-size-errors button.wb-dismiss")).to_be_hidden()
         # a search at N = 4096, then adopt: every step, at the widget's types or the search's
         expect(asum.locator(".wb-search-plot")).to_be_hidden()  # no broken image
+        expect(asum.locator(".wb-search-chart svg")).to_have_count(0)  # nor an empty plot
         asum.locator(".wb-search-panel button", has_text="search from this step").click()
         expect(asum.locator(".wb-search-panel .wb-search-status")).to_contain_text(
             "ready (search", timeout=NOTEBOOK_S * 1000)
         adopt = asum.locator("button.wb-adopt")
         expect(adopt).to_be_enabled(timeout=STEP_S * 1000)
-        expect(asum.locator(".wb-search-plot")).to_be_visible(timeout=STEP_S * 1000)
+        # the interactive search plot: a candidate's expression under the pointer, zoom
+        chart = asum.locator(".wb-search-chart")
+        point = chart.locator(".wb-chart-point").first
+        expect(point).to_be_visible(timeout=STEP_S * 1000)
+        point.hover()
+        expect(chart.locator(".wb-chart-tip")).to_contain_text("candidate")
+        expect(chart.locator(".wb-chart-tip")).to_contain_text("abs")  # its expression
+        box = chart.locator("svg").bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2, steps=4)
+        page.mouse.up()
+        expect(chart).to_contain_text("zoomed")
+        chart.locator("svg").dblclick()
+        expect(chart).not_to_contain_text("zoomed")
         adopt.click()
         expect(asum.locator(".wb-adopted")).to_contain_text("adopted", timeout=STEP_S * 1000)
         expect(asum.locator(".wb-search-panel .wb-error-text")).to_have_text("")

@@ -665,3 +665,38 @@ def test_the_code_panel_shows_the_difference_from_the_step_before():
     assert "difference from step 0" in page
     removed = [line for line in before if line not in after]
     assert removed and html.escape("-" + removed[0]) in page
+
+
+def test_the_interactive_plots_carry_each_points_range_and_what_it_is():
+    from widgets.chart import search_chart, steps_chart
+
+    data = steps_chart(["start", "(1) split-join"], ["map f", "join ∘ map (map f) ∘ split 4"],
+                       [(0.02, 0.018, 0.05), None], {"interpreter (NumPy)": (0.1, 0.09, 0.2)})
+    kernel, peer = data["series"]
+    assert [p["x"] for p in kernel["points"]] == [0]  # the unmeasured step has no point
+    point = kernel["points"][0]
+    assert (point["lo"], point["hi"]) == (0.018, 0.05)
+    assert "start: 0.0200 ms [0.0180–0.0500]" in point["label"] and "map f" in point["label"]
+    assert peer["kind"] == "hline" and peer["points"][0]["hi"] == 0.2
+    records = [{"kernel_ms": 0.3, "kernel_ms_min": 0.2, "kernel_ms_max": 0.4, "correct": True,
+                "expression": "a", "predicted_ms": 0.25},
+               {"kernel_ms": None, "correct": False, "expression": "b"},
+               {"kernel_ms": 0.1, "kernel_ms_min": 0.1, "kernel_ms_max": 0.2, "correct": True,
+                "expression": "c"}]
+    s = search_chart(records, lambda r, k: r.get(k))
+    candidates, best, predicted = s["series"]
+    assert [p["x"] for p in candidates["points"]] == [1, 3]
+    assert candidates["points"][1]["label"].endswith("\nc")
+    assert [p["y"] for p in best["points"]] == [0.3, 0.1]
+    assert predicted["points"][0]["y"] == 0.25 and s["log"]
+
+
+@needs_device
+def test_the_run_panels_chart_is_drawn_from_its_measurements():
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    kernel = wb.runs.chart.data["series"][0]
+    assert kernel["points"][0]["y"] == m.kernel_ms and kernel["points"][0]["lo"] == \
+        m.kernel_ms_min

@@ -21,6 +21,7 @@ from workbench.inputs import check_memory, random_inputs
 from workbench.types import ArrayType, free_size_vars, function_parts, substitute_sizes
 
 from . import plots
+from .chart import Chart, steps_chart
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
@@ -146,8 +147,12 @@ class RunPanel(w.VBox):
         self.status.add_class("wb-run-status")
         self.table = w.HTML("")
         self.table.add_class("wb-run-table")
-        self.plot = w.Image(format="png", layout=w.Layout(max_width="640px"))
+        # the widget shows the interactive chart; the PNG (the same data, drawn by
+        # matplotlib) is kept for saving and scripts
+        self.plot = w.Image(format="png", layout=w.Layout(max_width="640px", display="none"))
         self.plot.add_class("wb-run-plot")
+        self.chart = Chart()
+        self.chart.add_class("wb-run-chart")
         self.worker = Worker("run", self.status, self.errors)
         # matplotlib takes ~0.1 s per plot: drawn off the click path, the latest one only
         self.plot_worker = Worker("plot", w.HTML(""), errors)
@@ -168,7 +173,7 @@ class RunPanel(w.VBox):
             w.HBox([*self.size_inputs.values(), self.repeat_input]), self.size_errors,
             w.HBox([self.run_button, self.run_all_button, self.auto_run, self.status]),
             self.errors,
-            self.table, self.plot])
+            self.table, self.chart, self.plot])
         self.add_class("wb-run-panel")
 
     # --- what to run ----------------------------------------------------------------------
@@ -292,6 +297,14 @@ class RunPanel(w.VBox):
         if self.on_summary is not None:
             self.on_summary(summary(len(labels) - 1, self.measurements.get(
                 self._key(d.current, sizes))))
+        spreads = []
+        for expr in d.expressions():
+            m = self.measurements.get(self._key(expr, sizes))
+            spreads.append((m.kernel_ms, m.kernel_ms_min, m.kernel_ms_max)
+                           if m and m.correct and m.kernel_ms_min is not None else None)
+        self.chart.data = steps_chart(
+            labels, [str(e) for e in d.expressions()], spreads,
+            {name: (ms, *ranges.get(name, (ms, ms))) for name, ms in peers.items()}, device)
         self._plot_version += 1
         version = self._plot_version
 

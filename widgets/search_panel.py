@@ -22,6 +22,7 @@ from workbench import Derivation
 from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
 
 from . import plots
+from .chart import Chart, search_chart
 from .runs import RESOLUTION_NOTE, below_resolution, spread
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
@@ -84,7 +85,9 @@ class SearchPanel(w.VBox):
         self.best.add_class("wb-search-best")
         # hidden until there is a curve to show (an empty image is a broken-image icon)
         self.plot = w.Image(format="png", layout=w.Layout(max_width="640px", display="none"))
-        self.plot.add_class("wb-search-plot")
+        self.plot.add_class("wb-search-plot")  # the PNG, kept for saving and scripts
+        self.chart = Chart()  # what the widget shows: zoom, and each candidate on hover
+        self.chart.add_class("wb-search-chart")
         self.worker = Worker("search", self.status, self._errors)
         self.result = None
         self.records: list = []
@@ -102,7 +105,7 @@ class SearchPanel(w.VBox):
         children = [w.HBox([self.strategy, self.budget]),
                     w.HBox([self.start_button, self.stop_button, self.adopt_button,
                             self.progress, self.status]),
-                    self._errors, self.adopted, self.best, self.plot]
+                    self._errors, self.adopted, self.best, self.chart, self.plot]
         super().__init__(children)
         self.add_class("wb-search-panel")
 
@@ -199,8 +202,8 @@ class SearchPanel(w.VBox):
                                   if noisy else ""))
         predicted = [_get(r, "predicted_ms") for r in self.records]
         fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
+        self.chart.data = search_chart(list(self.records), _get)
         self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
-        self.plot.layout.display = "block"
 
     def adopt(self) -> None:
         if self.result is None:
