@@ -60,8 +60,9 @@ val clip = UserFun("clip", Array("x", "m"), "{ float y = fabs(x); return y > m ?
 
 
 def test_what_the_reader_cannot_read_is_refused_with_the_reason():
-    with pytest.raises(ParseError, match="the statement 'for' in its C body is not supported"):
-        parse_program('val f = UserFun("f", "x", "{ for (;;) {} return x; }", Float, Float)')
+    with pytest.raises(ParseError, match="line 1, column 3 of its C body: the statement "
+                                         "'switch'"):
+        parse_program('val f = UserFun("f", "x", "{ switch (x) {} return x; }", Float, Float)')
     with pytest.raises(ParseError, match=r"unknown name 'MapGbl'.*did you mean MapGlb"):
         parse('fun(ArrayType(Float, SizeVar("N")), in => MapGbl(id) $ in)')
     with pytest.raises(ParseError, match="2 components for a tuple of 3"):

@@ -415,12 +415,27 @@ def prepare_inputs(expr: Expr, inputs) -> tuple[list, list[Type]]:
         _check_input(value, i)
         values.append(value)
     types = []
-    for i, v in enumerate(values, start=1):
+    for i, (v, w) in enumerate(zip(values, wanted), start=1):
         try:
-            types.append(_type_of_input(v))
+            types.append(_vectors_as_declared(_type_of_input(v), w))
         except (ValueError, TypeError, WorkbenchError) as err:
             raise EvaluationError(f"input {i}: {err}", input=i) from None
     return values, types
+
+
+def _vectors_as_declared(got: Type, want: Type | None) -> Type:
+    """An input's type with its innermost axes read as vectors where the declared type
+    has vectors of that width there (``[float4]_N`` is given as an N×4 array)."""
+    if isinstance(want, VectorType) and isinstance(got, ArrayType) and \
+            got.size == want.size and isinstance(got.elem, ScalarType):
+        return VectorType(got.elem, got.size)
+    if isinstance(want, ArrayType) and isinstance(got, ArrayType):
+        return ArrayType(_vectors_as_declared(got.elem, want.elem), got.size)
+    if isinstance(want, TupleType) and isinstance(got, TupleType) and \
+            len(want.items) == len(got.items):
+        return TupleType(tuple(_vectors_as_declared(g, w)
+                               for g, w in zip(got.items, want.items)))
+    return got
 
 
 # The scalar types of the notation: bool, int (C int and long), float and double.

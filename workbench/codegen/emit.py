@@ -237,7 +237,10 @@ def declaration(d: ir.Declaration) -> str:
         fields = " ".join(f"{c_type(t)} _{i};" for i, t in enumerate(d.type.items))
         return f"{c_type(d.type)} {{ {fields} }};"
     if isinstance(d, ir.NativeFunction):
-        return f"{c_type(d.result)} {d.name}({_params(d.params)}) {{ {d.text} }}"
+        head = f"{c_type(d.result)} {d.name}({_params(d.params)})"
+        if "\n" in d.text or "#" in d.text:  # directives need lines of their own
+            return f"{head} {{\n{d.text}\n}}"
+        return f"{head} {{ {d.text} }}"
     return f"{c_type(d.result)} {d.name}({_params(d.params)}) {{ return {value(d.body)}; }}"
 
 

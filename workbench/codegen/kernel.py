@@ -35,7 +35,7 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
-from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError, ir
 from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
@@ -248,7 +248,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         if isinstance(fn, Prim) and fn.name == "get" and args[0].parts:
             return args[0].parts[fn.args[0]]
         # a scalar function
-        if not _scalar(result) and not isinstance(result, TupleType):
+        if not _scalar(result) and not isinstance(result, TupleType) and \
+                not (isinstance(result, VectorType) and isinstance(fn, UserFun)):
             raise CodegenError(f"cannot generate {fn} yet")
         value = Value(result, scalar=self.scalar_call(fn, args, typing, env))
         if dest is not None:

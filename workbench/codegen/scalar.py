@@ -28,6 +28,7 @@ from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import ir
+from .c_functions import function_text
 from .c_names import CNames, parameter, user_function
 from .c_types import ScalarCodegenError, c_type
 
@@ -266,9 +267,12 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
 def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str:
     """A user function given as OpenCL C: its body is the user's code, so its parameters
     keep their names, which must be C identifiers."""
-    if any(_vectors(t) for t in types):
-        raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
-                                 f"be applied to vectors")
+    params, result = function_parts(fn.type)
+    if any(_vectors(t) for t in types) and list(types) != list(params) and \
+            not (len(types) == 1 and types[0] == TupleType(tuple(params))):
+        raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for its declared types "
+                                 f"({', '.join(map(str, params))}): it cannot be applied "
+                                 f"lane by lane to {', '.join(map(str, types))}")
     key = (fn.name, "native", ())
     if key in program.functions:
         return program.functions[key]
@@ -276,13 +280,13 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
     if bad:
         raise ScalarCodegenError(f"{fn.name} is given as OpenCL C, and its parameter "
                                  f"{bad[0]!r} is not a C identifier")
-    params, result = function_parts(fn.type)
     for t in (*params, result):
         c_type(t, program)
+    text = function_text(fn.name, fn.c_body, fn.type, program)
     c_name = program.names.unique(base)
     program.functions[key] = c_name
     program.order.append(ir.NativeFunction(c_name, result, tuple(zip(params, fn.params)),
-                                           fn.c_body))
+                                           text))
     return c_name
 
 

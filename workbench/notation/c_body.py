@@ -7,14 +7,20 @@ assignments to them and to tuple fields (``x._0 = -x._0;``), and the expressions
 scalars: arithmetic, comparisons, ``&&``/``||``/``!``, ``?:``, casts such as ``(float)x``,
 tuple fields ``x._0``, brace-initialised tuples and the math built-ins (``fabs``, ``sqrt``,
 ``exp``, ``log``, ``sin``, ``cos``, ``floor``, ``ceil``, ``pow``, ``fmin``/``min``,
-``fmax``/``max``, ``fma``). Anything else (loops, ``if`` statements, pointers, arrays,
-vector types, other functions) is refused with a message naming it.
+``fmax``/``max``, ``fma``).
+
+Every other body (``if`` statements, loops, macros, vectors and their swizzles, the rest of
+OpenCL's built-ins) is real OpenCL C: ``user_function`` keeps it as written, for the code
+generator to emit, and evaluates it with ``c_evaluation``. What neither reads is refused
+with a ``CBodyError`` naming the construct and where in the body it is.
 """
 
 from __future__ import annotations
 
-from ..expr import Apply, BinOp, Expr, Lit, Prim, TupleExpr, UnOp, Var
-from ..types import TupleType, Type
+from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, UserFun, Var
+from ..types import FunctionType, TupleType, Type
+from .c_evaluation import CFunctionValue, c_type_of
+from .c_syntax import CBodyError, read_c
 from .scala import tokenize
 
 SUPPORTED = ("return, local variables, assignments to them and to tuple fields (x._0 = ...), "
@@ -32,8 +38,39 @@ _TYPE_NAMES = {"float", "int", "double", "bool", "Tuple", "char", "long", "unsig
                "struct", "uint"}
 
 
-class CBodyError(ValueError):
-    """A C body that the scalar language cannot express: ``reason`` names the construct."""
+class _Refused(ValueError):
+    """A C body that the scalar language cannot express."""
+
+
+def user_function(name: str, params: list[str], types: list[Type], result: Type,
+                  text: str) -> UserFun:
+    """A Lift ``UserFun``: its body in the scalar language where that can express it (so
+    that it prints, vectorises and rewrites as the workbench's own functions do), else as
+    OpenCL C, emitted as written and evaluated by ``c_evaluation``."""
+    t: Type = result
+    for arg in reversed(types):
+        t = FunctionType(arg, t)
+    try:
+        return UserFun(name, body=Lambda(tuple(params), c_body(name, params, types, text)),
+                       type=t)
+    except _Refused:
+        pass
+    for p, ptype in zip(params, types):
+        if not (p.isidentifier() and p.isascii()):
+            raise CBodyError(name, f"the parameter name {p!r}, which is not a C identifier")
+        try:
+            c_type_of(ptype)
+        except ValueError:
+            raise CBodyError(name, f"the parameter {p} of type {ptype}: a C body takes "
+                             f"scalars, vectors and tuples of them") from None
+    try:
+        c_type_of(result)
+    except ValueError:
+        raise CBodyError(name, f"the result type {result}: a C body returns a scalar, a "
+                         f"vector or a tuple of them") from None
+    function = CFunctionValue(read_c(name, text), params, t)
+    function.check()
+    return UserFun(name, type=t, c_body=text, params=tuple(params), numpy_fn=function)
 
 
 def c_body(name: str, params: list[str], types: list[Type], text: str) -> Expr:
@@ -48,12 +85,12 @@ class _Reader:
         try:
             self.tokens = [t for t in tokenize(text) if t.kind != "eof"]
         except Exception as err:  # a character C allows but the notation does not
-            raise CBodyError(f"user function {name}: cannot read its C body: {err}") from None
+            raise _Refused(f"user function {name}: cannot read its C body: {err}") from None
         self.pos = 0
         self.types = types
 
-    def refuse(self, what: str) -> CBodyError:
-        return CBodyError(f"user function {self.name}: {what} in its C body is not supported "
+    def refuse(self, what: str) -> _Refused:
+        return _Refused(f"user function {self.name}: {what} in its C body is not supported "
                           f"(supported: {SUPPORTED})")
 
     @property
@@ -171,7 +208,7 @@ class _Reader:
 
     def check_field(self, k: int, n: int, name: str) -> None:
         if k >= n:
-            raise CBodyError(f"user function {self.name}: its C body reads the field _{k} of "
+            raise _Refused(f"user function {self.name}: its C body reads the field _{k} of "
                              f"{name}, a tuple of {n} components (_0 to _{n - 1})")
 
     # --- expressions -----------------------------------------------------------------------

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
 from ..sizes import Size
-from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, FunctionType, TupleType, Type, VectorType
-from .c_body import CBodyError, c_body
+from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, TupleType, Type, VectorType
+from .c_body import CBodyError, user_function
 from .lift_layouts import layouts
 from .lift_values import Callable_, Namespace, show_node
 from .lift_values import expect_arguments as _expect
@@ -216,13 +216,9 @@ def _userfun(reader, args, node) -> UserFun:
     if len(params) != len(ins):
         raise reader.error(node, f"UserFun {name}: {len(params)} parameters, {len(ins)} types")
     try:
-        expr = c_body(str(name), params, ins, str(body))
+        return user_function(str(name), params, ins, out, str(body))
     except CBodyError as err:
         raise reader.error(node, str(err)) from None
-    t: Type = out
-    for arg in reversed(ins):
-        t = FunctionType(arg, t)
-    return UserFun(str(name), body=Lambda(tuple(params), expr), type=t)
 
 
 def _array_type(reader, args, node) -> ArrayType:

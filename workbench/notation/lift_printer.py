@@ -251,6 +251,13 @@ def user_fun(fn: UserFun) -> str:
     """A user function as Lift writes it: ``val name = UserFun("name", Array("x"), "{ return
     ...; }", Seq(Float), Float)`` (its C body printed from the scalar language)."""
     body = fn.body
+    if body is None and fn.c_body is not None and fn.type is not None:  # written in C
+        params_t, result = function_parts(fn.type)
+        names = ", ".join(f'"{p}"' for p in fn.params)
+        quote = '"""' if '"' in fn.c_body or "\n" in fn.c_body or "\\" in fn.c_body else '"'
+        return (f'val {fn.name} = UserFun("{fn.name}", Array({names}), '
+                f'{quote}{fn.c_body}{quote}, '
+                f"Seq({', '.join(lift_type(t) for t in params_t)}), {lift_type(result)})")
     if fn.type is None or not isinstance(body, Lambda) or \
             not all(isinstance(p, str) for p in body.params):
         raise ValueError(f"user function {fn.name}: a declared type and a body with plain "
