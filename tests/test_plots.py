@@ -81,9 +81,26 @@ def test_the_comparison_says_what_the_ranges_say(a, a_spread, b, b_spread):
                                                                b * b_spread)
     text = plots.comparison_text("fused", a_range, "unfused", b_range)
     if a_range[2] < b_range[0]:
-        assert "faster than unfused" in text
+        assert "the first is faster" in text
     elif a_range[0] > b_range[2]:
-        assert "slower than unfused" in text
+        assert "the first is slower" in text
     else:
-        assert "not measurably different" in text
+        assert "the first is not measurably different" in text
     assert plots.spread_text(a_range[1], a_range[0], a_range[2]) in text
+
+
+def test_a_grid_of_curves_shares_one_legend_below_it():
+    fig = plots.figure((12, 6))
+    for ax in fig.subplots(2, 3).flat:
+        plots.efficiency_curve(_records(20), fixed=[4], title="a rather long title", ax=ax,
+                               legend=False)
+    plots.shared_legend(fig)
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    assert len(fig.legends) == 1
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert len(labels) == len(set(labels)) and "step fixed" in labels
+    fig.canvas.draw()
+    assert fig.legends[0].get_window_extent().y1 <= min(
+        ax.get_window_extent().y0 for ax in fig.axes) + 1  # below every axes
+    boxes = [ax.title.get_window_extent() for ax in fig.axes]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])

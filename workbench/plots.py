@@ -85,8 +85,9 @@ def best_so_far(records: Sequence[dict]) -> np.ndarray:
 
 
 def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: str = "",
-                     ax=None, path: str | Path | None = None):
-    """ICFP Fig. 12 for one search."""
+                     ax=None, path: str | Path | None = None, legend: bool = True):
+    """ICFP Fig. 12 for one search. ``legend=False`` leaves the legend to the caller (a grid
+    of curves shares one: ``shared_legend``)."""
     fig = None
     if ax is None:
         fig = _figure()
@@ -130,11 +131,24 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
     if ok.any() and np.nanmax(t) / max(np.nanmin(t), 1e-9) > 20:
         ax.set_yscale("log")
     ax.set_title(title, fontsize="medium")
-    if ax.get_legend_handles_labels()[0]:
+    if legend and ax.get_legend_handles_labels()[0]:
         outside_legend(ax)
     if path is not None and fig is not None:
         fig.savefig(path)
     return fig if fig is not None else ax.figure
+
+
+def shared_legend(fig, columns: int = 4) -> None:
+    """One legend for a grid of axes, below them: each label once (the first axes that
+    has it gives its symbol)."""
+    handles = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            key = label.split(" (")[0]  # "failed or wrong (3)" and "(5)" are one entry
+            handles.setdefault(key, handle)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                   ncols=columns, fontsize="small", frameon=False)
 
 
 # More fixed steps than this are drawn as ticks on the top edge, not as lines across the data
@@ -210,13 +224,14 @@ def comparison_text(a_name: str, a: tuple[float, float, float], b_name: str,
     b_min, b_med, b_max = b
     ratio = a_med / b_med if b_med else float("nan")
     if a_max < b_min:
-        verdict = f"faster than {b_name}"
+        verdict = "faster: the ranges do not overlap"
     elif a_min > b_max:
-        verdict = f"slower than {b_name}"
+        verdict = "slower: the ranges do not overlap"
     else:
-        verdict = f"not measurably different from {b_name} (their ranges overlap)"
-    return (f"{a_name} measured {spread_text(a_med, a_min, a_max)}, {verdict} "
-            f"({spread_text(b_med, b_min, b_max)}; median ratio {ratio:.2f})")
+        verdict = "not measurably different: the ranges overlap"
+    return (f"{a_name} measured {spread_text(a_med, a_min, a_max)}, {b_name} "
+            f"{spread_text(b_med, b_min, b_max)}; the first is {verdict} (median ratio "
+            f"{ratio:.2f})")
 
 
 def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str = "evaluations",
