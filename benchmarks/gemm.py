@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.search import device_tag
+from workbench.ceilings import ceilings
 from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import StopSearch, read, search
@@ -40,15 +41,35 @@ RESULTS = Path(__file__).parent / "results"
 HAND_WRITTEN = {"gpu": {4096: 14.5e3}, "pocl": {1024: 339.0, 2048: 323.0}}
 
 
-def gflops(n: int, ms: float | None) -> float | None:
-    return None if not ms else 2 * n ** 3 / (ms * 1e6)
+Shape = tuple[int, int, int]  # M, K, N: A is M×K, B is K×N
 
 
-def numpy_peer(n: int, rounds: int) -> float:
+def shape_of(text: str | int) -> Shape:
+    """``"1024"`` (square) or ``"4096x1024x2048"`` (M×K×N)."""
+    parts = [int(x) for x in str(text).lower().replace("×", "x").split("x")]
+    if len(parts) == 1:
+        return (parts[0],) * 3
+    if len(parts) != 3:
+        raise ValueError(f"a size is n or MxKxN, not {text!r}")
+    return tuple(parts)
+
+
+def shape_text(shape: Shape) -> str:
+    """The key of a shape in the results: ``"1024"`` when square, else ``"MxKxN"``."""
+    return str(shape[0]) if len(set(shape)) == 1 else "x".join(map(str, shape))
+
+
+def gflops(shape: Shape | int, ms: float | None) -> float | None:
+    m, k, n = shape_of(shape) if isinstance(shape, int) else shape
+    return None if not ms else 2 * m * k * n / (ms * 1e6)
+
+
+def numpy_peer(shape: Shape, rounds: int) -> float:
     """NumPy's matmul (OpenBLAS here), the median of ``rounds`` runs, in ms."""
+    m, k, n = shape
     rng = np.random.default_rng(0)
-    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
-    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
     for _ in range(3):  # OpenBLAS's threads start and warm up
         a @ b
     samples = []
@@ -59,17 +80,18 @@ def numpy_peer(n: int, rounds: int) -> float:
     return statistics.median(samples)
 
 
-def cublas_peer(n: int, rounds: int) -> float | None:
+def cublas_peer(shape: Shape, rounds: int) -> float | None:
     """cuBLAS sgemm through CuPy (FP32: TF32 off), timed with CUDA events, median, in ms."""
     os.environ.setdefault("CUPY_TF32", "0")
     try:
         import cupy as cp
     except Exception:
         return None
+    m, k, n = shape
     rng = cp.random.default_rng(0)
-    a = rng.uniform(-1, 1, (n, n), dtype=cp.float32)
-    b = rng.uniform(-1, 1, (n, n), dtype=cp.float32)
-    c = cp.empty((n, n), dtype=cp.float32)
+    a = rng.uniform(-1, 1, (m, k), dtype=cp.float32)
+    b = rng.uniform(-1, 1, (k, n), dtype=cp.float32)
+    c = cp.empty((m, n), dtype=cp.float32)
     cp.matmul(a, b, out=c)
     start, end = cp.cuda.Event(), cp.cuda.Event()
     samples = []
@@ -82,15 +104,16 @@ def cublas_peer(n: int, rounds: int) -> float | None:
     return statistics.median(samples)
 
 
-def inputs(n: int):
+def inputs(shape: Shape):
     from workbench.inputs import random_inputs
     from workbench.notation import parse_type
 
-    types = [parse_type(f"[[float]_{n}]_{n}")] * 2
+    m, k, n = shape
+    types = [parse_type(f"[[float]_{k}]_{m}"), parse_type(f"[[float]_{n}]_{k}")]
     return random_inputs(types, {}, 0)
 
 
-def retime(n: int, expressions: list[str], peer, device: str | None, rounds: int
+def retime(n: Shape, expressions: list[str], peer, device: str | None, rounds: int
            ) -> tuple[list[float | None], float | None]:
     """The kernels timed again with the peer, interleaved round after round (a device's
     speed drifts), each round the median of 10 runs: medians over the rounds, in ms."""
@@ -115,13 +138,13 @@ def retime(n: int, expressions: list[str], peer, device: str | None, rounds: int
     return best, statistics.median(peer_samples) if peer_samples else None
 
 
-def explore_and_search(n: int, tag: str, kind: str, device: str | None, budget: int,
+def explore_and_search(n: Shape, tag: str, kind: str, device: str | None, budget: int,
                        workers: int | None, minutes: float, log: Path) -> dict:
     deadline = time.time() + minutes * 60
 
     def progress(record):
         if time.time() > deadline:
-            raise StopSearch(f"the benchmark's time for {n}³ ran out")
+            raise StopSearch(f"the benchmark's time for {shape_text(n)} ran out")
 
     a, b = inputs(n)
     start = time.time()
@@ -158,9 +181,9 @@ def portability(doc: dict, tag: str, device: str | None, peer, rounds: int) -> l
             mine = doc["sizes"].get(n_text)
             if not (mine and s.get("winner") and mine.get("winner")):
                 continue
-            n = int(n_text)
-            times, _ = retime(n, [mine["winner"], s["winner"]], peer, device, rounds)
-            rows.append({"n": n, "tuned for": theirs["device"], "run on": doc["device"],
+            times, _ = retime(shape_of(n_text), [mine["winner"], s["winner"]], peer, device,
+                              rounds)
+            rows.append({"n": n_text, "tuned for": theirs["device"], "run on": doc["device"],
                          "ms": times[1], "own winner ms": times[0],
                          "relative": times[0] / times[1] if times[0] and times[1] else None})
     return rows
@@ -173,18 +196,24 @@ def table(doc: dict) -> str:
              f"`python -m benchmarks.gemm`. Kernel times from device events (median of 10 "
              f"runs, the median over {doc['rounds']} interleaved rounds), transfers "
              f"excluded; {peer} timed in the same rounds.", "",
-             f"| n | evaluated | best found (ms) | GFLOP/s | {peer} (ms) | {peer} GFLOP/s "
-             f"| ratio | hand-written GFLOP/s |", "|---|---|---|---|---|---|---|---|"]
+             f"| M×K×N | evaluated | best found (ms) | GFLOP/s | of peak | {peer} (ms) | "
+             f"{peer} GFLOP/s | {peer} of peak | ratio | hand-written GFLOP/s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    peak = doc.get("peak_gflops")
     for n_text, s in doc["sizes"].items():
-        n = int(n_text)
-        hand = HAND_WRITTEN.get(doc["tag"], {}).get(n)
+        shape = shape_of(n_text)
+        hand = HAND_WRITTEN.get(doc["tag"], {}).get(shape[0]) if len(set(shape)) == 1 else None
         ratio = s["peer_ms"] / s["best_ms"] if s.get("peer_ms") and s.get("best_ms") else None
-        lines.append(f"| {n} | {s['evaluated']} | {_f(s['best_ms'])} | "
-                     f"{_f(gflops(n, s['best_ms']), 1)} | {_f(s['peer_ms'])} | "
-                     f"{_f(gflops(n, s['peer_ms']), 1)} | "
+        ours, theirs = gflops(shape, s["best_ms"]), gflops(shape, s["peer_ms"])
+        lines.append(f"| {'×'.join(map(str, shape))} | {s['evaluated']} | {_f(s['best_ms'])} | "
+                     f"{_f(ours, 1)} | {_percent(ours, peak)} | {_f(s['peer_ms'])} | "
+                     f"{_f(theirs, 1)} | {_percent(theirs, peak)} | "
                      f"{'–' if ratio is None else f'{ratio:.2f}x'} | "
                      f"{'–' if hand is None else f'{hand:.0f}'} |")
-    lines += ["", "ratio: the library's time over the derived kernel's (1.00x: as fast).", ""]
+    lines += ["", "ratio: the library's time over the derived kernel's (1.00x: as fast). "
+              "of peak: over the device's arithmetic ceiling, measured in the same run "
+              f"(`workbench.ceilings`: {_f(peak, 0)} GFLOP/s of float32 fused multiply-adds).",
+              ""]
     first = next(iter(doc["sizes"].values()), None)
     if first and first.get("phases"):
         lines += ["## Exploration (candidates after each phase)", "",
@@ -214,12 +243,16 @@ def _f(x: float | None, digits: int = 4) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
+def _percent(x: float | None, of: float | None) -> str:
+    return "–" if not x or not of else f"{100 * x / of:.0f} %"
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--sizes", default=None,
-                        help="comma-separated n (default: 1024,2048 on a CPU; 1024,2048,4096 "
-                             "on a GPU)")
+                        help="comma-separated n or MxKxN (default: 512,1024,2048,2048x512x1024 "
+                             "on a CPU; 1024,2048,4096,4096x1024x2048 on a GPU)")
     parser.add_argument("--budget", type=int, default=None,
                         help="candidates measured per size (default 60 on a GPU, 48 on a CPU)")
     parser.add_argument("--minutes", type=float, default=None,
@@ -232,8 +265,9 @@ def main(argv=None) -> dict:
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = device_tag(info)
-    sizes = [int(x) for x in (args.sizes or ("1024,2048,4096" if kind == "gpu" else
-                                             "1024,2048")).split(",")]
+    sizes = [shape_of(x) for x in (args.sizes or (
+        "1024,2048,4096,4096x1024x2048" if kind == "gpu" else "512,1024,2048,2048x512x1024")
+    ).split(",")]
     budget = args.budget or (60 if kind == "gpu" else 48)
     minutes = args.minutes or (2.0 if kind == "gpu" else 8.0)
     args.rounds = args.rounds or (3 if kind == "gpu" else 5)
@@ -242,14 +276,15 @@ def main(argv=None) -> dict:
     logs.mkdir(parents=True, exist_ok=True)
     doc = {"device": info.name, "platform": info.platform, "driver": info.driver,
            "machine": platform.machine(), "tag": tag, "peer": peer_name,
-           "budget": budget, "rounds": args.rounds, "options": DEFAULTS[kind], "sizes": {}}
+           "budget": budget, "rounds": args.rounds, "options": DEFAULTS[kind],
+           "peak_gflops": ceilings(args.device).gflop_per_s, "sizes": {}}
     out = RESULTS / f"gemm_{tag}.json"
     print(f"device: {info.name} ({info.platform}); cases, budget {budget} per size")
-    print(f"{'n':>6} {'evaluated':>9} {'best ms':>10} {'GFLOP/s':>9} {peer_name + ' ms':>12} "
+    print(f"{'M×K×N':>14} {'evaluated':>9} {'best ms':>10} {'GFLOP/s':>9} {peer_name + ' ms':>12} "
           f"{'GFLOP/s':>9} {'ratio':>6}")
     for n in sizes:
         found = explore_and_search(n, tag, kind, args.device, budget, args.workers, minutes,
-                                   logs / f"gemm_{tag}_{n}.jsonl")
+                                   logs / f"gemm_{tag}_{shape_text(n)}.jsonl")
         leading = found["leading"]
         times, peer_ms = retime(n, [x["expression"] for x in leading], peer, args.device,
                                 args.rounds)
@@ -261,11 +296,12 @@ def main(argv=None) -> dict:
                  "winner_label": leading[best_i]["label"] if best_i is not None else None,
                  "winner_parameters": leading[best_i]["parameters"]
                  if best_i is not None else None}
-        doc["sizes"][str(n)] = entry
+        doc["sizes"][shape_text(n)] = entry
         best = entry["best_ms"]
         ratio = f"{peer_ms / best:.2f}" if peer_ms and best else "–"
-        print(f"{n:>6} {found['evaluated']:>9} {_f(best):>10} {_f(gflops(n, best), 1):>9} "
-              f"{_f(peer_ms):>12} {_f(gflops(n, peer_ms), 1):>9} {ratio:>6}", flush=True)
+        print(f"{shape_text(n):>14} {found['evaluated']:>9} {_f(best):>10} "
+              f"{_f(gflops(n, best), 1):>9} {_f(peer_ms):>12} {_f(gflops(n, peer_ms), 1):>9} "
+              f"{ratio:>6}", flush=True)
         out.write_text(json.dumps(doc, indent=2) + "\n")  # a cut-off run keeps these
     doc["portability"] = portability(doc, tag, args.device, peer, max(1, args.rounds // 2))
     out.write_text(json.dumps(doc, indent=2) + "\n")

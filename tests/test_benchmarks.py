@@ -137,23 +137,28 @@ def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatc
 
 def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
     from benchmarks import gemm
+    from workbench.search.cases import DEFAULTS
 
     results = tmp_path / "benchmarks" / "results"
     monkeypatch.setattr(gemm, "ROOT", tmp_path)
     monkeypatch.setattr(gemm, "RESULTS", results)
-    for kind in gemm.OPTIONS:
-        monkeypatch.setitem(gemm.OPTIONS, kind, {**gemm.OPTIONS[kind], "depth": 2})
+    for kind in DEFAULTS:
+        monkeypatch.setitem(DEFAULTS, kind, {**DEFAULTS[kind], "depth": 2})
     tag, kind = default_tag()
     # a GPU's limits want enough work-groups to fill its compute units: 64³ has too few
-    n = "512" if kind == "gpu" else "64"
-    doc = gemm.main(["--sizes", n, "--budget", "3", "--rounds", "1", "--workers", "1"])
-    entry = doc["sizes"][n]
-    assert entry["evaluated"] == 3 and entry["best_ms"]
-    assert entry["peer_ms"] or (kind == "gpu" and importlib.util.find_spec("cupy") is None)
-    assert [p["phase"] for p in entry["phases"]][-1] == "parameters"
+    sizes = ["512"] if kind == "gpu" else ["64", "64x32x128"]
+    doc = gemm.main(["--sizes", ",".join(sizes), "--budget", "3", "--rounds", "1",
+                     "--workers", "1"])
+    assert doc["peak_gflops"] > 0
     text = (results / f"gemm_{tag}.md").read_text()
-    assert f"| {n} | 3 |" in text and "| algorithmic |" in text and "20000" in text
-    assert (tmp_path / entry["log"]).exists()
+    for n in sizes:
+        entry = doc["sizes"][n]
+        assert entry["evaluated"] == 3 and entry["best_ms"]
+        assert entry["peer_ms"] or (kind == "gpu" and importlib.util.find_spec("cupy") is None)
+        assert [p["phase"] for p in entry["phases"]][-1] == "parameters"
+        assert f"| {'×'.join(map(str, gemm.shape_of(n)))} | 3 |" in text
+        assert (tmp_path / entry["log"]).exists()
+    assert "| algorithmic |" in text and "20000" in text and "of peak" in text
 
 
 def test_portability_runs_each_winner_on_the_inputs_its_search_typed(tmp_path, monkeypatch):
@@ -207,3 +212,19 @@ def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
         assert row["speedup"] > 0
     table = (tmp_path / "devices_pocl_quick.md").read_text()
     assert table.count("\n| ") >= 4 and "Gaussian blur" in table
+
+
+def test_spellings_benchmark_searches_each_spelling_beside_numpy(tmp_path, monkeypatch):
+    from benchmarks import spellings
+
+    monkeypatch.setattr(spellings, "RESULTS", tmp_path)
+    doc = spellings.main(["--shape", "32x64x16", "--budget", "2", "--rounds", "1",
+                          "--workers", "0"])
+    library, named = doc["spellings"]["library form"], doc["spellings"]["named dot product"]
+    assert library["normalised"] == [] and named["normalised"][0].startswith("β-reduction")
+    assert library["phases"] == named["phases"]
+    for entry in (library, named):
+        assert entry["evaluated"] == 2 and entry["best_ms"] and entry["default_mapping_ms"]
+    assert doc["numpy_ms"] > 0
+    assert "| named dot product | β-reduction |" in (tmp_path / next(
+        p.name for p in tmp_path.glob("spellings_*.md"))).read_text()

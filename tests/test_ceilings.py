@@ -1,0 +1,19 @@
+"""A device's ceilings are measured on it: the arithmetic one by independent fused
+multiply-adds, the bandwidth one by a copy; a kernel's rate is read against them."""
+
+from workbench.ceilings import Ceilings, arithmetic_ceiling, bandwidth_ceiling, ceilings
+
+
+def test_the_ceilings_are_measured_on_the_device():
+    assert arithmetic_ceiling(repeat=3) > 1.0  # GFLOP/s: every device here does more
+    assert bandwidth_ceiling(megabytes=16, repeat=3) > 0.1  # GB/s
+
+
+def test_the_ceilings_are_measured_once_per_process():
+    assert ceilings() is ceilings()
+
+
+def test_a_rate_reads_as_a_fraction_of_the_ceiling():
+    c = Ceilings("a device", gflop_per_s=200.0, gb_per_s=40.0)
+    assert c.fraction_of_peak(50.0) == 0.25 and c.fraction_of_bandwidth(40.0) == 1.0
+    assert Ceilings("unmeasured", None, None).fraction_of_peak(50.0) is None
