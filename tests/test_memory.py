@@ -217,3 +217,11 @@ def test_the_estimate_is_within_twice_the_measured_peak_for_asum():
 @pytest.mark.slow
 def test_the_estimate_is_within_twice_the_measured_peak_on_the_library():
     _within_twice(_measure(MEASURED))
+
+
+def test_a_search_too_large_is_refused_before_it_starts():
+    out = subprocess.run(
+        [sys.executable, "-m", "workbench", "search", f"@{PROGRAMS / 'blas.lift'}:asum",
+         "--size", f"N={2 ** 40}", "--budget", "2"], capture_output=True, text=True,
+        env=child_env(), timeout=120)
+    assert out.returncode == 1 and "choose smaller sizes" in out.stderr, out.stderr[-2000:]

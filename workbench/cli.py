@@ -510,9 +510,11 @@ def cmd_demo(args) -> dict:
 
 
 def cmd_search(args) -> dict:
+    from .memory import check_run_memory
     from .search import read, search
 
     name, expr, types, sizes = _concrete(args)
+    check_run_memory(expr, sizes, types, device=args.device)  # each candidate is such a run
     logged = {r["key"] for r in read(args.log)} if args.log else set()
     if logged:
         print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (those "
