@@ -111,8 +111,10 @@ def _run_json(r) -> dict:
             "transfer_ms": r.transfer_ms, "device": r.device, "per_device": r.per_device}
 
 
-def searches(pair: list[str], sizes: dict) -> dict:
-    """Candidates measured per minute by one random search, on two devices, then on one."""
+def searches(pair: list[str], sizes: dict, kind: str) -> dict:
+    """Candidates measured per minute by one random search, on two devices, then on one.
+    The search asks for a device of ``kind``: each pinned worker runs it on its own (and the
+    log's header names that kind's first device, not this process's default)."""
     from distributed import Client
 
     from workbench.cluster import device_cluster
@@ -125,7 +127,7 @@ def searches(pair: list[str], sizes: dict) -> dict:
         with device_cluster(used) as cluster, Client(cluster) as client:
             client.wait_for_workers(len(used), timeout=300)
             start = time.perf_counter()
-            result = search(dot, *types, client=client, budget=sizes["budget"],
+            result = search(dot, *types, client=client, budget=sizes["budget"], device=kind,
                             time_limit=sizes.get("time_limit"))
             minutes = (time.perf_counter() - start) / 60
         measured = [r for r in result.log if r.get("status") not in ("not in log",)]
@@ -144,11 +146,12 @@ def searches(pair: list[str], sizes: dict) -> dict:
     return out
 
 
-def search(expr, *types, client, budget: int, time_limit: float | None = None):
+def search(expr, *types, client, budget: int, device: str | None = None,
+           time_limit: float | None = None):
     from workbench.search import search as run_search
 
     return run_search(expr, *types, strategy="random", budget=budget, executor=client,
-                      time_limit=time_limit,
+                      time_limit=time_limit, device=device,
                       repeat=5, seed=1, timeout=300)
 
 
@@ -233,7 +236,7 @@ def main(argv=None) -> dict:
         if "search" in earlier:
             doc["search"] = earlier["search"]
     else:
-        doc["search"] = searches(pair, sizes)
+        doc["search"] = searches(pair, sizes, infos[0].kind)
     text = table(doc)
     print(json.dumps(doc, indent=1))
     print(text)
