@@ -104,3 +104,12 @@ def test_a_grid_of_curves_shares_one_legend_below_it():
         ax.get_window_extent().y0 for ax in fig.axes) + 1  # below every axes
     boxes = [ax.title.get_window_extent() for ax in fig.axes]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_a_prediction_far_off_does_not_squash_the_measured_curve():
+    records = _records(30)
+    for i, r in enumerate(records):
+        r["predicted_ms"] = 1.2 if i != 7 else 70000.0
+    ax = plots.efficiency_curve(records).axes[0]
+    assert ax.get_ylim()[1] < 10  # the measured times fill the axes
+    assert any("1 off the axes" in c.get_label() for c in ax.collections)

@@ -109,10 +109,17 @@ def efficiency_curve(records: Sequence[dict], fixed: Sequence[int] = (), title: 
                    clip_on=False, transform=ax.get_xaxis_transform(),
                    label=f"failed or wrong ({len(failed)})")
     predicted = np.array([r.get("predicted_ms") or np.nan for r in records], dtype=float)
+    if ok.any():  # the axes fit what was measured; a prediction far off does not squash it
+        top, bottom = np.nanmax(t) * 1.5, np.nanmin(t) / 1.5
+        beyond = int(np.count_nonzero((predicted > top) | (predicted < bottom)))
+        predicted = np.where((predicted > top) | (predicted < bottom), np.nan, predicted)
+    else:
+        beyond = 0
     if (~np.isnan(predicted)).any():  # a guided search: what its cost model expected
         has = ~np.isnan(predicted)
         ax.scatter(x[has], predicted[has], s=12, facecolors="none", edgecolors="tab:cyan",
-                   alpha=0.7, label="predicted (cost model)")
+                   alpha=0.7, label="predicted (cost model)" + (
+                       f", {beyond} off the axes" if beyond else ""))
     if ok.any():
         ax.plot(x, best_so_far(records), color="black", lw=1.5, label="best so far")
     else:
