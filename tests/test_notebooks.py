@@ -132,6 +132,7 @@ def test_notebook_runs(path):
               if o.get("output_type") == "error"]
     assert not errors
     assert not figure_problems(nb), figure_problems(nb)
+    assert not prose_problems(nb), prose_problems(nb)
     assert elapsed < BUDGET_S, f"{path.name} took {elapsed:.0f} s"
 
 
@@ -182,3 +183,84 @@ def test_scripts_start_installs_voila_which_the_readme_advertises():
     start = (ROOT / "scripts" / "start").read_text()
     assert "voila" in (ROOT / "README.md").read_text().lower()
     assert "voila" in extras["lab"] and "'.[lab" in start
+
+
+# --- prose that reads its numbers from computed results ---------------------------------------
+
+# plots.comparison_text: "<a> measured M ms (lo–hi), <b> M ms (lo–hi); the first is <verdict>"
+CLAIM = re.compile(r"measured (?P<a>[\d.]+) ms \((?P<alo>[\d.]+)–(?P<ahi>[\d.]+)\), .*?"
+                   r"(?P<b>[\d.]+) ms \((?P<blo>[\d.]+)–(?P<bhi>[\d.]+)\); the first is "
+                   r"(?P<verdict>faster|slower|not measurably different)")
+# a sentence of prose written by hand that ranks two measured things
+HAND_WRITTEN_RANKING = re.compile(r"measured \*?(slower|faster)\*?", re.IGNORECASE)
+
+
+def _outputs_text(cell) -> str:
+    parts = []
+    for o in cell.get("outputs", []):
+        parts.append(_text_of(o))
+        parts.append("".join(o.get("data", {}).get("text/markdown", "")))
+    return "\n".join(parts)
+
+
+def prose_problems(nb) -> list[str]:
+    """Claims that the notebook's own numbers contradict: a computed comparison whose verdict
+    does not follow from the ranges it prints, a ranking of measurements written by hand in
+    a Markdown cell, or a rule of the catalogue said not to be in it."""
+    from workbench.rules import rules
+
+    names = {r.name for r in rules}
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            if HAND_WRITTEN_RANKING.search(cell.source):
+                problems.append(f"cell {i} ranks measurements by hand: "
+                                f"{HAND_WRITTEN_RANKING.search(cell.source).group(0)!r}")
+            if "not in the catalogue" in cell.source:  # of the rule the paragraph names
+                words = cell.source.lower().replace("*", "").replace(" ", "-")
+                named = sorted(n for n in names if n in words)
+                if named:
+                    problems.append(f"cell {i} says {named[0]} is not in the catalogue")
+            continue
+        for m in CLAIM.finditer(_outputs_text(cell)):
+            a_lo, a_hi, b_lo, b_hi = (float(m[k]) for k in ("alo", "ahi", "blo", "bhi"))
+            wanted = ("faster" if a_hi < b_lo else "slower" if a_lo > b_hi
+                      else "not measurably different")
+            if m["verdict"] != wanted:
+                problems.append(f"cell {i} says {m['verdict']} where its numbers say {wanted}")
+    return problems
+
+
+def test_prose_that_contradicts_its_numbers_is_a_problem():
+    computed = {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": (
+        "The fused loop measured 0.3000 ms (0.2900–0.3100), the line before 0.4000 ms "
+        "(0.3900–0.4100); the first is slower: the ranges do not overlap")}}
+    fine = {"output_type": "stream", "name": "stdout", "text": (
+        "A measured 0.3000 ms (0.2900–0.4500), B 0.4000 ms (0.3900–0.4100); the first is not "
+        "measurably different: the ranges overlap\n")}
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("The fused loop measured *slower*, not faster."),
+        nbformat.v4.new_markdown_cell("Map fission splits a map. It is not in the catalogue."),
+        _cell("claim", [computed]), _cell("other", [fine])])
+    assert prose_problems(nb) == [
+        "cell 0 ranks measurements by hand: 'measured *slower*'",
+        "cell 1 says map-fission is not in the catalogue",
+        "cell 2 says slower where its numbers say faster"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_prose_ranks_nothing_by_hand(path):
+    nb = nbformat.read(path, as_version=4)
+    assert not prose_problems(nb), prose_problems(nb)
+
+
+def test_the_notebooks_compute_their_claims():
+    """The claims the notebooks make about their measurements come from code: asum's fused
+    loop, portability's winners against NumPy, the search's best as logged and timed again."""
+    def sources(stem):
+        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        return "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "plots.comparison_text(" in sources("asum") and "errorbar(" in sources("asum")
+    assert "against_peer(" in sources("portability") and "slower than" in sources("portability")
+    assert "result.timing_text" in sources("search") and "shared_legend(" in sources("search")
+    assert 'lookup_rule("map-fission")' in sources("own_rule")
