@@ -490,6 +490,9 @@ def test_progress_counts_candidates_and_runs_with_the_best_so_far():
     progress.advance("a run")
     progress.finish()
     assert progress.bar.value == 4 and "last: done" in progress.text.value
+    progress({"correct": True, "kernel_ms": 0.125, "kernel_ms_min": 0.12,
+              "kernel_ms_max": 0.5, "status": "ok"})  # a time with its range
+    assert "best so far 0.1250 ms [0.1200–0.5000]" in progress.text.value
 
 
 def test_fig_10_by_clicking_at_symbolic_n():
@@ -627,6 +630,9 @@ def test_every_time_shown_carries_its_range_and_rates():
         m.global_bytes / (m.kernel_ms * 1e6))
     summary = wb.sections["runs"].summary.value
     assert f"[{m.kernel_ms_min:.4f}–{m.kernel_ms_max:.4f}]" in summary and "GB/s" in summary
+    c = m.ceilings  # measured on the device: the rate's share of a copy's
+    assert c is not None and c.gb_per_s > 0
+    assert html.escape(f"{m.gb_per_s / c.gb_per_s:.0%} of a copy's {c.gb_per_s:.1f}") in summary
     table = wb.runs.table.value
     assert "GB/s" in table and re.search(r"interpreter \(NumPy\).*?\d\.\d{4} \[\d", table, re.S)
     assert ("wb-resolution-note" in table) == m.below_resolution

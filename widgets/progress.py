@@ -25,6 +25,7 @@ class Progress(w.VBox):
         self.total, self.what = max(1, int(total)), what
         self.done = 0
         self.best_ms: float | None = None
+        self.best_text = ""  # the best time with the range of its repeats
         self.stage = ""
         self.last = ""
         self.started = time.monotonic()
@@ -54,9 +55,11 @@ class Progress(w.VBox):
     def __call__(self, record: dict) -> None:
         """A search's progress callback: one more candidate measured."""
         ok = record.get("correct") and record.get("kernel_ms") is not None
+        shown = _timed(record) if ok else str(record.get("status"))
         if ok and (self.best_ms is None or record["kernel_ms"] < self.best_ms):
             self.best_ms = record["kernel_ms"]
-        self.advance(f"{record['kernel_ms']:.4f} ms" if ok else str(record.get("status")))
+            self.best_text = shown
+        self.advance(shown)
 
     def finish(self, note: str = "done") -> None:
         self.bar.value = self.bar.max
@@ -69,9 +72,16 @@ class Progress(w.VBox):
         if self.stage:
             parts.append(self.stage)
         if self.best_ms is not None:
-            parts.append(f"best so far {self.best_ms:.4f} ms")
+            parts.append(f"best so far {self.best_text or f'{self.best_ms:.4f} ms'}")
         if self.last:
             parts.append(f"last: {self.last}")
         parts.append(f"{time.monotonic() - self.started:.0f} s")
         self.text.value = (f'<span style="font-size:12px;color:#3f3f46">'
                            f"{html.escape(' · '.join(parts))}</span>")
+
+
+def _timed(record: dict) -> str:
+    """A candidate's time with the range of its repeats: ``0.0123 ms [0.0118–0.0150]``."""
+    ms, low, high = (record.get(k) for k in ("kernel_ms", "kernel_ms_min", "kernel_ms_max"))
+    return f"{ms:.4f} ms" + (f" [{low:.4f}–{high:.4f}]" if low is not None and high is not None
+                             else "")

@@ -14,6 +14,7 @@ import ipywidgets as w
 import numpy as np
 
 from workbench import Derivation, evaluate, opencl, run
+from workbench.ceilings import Ceilings, ceilings
 from workbench.domain import ranges_of
 from workbench.errors import ResourceError, WorkbenchError
 from workbench.expr import Expr
@@ -45,6 +46,7 @@ class Measurement:
     completed: list = field(default_factory=list)
     global_bytes: int | None = None  # moved to and from global memory (the kernel IR's count)
     operations: int | None = None  # arithmetic operations (the kernel IR's count)
+    ceilings: Ceilings | None = None  # the device's, measured on it (``workbench.ceilings``)
 
     @property
     def gb_per_s(self) -> float | None:
@@ -86,13 +88,28 @@ def _range_cell(ms: float, low: float | None, high: float | None) -> str:
 
 
 def rates(m: Measurement) -> str:
-    """GB/s and GFLOP/s of a measured step, from the kernel IR's counts."""
+    """GB/s and GFLOP/s of a measured step, from the kernel IR's counts, each with its
+    fraction of the device's ceiling (a copy's GB/s, fused multiply-adds' GFLOP/s)."""
     parts = []
+    c = m.ceilings
     if m.gb_per_s is not None:
-        parts.append(f"{m.gb_per_s:.2f} GB/s")
+        share = c.fraction_of_bandwidth(m.gb_per_s) if c else None
+        parts.append(f"{m.gb_per_s:.2f} GB/s" + (f" ({share:.0%} of a copy's "
+                                                 f"{c.gb_per_s:.1f})" if share else ""))
     if m.gflop_per_s is not None:
-        parts.append(f"{m.gflop_per_s:.2f} GFLOP/s")
+        share = c.fraction_of_peak(m.gflop_per_s) if c else None
+        parts.append(f"{m.gflop_per_s:.2f} GFLOP/s" + (f" ({share:.1%} of the peak "
+                                                       f"{c.gflop_per_s:.0f})" if share else ""))
     return ", ".join(parts)
+
+
+def device_ceilings(device: str | None) -> Ceilings | None:
+    """The device's measured ceilings (once per process), None where they cannot be
+    measured there."""
+    try:
+        return ceilings(device)
+    except WorkbenchError:
+        return None
 
 
 def default_sizes(start: Expr) -> dict[str, int]:
@@ -242,10 +259,11 @@ class RunPanel(w.VBox):
                 self.peer_spread[peer_key] = {NUMPY_PEER: (low, high)}
             result = run(expr, *arrays, device=self.device, repeat=repeat, sizes=sizes)
             moved, operations = _counts(expr, sizes) if result.correct else (None, None)
+            peak = device_ceilings(self.device) if result.correct else None
             return Measurement(k, str(expr), result.status, result.correct, result.kernel_ms,
                                result.kernel_ms_min, result.kernel_ms_max, result.max_error,
                                result.device, result.message, list(result.completed or []),
-                               moved, operations)
+                               moved, operations, peak)
 
         def done(m: Measurement):
             self.measurements[key] = m

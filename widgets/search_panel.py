@@ -140,7 +140,7 @@ class SearchPanel(w.VBox):
             self._draw(final=True)
             self.best.value = outcome_html(result, len(self.records), budget, self.records)
             self.adopt_button.disabled = _get(result, "best") is None
-            self._summarize(summary(result, len(self.records)))
+            self._summarize(summary(result, len(self.records), self.records))
 
         return self.worker.submit(f"search ({strategy}, budget {budget})", job, done)
 
@@ -260,12 +260,19 @@ def outcome_html(result, measured: int, budget: int, records: list = ()) -> str:
     return "".join(parts)
 
 
-def summary(result, measured: int) -> str:
-    """One line for the panel's header."""
+def summary(result, measured: int, records: list = ()) -> str:
+    """One line for the panel's header (the best time with the range of its repeats during
+    the search, when the log has it)."""
     if _get(result, "best") is None:
         return _get(result, "outcome") or f"no correct kernel among {_candidates(measured)}"
     ms = _get(result, "best_kernel_ms")
-    return f"best {ms:.4f} ms after {_candidates(measured)}" if ms is not None else "done"
+    if ms is None:
+        return "done"
+    top = best_record(list(records))
+    low, high = (_get(top, "kernel_ms_min"), _get(top, "kernel_ms_max")) if top else (None,
+                                                                                         None)
+    shown = f"{ms:.4f} ms" + (f" (searched: [{low:.4f}–{high:.4f}])" if low is not None else "")
+    return f"best {shown} after {_candidates(measured)}"
 
 
 def _candidates(n: int) -> str:
