@@ -4,8 +4,16 @@ It is a view of one ``workbench.Derivation`` and holds no compiler logic: the tr
 from the current expression, the rules come from ``workbench.rewrites``, the steps are the
 derivation's ``apply``/``undo``/``redo``/``branch``, the code from default completion and
 ``workbench.opencl``, the times from ``workbench.run``, the search from
-``workbench.search``. Code generation, runs and searches happen in worker threads; errors
-are shown in the widget's error area.
+``workbench.search``. Code generation, runs and searches happen in worker threads; an error
+is shown beside the buttons that caused it (with a button that dismisses it) and recorded
+in ``errors.messages``.
+
+The tree and the code are linked by the code generator's ``source_map``: the selected
+node's OpenCL lines are shaded, hovering a node or a line lights up the other, and a click
+on a line selects its node; the code panel also opens the difference from the step before.
+"Adopt best" replays the search's steps at the widget's own types, or, when a step needs
+sizes that symbolic types leave open, replays the whole derivation at the sizes the search
+ran at (the size boxes are then fixed to them).
 """
 
 from __future__ import annotations
