@@ -78,6 +78,14 @@ RELATIVE_TOLERANCE = 1e-3
 
 
 
+def stacked(parts: list[np.ndarray]) -> np.ndarray:
+    """The components of a tuple result as one array to compare: stacked where they have
+    one shape, else one after the other (a tuple holding an array beside a number)."""
+    if len({np.shape(p) for p in parts}) == 1:
+        return np.stack(parts)
+    return np.concatenate([np.ravel(p).astype(np.float64) for p in parts])
+
+
 def tolerance(expected: np.ndarray) -> float:
     """Float sums reassociate: allow an error growing with the magnitude of the result (its
     largest finite value; at least 1e-3). Ints and bools must be exact."""
@@ -196,7 +204,7 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     try:
         expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
-            else np.stack([np.asarray(p) for p in leaves(expected_value)])
+            else stacked([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
     if program is None:
@@ -222,7 +230,7 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     expected_parts = leaves(expected_value)
     out_parts = [outcome.value[b.name].reshape(np.shape(e))
                  for b, e in zip(program.output_parts, expected_parts)]
-    out = out_parts[0] if len(out_parts) == 1 else np.stack(out_parts)
+    out = out_parts[0] if len(out_parts) == 1 else stacked(out_parts)
     result.output = out
     result.kernel_ms = outcome.kernel.median_ms
     result.kernel_ms_min, result.kernel_ms_max = outcome.kernel.min_ms, outcome.kernel.max_ms

@@ -28,6 +28,7 @@ from ..expr import (
     Lit,
     Path,
     Prim,
+    TupleExpr,
     UnOp,
     UserFun,
     Var,
@@ -35,7 +36,7 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
-from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError, ir
 from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
@@ -51,6 +52,7 @@ from .views import (
     ZipView,
     buffers_of,
     is_layout,
+    project,
     reshaped,
     view_before,
     view_through,
@@ -126,6 +128,14 @@ class KernelBuilder(Patterns, ArrayAccumulators):
 
     def copy(self, src: View, dest: View, t: Type) -> None:
         """Element-wise copy (loops over the array levels of t)."""
+        elem = ir.element_type(t)
+        if isinstance(elem, TupleType) and any(isinstance(item, ArrayType)
+                                               for item in elem.items):
+            # tuples holding arrays (a stencil's window beside a value): each component
+            # an array of its own, copied on its own
+            for k, item in enumerate(elem.items):
+                self.copy(project(src, k), project(dest, k), replace_leaf(t, item))
+            return
         idx = [(self.fresh("c"), n) for n in shape(t)]
         with self.block() as body:
             self.store_at(dest.access([var(i, n) for i, n in idx]),
@@ -342,6 +352,16 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         self.emit(ir.Guard(scope, tuple(body)))
 
     def store(self, dest: View, value: Value) -> None:
+        if isinstance(value.type, TupleType) and value.parts and \
+                any(isinstance(item, ArrayType) for item in value.type.items):
+            # a tuple holding an array (hotspot's (window, power)): component by component
+            for k, part in enumerate(value.parts):
+                self.store(project(dest, k), part)
+            return
+        if isinstance(value.type, ArrayType) and value.view is not None:
+            with self.guarded(self.single()):
+                self.copy(value.view, dest, value.type)
+            return
         with self.guarded(self.single()):
             self.store_at(dest.access([]), value)
 
@@ -430,6 +450,15 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             if dest is not None:
                 self.store(dest, value)
             return value
+        if isinstance(e, TupleExpr):  # a tuple of values (kmeans' (3.4e38, 0, 0))
+            parts = tuple(self.value(c, path + (i,), env, None)
+                          for i, c in enumerate(e.items))
+            t = self.note.typings.get(path)
+            value = Value(t.result if t is not None else TupleType(tuple(p.type for p in parts)),
+                          parts=parts)
+            if dest is not None:
+                self.store(dest, value)
+            return value
         raise CodegenError(f"cannot generate the value {e} yet")
 
     def at_index(self, index: Value, length: int) -> Index:
@@ -451,12 +480,9 @@ class KernelBuilder(Patterns, ArrayAccumulators):
 
     def replicate(self, typing: Typing, args: list[Value], dest) -> Value:
         (value,) = args
-        if value.parts:
-            raise CodegenError("replicate of a tuple is not generated")
         if dest is not None:
             raise CodegenError("replicate as the last step needs a copy (map id) to write")
-        return Value(typing.result, view=ReplicateView(value.view if value.view is not None
-                                                       else value.scalar))
+        return Value(typing.result, view=replicated(value))
 
     def writes_private(self, dest: View) -> bool:
         """Whether a view writes a private temporary of one work-item (not one of the
@@ -468,6 +494,14 @@ class KernelBuilder(Patterns, ArrayAccumulators):
 
     def reshaped(self, view: View, t: Type) -> View:
         return reshaped(view, shape(t))
+
+
+def replicated(value: Value) -> View:
+    """The view of ``replicate n value``; a tuple (Lift's Value("{3.4e38, 0, 0}") of kmeans)
+    as the zip of its replicated components."""
+    if value.parts:
+        return ZipView(tuple(replicated(p) for p in value.parts))
+    return ReplicateView(value.view if value.view is not None else value.scalar)
 
 
 def project_free(fn: Expr, env: dict) -> tuple[Expr, dict]:

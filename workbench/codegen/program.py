@@ -15,14 +15,21 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..expr import Expr, Prim, bind_sizes, size_arguments, walk
+from ..expr import Apply, Compose, Expr, Lambda, Lit, Prim, Var, bind_sizes, size_arguments, walk
 from ..layout import needs_lowering
 from ..notation.printer import to_text
 from ..primitives.skeletons import stage_variables
 from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
 from ..typecheck import annotate, as_type, declared_type_of, input_types_of
-from ..types import Type, free_size_vars, function_parts, match_sizes, substitute_sizes
+from ..types import (
+    ArrayType,
+    Type,
+    free_size_vars,
+    function_parts,
+    match_sizes,
+    substitute_sizes,
+)
 from . import (
     CodegenError,
     barriers,
@@ -38,6 +45,7 @@ from . import (
     written,
 )
 from .stages import translate
+from .views import is_layout
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,8 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
     types = tuple(_as_type(t) for t in input_types)
     expr, types = concrete(expr, types, sizes)
     completed: tuple = ()
+    if complete and _rearranges_only(expr, types):
+        expr = _copied(expr, types)
     if complete:
         try:
             expr, steps = lower(expr, *types)
@@ -104,6 +114,35 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
                          (time.perf_counter() - start) * 1000, input_parts=module.inputs,
                          output_parts=module.outputs, storage=storage,
                          storages=tuple(storages), completed=completed)
+
+
+def _rearranges_only(expr: Expr, types) -> bool:
+    """Whether a program computes nothing: every node a layout primitive, a variable or a
+    function around them (Lift's ``PadConstant2D(1, 1, 0.0f) $ xs`` alone)."""
+    for _, node in walk(expr.body if isinstance(expr, Lambda) else expr):
+        if isinstance(node, Prim) and not is_layout(node):
+            return False
+        if not isinstance(node, Prim | Var | Apply | Compose | Lit | Lambda):
+            return False
+    try:
+        result = annotate(expr, *types).result
+    except Exception:  # a program that does not type-check is refused where it is lowered
+        return False
+    return isinstance(function_parts(result)[1], ArrayType)
+
+
+def _copied(expr: Expr, types) -> Expr:
+    """A program that only rearranges its input, followed by a copy of its result element
+    by element (``map (map id)``): the copy is its kernel, as Lift's code generator writes
+    the view of such a program to its output."""
+    result = function_parts(annotate(expr, *types).result)[1]
+    copy: Expr = Prim("id")
+    while isinstance(result, ArrayType):
+        copy = Prim("map", (copy,))
+        result = result.elem
+    if isinstance(expr, Lambda):
+        return Lambda(expr.params, Apply(copy, (expr.body,)))
+    return Compose((copy, expr))
 
 
 def compile_module(module: ir.Module, check: bool = True) -> ir.Module:

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, walk
+from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, TupleExpr, Var, walk
 from ..primitives import Kernel, MapLevel
 from ..typecheck import Annotation
 from ..types import INT, Type
 from . import CodegenError, c_names, ir
 from .arith import Index
-from .kernel import KernelBuilder, Names, bind, constant
+from .kernel import KernelBuilder, Names, bind, constant, replicated
 from .memory import used_buffers
-from .patterns import iteration_types
+from .patterns import is_literal, iteration_types, literal_text
 from .scalar import CProgram, define_function
 from .values import Value, component_buffers, pingpong, shape
 from .views import (
@@ -113,6 +113,9 @@ class Stages:
                                                           self.calls, constant))
         if isinstance(fn, Prim) and fn.decl.kernel is Kernel.ZIP:
             return Value(typing.result, view=ZipView(tuple(a.view for a in args)))
+        if isinstance(fn, Prim) and fn.decl.kernel is Kernel.REPLICATE and dest is None \
+                and args[0].view is None:  # a constant's copies read by the next stage
+            return Value(typing.result, view=replicated(args[0]))
         if isinstance(fn, Prim) and fn.decl.kernel in (Kernel.ITERATE, Kernel.LOOP) and any(
                 isinstance(n, Prim) and n.decl.map_level in (MapLevel.GLOBAL, MapLevel.WORKGROUP)
                 for _, n in walk(fn.args[1])):
@@ -155,6 +158,12 @@ class Stages:
             return self.top(e.fn, args, path + (0,), env, dest)
         if isinstance(e, Var):
             return env[e.name]
+        if isinstance(e, TupleExpr) and all(is_literal(c) for c in e.items):
+            # a constant tuple (Lift's Value("{3.4e38f, 0, 0}")), read by the next stage
+            t = self.note.typings[path].result
+            return Value(t, parts=tuple(
+                Value(item, scalar=ir.Literal(literal_text(c, item)))
+                for c, item in zip(e.items, t.items)))
         raise CodegenError(f"cannot generate {e} at the top level")
 
 

