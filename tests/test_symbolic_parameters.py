@@ -44,3 +44,22 @@ def test_each_fraction_computes_the_reduction_at_every_n_it_divides(k, m, seed):
     for expr in d.expressions()[1:]:
         got = evaluate(expr, xs, sizes={"N": n})
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=15, deadline=None)
+@given(k=st.integers(1, 8), m=st.integers(1, 4), seed=st.integers(0, 2 ** 16))
+def test_a_stride_of_n_over_d_reads_what_the_reordering_reads(k, m, seed):
+    """reorder → reorderStride (N/d) at symbolic N (ICFP Fig. 11): the reduction it feeds
+    computes the same sum at every N that d divides."""
+    d = Derivation("reduce (+) 0 ∘ map abs", "[float]_N")
+    d.apply("reduce-partial", "0", n=f"N/{2 ** k}")
+    d.apply("partial-reorder", "1")
+    offered = {str(r.params["s"]) for r in rewrites(d.current, at=(2,))
+               if r.rule == "reorder→reorderStride"}
+    assert f"N/{2 ** k}" in offered
+    d.apply("reorder→reorderStride", "2", s=f"N/{2 ** k}")
+    n = 2 ** k * m
+    xs = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    want = evaluate(d.start, xs, sizes={"N": n})
+    got = evaluate(d.current, xs, sizes={"N": n})
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)

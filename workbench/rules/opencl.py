@@ -11,7 +11,15 @@ from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
 from .match import array_length, divides, map_of, matches, prim
 from .renaming import renaming
-from .rule import UNROLLING, Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import (
+    UNROLLING,
+    Refused,
+    Rule,
+    RuleParam,
+    Site,
+    fractions_of,
+    powers_of_two_dividing,
+)
 
 # (target primitive, level as in nesting, has a dimension)
 _LOWERINGS = [("mapGlobal", "global", True), ("mapWorkgroup", "workgroup", True),
@@ -67,7 +75,7 @@ def _reorder_stride(m, site: Site, p) -> Expr | Refused:
 REORDER_STRIDE = Rule(
     "reorder→reorderStride", "reorder → reorderStride s", "opencl", "ICFP Fig. 7c",
     _reorder_stride, params=(RuleParam("s", "stride", lambda s: powers_of_two_dividing(
-        array_length(s), proper=False)),))
+        array_length(s), proper=False) + fractions_of(array_length(s))),))
 REORDER_ID = Rule("reorder→id", "reorder → id", "opencl", "ICFP Fig. 7c",
                   matches(REORDER)(lambda m, site, p: Prim("id")))
 
