@@ -192,7 +192,8 @@ CLAIM = re.compile(r"measured (?P<a>[\d.]+) ms \((?P<alo>[\d.]+)–(?P<ahi>[\d.]
                    r"(?P<b>[\d.]+) ms \((?P<blo>[\d.]+)–(?P<bhi>[\d.]+)\); the first is "
                    r"(?P<verdict>faster|slower|not measurably different)")
 # a sentence of prose written by hand that ranks two measured things
-HAND_WRITTEN_RANKING = re.compile(r"measured \*?(slower|faster)\*?", re.IGNORECASE)
+HAND_WRITTEN_RANKING = re.compile(r"measured \*?(slower|faster)\*?|\bis the (faster|slower)\b",
+                                  re.IGNORECASE)
 
 
 def _outputs_text(cell) -> str:
