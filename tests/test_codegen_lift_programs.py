@@ -48,6 +48,32 @@ PROGRAMS = {
     # a temporary in global memory inside a map over work-groups
     "global_temporary_in_a_workgroup": (f'''val f = fun({MATRIX}, xs =>
         MapWrg(toGlobal(MapSeq(id)) o MapLcl(plusOne)) $ xs)''', [(3, 4)]),
+    # Lift's highLevel/kmeans: a reduction whose operator (tuple, cluster) => … takes its
+    # accumulator, an array of one tuple, and its element as two parameters
+    "reduction_with_a_curried_operator": ('''val test = UserFun("test", Array("dist",
+        "tuple"), "{ float m = tuple._0; int i = tuple._1; int index = tuple._2; " +
+        "if (dist < m) { Tuple t = {dist, i + 1, i}; return t; } " +
+        "else { Tuple t = {m, i + 1, index}; return t; } }",
+        Seq(Float, TupleType(Float, Int, Int)), TupleType(Float, Int, Int))
+      val select = UserFun("select_", Array("tuple"), "{ return tuple._2; }",
+        Seq(TupleType(Float, Int, Int)), Int)
+      val dist = UserFun("dist", Array("x", "y"), "{ return (x - y) * (x - y); }",
+        Seq(Float, Float), Float)
+      val f = fun(ArrayType(ArrayType(Float, SizeVar("P")), SizeVar("F")),
+        ArrayType(ArrayType(Float, SizeVar("F")), SizeVar("C")), (features, clusters) =>
+        Map(\\( feature => Map(Map(select)) o ReduceSeq(\\( (tuple, cluster) =>
+          Map(\\((x) => test(x._0, x._1))) $ Zip(Reduce(add, 0.0f) o
+          Map(fun(x => dist(x._0, x._1))) $ Zip(feature, cluster), tuple)),
+          Value("{3.40282347e+38, 0, 0}", ArrayType(TupleType(Float, Int, Int), 1))
+        ) $ clusters)) o Transpose() $ features)''', [(3, 6), (4, 3)]),
+    # Lift's highLevel/stencil/shocStencil2DDot: an operator calling a C function on float3
+    "c_function_on_vectors_in_an_operator": ('''val dotAndSumUp = UserFun("dotAndSumUp",
+        Array("acc", "l", "r"), "{ return acc + dot(l, r); }", Seq(Float, Float3, Float3),
+        Float)
+      val f = fun(''' + MATRIX + ''', ArrayType(Float, Cst(9)), (input, weights) =>
+        Map(Map(fun(elem => toGlobal(MapSeqUnroll(id)) o ReduceSeqUnroll(fun((acc, pair) =>
+          dotAndSumUp.apply(acc, pair._0, pair._1)), 0.0f) $ Zip(asVector(3) o Join() $ elem,
+          asVector(3) $ weights)))) o Slide2D(3, 1) $ input)''', [(6, 5), (9,)]),
     # TestMisc.decompose: a first kernel of zips only, a second reading what it stored
     "decompose": (f'''val f = fun({VECTOR}, {VECTOR}, (a, b) =>
         MapGlb(fun(t => add(t._0, t._1))) o MapGlb(fun(p => p)) $ Zip(a, b))''',

@@ -23,7 +23,7 @@ the ``toPrivate``/``toLocal`` of a computed initial value), as for every tempora
 
 from __future__ import annotations
 
-from ..expr import Apply, Expr, Prim, Var
+from ..expr import Apply, Expr, Lambda, Prim, Var
 from ..types import ArrayType, Type
 from . import CodegenError, ir
 from .arith import Index, var
@@ -157,7 +157,13 @@ class ArrayAccumulators:
 
     def apply_operator(self, f: Expr, acc: Value, element: Value, path, env, dest) -> None:
         """``f (acc, x)`` written to ``dest``."""
-        pair_type = self.typing(path + (0,)).args[0]
+        typing = self.typing(path + (0,))
+        if isinstance(f, Lambda) and len(f.params) == 2 and \
+                all(isinstance(p, str) for p in f.params):
+            # λacc x. …, applied to its two arguments (Lift's kmeans: (tuple, cluster) => …)
+            self.apply(f, [acc, element], path + (0,), env, dest)
+            return
+        pair_type = typing.args[0]
         self.apply(f, [Value(pair_type, parts=(acc, element))], path + (0,), env, dest)
 
 

@@ -23,6 +23,7 @@ from ..expr import (
     UnOp,
     UserFun,
     Var,
+    walk,
 )
 from ..sizes import Size
 from ..typecheck import Typing, annotate
@@ -241,6 +242,8 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         return program.by_expression[same]
     widths = {int(v.size.value) for t in types for v in _vectors(t)}
     width = widths.pop() if widths else None
+    if width is not None and _calls_vector_c(body):
+        width = None  # it calls OpenCL C written for vectors (Lift's dot(l, r)): not lane-wise
     if width is not None:
         # mapVec: the scalar function applied lane-wise (to vectors, or to tuples of
         # vectors: a vector accumulator and an element); OpenCL C has no overloading, so
@@ -288,6 +291,17 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
     program.order.append(ir.NativeFunction(c_name, result, tuple(zip(params, fn.params)),
                                            text))
     return c_name
+
+
+def _calls_vector_c(fn: Expr) -> bool:
+    """Whether a function calls a user function written in OpenCL C that takes or returns
+    vectors."""
+    for _, node in walk(fn):
+        if isinstance(node, UserFun) and node.body is None and node.type is not None:
+            params, result = function_parts(node.type)
+            if any(_vectors(t) for t in (*params, result)):
+                return True
+    return False
 
 
 def _vectors(t: Type) -> list[VectorType]:
