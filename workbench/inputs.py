@@ -143,12 +143,13 @@ def check_memory(types: list[Type], concrete: list[Type], sizes: Mapping[str, in
     used = sorted({n for t in types for n in size_names(t)} & set(sizes))
     named = {n: int(sizes[n]) for n in used}
     shown = ", ".join(f"{n}={v}" for n, v in named.items()) or "these sizes"
-    raise ResourceError(f"the inputs at {shown} need {_bytes(needed)}, more than the "
-                        f"{_bytes(available)} of memory available: choose smaller sizes",
+    raise ResourceError(f"the inputs at {shown} need {format_bytes(needed)}, more than the "
+                        f"{format_bytes(available)} of memory available: choose smaller sizes",
                         sizes=named)
 
 
-def _bytes(n: int) -> str:
+def format_bytes(n: int) -> str:
+    """``16.0 MiB``: a number of bytes for people."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"

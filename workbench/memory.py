@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from . import inputs as _inputs
 from .errors import ResourceError, WorkbenchError
 from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
-from .inputs import _bytes, input_bytes, size_names
+from .inputs import format_bytes, input_bytes, size_names
 from .typecheck import annotate, declared_type_of
 from .types import (
     ArrayType,
@@ -104,8 +104,8 @@ class MemoryEstimate:
                  ("the interpreter's intermediates", self.interpreter)]
         if self.device_on_host:
             parts.append(("the device's buffers", self.device))
-        shown = ", ".join(f"{name} {_bytes(n)}" for name, n in parts if n)
-        return f"about {_bytes(self.total)} ({shown})"
+        shown = ", ".join(f"{name} {format_bytes(n)}" for name, n in parts if n)
+        return f"about {format_bytes(self.total)} ({shown})"
 
     def __str__(self) -> str:
         return self.describe()
@@ -164,7 +164,7 @@ def check_run_memory(expr: Expr, sizes: Mapping[str, int],
         what = "the rest of the run" if inputs_allocated else "a run"
         raise ResourceError(f"{what} at {shown} needs {estimate.describe()}; with room for "
                             f"the compiler and the estimate's margin that is more than the "
-                            f"{_bytes(available)} of memory available: choose smaller sizes",
+                            f"{format_bytes(available)} of memory available: choose smaller sizes",
                             sizes={n: int(sizes[n]) for n in used})
     return estimate
 
@@ -326,8 +326,8 @@ def _temporaries(body: Expr | None) -> int:
 
 
 def _element_part(fn: Expr) -> bool:
-    from .semantics import _associative_form
-    fast = _associative_form(fn)
+    from .semantics import associative_form
+    fast = associative_form(fn)
     return fast is not None and fast[1] is not None
 
 
@@ -343,11 +343,11 @@ def _is_function(typings, path) -> bool:
 
 
 def _is_dot(reduction: Expr, mapping: Expr) -> bool:
-    from .semantics import _is_product
+    from .semantics import is_product
     return isinstance(reduction, Prim) and reduction.name in ("reduce", "reduceSeq") \
         and isinstance(mapping, Prim) and mapping.decl.map_level not in (None, "vector") \
         and _is_add(reduction.children()[0] if reduction.children() else None) \
-        and _is_product(mapping.children()[-1] if mapping.children() else None)
+        and is_product(mapping.children()[-1] if mapping.children() else None)
 
 
 def _is_add(f) -> bool:
@@ -357,9 +357,9 @@ def _is_add(f) -> bool:
 
 def _is_product_fold(fn: Expr) -> bool:
     """``λ(acc, x). acc + x.0 * x.1``: a fold the interpreter runs as one contraction."""
-    from .semantics import _associative_form, _is_product
-    fast = _associative_form(fn)
-    return fast is not None and fast[0] == "+" and fast[1] is not None and _is_product(fast[1])
+    from .semantics import associative_form, is_product
+    fast = associative_form(fn)
+    return fast is not None and fast[0] == "+" and fast[1] is not None and is_product(fast[1])
 
 
 # --- sizes of values ---------------------------------------------------------------------------

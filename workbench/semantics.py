@@ -531,3 +531,15 @@ def _binding_note(bindings: dict[str, Size]) -> str:
     if not bindings:
         return ""
     return " (with " + ", ".join(f"{k} = {v}" for k, v in bindings.items()) + ")"
+
+
+def associative_form(fn: Expr):
+    """What the interpreter folds with NumPy instead of a loop (``_associative_form``):
+    ``(op, g)``, or None. ``memory`` reads it to know which values a fold materialises."""
+    return _associative_form(fn)
+
+
+def is_product(f: Expr) -> bool:
+    """``(*)`` or a lambda multiplying a pair's two items: with ``reduce (+)``, a dot
+    product the interpreter contracts without the array of products."""
+    return _is_product(f)
