@@ -260,6 +260,8 @@ def _memory_refused(expr: Expr, types, sizes, device, program) -> ResourceError 
         return err
     except WorkbenchError:
         return None  # what the estimate cannot type, the interpreter reports
+    except Exception:  # noqa: BLE001 — an estimate that fails must not end the run (SPEC 12)
+        return None
     return None
 
 
