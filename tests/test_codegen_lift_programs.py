@@ -74,6 +74,18 @@ PROGRAMS = {
         Map(Map(fun(elem => toGlobal(MapSeqUnroll(id)) o ReduceSeqUnroll(fun((acc, pair) =>
           dotAndSumUp.apply(acc, pair._0, pair._1)), 0.0f) $ Zip(asVector(3) o Join() $ elem,
           asVector(3) $ weights)))) o Slide2D(3, 1) $ input)''', [(6, 5), (9,)]),
+    # PPCG's stencils as Lift writes them (highLevel/stencil/cgo/ppcg): the result goes
+    # through a pad and a scatter on its way out, so a copy after the pad writes it
+    "ppcg_jacobi_2d_through_a_pad": ('''val f = fun(''' + MATRIX + ''', input =>
+        Map(Scatter(Shift(1))) o Scatter(Shift(1)) o Pad2D(1, 1, Pad.Boundary.Clamp) o
+        Map(Map(\\(nbh => add(add(nbh.at(0).at(1), nbh.at(2).at(1)), mult(nbh.at(1).at(1),
+        nbh.at(1).at(0)))))) o Slide2D(3, 1) $ input)''', [(6, 7)]),
+    "ppcg_jacobi_3d_through_a_pad": ('''val f = fun(ArrayType(ArrayType(ArrayType(Float,
+        SizeVar("M")), SizeVar("N")), SizeVar("O")), input =>
+        Map(Map(Scatter(Shift(1)))) o Map(Scatter(Shift(1))) o Scatter(Shift(1)) o
+        Pad3D(1, 1, 1, Pad.Boundary.Clamp) o Map(Map(Map(\\(nbh => add(add(
+        nbh.at(0).at(1).at(1), nbh.at(2).at(1).at(1)), add(nbh.at(1).at(0).at(1),
+        nbh.at(1).at(1).at(2))))))) o Slide3D(3, 1) $ input)''', [(4, 5, 6)]),
     # TestMisc.decompose: a first kernel of zips only, a second reading what it stored
     "decompose": (f'''val f = fun({VECTOR}, {VECTOR}, (a, b) =>
         MapGlb(fun(t => add(t._0, t._1))) o MapGlb(fun(p => p)) $ Zip(a, b))''',

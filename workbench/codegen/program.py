@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..expr import Apply, Compose, Expr, Lambda, Lit, Prim, Var, bind_sizes, size_arguments, walk
-from ..layout import needs_lowering
+from ..layout import mapped_layout, needs_lowering
 from ..notation.printer import to_text
+from ..primitives import ViewForm
 from ..primitives.skeletons import stage_variables
 from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
@@ -97,6 +98,8 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
     completed: tuple = ()
     if complete and _rearranges_only(expr, types):
         expr = _copied(expr, types)
+    elif complete:
+        expr = _copy_before_unwritable(expr, types)
     if complete:
         try:
             expr, steps = lower(expr, *types)
@@ -143,6 +146,61 @@ def _copied(expr: Expr, types) -> Expr:
     if isinstance(expr, Lambda):
         return Lambda(expr.params, Apply(copy, (expr.body,)))
     return Compose((copy, expr))
+
+
+def _written_through(node: Expr) -> bool:
+    """Whether a layout primitive can be written through (its result's elements have
+    places in its input's: scatter, join, split); a pad cannot (its borders have none)."""
+    if not isinstance(node, Prim):
+        return False
+    layout = node.decl.layout
+    if layout is not None:
+        return layout.write is not None
+    if node.decl.view in (ViewForm.JOIN_VEC, ViewForm.SCATTER_OFFSETS):
+        return True
+    inner = mapped_layout(node)
+    if inner is None:
+        return False
+    parts = inner.fns if isinstance(inner, Compose) else (inner,)
+    return all(_written_through(f) for f in parts)
+
+
+def _copy_before_unwritable(expr: Expr, types) -> Expr:
+    """A program whose result goes through a pad on its way out (PPCG's stencils in Lift:
+    ``Scatter(Shift(1)) o Pad(1, 1, Clamp) o Map(f) o Slide(3, 1)``), with a copy (``map
+    id``) after the pad: the computation writes a temporary, and the copy reads it through
+    the pad and writes the output through what follows."""
+    body = expr.body if isinstance(expr, Lambda) else expr
+    chain = body.fn if isinstance(body, Apply) and isinstance(body.fn, Compose) else body
+    if not isinstance(chain, Compose):
+        return expr
+    fns = chain.fns
+    out_side = 0
+    while out_side < len(fns) and isinstance(fns[out_side], Prim) and is_layout(fns[out_side]):
+        out_side += 1
+    if out_side == len(fns):
+        return expr  # nothing computes: _copied's case
+    stuck = [i for i in range(out_side) if not _written_through(fns[i])]
+    if not stuck:
+        return expr
+    at = stuck[0]
+    try:
+        rest = Compose(fns[at:]) if len(fns) - at > 1 else fns[at]
+        if isinstance(body, Apply) and body.fn is chain:
+            value_type = annotate(Lambda(expr.params, Apply(rest, body.args)), *types).result
+        else:
+            value_type = annotate(rest, *types).result
+    except Exception:  # left to the code generator to explain
+        return expr
+    result = function_parts(value_type)[1]
+    copy: Expr = Prim("id")
+    while isinstance(result, ArrayType):
+        copy = Prim("map", (copy,))
+        result = result.elem
+    new_chain = Compose((*fns[:at], copy, *fns[at:]))
+    if isinstance(body, Apply) and body.fn is chain:
+        return Lambda(expr.params, Apply(new_chain, body.args))
+    return new_chain
 
 
 def compile_module(module: ir.Module, check: bool = True) -> ir.Module:
