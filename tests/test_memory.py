@@ -225,3 +225,23 @@ def test_a_search_too_large_is_refused_before_it_starts():
          "--size", f"N={2 ** 40}", "--budget", "2"], capture_output=True, text=True,
         env=child_env(), timeout=120)
     assert out.returncode == 1 and "choose smaller sizes" in out.stderr, out.stderr[-2000:]
+
+
+def test_a_control_groups_limit_is_the_memory_available(tmp_path, monkeypatch):
+    """In a container (JupyterHub, Binder) the group's limit kills the kernel long before
+    the machine is full: the memory available is what is left under it."""
+    group = tmp_path / "group"
+    group.mkdir()
+    (group / "memory.max").write_text(f"{2 << 30}\n")
+    (group / "memory.current").write_text(f"{512 << 20}\n")
+    monkeypatch.setattr(inputs, "_cgroup_folders", lambda: [str(group)])
+    monkeypatch.setattr(inputs, "_system_available", lambda: 64 << 30)
+    assert inputs.available_memory() == (2 << 30) - (512 << 20)
+    (group / "memory.max").write_text("max\n")  # no limit: the system's
+    assert inputs.available_memory() == 64 << 30
+    v1 = tmp_path / "v1"
+    v1.mkdir()
+    (v1 / "memory.limit_in_bytes").write_text(f"{1 << 30}\n")
+    (v1 / "memory.usage_in_bytes").write_text(f"{1 << 28}\n")
+    monkeypatch.setattr(inputs, "_cgroup_folders", lambda: [str(tmp_path / "none"), str(v1)])
+    assert inputs.available_memory() == (1 << 30) - (1 << 28)
