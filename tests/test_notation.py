@@ -256,3 +256,16 @@ def test_library_definitions_are_laid_out_within_the_width_and_read_back():
 def test_a_width_below_twenty_columns_is_refused():
     with pytest.raises(ValueError, match="at least 20"):
         to_text(parse("map abs"), width=5)
+
+
+def test_a_notebook_shows_a_long_expression_laid_out_and_a_short_one_inline():
+    from workbench import load
+    from workbench.programs import LIBRARY
+
+    short = parse("map abs")
+    assert short._repr_markdown_() == "`map abs`"
+    long = load(LIBRARY / "reductions.lift")["listing5_13"]
+    shown = long._repr_markdown_()
+    assert shown.startswith("```\n") and shown.endswith("\n```")
+    body = shown[4:-4]
+    assert parse(body) == long and max(map(len, body.splitlines())) <= 100
