@@ -86,6 +86,20 @@ PROGRAMS = {
         Pad3D(1, 1, 1, Pad.Boundary.Clamp) o Map(Map(Map(\\(nbh => add(add(
         nbh.at(0).at(1).at(1), nbh.at(2).at(1).at(1)), add(nbh.at(1).at(0).at(1),
         nbh.at(1).at(1).at(2))))))) o Slide3D(3, 1) $ input)''', [(4, 5, 6)]),
+    # a tiled 1-D stencil in local memory whose work-items store their scalar result with
+    # toGlobal(id) (Lift's TestStencil): the map stores it in its global destination
+    "tiled_stencil_storing_a_scalar_with_to_global": ('''val f = fun(''' + VECTOR + ''',
+        input => Join() o MapWrg(fun(tile => MapLcl(fun(nbh => toGlobal(id) $
+        add(nbh.at(0), nbh.at(2)))) o Slide(3, 1) o MapLcl(toLocal(id)) $ tile)) o
+        Slide(10, 8) o Pad(1, 1, Pad.Boundary.Clamp) $ input)''', [(16,)]),
+    # Rodinia's 3-D hotspot (highLevel/stencil/cgo/handwritten/hotspot3D): 3-D windows
+    # zipped with the power grid (its kernel once returned NaN)
+    "hotspot_3d_windows_zipped": ('''val f = fun(ArrayType(ArrayType(ArrayType(Float,
+        SizeVar("M")), SizeVar("N")), SizeVar("O")), ArrayType(ArrayType(ArrayType(Float,
+        SizeVar("M")), SizeVar("N")), SizeVar("O")), (heat, power) =>
+        Map(Map(Map(\\(t => add(mult(t._0.at(1).at(1).at(1), 2.0f), add(t._0.at(0).at(1).at(2),
+        t._1)))))) $ Zip3D(Slide3D(3, 1) o Pad3D(1, 1, 1, Pad.Boundary.Clamp) $ heat, power))''',
+                                  [(3, 4, 5), (3, 4, 5)]),
     # TestMisc.decompose: a first kernel of zips only, a second reading what it stored
     "decompose": (f'''val f = fun({VECTOR}, {VECTOR}, (a, b) =>
         MapGlb(fun(t => add(t._0, t._1))) o MapGlb(fun(p => p)) $ Zip(a, b))''',

@@ -106,6 +106,11 @@ class Patterns:
             with self.guarded(self.single()):
                 self.copy(temporary, dest, result)
             return Value(result, view=dest)
+        if dest is None and space == "global" and self.loops and \
+                not isinstance(result, ArrayType):
+            # a scalar marked global inside a map (Lift's toGlobal(id) $ x): the map stores
+            # it in its global destination, as it stores any scalar its function returns
+            return self.apply(fn.args[0], args, path + (0,), env, None)
         if dest is None:
             dest = self.temporary(result, space)
         self.apply(fn.args[0], args, path + (0,), env, dest)
