@@ -100,6 +100,14 @@ PROGRAMS = {
         Map(Map(Map(\\(t => add(mult(t._0.at(1).at(1).at(1), 2.0f), add(t._0.at(0).at(1).at(2),
         t._1)))))) $ Zip3D(Slide3D(3, 1) o Pad3D(1, 1, 1, Pad.Boundary.Clamp) $ heat, power))''',
                                   [(3, 4, 5), (3, 4, 5)]),
+    # a temporary in global memory inside mapWorkgroup, read by the group's work-items:
+    # a copy per work-group, and a barrier between its writes and their reads
+    "global_temporary_written_sequentially_in_a_workgroup": ('''val f = fun(''' + VECTOR +
+        ''', xs => Join() o MapWrg(MapLcl(plusOne) o toGlobal(MapSeq(id))) o Split(4)
+        $ xs)''', [(16,)]),
+    "global_temporary_written_by_the_work_items": ('''val f = fun(''' + VECTOR + ''', xs =>
+        Join() o MapWrg(MapLcl(plusOne) o Gather(reverse) o toGlobal(MapLcl(id))) o
+        Split(4) $ xs)''', [(16,)]),
     # TestMisc.decompose: a first kernel of zips only, a second reading what it stored
     "decompose": (f'''val f = fun({VECTOR}, {VECTOR}, (a, b) =>
         MapGlb(fun(t => add(t._0, t._1))) o MapGlb(fun(p => p)) $ Zip(a, b))''',

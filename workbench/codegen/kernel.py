@@ -84,6 +84,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         self.warps: list[tuple[str, int]] = []  # enclosing warp loops: (index, count)
         # enclosing loops over work-items (global, local, lane): (level, index, extent)
         self.work_items: list[tuple[str, str, int]] = []
+        # enclosing work-group loops: (index, count), the slots of a global temporary
+        self.groups: list[tuple[str, int]] = []
         self.singles = 0  # enclosing guards (code of one work-item for a group or warp)
         self.private: set[str] = set()  # temporaries in private memory
         # private temporaries of a work-group: each work-item holds the part its local
@@ -180,11 +182,15 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         shared by a work-group: a temporary of one work-item (one iteration of a local or
         lane map) gets a slot of its own per iteration, as one of a warp's code gets one
         per warp."""
-        if space == "global" and self.loops:
-            raise CodegenError("a temporary in global memory inside a map is not supported "
-                               "yet; use toLocal or toPrivate")
+        if space == "global" and self.loops and (self.warps or not self.groups):
+            raise CodegenError("a temporary in global memory inside a map other than "
+                               "mapWorkgroup and mapLocal is not supported yet; use toLocal "
+                               "or toPrivate")
         name = self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space])
         slots: list[tuple[str, int]] = []  # (index, extent): the copies, outermost first
+        if space == "global":  # a copy per work-group, and per work-item inside one
+            slots.extend(self.groups)
+            slots.extend((index, extent) for _, index, extent in self.work_items)
         if space == "local":
             if self.warps:  # one copy per warp of the work-group
                 slots.append(self.warps[-1])

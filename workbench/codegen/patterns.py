@@ -147,6 +147,8 @@ class Patterns:
                 self.warps.append((i, n))
             if level in WORK_ITEM:
                 self.work_items.append((level, i, n))
+            if level == "workgroup":
+                self.groups.append((i, n))
             try:
                 with self.block() as body:
                     index = var(i, n)
@@ -164,6 +166,8 @@ class Patterns:
                     self.warps.pop()
                 if level in WORK_ITEM:
                     self.work_items.pop()
+                if level == "workgroup":
+                    self.groups.pop()
             form = ir.LoopLevel.UNROLLED if fn.decl.unrolled else ir.LoopLevel(level)
             step = 1 if form in ("seq", "unrolled") else ir.WARP if level == "lane" else None
             self.emit(ir.Loop(i, form, n, tuple(body), dim=dim, step=step, counter=counter,
