@@ -205,14 +205,14 @@ def table(doc: dict) -> str:
         hand = HAND_WRITTEN.get(doc["tag"], {}).get(shape[0]) if len(set(shape)) == 1 else None
         ratio = s["peer_ms"] / s["best_ms"] if s.get("peer_ms") and s.get("best_ms") else None
         ours, theirs = gflops(shape, s["best_ms"]), gflops(shape, s["peer_ms"])
-        lines.append(f"| {'×'.join(map(str, shape))} | {s['evaluated']} | {_f(s['best_ms'])} | "
-                     f"{_f(ours, 1)} | {_percent(ours, peak)} | {_f(s['peer_ms'])} | "
-                     f"{_f(theirs, 1)} | {_percent(theirs, peak)} | "
+        lines.append(f"| {'×'.join(map(str, shape))} | {s['evaluated']} | {fmt(s['best_ms'])} | "
+                     f"{fmt(ours, 1)} | {_percent(ours, peak)} | {fmt(s['peer_ms'])} | "
+                     f"{fmt(theirs, 1)} | {_percent(theirs, peak)} | "
                      f"{'–' if ratio is None else f'{ratio:.2f}x'} | "
                      f"{'–' if hand is None else f'{hand:.0f}'} |")
     lines += ["", "ratio: the library's time over the derived kernel's (1.00x: as fast). "
               "of peak: over the device's arithmetic ceiling, measured in the same run "
-              f"(`workbench.ceilings`: {_f(peak, 0)} GFLOP/s of float32 fused multiply-adds).",
+              f"(`workbench.ceilings`: {fmt(peak, 0)} GFLOP/s of float32 fused multiply-adds).",
               ""]
     first = next(iter(doc["sizes"].values()), None)
     if first and first.get("phases"):
@@ -232,14 +232,14 @@ def table(doc: dict) -> str:
                   "|---|---|---|---|---|"]
         for row in doc["portability"]:
             rel = row["relative"]
-            lines.append(f"| {row['n']} | {row['tuned for']} | {_f(row['ms'])} | "
-                         f"{_f(row['own winner ms'])} | "
+            lines.append(f"| {row['n']} | {row['tuned for']} | {fmt(row['ms'])} | "
+                         f"{fmt(row['own winner ms'])} | "
                          f"{'–' if rel is None else f'{100 * rel:.1f} %'} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def _f(x: float | None, digits: int = 4) -> str:
+def fmt(x: float | None, digits: int = 4) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
@@ -299,8 +299,8 @@ def main(argv=None) -> dict:
         doc["sizes"][shape_text(n)] = entry
         best = entry["best_ms"]
         ratio = f"{peer_ms / best:.2f}" if peer_ms and best else "–"
-        print(f"{shape_text(n):>14} {found['evaluated']:>9} {_f(best):>10} "
-              f"{_f(gflops(n, best), 1):>9} {_f(peer_ms):>12} {_f(gflops(n, peer_ms), 1):>9} "
+        print(f"{shape_text(n):>14} {found['evaluated']:>9} {fmt(best):>10} "
+              f"{fmt(gflops(n, best), 1):>9} {fmt(peer_ms):>12} {fmt(gflops(n, peer_ms), 1):>9} "
               f"{ratio:>6}", flush=True)
         out.write_text(json.dumps(doc, indent=2) + "\n")  # a cut-off run keeps these
     doc["portability"] = portability(doc, tag, args.device, peer, max(1, args.rounds // 2))

@@ -25,7 +25,7 @@ from workbench.opencl_devices import find_device
 from workbench.run import run
 from workbench.search import search
 
-from .gemm import RESULTS, _f
+from .gemm import RESULTS, fmt
 
 NAMED = """
 dot = λxs ys. (reduce (+) 0 ∘ map (*)) (zip xs ys)
@@ -81,7 +81,7 @@ def main(argv=None) -> dict:
             "best": str(result.best) if result.best is not None else None}
         kernels[name] = result.best
         kernels[f"{name}: default mapping"] = expr
-        print(f"{name}: {result.evaluated} measured, best {_f(result.best_kernel_ms)} ms",
+        print(f"{name}: {result.evaluated} measured, best {fmt(result.best_kernel_ms)} ms",
               flush=True)
     samples: dict[str, list[float]] = {key: [] for key in kernels}
     samples["NumPy"] = []
@@ -123,10 +123,10 @@ def table(doc: dict) -> str:
     for name, s in doc["spellings"].items():
         steps = ", ".join(x.split(" at ")[0] for x in s["normalised"] or []) or "–"
         lines.append(
-            f"| {name} | {steps} | {s['phases']} | {_f(s['best_ms'])} | "
-            f"{_f(s['gflops'], 1)} | {_f(s['default_mapping_ms'])} | "
-            f"{_f(s['vs_default_mapping'], 1)}× | {_f(doc['numpy_ms'])} | "
-            f"{_f(s['vs_numpy'], 2)}× |")
+            f"| {name} | {steps} | {s['phases']} | {fmt(s['best_ms'])} | "
+            f"{fmt(s['gflops'], 1)} | {fmt(s['default_mapping_ms'])} | "
+            f"{fmt(s['vs_default_mapping'], 1)}× | {fmt(doc['numpy_ms'])} | "
+            f"{fmt(s['vs_numpy'], 2)}× |")
     return "\n".join(lines) + "\n"
 
 
