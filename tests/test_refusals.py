@@ -184,11 +184,11 @@ REFUSALS = [
     ("scan→scanSeq", "map abs", "root", {}, F,
      "it rewrites scan f z"),
     ("reduceSeq→reduceSeqUnroll", "reduce (+) 0", "root", {}, F,
-     "it rewrites reduceSeq"),
+     "it rewrites reduceSeq f z"),
     ("reduceSeq→reduceSeqUnroll", "reduceSeq (+) 0", "root", {}, F,
      "unrolling pays for short loops (up to 32); this one has 64"),
     ("mapSeq→mapSeqUnroll", "map abs", "root", {}, F,
-     "it rewrites mapSeq"),
+     "it rewrites mapSeq f"),
     ("mapSeq→mapSeqUnroll", "mapSeq abs", "root", {}, F,
      "unrolling pays for short loops (up to 32); this one has 64"),
     # extraction, identity, skeletons, copies, pact, scans, opencl and vectors

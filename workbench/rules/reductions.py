@@ -19,6 +19,7 @@ from ..sizes import Size
 from ..types import ArrayType
 from .algorithmic import array_length, divides, fused_operator, is_prim
 from .macro import macro_rule
+from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 from .strategies import at_site, element, fmap, last_element, parent, rule, seq
 from .vectors import NEUTRAL, lanes_may_start_at, operator_of
@@ -408,31 +409,25 @@ MAP_REDUCE_SEQ_FUSION = macro_rule(
         "7b, 6f. On vectors (mapVec f, mapVec g) the result has a vector accumulator.")
 
 
-def _unroll(source: str, target: str):
-    def rewrite(site: Site, p) -> Expr | Refused:
-        if not is_prim(site.node, source):
-            return Refused(f"it rewrites {source}")
-        length = array_length(site)
-        # a length given by sizes (``split (blockSize/128)``) is unrolled when code is
-        # generated for bound sizes (a long loop then stays a loop: codegen.unroll)
-        if length is not None and length.is_integer_constant and \
-                int(length.value) > UNROLL_LIMIT:
-            return Refused(f"unrolling pays for short loops (up to {UNROLL_LIMIT}); this one "
-                           f"has {length}")
-        return Prim(target, site.node.args)
-
-    return rewrite
+def _short(site: Site) -> Refused | None:
+    """Unrolling pays for short loops. A length given by sizes (``split (blockSize/128)``)
+    is unrolled when code is generated for bound sizes (a long loop then stays a loop:
+    codegen.unroll)."""
+    length = array_length(site)
+    if length is not None and length.is_integer_constant and int(length.value) > UNROLL_LIMIT:
+        return Refused(f"unrolling pays for short loops (up to {UNROLL_LIMIT}); this one "
+                       f"has {length}")
+    return None
 
 
 UNROLLING = [
-    Rule("reduceSeq→reduceSeqUnroll", "reduceSeq f z → reduceSeqUnroll f z   (length ≤ 32)",
-         "opencl", "Lift unrolled patterns; PACT table 2",
-         _unroll("reduceSeq", "reduceSeqUnroll"),
-         doc="A short sequential reduction (a vector's lanes, a pair of a tree) as straight-"
-             "line code."),
-    Rule("mapSeq→mapSeqUnroll", "mapSeq f → mapSeqUnroll f   (length ≤ 32)", "opencl",
-         "Lift unrolled patterns; PACT table 2", _unroll("mapSeq", "mapSeqUnroll"),
-         doc="A short sequential map as straight-line code."),
+    renaming("reduceSeq", "reduceSeqUnroll", "f z", "opencl",
+             "Lift unrolled patterns; PACT table 2", note="   (length ≤ 32)", condition=_short,
+             doc="A short sequential reduction (a vector's lanes, a pair of a tree) as "
+                 "straight-line code."),
+    renaming("mapSeq", "mapSeqUnroll", "f", "opencl", "Lift unrolled patterns; PACT table 2",
+             note="   (length ≤ 32)", condition=_short,
+             doc="A short sequential map as straight-line code."),
 ]
 
 
