@@ -564,6 +564,9 @@ def cmd_search(args) -> dict:
             raise UserError(message)
         doc["_exit"], doc["_stderr"] = 1, message  # the JSON still says what failed
         return doc
+    record = result.best_record or {}
+    if record.get("kernel_ms_min") is not None:
+        doc["best"]["logged_range_ms"] = [record["kernel_ms_min"], record["kernel_ms_max"]]
     derivation, tidy = tidied(result.derivation)
     doc["best"]["markdown"] = derivation.to_markdown()
     doc["best"]["text"] = str(derivation)
@@ -618,7 +621,14 @@ def show_search(doc: dict) -> str:
     failures = ", ".join(f"{n} {kind}" for kind, n in doc["failures_by_kind"].items())
     lines = [f"{doc['name']}: {doc['evaluated']} candidates ({doc['strategy']}), "
              f"{doc['seconds']:.1f} s" + (f"; failed or wrong: {failures}" if failures else ""),
-             f"best: {best['kernel_ms']:.4f} ms ({best['timing_text']})"]
+             f"best: {best['kernel_ms']:.4f} ms ({best['timing_text']}"
+             + (", its runs then {:.4f}–{:.4f} ms".format(*best["logged_range_ms"])
+                if best.get("logged_range_ms") else "") + ")"]
+    from .plots import timing_note
+
+    note = timing_note([best["kernel_ms"]])
+    if note:
+        lines.append(note)
     if doc["stopped"]:
         lines.append(f"stopped after {doc['evaluated']} of {doc['budget']}: {doc['stopped']}")
     if doc["from_log"]:
