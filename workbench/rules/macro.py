@@ -7,12 +7,34 @@ The copy type-checks on its own: ``λv… x. node x`` for a function applied to 
 the pair ``node ∘ next`` in place of the node for a pair rule, and inside a ``mapWorkgroup``
 of one group when the site stands directly in one (so that the rules see the nesting the
 site has). When a basic step does not apply, the macro is refused with that step's number,
-rule, place and reason."""
+rule, place and reason.
+
+A macro's outcome depends on nothing but its copy of the site, the copy's input types and
+the parameters, so it is kept (``_OUTCOMES``): listing the rewrites of a program
+(``rewrites``, a random walk's every move, the widget's rule list) tries every macro at
+every node, mostly on sites it has already been tried on."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
+
 from ..errors import format_path
-from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, Var, fresh_name, subterm
+from ..expr import (
+    Apply,
+    Compose,
+    Expr,
+    Lambda,
+    Lit,
+    Path,
+    Prim,
+    UserFun,
+    Var,
+    fresh_name,
+    signature_of,
+    subterm,
+    walk,
+)
 from ..sizes import Size
 from ..types import ArrayType
 from .rule import Refused, Rule, Site
@@ -83,11 +105,62 @@ class Expansion:
         return out
 
 
+# Outcomes of macro runs by (macro, parameters, exact copy, input types, place), the most
+# recently used last; each keeps its copy, so that the objects named in its key live on.
+_OUTCOMES: OrderedDict = OrderedDict()
+_OUTCOMES_KEPT = 4096
+
+
+def exact_key(expr: Expr) -> tuple:
+    """A key equal for two expressions only where they are the same term, names included:
+    the structural key (equal up to renaming bound variables) with the names of the
+    binders in pre-order, each literal's exact value (``-0.0`` is not ``0.0``), the
+    identity of each user function (two of one name may differ in type or NumPy callable)
+    and of each signature."""
+    extra = []
+    for _, node in walk(expr):
+        if isinstance(node, Lambda):
+            extra.append(node.names())
+        elif isinstance(node, Lit):
+            extra.append(repr(node.value))
+        elif isinstance(node, UserFun):
+            extra.append(id(node))
+        signature = signature_of(node)
+        if signature is not None:
+            extra.append(("signature", id(signature)))
+    return expr.key(), tuple(extra)
+
+
+def _outcome_key(rule: Rule, params: dict, copy: Expr, types: tuple, at: Path) -> tuple | None:
+    try:
+        key = (rule.name, rule.expand, tuple(sorted(
+            (name, type(value).__name__, value) for name, value in params.items())),
+            exact_key(copy), types, at)
+        hash(key)
+    except TypeError:  # a parameter or type that cannot be hashed: not kept
+        return None
+    return key
+
+
 def run(site: Site, rule: Rule, params: dict) -> tuple[Expansion, Expr] | Refused:
     """The macro's strategy on a copy of the site: its expansion and the copy it started
-    from, or why it does not apply."""
+    from, or why it does not apply (kept: the same copy gives the same outcome)."""
     pair = rule.pair and site.next is not None  # without a neighbour, its strategy says why
     copy, types, at = local_copy(site, pair)
+    key = _outcome_key(rule, params, copy, types, at)
+    if key is not None and key in _OUTCOMES:
+        _OUTCOMES.move_to_end(key)
+        return _OUTCOMES[key][0]
+    outcome = _run(rule, params, copy, types, at, pair)
+    if key is not None:
+        _OUTCOMES[key] = (outcome, copy)
+        if len(_OUTCOMES) > _OUTCOMES_KEPT:
+            _OUTCOMES.popitem(last=False)
+    return outcome
+
+
+def _run(rule: Rule, params: dict, copy: Expr, types: tuple, at: Path,
+         pair: bool) -> tuple[Expansion, Expr] | Refused:
     strategy: Strategy = rule.expand(params)
     start = State(copy, types, (), at + (0,) if pair else at)
     result = strategy(start)
@@ -104,9 +177,18 @@ def run(site: Site, rule: Rule, params: dict) -> tuple[Expansion, Expr] | Refuse
     return Expansion(result, at), copy
 
 
+# Each macro's left-hand side, by name, where it states one (``macro_rule``'s ``lhs``).
+LEFT_HAND_SIDES: dict[str, Callable[[Site], Refused | None]] = {}
+
+
 def _result(rule: Rule, site: Site, params: dict):
     """A macro's result: its strategy's (a pair rule's: the functions that replace the
-    pair)."""
+    pair). Where the site does not have the macro's left-hand side, its refusal, without
+    a copy of the site made and typed for the strategy."""
+    lhs = LEFT_HAND_SIDES.get(rule.name)
+    refused = lhs(site) if lhs is not None else None
+    if refused is not None:
+        return refused
     found = run(site, rule, params)
     if isinstance(found, Refused):
         return found
@@ -117,10 +199,15 @@ def _result(rule: Rule, site: Site, params: dict):
 
 
 def macro_rule(name: str, equation: str, figure: str, expand, params=(), pair=False,
-               doc: str = "", rewrite=None, **fields) -> Rule:
+               doc: str = "", rewrite=None, lhs=None, **fields) -> Rule:
     """A macro whose strategy is ``expand(params)``: its result is the strategy's, unless
-    ``rewrite`` builds the same result faster (the tests check that both agree)."""
+    ``rewrite`` builds the same result faster (the tests check that both agree). ``lhs``,
+    the shape of the site it rewrites (``site → Refused | None``), gives the refusal its
+    strategy gives at a site of another shape; it is checked first, as a basic rule's
+    pattern is (the tests check that both refuse alike)."""
     made: list[Rule] = []
+    if lhs is not None:
+        LEFT_HAND_SIDES[name] = lhs
     rule = Rule(name, equation, "macro", figure,
                 rewrite or (lambda site, p: _result(made[0], site, p)), params=params,
                 pair=pair, doc=doc, expand=expand, **fields)

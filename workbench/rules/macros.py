@@ -44,11 +44,24 @@ def fused_chunks(parts: Size, chunk: Size, strided: bool = False):
             element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))))    # (8) 6f
 
 
+def reduce_of_map(site: Site) -> Refused | None:
+    """The left-hand side ``reduce f z ∘ map g`` (a pair: the node and its neighbour)."""
+    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
+        return Refused("it rewrites reduce f z ∘ map g")
+    return None
+
+
+def a_reduce(site: Site) -> Refused | None:
+    """The left-hand side ``reduce f z``."""
+    return None if is_prim(site.node, "reduce") else Refused("it rewrites reduce f z")
+
+
 def map_reduce_fusion(strided: bool = False):
     def expand(p):
         def build(site: Site):
-            if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-                return Refused("it rewrites reduce f z ∘ map g")
+            shape = reduce_of_map(site)
+            if shape is not None:
+                return shape
             parts = _chunks(site, p["chunk"], of_next=True)
             if isinstance(parts, Refused):
                 return parts
@@ -67,7 +80,7 @@ MAP_REDUCE_FUSION = macro_rule(
     "∘ split I", "ICFP Sect. 6.1, Fig. 10", map_reduce_fusion(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
-    pair=True,
+    pair=True, lhs=reduce_of_map,
     doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
 
 MAP_REDUCE_FUSION_STRIDED = macro_rule(
@@ -77,7 +90,7 @@ MAP_REDUCE_FUSION_STRIDED = macro_rule(
     map_reduce_fusion(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
-    pair=True,
+    pair=True, lhs=reduce_of_map,
     doc="Fig. 10 with the reordering of Fig. 11's GPU kernels: 6d, 6d, 6b, 7c, 6d, 6c, 6e, "
         "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
         "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
@@ -89,8 +102,9 @@ def reduce_chunks(strided: bool = False):
     k + 2N/I, …"""
     def expand(p):
         def build(site: Site):
-            if not is_prim(site.node, "reduce"):
-                return Refused("it rewrites reduce f z")
+            shape = a_reduce(site)
+            if shape is not None:
+                return shape
             parts = _chunks(site, p["chunk"], of_next=False)
             if isinstance(parts, Refused):
                 return parts
@@ -117,7 +131,7 @@ REDUCE_CHUNKS = macro_rule(
     "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I",
     "ICFP Sect. 6.1, Fig. 10 (1)-(2)", reduce_chunks(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      _chunk_sizes),),
+                      _chunk_sizes),), lhs=a_reduce,
     doc="A reduction's parallel first stage as one step: 6d, 6d, 6d, 7b. The reduce left "
         "in front takes N/I partial results (another stage, or a sequential one).")
 
@@ -126,7 +140,7 @@ REDUCE_CHUNKS_STRIDED = macro_rule(
     "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I ∘ reorderStride (N/I)",
     "ICFP Sect. 6.1, Fig. 10 (1)-(2), Fig. 11", reduce_chunks(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      _chunk_sizes),),
+                      _chunk_sizes),), lhs=a_reduce,
     doc="reduce-chunks with the reordering of Fig. 11's GPU kernels: 6d, 6d, 7c, 6d, 6d, "
         "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
 

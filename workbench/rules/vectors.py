@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
 from ..types import ArrayType, ScalarType, TupleType
 from .macro import macro_rule
-from .match import array_length, divides, is_prim, prim
+from .macros import reduce_of_map
+from .match import array_length, divides, prim
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 from .strategies import at_site, element, parent, rule, seq
 
@@ -115,8 +116,9 @@ REDUCE_VECTORISE = Rule(
 
 def expand_map_reduce_vectorise(p):
     def build(site: Site):
-        if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-            return Refused("it rewrites reduce f z ∘ map g")
+        shape = reduce_of_map(site)
+        if shape is not None:
+            return shape
         t = site.next_typing.args[0] if site.next_typing and site.next_typing.args else None
         if isinstance(t, ArrayType) and not _scalars(t.elem):
             return Refused(f"vectors hold scalars (or tuples of them: zipped arrays); the "
@@ -144,7 +146,7 @@ MAP_REDUCE_VECTORISE = macro_rule(
     "∘ splitVec n", "PACT vectorization, ICFP Fig. 7e, 6e", expand_map_reduce_vectorise,
     params=(RuleParam("n", "vector width (lanes of the accumulator)",
                       lambda s: powers_of_two_dividing(array_length(s, of_next=True), 2, 16)),),
-    pair=True,
+    pair=True, lhs=reduce_of_map,
     doc="reduce-vectorize, vectorize, splitVec-joinVec: the map and the reduction both on "
         "vectors of n lanes, so that a fused sequential reduction has a vector accumulator "
         "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
