@@ -216,6 +216,29 @@ def test_md_force_with_an_if_on_vector_fields():
     runs_as_interpreted(f, fs, ip, jp, cutsq, lj1, lj2)
 
 
+def test_md_as_lift_writes_it_with_neighbours_by_index():
+    # the whole of highLevel/molecularDynamics: a float4 accumulator from Value(0.0f, Float4)
+    f = program(MD, '''fun(ArrayTypeWSWC(Float4, SizeVar("N")),
+      ArrayTypeWSWC(ArrayTypeWSWC(Int, SizeVar("N")), SizeVar("M")), Float, Float, Float,
+      (particles, neighbourIds, cutsq, lj1, lj2) =>
+        Zip(particles, Transpose() $ neighbourIds) :>> Map( \\(p =>
+          Filter(particles, p._1) :>> ReduceSeq(\\((force, n) =>
+            mdCompute(force, p._0, n, cutsq, lj1, lj2)), Value(0.0f, Float4)))))''', "")
+    n, m = 16, 4
+    pos = RNG.uniform(0, 2, (n, 4)).astype(np.float32)
+    ids = ((np.arange(n)[None, :] + 1 + np.arange(m)[:, None]) % n).astype(np.int32)
+    cutsq, lj1, lj2 = np.float32(4.0), np.float32(1.5), np.float32(2.0)
+    got = np.reshape(evaluate(f, pos, ids, cutsq, lj1, lj2), (n, 4))
+    d = pos[:, None, :3] - pos[ids.T][:, :, :3]
+    r2 = (d * d).sum(-1)
+    inv = np.float32(1) / r2
+    r6 = inv * inv * inv
+    force = np.where(r2 < cutsq, inv * r6 * (lj1 * r6 - lj2), 0)
+    np.testing.assert_allclose(got[:, :3], (d * force[..., None]).sum(1), rtol=1e-3,
+                               atol=1e-3)
+    runs_as_interpreted(f, pos, ids, cutsq, lj1, lj2)
+
+
 # highLevel/kmeans: an if/else whose branches return tuples; ints in a tuple
 KMEANS = '''
 val test = UserFun("test", Array("dist", "tuple"),
