@@ -168,3 +168,14 @@ def test_cases_takes_the_defaults_of_the_devices_kind():
     assert gpu.mappings == ("work-groups and work-items",)
     assert "register blocks unrolled" in cpu.keep and "private accumulator" in gpu.keep
     assert C.options_of(Given(), None).keep == ()  # a device of no known kind: no sampling
+
+
+def test_the_defaults_keep_every_program_where_none_has_the_kept_parts():
+    from workbench import parse_type
+    from workbench.programs import library
+
+    found = C.explore(library("blas")["scal"], (parse_type("float"), parse_type("[float]_256")),
+                      C.Options(**C.DEFAULTS["cpu"]), CPU)
+    sampled = next(p for p in found["phases"] if p["phase"] == "sampled")
+    assert sampled["count"] > 0 and sampled["what"].startswith("no program is described by '")
+    assert found["candidates"]

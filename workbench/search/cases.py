@@ -631,7 +631,10 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
     close = [v for v in shallow if distances[id(v)] <= least]
     once = [v for v in close if repetitions(v)]
     mapped = phase2(once, types, options)
+    described = "programs described by " + ", ".join(f"'{w}'" for w in options.keep)
     programs = [v for v in mapped if all(word in v.label for word in options.keep)]
+    if options.keep and not programs:  # a program with no such part (a scal has no blocks)
+        programs, described = mapped, f"no program is described by {described[21:]}: all kept"
     candidates, pruned = phase3(programs, types, options, limits)
     phases = [
         {"phase": "algorithmic", "count": len(algorithmic), "paper": PAPER["algorithmic"],
@@ -645,8 +648,7 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
          "what": "each macro once, one kind of blocking"},
         {"phase": "OpenCL", "count": len(mapped), "paper": PAPER["OpenCL"],
          "what": "the fixed mapping (and one work-item per group), memory choices"},
-        *([{"phase": "sampled", "count": len(programs), "paper": None,
-            "what": "programs described by " + ", ".join(f"'{w}'" for w in options.keep)}]
+        *([{"phase": "sampled", "count": len(programs), "paper": None, "what": described}]
           if options.keep else []),
         {"phase": "parameters", "count": len(candidates), "paper": PAPER["parameters"],
          "what": f"powers of two that fit the device ({sum(pruned.values())} pruned)"},
