@@ -634,7 +634,7 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
     described = "programs described by " + ", ".join(f"'{w}'" for w in options.keep)
     programs = [v for v in mapped if all(word in v.label for word in options.keep)]
     if options.keep and not programs:  # a program with no such part (a scal has no blocks)
-        programs, described = mapped, f"no program is described by {described[21:]}: all kept"
+        programs, described = mapped, f"no program is described by {described[22:]}: all kept"
     candidates, pruned = phase3(programs, types, options, limits)
     phases = [
         {"phase": "algorithmic", "count": len(algorithmic), "paper": PAPER["algorithmic"],
