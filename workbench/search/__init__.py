@@ -308,6 +308,15 @@ class Context:
         self.ranks: list[float] = []  # the ranked strategy's estimates, best first
         self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
         self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
+        # candidates submitted and not finished (``submit``): key -> (future, job) where the
+        # evaluator runs them elsewhere, else the jobs kept until ``flush``
+        self.in_flight: dict[str, tuple] = {}
+        self.kept: list[tuple] = []
+        # an evaluator that runs candidates elsewhere (an executor, a Dask cluster) is given
+        # them one by one, up to this many at once, so that a worker that finishes finds
+        # the next waiting while the strategy prepares more
+        self.asynchronous = hasattr(evaluator, "submit")
+        self.lookahead = 2 * max(1, spec.batch)
 
     def internal_error(self, where: str, expr, err: BaseException) -> None:
         """A bug (not a refusal) met while preparing a candidate: kept for the result."""
@@ -360,10 +369,11 @@ class Context:
         return self.cache.get(self.key_of(expr))
 
     def left(self) -> int:
-        """Candidates the budget still allows (none once the time limit is reached)."""
+        """Candidates the budget still allows, those submitted and not finished counted
+        (none once the time limit is reached)."""
         if self.time_up():
             return 0
-        return self.budget - len(self.records)
+        return self.budget - len(self.records) - len(self.in_flight) - len(self.kept)
 
     def time_up(self) -> bool:
         return self.deadline is not None and time.time() >= self.deadline
@@ -378,36 +388,95 @@ class Context:
         their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. The search's
         records (``SearchResult.log``) are in the order candidates finished, as in the log
-        file."""
+        file. Candidates submitted before (``submit``) finish first."""
+        self.drain()
         jobs, order = [], []
         cutoff = self.cutoff_ms()
         for expr, steps, *extra in candidates:
-            text = str(expr)
-            key = self.key_of(text)
+            key = self.key_of(str(expr))
             order.append(key)
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
-            jobs.append({"key": key, "expression": text, "reference": self.reference,
-                         "definitions": self.definitions,
-                         "types": [str(t) for t in self.types], "ranges": self.ranges,
-                         "sizes": self.sizes,
-                         "device": self.device, "seed": self.seed, "repeat": self.repeat,
-                         "steps": [s.as_json() for s in steps], **(extra[0] if extra else {}),
-                         **({"cutoff_ms": cutoff} if cutoff is not None else {})})
+            jobs.append(self._job(key, expr, steps, extra, cutoff))
         for record in self.evaluator.evaluate(jobs):
-            record.setdefault("finished", time.time())
-            record["strategy"] = self.strategy
-            self.cache[record["key"]] = record
-            self.log.append(record)
-            self._count(record)  # in the order they finish, as in the log file
-            if self.time_up():
-                raise TimeLimitReached(self.time_limit_text())
+            self._take(record)
         out = []
         for key in order:
             record = self.cache[key]
             self._count(record)  # measured before (a resumed search)
             out.append(record)
         return out
+
+    def submit(self, candidates: list[tuple]) -> None:
+        """Measure the candidates (as ``measure`` takes them) without waiting for their
+        records, for a strategy that does not need them to choose its next candidates
+        (random, exhaustive, ranked): an evaluator that runs candidates elsewhere (an
+        executor, a Dask cluster) starts each one now, and this waits only while
+        ``lookahead`` candidates are running (twice the evaluator's parallelism), so that
+        every worker is kept busy while the strategy prepares the next ones. Other
+        evaluators measure the candidates kept at the next ``flush``, as one batch.
+        Finished records are taken as ``measure`` takes them (the log, ``progress``, the
+        time limit); ``left`` counts the candidates not finished."""
+        cutoff = self.cutoff_ms()
+        for expr, steps, *extra in candidates:
+            key = self.key_of(str(expr))
+            if key in self.cache:
+                self._count(self.cache[key])  # measured before (a resumed search)
+                continue
+            if key in self.in_flight or any(job["key"] == key for job in self.kept):
+                continue
+            if not self.asynchronous:
+                self.kept.append(self._job(key, expr, steps, extra, cutoff))
+                continue
+            while len(self.in_flight) >= self.lookahead:
+                self._collect(wait=True)
+            job = self._job(key, expr, steps, extra, self.cutoff_ms())
+            self.in_flight[key] = (self.evaluator.submit(job), job)
+        self._collect(wait=False)
+
+    def flush(self) -> None:
+        """The candidates kept by ``submit`` measured now, as one batch (an evaluator that
+        runs them elsewhere: the records of those finished taken, without waiting)."""
+        if self.kept:
+            jobs, self.kept = self.kept, []
+            for record in self.evaluator.evaluate(jobs):
+                self._take(record)
+        self._collect(wait=False)
+
+    def drain(self) -> None:
+        """Wait for every candidate submitted and take its record."""
+        self.flush()
+        while self.in_flight:
+            self._collect(wait=True)
+
+    def _collect(self, wait: bool) -> None:
+        if not self.in_flight:
+            return
+        futures = [future for future, _ in self.in_flight.values()]
+        for future in self.evaluator.finished(futures, wait=wait):
+            key = next(k for k, (f, _) in self.in_flight.items() if f is future)
+            _, job = self.in_flight.pop(key)
+            self._take(self.evaluator.record(future, job))
+
+    def _job(self, key: str, expr, steps, extra, cutoff: float | None) -> dict:
+        return {"key": key, "expression": str(expr), "reference": self.reference,
+                "definitions": self.definitions,
+                "types": [str(t) for t in self.types], "ranges": self.ranges,
+                "sizes": self.sizes,
+                "device": self.device, "seed": self.seed, "repeat": self.repeat,
+                "steps": [s.as_json() for s in steps], **(extra[0] if extra else {}),
+                **({"cutoff_ms": cutoff} if cutoff is not None else {})}
+
+    def _take(self, record: dict) -> None:
+        """A finished candidate's record: cached, logged and counted (in the order they
+        finish, as in the log file); past the time limit, the search ends here."""
+        record.setdefault("finished", time.time())
+        record["strategy"] = self.strategy
+        self.cache[record["key"]] = record
+        self.log.append(record)
+        self._count(record)
+        if self.time_up():
+            raise TimeLimitReached(self.time_limit_text())
 
     def cutoff_ms(self) -> float | None:
         """A time past which a candidate is timed once (``run``'s ``cutoff_ms``): CUTOFF
@@ -519,7 +588,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
         evaluator = PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
     spec = SearchSpec(start, tuple(types), budget, strategy, sizes=size_env, seed=seed,
                       options=options, device=device, identity=identity, at=at, repeat=repeat,
-                      batch=getattr(evaluator, "workers", 4), time_limit=time_limit,
+                      batch=_parallelism(evaluator), time_limit=time_limit,
                       deadline=start_time + time_limit if time_limit is not None else None,
                       replayed=records)
     ctx = Context(spec, evaluator, run_log, progress)
@@ -565,6 +634,16 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                         restarts=getattr(evaluator, "restarts", 0),
                         lost_seconds=getattr(evaluator, "lost_seconds", 0.0),
                         internal_errors=ctx.internal_errors)
+
+
+def _parallelism(evaluator) -> int:
+    """Candidates the evaluator runs at once (a strategy's batch): its worker processes, an
+    executor's workers or a Dask cluster's threads; 4 where it does not say."""
+    for name in ("parallelism", "workers"):
+        value = getattr(evaluator, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return 4
 
 
 def _json_options(options: dict) -> dict:

@@ -190,12 +190,52 @@ class PoolEvaluator:
 
 class ExecutorEvaluator:
     """Candidates submitted to a ``concurrent.futures`` executor or a Dask ``Client``
-    (``dask.distributed``), each in a process of its own on the worker, with a time limit."""
+    (``dask.distributed``), each in a process of its own on the worker, with a time limit.
+    Besides ``evaluate``, a search submits candidates one by one (``submit``) and takes
+    their records as they finish (``finished``, ``record``), preparing the next candidates
+    while the workers run these (``Context.submit``); ``parallelism`` says how many run at
+    once."""
 
     def __init__(self, executor, timeout: float = 60.0):
         self.executor = executor
         self.timeout = timeout
         self.dask = type(executor).__module__.startswith("distributed")
+
+    @property
+    def parallelism(self) -> int:
+        """Candidates the executor runs at once: a Dask cluster's threads (one per worker
+        of ``device_cluster``, each pinned to a device), an executor's ``max_workers``;
+        4 where it does not say."""
+        if self.dask:
+            threads = sum(self.executor.nthreads().values())
+        else:
+            threads = getattr(self.executor, "_max_workers", 0)
+        return threads if isinstance(threads, int) and threads > 0 else 4
+
+    def submit(self, job: dict):
+        """Start one candidate; its future."""
+        if self.dask:
+            return self.executor.submit(evaluate_isolated, job, self.timeout, pure=False)
+        return self.executor.submit(evaluate_isolated, job, self.timeout)
+
+    def finished(self, futures: list, wait: bool = False) -> list:
+        """The futures that have finished, in the order given; with ``wait``, after the
+        first one of them finishes."""
+        if wait and futures:
+            if self.dask:
+                from distributed import wait as dask_wait
+
+                dask_wait(futures, return_when="FIRST_COMPLETED")
+            else:
+                cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+        return [f for f in futures if f.done()]
+
+    def record(self, future, job: dict) -> dict:
+        """A finished candidate's record (a worker that died with it: ``crashed``)."""
+        try:
+            return future.result()
+        except Exception as err:
+            return failed(job, "crashed", f"{type(err).__name__}: {err}")
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
         jobs = list(jobs)

@@ -39,15 +39,15 @@ def random_search(ctx) -> None:
     rng = random.Random(ctx.seed)
     attempts = 0
     while ctx.left() > 0 and attempts < 5 * ctx.budget:
-        batch = []
         for _ in range(min(ctx.left(), ctx.batch)):
             attempts += 1
             try:
-                batch.append(random_walk(ctx.start, ctx.types, rng, at=ctx.at,
-                                         widths=ctx.vector_widths))
+                candidate = random_walk(ctx.start, ctx.types, rng, at=ctx.at,
+                                        widths=ctx.vector_widths)
             except DeadEnd:
                 continue
-        ctx.measure(batch)
+            ctx.submit([candidate])  # runs while the next walks are drawn
+        ctx.flush()
 
 
 def mcts(ctx, width: int = 6, patience: int = 8) -> None:
@@ -116,7 +116,8 @@ def exhaustive(ctx, depth: int = 3) -> None:
                                         for s in completed]))
         while batch and ctx.left() > 0:
             chunk, batch = batch[:ctx.left()], batch[ctx.left():]
-            ctx.measure(chunk)
+            ctx.submit(chunk)  # the next level is built while these run
+            ctx.flush()
         if ctx.left() <= 0 or level == depth:
             return
         nxt = []
@@ -153,7 +154,8 @@ def ranked(ctx, pool: int | None = None) -> None:
     for i in range(0, len(order), ctx.batch):
         if ctx.left() <= 0:
             return
-        ctx.measure([(e, s) for _, e, s in order[i:i + min(ctx.batch, ctx.left())]])
+        ctx.submit([(e, s) for _, e, s in order[i:i + min(ctx.batch, ctx.left())]])
+        ctx.flush()
 
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
@@ -219,5 +221,7 @@ def run_strategy(ctx) -> None:
             STRATEGIES["cases"](ctx)
         except TypeError as err:  # an option of the wrong kind inside the exploration
             raise WorkbenchError(f"the cases strategy's options: {err}") from None
+        ctx.drain()
         return
     STRATEGIES[ctx.strategy](ctx, **ctx.options)
+    ctx.drain()  # the candidates a strategy submitted and did not wait for
