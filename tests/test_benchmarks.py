@@ -228,3 +228,13 @@ def test_spellings_benchmark_searches_each_spelling_beside_numpy(tmp_path, monke
     assert doc["numpy_ms"] > 0
     assert "| named dot product | β-reduction |" in (tmp_path / next(
         p.name for p in tmp_path.glob("spellings_*.md"))).read_text()
+
+
+def test_the_blur_reference_is_the_interpreters_output():
+    from benchmarks.devices import blur_reference, programs
+    from workbench import evaluate
+
+    [(_, _, blur, inputs, _)] = programs({"vector": 16, "image": 37}, ["blur"], seed=3)
+    np.testing.assert_allclose(blur_reference(*inputs),
+                               np.asarray(evaluate(blur, *inputs), dtype=np.float32),
+                               rtol=1e-6, atol=1e-6)  # float32's rounding, summed apart
