@@ -1,0 +1,106 @@
+"""Lift's benchmark programs as Lift writes them (workbench/programs/lift/): each program
+file parses, every program evaluates equal to its NumPy reference and runs correctly on the
+default device; the peers the benchmark times compute the same stencils; the benchmark
+writes its table."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks import lift_programs as bench
+from workbench import evaluate
+from workbench.programs import LIBRARY, library
+from workbench.run import run
+
+NAMES = sorted(bench.PROGRAMS)
+FAMILIES = sorted(p.stem for p in (LIBRARY / "lift").glob("*.lift"))
+
+
+def test_every_family_file_is_benchmarked_and_names_its_source():
+    assert FAMILIES == sorted({p.family for p in bench.PROGRAMS.values()})
+    for family in FAMILIES:
+        text = (LIBRARY / "lift" / f"{family}.lift").read_text()
+        assert "github.com/lift-project/lift, commit" in text
+        for name in (p.name for p in bench.PROGRAMS.values() if p.family == family):
+            assert f"// {name}: highLevel/" in text, name
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_family_file_parses(family):
+    programs = library(f"lift/{family}")
+    for spec in bench.PROGRAMS.values():
+        if spec.family == family:
+            assert spec.name in programs
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_lift_program_evaluates_equal_to_numpy(name):
+    spec = bench.PROGRAMS[name]
+    args = bench.inputs_of(name, spec.sizes["test"])
+    assert bench.agree(evaluate(spec.program(), *args), spec.reference(np, *args))
+
+
+# sizes and inputs of the stencils and maps drawn at random: the interpreter and the NumPy
+# reference agree on each (the programs' sizes are SizeVars)
+CHEAP = ["jacobi2d5pt", "convolution2D", "hotspot", "srad1", "srad2", "jacobi3d7pt",
+         "heat3d", "hotspot3D", "nearestNeighbour", "mriqPhiMag", "blackScholes", "kmeans"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(CHEAP), st.integers(4, 9), st.integers(0, 2**16))
+def test_lift_programs_agree_with_numpy_at_any_size(name, size, seed):
+    spec = bench.PROGRAMS[name]
+    args = bench.inputs_of(name, size, seed)
+    assert bench.agree(evaluate(spec.program(), *args), spec.reference(np, *args))
+
+
+def test_a_wrong_reference_does_not_agree():
+    spec = bench.PROGRAMS["convolution2D"]
+    args = bench.inputs_of("convolution2D", 8)
+    want = spec.reference(np, *args)
+    assert bench.agree(evaluate(spec.program(), *args), want)
+    want[3, 4] += 0.01
+    assert not bench.agree(evaluate(spec.program(), *args), want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_lift_program_runs_correctly_on_the_default_device(name):
+    spec = bench.PROGRAMS[name]
+    result = run(spec.program(), *bench.inputs_of(name, spec.sizes["test"]), repeat=1,
+                 warmup=0)
+    assert result.status == "ok" and result.correct, (result.status, result.message[:2000])
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if bench.PROGRAMS[n].correlate])
+def test_ndimage_computes_the_programs_stencil(name):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    spec = bench.PROGRAMS[name]
+    args = bench.inputs_of(name, 10)
+    want = spec.reference(np, *args)
+    got = spec.correlate(ndimage, np, *args)
+    if name in ("jacobi2d5pt", "jacobi3d7pt", "heat3d"):
+        # PPCG's result is the stencil of the inner points, padded and rotated by one
+        for axis in range(want.ndim):
+            want = np.roll(want, -1, axis=axis)
+        inner = tuple(slice(1, -1) for _ in range(want.ndim))
+        want, got = want[inner], got[inner]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_the_benchmark_searches_times_and_writes_its_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    for spec in bench.PROGRAMS.values():
+        monkeypatch.setitem(spec.sizes, "quick", spec.sizes["test"])
+    doc = bench.main(["--quick", "--programs", "hotspot", "mriqPhiMag", "--budget", "2",
+                      "--time-limit", "20", "--rounds", "1"])
+    for name in ("hotspot", "mriqPhiMag"):
+        entry = doc["programs"][name]
+        assert entry["status"] == "ok" and entry["evaluates_equal_to_numpy"]
+        assert entry["retimed_ms"]["best"] > 0 and entry["retimed_ms"]["NumPy"] > 0
+        assert entry["ceiling_ms"]["copy (OpenCL)"] > 0
+    written = json.loads(next(tmp_path.glob("lift_programs_*.json")).read_text())
+    assert set(written["programs"]) == {"hotspot", "mriqPhiMag"}
+    assert "| hotspot | 12 | yes |" in next(tmp_path.glob("lift_programs_*.md")).read_text()
