@@ -265,3 +265,4 @@ def test_the_notebooks_compute_their_claims():
     assert "against_peer(" in sources("portability") and "slower than" in sources("portability")
     assert "result.timing_text" in sources("search") and "shared_legend(" in sources("search")
     assert 'lookup_rule("map-fission")' in sources("own_rule")
+    assert "plots.comparison_text(" in sources("lift_programs")
