@@ -613,6 +613,7 @@ def main(argv=None) -> dict:
     doc = {"device": info.name, "platform": platform.platform(), "kind": kind,
            "quick": args.quick, "budget": budget, "time_limit": time_limit,
            "rounds": rounds, "programs": {}}
+    out = RESULTS / f"lift_programs_{tag}{'_quick' if args.quick else ''}.json"
     for i, name in enumerate(args.programs):
         size = PROGRAMS[name].sizes[size_key]
         # a program's share of the time left: at most a third of it searching
@@ -626,15 +627,21 @@ def main(argv=None) -> dict:
                                           rounds, repeat)
         print(f"{name}: {doc['programs'][name].get('status')} "
               f"({doc['programs'][name].get('seconds', 0)} s)", flush=True)
-    out = RESULTS / f"lift_programs_{tag}{'_quick' if args.quick else ''}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists() and set(args.programs) != set(PROGRAMS):
-        old = json.loads(out.read_text())
-        doc["programs"] = {**old.get("programs", {}), **doc["programs"]}
-    out.write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    out.with_suffix(".md").write_text(table(doc))
+        _write(doc, out, args.programs)  # after each program: a run cut short keeps its results
     print(table(doc))
     return doc
+
+
+def _write(doc: dict, out: Path, programs: list[str]) -> None:
+    """The results as JSON and the table as Markdown beside it; a run of some programs
+    keeps the other programs' entries of an earlier run on the same device."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = dict(doc)
+    if out.exists() and set(programs) != set(PROGRAMS):
+        old = json.loads(out.read_text())
+        written["programs"] = {**old.get("programs", {}), **doc["programs"]}
+    out.write_text(json.dumps(written, indent=2, default=str) + "\n")
+    out.with_suffix(".md").write_text(table(written))
 
 
 if __name__ == "__main__":
