@@ -136,11 +136,13 @@ def searches(pair: list[str], sizes: dict, kind: str) -> dict:
 
     from workbench.cluster import device_cluster
     from workbench.programs import library
+    from workbench.rules.macro import forget_outcomes
 
     dot = library("blas")["dot"]
     types = [f"[float]_{sizes['search_n']}"] * 2
     out = {}
     for label, used in (("two devices", pair), ("one device", pair[:1])):
+        forget_outcomes()  # the second search draws its walks as cold as the first
         with device_cluster(used) as cluster, Client(cluster) as client:
             client.wait_for_workers(len(used), timeout=300)
             start = time.perf_counter()
@@ -149,11 +151,16 @@ def searches(pair: list[str], sizes: dict, kind: str) -> dict:
             minutes = (time.perf_counter() - start) / 60
         measured = [r for r in result.log if r.get("status") not in ("not in log",)]
         per_device: dict[str, int] = {}
+        busy: dict[str, float] = {}  # seconds each device's worker spent on candidates
         for r in measured:
             key = r.get("device_id") or "?"
             per_device[key] = per_device.get(key, 0) + 1
+            busy[key] = busy.get(key, 0.0) + (r.get("seconds") or 0.0)
         out[label] = {"devices": used, "evaluated": result.evaluated, "minutes": minutes,
                       "per_minute": result.evaluated / minutes, "per_device": per_device,
+                      # the share of the search's time each worker ran a candidate (the
+                      # rest it waited for the search to give it one, or started a process)
+                      "busy": {k: v / (60 * minutes) for k, v in busy.items()},
                       "best_kernel_ms": result.best_kernel_ms}
         print(f"# search on {label}: {result.evaluated} candidates in {minutes:.2f} min",
               file=sys.stderr, flush=True)
@@ -191,9 +198,11 @@ def table(doc: dict) -> str:
                   "|---|---|---|---|---|"]
         for label in ("one device", "two devices"):
             r = s[label]
+            busy = r.get("busy", {})
             lines.append(f"| {label} | {r['evaluated']} | {r['minutes']:.2f} | "
-                         f"{r['per_minute']:.1f} | "
-                         f"{', '.join(f'{k}: {v}' for k, v in sorted(r['per_device'].items()))} |")
+                         f"{r['per_minute']:.1f} | " + ", ".join(
+                             f"{k}: {v}" + (f" ({busy[k]:.0%} busy)" if k in busy else "")
+                             for k, v in sorted(r['per_device'].items())) + " |")
         lines.append(f"| ratio | | | {s['speedup']:.2f}× | |")
     return "\n".join(lines) + "\n"
 

@@ -111,6 +111,12 @@ _OUTCOMES: OrderedDict = OrderedDict()
 _OUTCOMES_KEPT = 4096
 
 
+def forget_outcomes() -> None:
+    """Forget the kept outcomes (a benchmark that times two searches of one program starts
+    the second as cold as the first)."""
+    _OUTCOMES.clear()
+
+
 def exact_key(expr: Expr) -> tuple:
     """A key equal for two expressions only where they are the same term, names included:
     the structural key (equal up to renaming bound variables) with the names of the
