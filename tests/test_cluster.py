@@ -37,6 +37,9 @@ scal = library("blas")["scal"]
 
 
 def searched(client):
+    from workbench.search.evaluation import ExecutorEvaluator
+
+    out["parallelism"] = ExecutorEvaluator(client).parallelism  # a thread per device
     result = search(scal, "float", "[float]_2048", strategy="random", budget=6,
                     executor=client, repeat=1, timeout=120)
     return {"evaluated": result.evaluated, "best": result.best is not None,
@@ -79,6 +82,7 @@ def spread_search(how: str) -> dict:
 
 def check_spread(out: dict) -> None:
     assert out["pinned"] == sorted(out["pair"])
+    assert out["parallelism"] == 2  # two candidates at once, one on each device
     search = out["search"]
     assert search["evaluated"] == 6 and search["best"]
     assert all(r["host"] for r in search["records"])
