@@ -622,7 +622,7 @@ def main(argv=None) -> dict:
             doc["programs"][name] = {"family": PROGRAMS[name].family, "size": size,
                                      "status": "skipped: the run's deadline had passed"}
             continue
-        limit = min(time_limit, share / 3) if share > 15 else 0.0
+        limit = round(min(time_limit, share / 3), 1) if share > 15 else 0.0
         doc["programs"][name] = benchmark(name, size, kind, args.device, budget, limit,
                                           rounds, repeat)
         print(f"{name}: {doc['programs'][name].get('status')} "
