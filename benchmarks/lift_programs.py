@@ -581,7 +581,8 @@ def table(doc: dict) -> str:
               "elements (bodies, points, options, rows). best vs peer: the fastest peer's time "
               "over the searched kernel's (above 1: the kernel is faster). best vs ceiling: "
               "the OpenCL copy of the bytes the program moves over the kernel's time (1.00: "
-              "at the bandwidth a copy reaches).", ""]
+              "at the bandwidth a copy reaches). Where the search measured no candidate "
+              "(evaluated 0), the searched best is the default mapping timed again.", ""]
     return "\n".join(lines)
 
 
