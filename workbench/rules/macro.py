@@ -16,6 +16,7 @@ every node, mostly on sites it has already been tried on."""
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -109,12 +110,14 @@ class Expansion:
 # recently used last; each keeps its copy, so that the objects named in its key live on.
 _OUTCOMES: OrderedDict = OrderedDict()
 _OUTCOMES_KEPT = 4096
+_OUTCOMES_LOCK = threading.Lock()  # a widget's search thread and its rule list share them
 
 
 def forget_outcomes() -> None:
     """Forget the kept outcomes (a benchmark that times two searches of one program starts
     the second as cold as the first)."""
-    _OUTCOMES.clear()
+    with _OUTCOMES_LOCK:
+        _OUTCOMES.clear()
 
 
 def exact_key(expr: Expr) -> tuple:
@@ -154,14 +157,18 @@ def run(site: Site, rule: Rule, params: dict) -> tuple[Expansion, Expr] | Refuse
     pair = rule.pair and site.next is not None  # without a neighbour, its strategy says why
     copy, types, at = local_copy(site, pair)
     key = _outcome_key(rule, params, copy, types, at)
-    if key is not None and key in _OUTCOMES:
-        _OUTCOMES.move_to_end(key)
-        return _OUTCOMES[key][0]
+    if key is not None:
+        with _OUTCOMES_LOCK:
+            kept = _OUTCOMES.get(key)
+            if kept is not None:
+                _OUTCOMES.move_to_end(key)
+                return kept[0]
     outcome = _run(rule, params, copy, types, at, pair)
     if key is not None:
-        _OUTCOMES[key] = (outcome, copy)
-        if len(_OUTCOMES) > _OUTCOMES_KEPT:
-            _OUTCOMES.popitem(last=False)
+        with _OUTCOMES_LOCK:
+            _OUTCOMES[key] = (outcome, copy)
+            if len(_OUTCOMES) > _OUTCOMES_KEPT:
+                _OUTCOMES.popitem(last=False)
     return outcome
 
 
