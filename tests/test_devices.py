@@ -212,19 +212,22 @@ def test_answers_are_kept_in_the_users_cache_and_check_asks_again(tmp_path):
     doc = devices_doc(env)
     cache = tmp_path / userdirs.APP / "probes" / "health.json"
     entries = json.loads(cache.read_text())
-    assert len(entries) == len(doc["devices"])
+    # every answer is kept, but for a probe that ran out of time (on a busy machine): that
+    # one is asked again by the next process
+    finished = [d for d in doc["devices"] if "did not finish" not in d["health"]]
+    assert len(entries) == len(finished) >= 1
     assert stat.S_IMODE(os.stat(cache.parent).st_mode) == 0o700
     # a later process takes the kept answers (here: one planted for every device)
     for entry in entries.values():
         entry["health"] = "broken: an answer kept from an earlier process"
     cache.write_text(json.dumps(entries))
-    kept = devices_doc(env)
-    assert {d["health"] for d in kept["devices"]} == {
+    kept = {d["id"]: d["health"] for d in devices_doc(env)["devices"]}
+    assert {kept[d["id"]] for d in finished} == {
         "broken: an answer kept from an earlier process"}
     # --check probes again
     _, out, _ = workbench("devices", "--check", "--json", env=env)
-    assert [d["health"] for d in json.loads(out)["devices"]] == \
-        [d["health"] for d in doc["devices"]]
+    again = {d["id"]: d["health"] for d in json.loads(out)["devices"]}
+    assert all(again[d["id"]] == d["health"] for d in finished)
 
 
 def test_private_folders_are_not_taken_from_other_hands(tmp_path, monkeypatch):
