@@ -70,12 +70,18 @@ def numpy_peer(shape: Shape, rounds: int) -> float:
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-    for _ in range(3):  # OpenBLAS's threads start and warm up
-        a @ b
+    return host_ms(lambda: a @ b, rounds)
+
+
+def host_ms(fn, runs: int, warmup: int = 3) -> float:
+    """``fn`` on the host (NumPy: OpenBLAS's threads start and warm up in the first calls),
+    the median of ``runs`` timed calls, in ms."""
+    for _ in range(warmup):
+        fn()
     samples = []
-    for _ in range(rounds):
+    for _ in range(runs):
         start = time.perf_counter()
-        a @ b
+        fn()
         samples.append((time.perf_counter() - start) * 1000)
     return statistics.median(samples)
 

@@ -25,7 +25,7 @@ from workbench.opencl_devices import find_device
 from workbench.run import run
 from workbench.search import search
 
-from .gemm import RESULTS, fmt
+from .gemm import RESULTS, fmt, host_ms
 
 NAMED = """
 dot = λxs ys. (reduce (+) 0 ∘ map (*)) (zip xs ys)
@@ -37,17 +37,6 @@ mm = λA B. map (λrowA. join (map (λcolB. dot rowA colB) (transpose B))) A
 def spellings() -> dict:
     return {"library form": load("workbench/programs/mm.lift")["mm"],
             "named dot product": parse_program(NAMED)["mm"]}
-
-
-def numpy_ms(a: np.ndarray, b: np.ndarray, runs: int = 10) -> float:
-    for _ in range(2):
-        a @ b
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        a @ b
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
 
 
 def main(argv=None) -> dict:
@@ -92,7 +81,7 @@ def main(argv=None) -> dict:
             r = run(expr, a, b, device=args.device, repeat=5, expected=expected)
             if r.correct and r.kernel_ms is not None:
                 samples[key].append(r.kernel_ms)
-        samples["NumPy"].append(numpy_ms(a, b))
+        samples["NumPy"].append(host_ms(lambda: a @ b, 10))
     ms = {key: statistics.median(s) if s else None for key, s in samples.items()}
     flops = 2 * m * k * n
     for name in spellings():
