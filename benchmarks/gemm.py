@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.search import device_tag
+from benchmarks.search import device_tag, median_ms
 from workbench.ceilings import ceilings
 from workbench.opencl_devices import find_device
 from workbench.programs import library
@@ -76,14 +76,7 @@ def numpy_peer(shape: Shape, rounds: int) -> float:
 def host_ms(fn, runs: int, warmup: int = 3) -> float:
     """``fn`` on the host (NumPy: OpenBLAS's threads start and warm up in the first calls),
     the median of ``runs`` timed calls, in ms."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
+    return median_ms(fn, runs, warmup)
 
 
 def cublas_peer(shape: Shape, rounds: int) -> float | None:

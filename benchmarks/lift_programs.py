@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.search import median_ms
+
 RESULTS = Path(__file__).parent / "results"
 
 # --- the programs: inputs and NumPy references ---------------------------------------------------
@@ -389,27 +391,17 @@ def bytes_moved(name: str, size: int) -> int:
 # --- the peers ------------------------------------------------------------------------------
 
 
-def _median_ms(fn, repeat: int) -> float:
-    fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 def cpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], float]]:
     """NumPy's reference and, for a stencil, SciPy's ``ndimage.correlate``: each timer
     gives the median of ``repeat`` runs."""
     spec = PROGRAMS[name]
-    peers = {"NumPy": lambda: _median_ms(lambda: spec.reference(np, *args), repeat)}
+    peers = {"NumPy": lambda: median_ms(lambda: spec.reference(np, *args), repeat)}
     if spec.correlate is not None:
         try:
             from scipy import ndimage
         except ImportError:
             return peers
-        peers["SciPy ndimage"] = lambda: _median_ms(
+        peers["SciPy ndimage"] = lambda: median_ms(
             lambda: spec.correlate(ndimage, np, *args), repeat)
     return peers
 
@@ -448,38 +440,9 @@ def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], floa
 def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dict[str, float]:
     """A STREAM-like copy of ``nbytes`` (half read, half written) on the OpenCL device, and
     by NumPy on a CPU (CuPy on a GPU)."""
-    from benchmarks.search import COPY_KERNEL
-    from workbench.runtime import Launch, run_kernels
+    from benchmarks.search import copy_ceilings
 
-    n = max(16, nbytes // 8 // 16 * 16)
-    xs = np.random.default_rng(0).uniform(-1, 1, n).astype(np.float32)
-    vectors = n // 16
-    items = vectors if kind == "gpu" else 64
-    chunk = -(-vectors // items)
-    outcome = run_kernels(COPY_KERNEL.format(n=vectors, chunk=chunk),
-                          [Launch("stream_copy", (items,), None, ("xs", "ys"))], {"xs": xs},
-                          {"ys": ((n,), np.float32)}, device=device, repeat=repeat)
-    out = {"copy (OpenCL)": outcome.kernel.median_ms} if outcome.ok else {}
-    if kind == "gpu":
-        try:
-            import cupy as cp
-
-            gx, gy = cp.asarray(xs), cp.empty(n, dtype=cp.float32)
-            start, end = cp.cuda.Event(), cp.cuda.Event()
-            samples = []
-            for _ in range(repeat + 1):
-                start.record()
-                cp.copyto(gy, gx)
-                end.record()
-                end.synchronize()
-                samples.append(cp.cuda.get_elapsed_time(start, end))
-            out["copy (CuPy)"] = statistics.median(samples[1:])
-        except Exception:
-            pass
-    else:
-        ys = np.empty_like(xs)
-        out["copy (NumPy)"] = _median_ms(lambda: np.copyto(ys, xs), repeat)
-    return out
+    return copy_ceilings(nbytes, kind, device, repeat)
 
 
 # --- search and timing ----------------------------------------------------------------------

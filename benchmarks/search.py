@@ -121,8 +121,11 @@ def typed_inputs_of(name: str, s: dict) -> list:
                                                          types_of(name, s))]
 
 
-def _median_ms(fn, repeat: int = 20) -> float:
-    fn()
+def median_ms(fn, repeat: int = 20, warmup: int = 1) -> float:
+    """``fn`` on the host: the median of ``repeat`` timed calls after ``warmup`` untimed ones
+    (NumPy's OpenBLAS threads start in the first), in ms."""
+    for _ in range(warmup):
+        fn()
     samples = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -165,7 +168,7 @@ def numpy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
     """NumPy (OpenBLAS for dot and gemv) on the kernels' inputs, out of place where NumPy
     allows it without allocating: each peer's timer gives the median of its calls in ms."""
     call, repeat = _numpy_call(name, inputs_of(name, s))
-    return {"NumPy": lambda: _median_ms(call, repeat)}
+    return {"NumPy": lambda: median_ms(call, repeat)}
 
 
 def _numpy_call(name: str, args: list) -> tuple[Callable[[], object], int]:
@@ -250,19 +253,25 @@ kernel void stream_copy(global const float16 *restrict xs, global float16 *restr
 
 
 def ceilings(name: str, s: dict, kind: str) -> dict[str, float]:
-    """A STREAM-like copy moving as many bytes as the program must (half read, half
-    written): on the OpenCL device itself (float16 vectors: few work-items each copying a
-    contiguous chunk on a CPU, one vector each on a GPU) and by NumPy (CuPy on a GPU)."""
+    """The copy ceiling of a program: a copy moving as many bytes as it must."""
+    return copy_ceilings(bytes_moved(name, s), kind, DEVICE)
+
+
+def copy_ceilings(nbytes: int, kind: str, device: str | None, repeat: int = 20
+                  ) -> dict[str, float]:
+    """A STREAM-like copy of ``nbytes`` (half read, half written): on the OpenCL device
+    itself (float16 vectors: few work-items each copying a contiguous chunk on a CPU, one
+    vector each on a GPU) and by NumPy (CuPy on a GPU); medians of ``repeat`` runs."""
     from workbench.runtime import Launch, run_kernels
 
-    n = max(16, bytes_moved(name, s) // 8 // 16 * 16)  # floats copied
+    n = max(16, nbytes // 8 // 16 * 16)  # floats copied
     xs = np.random.default_rng(0).uniform(-1, 1, n).astype(np.float32)
     vectors = n // 16
     items = vectors if kind == "gpu" else 64
     chunk = -(-vectors // items)
     outcome = run_kernels(COPY_KERNEL.format(n=vectors, chunk=chunk),
                           [Launch("stream_copy", (items,), None, ("xs", "ys"))], {"xs": xs},
-                          {"ys": ((n,), np.float32)}, device=DEVICE, repeat=20)
+                          {"ys": ((n,), np.float32)}, device=device, repeat=repeat)
     out = {}
     if outcome.ok:
         out["copy (OpenCL)"] = outcome.kernel.median_ms
@@ -273,7 +282,7 @@ def ceilings(name: str, s: dict, kind: str) -> dict[str, float]:
             gx, gy = cp.asarray(xs), cp.empty(n, dtype=cp.float32)
             start, end = cp.cuda.Event(), cp.cuda.Event()
             samples = []
-            for _ in range(21):
+            for _ in range(repeat + 1):
                 start.record()
                 cp.copyto(gy, gx)
                 end.record()
@@ -284,7 +293,7 @@ def ceilings(name: str, s: dict, kind: str) -> dict[str, float]:
             pass
     else:
         ys = np.empty_like(xs)
-        out["copy (NumPy)"] = _median_ms(lambda: np.copyto(ys, xs))
+        out["copy (NumPy)"] = median_ms(lambda: np.copyto(ys, xs), repeat)
     return out
 
 
