@@ -154,34 +154,26 @@ def _is_dot_chain(node: Expr) -> bool:
         node.fns[1].name == "map"
 
 
-def _inner_operand(node: Expr) -> bool:
-    """``map (λa. … map (λb. …) ys …) xs`` with ``ys`` a variable: the operand whose rows the
-    inner map takes (a matrix given by its columns, as in ``A × Bᵀ``)."""
+def _inner_operands(node: Expr) -> list[Path]:
+    """In ``map (λa. … map (λb. …) ys …) xs``, the places (below ``node``) of each ``ys`` that
+    is a variable from outside: the operand whose rows the inner map takes (a matrix given by
+    its columns, as in ``A × Bᵀ``)."""
     if not (isinstance(node, Apply) and isinstance(node.fn, Prim) and node.fn.name == "map"
             and isinstance(node.fn.args[0], Lambda)):
-        return False
-    for _, inner in walk(node.fn.args[0].body):
-        if isinstance(inner, Apply) and isinstance(inner.fn, Prim) and \
-                inner.fn.name == "map" and len(inner.args) == 1 and \
-                isinstance(inner.args[0], Var) and \
-                inner.args[0].name not in node.fn.args[0].body.free_vars() - \
-                node.free_vars():
-            return True
-    return False
+        return []
+    outside = node.free_vars()
+    return [(0, 0, 0) + p + (1,) for p, inner in walk(node.fn.args[0].body)
+            if isinstance(inner, Apply) and isinstance(inner.fn, Prim)
+            and inner.fn.name == "map" and len(inner.args) == 1
+            and isinstance(inner.args[0], Var) and inner.args[0].name in outside]
 
 
 def _candidates(expr: Expr) -> list[tuple[str, Path]]:
     """The normalising rewrites to try, in order: the first that applies is taken."""
     out: list[tuple[str, Path]] = []
     for path, node in walk(expr):
-        if _inner_operand(node):
-            body = path + (0, 0, 0)
-            for p, inner in walk(node.fn.args[0].body):
-                if isinstance(inner, Apply) and isinstance(inner.fn, Prim) and \
-                        inner.fn.name == "map" and len(inner.args) == 1 and \
-                        isinstance(inner.args[0], Var) and inner.args[0].name in \
-                        node.free_vars():
-                    out.append(("transpose-transpose-introduction", body + p + (1,)))
+        out.extend(("transpose-transpose-introduction", path + p)
+                   for p in _inner_operands(node))
         if isinstance(node, Prim) and node.name == "allPairs":
             out.append(("allPairs→maps", path))
         elif isinstance(node, Prim) and node.name in REDUCTIONS and node.args and \
@@ -216,16 +208,11 @@ def normalise(expr: Expr, *input_types: Type | str, limit: int = 200) -> Normali
     from .rewriting import RewriteRefused, apply
 
     steps: list[Step] = []
-    refused: set[tuple] = set()
     for _ in range(limit):
         for rule, path in _candidates(expr):
-            key = (rule, str(expr))
-            if key + (path,) in refused:
-                continue
             try:
                 result = apply(expr, rule, path, *input_types)
             except (RewriteRefused, WorkbenchError):
-                refused.add(key + (path,))
                 continue
             steps.append(Step(rule, path, {}, result))
             expr = result
