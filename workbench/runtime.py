@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import device_lock, isolation, probe
+from .host_arrays import in_place_copy
 from .opencl_devices import DeviceError, DeviceInfo, find_device, health_key, opencl
 
 # --- compilation ------------------------------------------------------------------------------
@@ -271,18 +272,25 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
     except CompileError as err:
         return Outcome(COMPILE_ERROR, err.log, build_ms=None, device=ctx.info.name)
     mf = cl.mem_flags
+    in_place = ctx.info.kind == "cpu"
+
+    def buffer(flags, host: np.ndarray):
+        # A CPU device computes on host memory: large arrays in huge pages, used in place.
+        pages = in_place_copy(host) if in_place else None
+        if pages is not None:
+            return cl.Buffer(ctx.context, flags | mf.USE_HOST_PTR, hostbuf=pages)
+        return cl.Buffer(ctx.context, flags | mf.COPY_HOST_PTR, hostbuf=host)
+
     try:
         start = time.perf_counter()
-        buffers = {name: cl.Buffer(ctx.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                   hostbuf=np.ascontiguousarray(array))
+        buffers = {name: buffer(mf.READ_ONLY, np.ascontiguousarray(array))
                    for name, array in inputs.items()}
         host_out = {}
         for name, (shape, dtype) in {**outputs, **(scratch or {})}.items():
             host = np.full(shape, np.nan, dtype=dtype) if np.dtype(dtype).kind == "f" \
                 else np.zeros(shape, dtype=dtype)
             host_out[name] = host
-            buffers[name] = cl.Buffer(ctx.context, mf.READ_WRITE | mf.COPY_HOST_PTR,
-                                      hostbuf=host)
+            buffers[name] = buffer(mf.READ_WRITE, host)
         ctx.queue.finish()
         transfer_ms = (time.perf_counter() - start) * 1000
         kernels = {name: cl.Kernel(program, name) for name in {l.kernel for l in launches}}
