@@ -17,3 +17,13 @@ def test_a_rate_reads_as_a_fraction_of_the_ceiling():
     c = Ceilings("a device", gflop_per_s=200.0, gb_per_s=40.0)
     assert c.fraction_of_peak(50.0) == 0.25 and c.fraction_of_bandwidth(40.0) == 1.0
     assert Ceilings("unmeasured", None, None).fraction_of_peak(50.0) is None
+
+
+def test_the_launch_floor_is_an_empty_kernels_time_measured_once_per_process():
+    from workbench.ceilings import launch_floor
+
+    floor = launch_floor()
+    assert floor is not None and floor is launch_floor()
+    # an empty kernel: microseconds on any device here, never a millisecond
+    assert 0 < floor.min_ms <= floor.median_ms <= floor.max_ms and floor.median_ms < 1.0
+    assert floor.timer_resolution_ns is None or floor.timer_resolution_ns > 0

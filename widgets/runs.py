@@ -14,7 +14,8 @@ import ipywidgets as w
 import numpy as np
 
 from workbench import Derivation, evaluate, opencl, run
-from workbench.ceilings import Ceilings, ceilings
+from workbench.ceilings import RESOLUTION_FACTOR, Ceilings, ceilings, launch_floor
+from workbench.ceilings import below_resolution as _below_resolution
 from workbench.domain import ranges_of
 from workbench.errors import ResourceError, WorkbenchError
 from workbench.expr import Expr
@@ -47,6 +48,7 @@ class Measurement:
     global_bytes: int | None = None  # moved to and from global memory (the kernel IR's count)
     operations: int | None = None  # arithmetic operations (the kernel IR's count)
     ceilings: Ceilings | None = None  # the device's, measured on it (``workbench.ceilings``)
+    floor_ms: float | None = None  # an empty kernel's median there (``ceilings.launch_floor``)
 
     @property
     def gb_per_s(self) -> float | None:
@@ -62,18 +64,32 @@ class Measurement:
 
     @property
     def below_resolution(self) -> bool:
-        """The time is noise: its repeats spread over more than the time itself."""
-        return below_resolution(self.kernel_ms, self.kernel_ms_min, self.kernel_ms_max)
+        """The time is noise: close to an empty kernel's on the device, or its repeats
+        spread over more than the time itself."""
+        return below_resolution(self.kernel_ms, self.kernel_ms_min, self.kernel_ms_max,
+                                self.floor_ms)
 
 
-def below_resolution(ms: float | None, low: float | None, high: float | None) -> bool:
-    """Whether a median with this range says little: the range is wider than the median
-    (at small sizes a launch's overhead and the timer's granularity dominate)."""
-    return ms is not None and low is not None and high is not None and high - low > ms
+def below_resolution(ms: float | None, low: float | None, high: float | None,
+                     floor_ms: float | None = None) -> bool:
+    """Whether a median with this range says little on a device whose empty kernel takes
+    ``floor_ms``: within ``ceilings.RESOLUTION_FACTOR`` of it, or the range wider than the
+    median (at small sizes a launch's overhead and the timer's granularity dominate)."""
+    return _below_resolution(ms, low, high, floor_ms)
 
 
 RESOLUTION_NOTE = ("* below what this device times reliably: the repeats spread over more than "
                    "the time itself; choose a larger size to compare steps")
+
+
+def resolution_note(floor_ms: float | None = None) -> str:
+    """The note beside times below the device's resolution, naming its launch floor where
+    it was measured (``RESOLUTION_NOTE`` where it was not)."""
+    if floor_ms is None:
+        return RESOLUTION_NOTE
+    return (f"* below what this device times reliably (an empty kernel takes {floor_ms:.4f} "
+            f"ms here: a time under {RESOLUTION_FACTOR:g}x that, or whose repeats spread over "
+            "more than the time, is mostly the launch); choose a larger size to compare steps")
 
 
 def spread(ms: float, low: float | None, high: float | None) -> str:
@@ -101,6 +117,16 @@ def rates(m: Measurement) -> str:
         parts.append(f"{m.gflop_per_s:.2f} GFLOP/s" + (f" ({share:.1%} of the peak "
                                                        f"{c.gflop_per_s:.0f})" if share else ""))
     return ", ".join(parts)
+
+
+def device_floor(device: str | None) -> float | None:
+    """An empty kernel's median time on the device (measured once per process, the first
+    time a time on it is shown), None where it cannot be measured there."""
+    try:
+        floor = launch_floor(device)
+    except WorkbenchError:
+        return None
+    return floor.median_ms if floor is not None else None
 
 
 def device_ceilings(device: str | None) -> Ceilings | None:
@@ -260,10 +286,11 @@ class RunPanel(w.VBox):
             result = run(expr, *arrays, device=self.device, repeat=repeat, sizes=sizes)
             moved, operations = _counts(expr, sizes) if result.correct else (None, None)
             peak = device_ceilings(self.device) if result.correct else None
+            floor = device_floor(self.device) if result.correct else None
             return Measurement(k, str(expr), result.status, result.correct, result.kernel_ms,
                                result.kernel_ms_min, result.kernel_ms_max, result.max_error,
                                result.device, result.message, list(result.completed or []),
-                               moved, operations, peak)
+                               moved, operations, peak, floor)
 
         def done(m: Measurement):
             self.measurements[key] = m
@@ -297,9 +324,10 @@ class RunPanel(w.VBox):
         shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
         measured = [m for m in (self.measurements.get(self._key(e, sizes))
                                 for e in d.expressions()) if m is not None and m.correct]
-        noisy = any(m.below_resolution for m in measured)
+        noisy = [m for m in measured if m.below_resolution]
+        floor = next((m.floor_ms for m in noisy if m.floor_ms is not None), None)
         note = (f'<div class="wb-resolution-note" style="font-size:11px;color:#92400e">'
-                f"{html.escape(RESOLUTION_NOTE)}</div>" if noisy else "")
+                f"{html.escape(resolution_note(floor))}</div>" if noisy else "")
         self.table.value = (
             f'<div style="font-size:11px">sizes {html.escape(shown)}; times are medians '
             f"of the repeats [min–max], from device events; rates from the bytes and "

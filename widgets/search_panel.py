@@ -23,7 +23,7 @@ from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
 
 from . import plots
 from .chart import Chart, search_chart
-from .runs import RESOLUTION_NOTE, below_resolution, spread
+from .runs import below_resolution, device_floor, resolution_note, spread
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
@@ -95,6 +95,7 @@ class SearchPanel(w.VBox):
         self._start_text = ""
         self._lock = threading.Lock()
         self._last_draw = 0.0
+        self._floor_ms: float | None = None  # an empty kernel's time on the search's device
         self.start_button.on_click(guarded(self._errors, "search", lambda _: self.start()))
         self.adopt_button.on_click(guarded(self._errors, "adopt best",
                                            lambda _: self.adopt()))
@@ -127,6 +128,8 @@ class SearchPanel(w.VBox):
 
         def job():
             arrays = self._inputs()
+            # measured before the search holds the device (once per device and process)
+            self._floor_ms = device_floor(device)
             try:
                 return self.search_fn(expr, *arrays, strategy=strategy, budget=budget,
                                       device=device, progress=self._record)
@@ -138,7 +141,8 @@ class SearchPanel(w.VBox):
             if result is not None and not self.records:
                 self.records = list(_get(result, "log") or [])
             self._draw(final=True)
-            self.best.value = outcome_html(result, len(self.records), budget, self.records)
+            self.best.value = outcome_html(result, len(self.records), budget, self.records,
+                                           self._floor_ms)
             self.adopt_button.disabled = _get(result, "best") is None
             self._summarize(summary(result, len(self.records), self.records))
 
@@ -194,12 +198,10 @@ class SearchPanel(w.VBox):
         if top is not None:
             ms, low, high = (_get(top, k) for k in ("kernel_ms", "kernel_ms_min",
                                                     "kernel_ms_max"))
-            noisy = below_resolution(ms, low, high)
+            noisy = below_resolution(ms, low, high, self._floor_ms)
             self.best.value = (f"best so far: {html.escape(spread(ms, low, high))} "
                                f"({n} candidates)"
-                               + (f'<div class="wb-resolution-note" style="font-size:11px;'
-                                  f'color:#92400e">{html.escape(RESOLUTION_NOTE[2:])}</div>'
-                                  if noisy else ""))
+                               + (_note_html(self._floor_ms) if noisy else ""))
         predicted = [_get(r, "predicted_ms") for r in self.records]
         fixed = list(_get(self.result, "fixed") or []) if final and self.result else []
         self.chart.data = search_chart(list(self.records), _get)
@@ -225,10 +227,18 @@ def best_record(records: list):
     return min(ok, key=lambda r: _get(r, "kernel_ms")) if ok else None
 
 
-def outcome_html(result, measured: int, budget: int, records: list = ()) -> str:
+def _note_html(floor_ms: float | None) -> str:
+    return (f'<div class="wb-resolution-note" style="font-size:11px;color:#92400e">'
+            f"{html.escape(resolution_note(floor_ms)[2:])}</div>")
+
+
+def outcome_html(result, measured: int, budget: int, records: list = (),
+                 floor_ms: float | None = None) -> str:
     """What the search found, why it stopped early, or why nothing correct was found (with
     the first failure's whole message one click away). A time carries the range of its
-    repeats, as logged, and a note when the range is wider than the time."""
+    repeats, as logged, and a note when it is below the device's resolution: within
+    ``ceilings.RESOLUTION_FACTOR`` of an empty kernel's ``floor_ms``, or its range wider
+    than the time."""
     best = _get(result, "best")
     stopped = _get(result, "stopped") or ""
     parts = []
@@ -240,9 +250,8 @@ def outcome_html(result, measured: int, budget: int, records: list = ()) -> str:
             low, high = _get(top, "kernel_ms_min"), _get(top, "kernel_ms_max")
             shown = spread(_get(top, "kernel_ms"), low, high)
             logged = f" (during the search: {html.escape(shown)})"
-            if below_resolution(_get(top, "kernel_ms"), low, high):
-                logged += (f'<div class="wb-resolution-note" style="font-size:11px;'
-                           f'color:#92400e">{html.escape(RESOLUTION_NOTE[2:])}</div>')
+            if below_resolution(_get(top, "kernel_ms"), low, high, floor_ms):
+                logged += _note_html(floor_ms)
         parts.append(f'<div class="wb-search-result">best: <code>{html.escape(str(best))}'
                      "</code>" + (f", {ms:.4f} ms median" if ms is not None else "")
                      + f" after {_candidates(measured)}{logged}</div>")

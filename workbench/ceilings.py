@@ -3,6 +3,10 @@ in float32, GFLOP/s) and the bandwidth ceiling (a STREAM-like copy, GB/s). A ker
 is read against them: its GFLOP/s over the arithmetic ceiling is the fraction of the
 device's peak it reaches, its GB/s over the copy's how close it is to the memory.
 
+Below, the device's launch floor: what an empty kernel (one work-item writing one value)
+takes there, the least any kernel's time can be. A time within ``RESOLUTION_FACTOR`` of it
+is mostly the launch and its profiling events, not the kernel's work (``below_resolution``).
+
 Both are small OpenCL kernels run through ``runtime.run_kernels`` on the device itself (a
 vendor's data sheet counts clocks the device may not hold), each timed like any kernel and
 the fastest run kept. The answers are kept for the process, per device.
@@ -66,7 +70,28 @@ class Ceilings:
         return gb_per_s / self.gb_per_s if gb_per_s and self.gb_per_s else None
 
 
+@dataclass(frozen=True)
+class LaunchFloor:
+    """An empty kernel's time on a device (median and range of its repeats, device events)
+    and the device's profiling timer resolution (``CL_DEVICE_PROFILING_TIMER_RESOLUTION``)."""
+
+    device: str
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    timer_resolution_ns: float | None
+
+
+# A kernel that takes less than ten empty kernels spends a tenth or more of its time in the
+# launch and its profiling events, whose own time varies from run to run by as much as it
+# is (PoCL's runs of a few microseconds vary by 10x): at that size two kernels' times say
+# more about the launches than about the kernels, and do not rank them.
+RESOLUTION_FACTOR = 10.0
+
+EMPTY_KERNEL = "kernel void empty(global float *out) { out[get_global_id(0)] = 1.0f; }"
+
 _MEASURED: dict[str, Ceilings] = {}
+_FLOORS: dict[str, LaunchFloor | None] = {}
 
 
 def arithmetic_ceiling(device: str | None = None, repeat: int = 10) -> float | None:
@@ -105,14 +130,62 @@ def bandwidth_ceiling(device: str | None = None, megabytes: int = 256,
     return 2 * xs.nbytes / (outcome.kernel.min_ms * 1e6)
 
 
+def _key(info) -> str:
+    return f"{info.platform}|{info.name}|{info.driver}|{info.id}"
+
+
 def ceilings(device: str | None = None) -> Ceilings:
     """The device's ceilings, measured once per process."""
     info, _ = find_device(device)
-    key = f"{info.platform}|{info.name}|{info.driver}|{info.id}"
+    key = _key(info)
     if key not in _MEASURED:
         _MEASURED[key] = Ceilings(info.name, arithmetic_ceiling(device),
                                   bandwidth_ceiling(device))
     return _MEASURED[key]
 
 
-__all__ = ["Ceilings", "arithmetic_ceiling", "bandwidth_ceiling", "ceilings"]
+def measure_launch_floor(device: str | None = None, repeat: int = 50) -> LaunchFloor | None:
+    """An empty kernel's time on the device through ``runtime.run_kernels`` (None where it
+    does not run there), with the device's profiling timer resolution where it reports one.
+    Its runs of a microsecond or so vary by 10x or more (a CPU's thread pool asleep or
+    awake): fifty of them, a fraction of a millisecond in all, give a steady median."""
+    from .runtime import Launch, run_kernels
+
+    info, dev = find_device(device)
+    outcome = run_kernels(EMPTY_KERNEL, [Launch("empty", (1,), (1,), ("out",))], {},
+                          {"out": ((1,), np.float32)}, device=device, repeat=repeat)
+    if not outcome.ok or not outcome.kernel:
+        return None
+    try:
+        resolution = float(dev.profiling_timer_resolution)
+    except Exception:  # a driver that does not answer the query: the floor alone says it
+        resolution = None
+    k = outcome.kernel
+    return LaunchFloor(info.name, k.median_ms, k.min_ms, k.max_ms, resolution)
+
+
+def launch_floor(device: str | None = None) -> LaunchFloor | None:
+    """The device's launch floor, measured once per process (the first time a time on it
+    is shown), None where it cannot be measured."""
+    info, _ = find_device(device)
+    key = _key(info)
+    if key not in _FLOORS:
+        _FLOORS[key] = measure_launch_floor(device)
+    return _FLOORS[key]
+
+
+def below_resolution(ms: float | None, low: float | None = None, high: float | None = None,
+                     floor_ms: float | None = None) -> bool:
+    """Whether a time says little on this device: within ``RESOLUTION_FACTOR`` of the
+    launch floor ``floor_ms`` (an empty kernel's median there), or its repeats spread over
+    more than the time itself (``high - low > ms``)."""
+    if ms is None:
+        return False
+    if floor_ms is not None and ms < RESOLUTION_FACTOR * floor_ms:
+        return True
+    return low is not None and high is not None and high - low > ms
+
+
+__all__ = ["Ceilings", "LaunchFloor", "RESOLUTION_FACTOR", "arithmetic_ceiling",
+           "bandwidth_ceiling", "below_resolution", "ceilings", "launch_floor",
+           "measure_launch_floor"]
