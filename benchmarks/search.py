@@ -22,13 +22,13 @@ import argparse
 import gzip
 import json
 import platform
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.timing import Spread, cuda_spread, host_spread, pooled, with_range
 from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import read, search
@@ -121,19 +121,6 @@ def typed_inputs_of(name: str, s: dict) -> list:
                                                          types_of(name, s))]
 
 
-def median_ms(fn, repeat: int = 20, warmup: int = 1) -> float:
-    """``fn`` on the host: the median of ``repeat`` timed calls after ``warmup`` untimed ones
-    (NumPy's OpenBLAS threads start in the first), in ms."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 # --- the peers -------------------------------------------------------------------------------
 
 def black_scholes(xp, r):
@@ -164,11 +151,12 @@ def molecular_dynamics(xp, x, y, z, nbhs, t):
     return tuple(xp.where(near, d * coef, 0).sum(axis=1) for d in (dx, dy, dz))
 
 
-def numpy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
+def numpy_peers(name: str, s: dict) -> dict[str, Callable[[], Spread]]:
     """NumPy (OpenBLAS for dot and gemv) on the kernels' inputs, out of place where NumPy
-    allows it without allocating: each peer's timer gives the median of its calls in ms."""
+    allows it without allocating: each peer's timer gives the median and range of its
+    calls in ms."""
     call, repeat = _numpy_call(name, inputs_of(name, s))
-    return {"NumPy": lambda: median_ms(call, repeat)}
+    return {"NumPy": lambda: host_spread(call, repeat)}
 
 
 def _numpy_call(name: str, args: list) -> tuple[Callable[[], object], int]:
@@ -190,9 +178,10 @@ def _numpy_call(name: str, args: list) -> tuple[Callable[[], object], int]:
     return (lambda: molecular_dynamics(np, x, y, z, nbhs, t)), 5
 
 
-def cupy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
+def cupy_peers(name: str, s: dict) -> dict[str, Callable[[], Spread]]:
     """cuBLAS through CuPy for the BLAS (CuPy fused element-wise code for BlackScholes and
-    md), timed with CUDA events like the kernels: each timer gives the median of 20."""
+    md), timed with CUDA events like the kernels: each timer gives the median and range of
+    20 calls."""
     try:
         import cupy as cp
         from cupy import cublas
@@ -200,19 +189,7 @@ def cupy_peers(name: str, s: dict) -> dict[str, Callable[[], float]]:
         return {}
 
     def timed(fn):
-        return lambda: _cuda_median_ms(fn)
-
-    def _cuda_median_ms(fn):
-        fn()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        samples = []
-        for _ in range(20):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            samples.append(cp.cuda.get_elapsed_time(start, end))
-        return statistics.median(samples)
+        return lambda: cuda_spread(fn, 20)
 
     args = [cp.asarray(a) if isinstance(a, np.ndarray) else
             tuple(cp.asarray(p) for p in a) if isinstance(a, tuple) else a
@@ -252,16 +229,24 @@ kernel void stream_copy(global const float16 *restrict xs, global float16 *restr
 """
 
 
-def ceilings(name: str, s: dict, kind: str) -> dict[str, float]:
+def ceilings(name: str, s: dict, kind: str) -> dict[str, Spread]:
     """The copy ceiling of a program: a copy moving as many bytes as it must."""
-    return copy_ceilings(bytes_moved(name, s), kind, DEVICE)
+    return copy_ceiling_spreads(bytes_moved(name, s), kind, DEVICE)
 
 
 def copy_ceilings(nbytes: int, kind: str, device: str | None, repeat: int = 20
                   ) -> dict[str, float]:
+    """The medians of ``copy_ceiling_spreads``."""
+    return {k: v.median_ms for k, v in copy_ceiling_spreads(nbytes, kind, device,
+                                                            repeat).items()}
+
+
+def copy_ceiling_spreads(nbytes: int, kind: str, device: str | None, repeat: int = 20
+                         ) -> dict[str, Spread]:
     """A STREAM-like copy of ``nbytes`` (half read, half written): on the OpenCL device
     itself (float16 vectors: few work-items each copying a contiguous chunk on a CPU, one
-    vector each on a GPU) and by NumPy (CuPy on a GPU); medians of ``repeat`` runs."""
+    vector each on a GPU) and by NumPy (CuPy on a GPU); the median and range of ``repeat``
+    runs."""
     from workbench.runtime import Launch, run_kernels
 
     n = max(16, nbytes // 8 // 16 * 16)  # floats copied
@@ -274,26 +259,19 @@ def copy_ceilings(nbytes: int, kind: str, device: str | None, repeat: int = 20
                           {"ys": ((n,), np.float32)}, device=device, repeat=repeat)
     out = {}
     if outcome.ok:
-        out["copy (OpenCL)"] = outcome.kernel.median_ms
+        k = outcome.kernel
+        out["copy (OpenCL)"] = Spread(k.median_ms, k.min_ms, k.max_ms)
     if kind == "gpu":
         try:
             import cupy as cp
 
             gx, gy = cp.asarray(xs), cp.empty(n, dtype=cp.float32)
-            start, end = cp.cuda.Event(), cp.cuda.Event()
-            samples = []
-            for _ in range(repeat + 1):
-                start.record()
-                cp.copyto(gy, gx)
-                end.record()
-                end.synchronize()
-                samples.append(cp.cuda.get_elapsed_time(start, end))
-            out["copy (CuPy)"] = statistics.median(samples[1:])
+            out["copy (CuPy)"] = cuda_spread(lambda: cp.copyto(gy, gx), repeat)
         except Exception:
             pass
     else:
         ys = np.empty_like(xs)
-        out["copy (NumPy)"] = median_ms(lambda: np.copyto(ys, xs), repeat)
+        out["copy (NumPy)"] = host_spread(lambda: np.copyto(ys, xs), repeat)
     return out
 
 
@@ -301,12 +279,13 @@ def _finite(x: float) -> float | None:
     return None if not np.isfinite(x) else float(x)
 
 
-def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[], float]]
+def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[], Spread]]
            | None = None, rounds: int = 10, repeat: int = 20
-           ) -> tuple[list[float], dict[str, float]]:
+           ) -> tuple[list[Spread | None], dict[str, Spread]]:
     """The kernels of ``records`` and the ``peers`` timed again, one at a time and
-    interleaved over ``rounds``, each round the median of ``repeat`` runs; the medians over
-    the rounds, the kernels' and the peers'. A device's speed drifts over seconds (on a
+    interleaved over ``rounds``, each round ``repeat`` runs; per kernel and per peer the
+    median over the rounds' medians with the range of all their runs (``timing.pooled``;
+    None for a kernel that never ran correctly). A device's speed drifts over seconds (on a
     shared machine, its memory bandwidth by up to a half), so a peer timed minutes apart
     from a kernel is no fair peer; and the times a search logs were taken while other
     candidates built or ran beside them."""
@@ -319,8 +298,8 @@ def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[]
     inputs = typed_inputs_of(name, s)
     exprs = [parse(r["expression"], functions) for r in records]
     expected = evaluate(program(name), *inputs, sizes=s) if exprs else None
-    samples: list[list[float]] = [[] for _ in records]
-    peer_samples: dict[str, list[float]] = {k: [] for k in peers or {}}
+    samples: list[list[Spread]] = [[] for _ in records]
+    peer_samples: dict[str, list[Spread]] = {k: [] for k in peers or {}}
     for _ in range(rounds):
         for k, timer in (peers or {}).items():
             peer_samples[k].append(timer())
@@ -328,9 +307,10 @@ def retime(name: str, s: dict, records: list[dict], peers: dict[str, Callable[[]
             result = run(expr, *inputs, device=DEVICE, repeat=repeat, sizes=s,
                          expected=expected)
             if result.correct:
-                samples[i].append(result.kernel_ms)
-    return ([statistics.median(x) if x else float("inf") for x in samples],
-            {k: statistics.median(x) for k, x in peer_samples.items()})
+                samples[i].append(Spread(result.kernel_ms, result.kernel_ms_min,
+                                         result.kernel_ms_max))
+    peer_spreads = {k: pooled(x) for k, x in peer_samples.items()}
+    return [pooled(x) for x in samples], {k: v for k, v in peer_spreads.items() if v}
 
 
 DEVICE: str | None = None
@@ -357,6 +337,18 @@ def _ms(x: float | None) -> str:
     return "–" if x is None else f"{x:.4f}"
 
 
+def _named_times(medians: dict[str, float], ranges: dict[str, list[float]] | None) -> str:
+    """``NumPy 1.2754 [1.19–1.57], …``; a file written before the ranges says so."""
+    return ", ".join(f"{k} {with_range(v, (ranges or {}).get(k))}" for k, v in medians.items())
+
+
+def _again(again: dict) -> str:
+    """The best kernel timed again, with its range where the file has it."""
+    if "best_range_ms" not in again:  # written before the ranges: the median alone
+        return _ms(again["best_ms"])
+    return with_range(again["best_ms"], again["best_range_ms"])
+
+
 def _ratio(a, b) -> str:
     return f"{a / b:.2f}x" if a and b else "–"
 
@@ -369,7 +361,9 @@ def table(doc: dict) -> str:
     lines = [f"# Search results: {doc['device']} ({doc['platform']}, driver {doc['driver']})",
              "",
              f"Strategy {doc['strategy']}, budget {budget}; kernel times in ms (device "
-             f"events, median), transfers excluded. Written by `python -m benchmarks.search`.",
+             f"events, median), transfers excluded; timed again, and the peers' and the "
+             f"ceiling's times, with [min–max] of all their runs. Written by `python -m "
+             f"benchmarks.search`.",
              "",
              f"| program | sizes | evaluated | best@{early} | best | best@{early}/best "
              f"| best@{early} again | best again | again: best@{early}/best | peers | "
@@ -378,9 +372,9 @@ def table(doc: dict) -> str:
     for key, p in doc["programs"].items():
         name = entry_program(key, p)
         again = p["retimed"]
-        peers = ", ".join(f"{k} {v:.4f}" for k, v in p["peers_ms"].items())
+        peers = _named_times(p["peers_ms"], p.get("peers_range_ms"))
         ceiling = p.get("ceiling_ms") or {}
-        ceil_text = ", ".join(f"{k} {v:.4f}" for k, v in ceiling.items()) or "–"
+        ceil_text = _named_times(ceiling, p.get("ceiling_range_ms")) or "–"
         main_peer = next(iter(p["peers_ms"].values()), None)
         main_ceiling = ceiling.get("copy (OpenCL)") or next(iter(ceiling.values()), None)
         best = again["best_ms"] or p["best_ms"]
@@ -389,7 +383,7 @@ def table(doc: dict) -> str:
             f"| {name} | {size_text(p['sizes'])} | {p['evaluated']} | "
             f"{_ms(p['best_early_ms'])} | {_ms(p['best_ms'])} | "
             f"{'–' if ratio is None else f'{1 / ratio:.2f}'} | "
-            f"{_ms(again['best_early_ms'])} | {_ms(again['best_ms'])} | "
+            f"{_ms(again['best_early_ms'])} | {_again(again)} | "
             f"{'–' if ratio_again is None else f'{1 / ratio_again:.2f}'} | {peers} | "
             f"{ceil_text} | {_ratio(main_peer, best)} | {_ratio(main_ceiling, best)} |")
     lines += ["", f"best@{early}/best: the best time over the best of the first {early} "
@@ -414,8 +408,11 @@ def plot(doc: dict, key: str, path: Path) -> Path:
     ax.axvline(doc["early"] + 0.5, color="tab:orange", lw=1,
                label=f"first {doc['early']} candidates")
     lines = [*p["peers_ms"].items(), *(p.get("ceiling_ms") or {}).items()]
+    ranges = {**(p.get("peers_range_ms") or {}), **(p.get("ceiling_range_ms") or {})}
     for (label, ms), color in zip(lines, ["tab:green", "tab:purple", "tab:brown", "tab:gray"]):
         ax.axhline(ms, color=color, lw=1, ls=":", label=label)
+        if label in ranges:  # the range of its runs, as a band
+            ax.axhspan(*ranges[label], color=color, alpha=0.12, lw=0)
     ax.legend(fontsize="x-small")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
@@ -454,13 +451,14 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
     else:
         peers_error = None
     try:  # the peers timed in the same rounds as the kernels' second timing
-        kernel_ms, peers_ms = retime(name, s, [records[i] for i in chosen], timers)
+        kernels, peers_timed = retime(name, s, [records[i] for i in chosen], timers)
     except Exception as err:
         if not timers:
             raise
         peers_error = f"{type(err).__name__}: {err}"
-        kernel_ms, peers_ms = retime(name, s, [records[i] for i in chosen])
-    times = dict(zip(chosen, kernel_ms))
+        kernels, peers_timed = retime(name, s, [records[i] for i in chosen])
+    times = {i: k.median_ms if k else np.inf for i, k in zip(chosen, kernels)}
+    ranges = {i: k.range_ms if k else None for i, k in zip(chosen, kernels)}
     try:
         ceiling = ceilings(name, s, kind)
     except Exception:  # a ceiling that cannot be measured here leaves the row without it
@@ -474,6 +472,8 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
         "best_ms": _finite(best), "best_early_ms": _finite(early),
         "early_over_best": _finite(early / best),
         "retimed": {"candidates": chosen, "ms": [times[i] for i in chosen],
+                    "range_ms": [ranges[i] for i in chosen],
+                    "best_range_ms": ranges[winner] if winner is not None else None,
                     "early_candidates": leading_early,
                     "best_early_ms": _finite(early_retimed), "best_ms": _finite(best_retimed),
                     "early_over_best": _finite(early_retimed / best_retimed)},
@@ -482,14 +482,19 @@ def summarize(name: str, s: dict, records: list[dict], early_budget: int, peers,
         "winner": winner,
         "logged_best_expression": records[logged_best]["expression"]
         if logged_best is not None else None,
-        "peers_ms": peers_ms, "ceiling_ms": ceiling, "bytes": bytes_moved(name, s),
+        # medians (as files written before the ranges read), and each one's [min, max]
+        "peers_ms": {k: v.median_ms for k, v in peers_timed.items()},
+        "peers_range_ms": {k: v.range_ms for k, v in peers_timed.items()},
+        "ceiling_ms": {k: v.median_ms for k, v in ceiling.items()},
+        "ceiling_range_ms": {k: v.range_ms for k, v in ceiling.items()},
+        "bytes": bytes_moved(name, s),
         **({"peers_error": peers_error} if peers_error else {}),
     }
 
 
 def _show(key: str, p: dict) -> None:
-    peer_text = ", ".join(f"{k} {v:.4f}" for k, v in
-                          [*p["peers_ms"].items(), *(p.get("ceiling_ms") or {}).items()])
+    peer_text = ", ".join([_named_times(p["peers_ms"], p.get("peers_range_ms")),
+                           _named_times(p.get("ceiling_ms") or {}, p.get("ceiling_range_ms"))])
     again = p["retimed"]
 
     def row(a, b, r):

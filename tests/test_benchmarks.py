@@ -17,6 +17,16 @@ def default_tag() -> tuple[str, str]:
     return device_tag(info), "gpu" if info.kind == "gpu" else "cpu"
 
 
+def logged_times(name, s, records, peers=None, **_):
+    """``search.retime`` without timing: the kernels' times as their search logged them and
+    each peer timed once (the timing itself is exercised elsewhere)."""
+    from benchmarks.timing import Spread
+
+    return ([Spread(r["kernel_ms"], r["kernel_ms_min"], r["kernel_ms_max"])
+             if r.get("correct") else None for r in records],
+            {k: timer() for k, timer in (peers or {}).items()})
+
+
 def test_tool_benchmark_runs(tmp_path, monkeypatch):
     from benchmarks import tool
 
@@ -33,9 +43,7 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     results = tmp_path / "benchmarks" / "results"
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "RESULTS", results)
-    monkeypatch.setattr(bench, "retime", lambda name, s, records, peers=None, **_: (
-        [r["kernel_ms"] for r in records], {k: timer() for k, timer in (peers or {}).items()}
-    ))  # the timing itself is exercised elsewhere
+    monkeypatch.setattr(bench, "retime", logged_times)
     bench.main(["--budget", "4", "--early", "2", "--programs", "scal", "--workers", "1",
                 "--repeat", "1"])
     tag, kind = default_tag()
@@ -50,7 +58,18 @@ def test_search_benchmark_runs_retimes_and_plots(tmp_path, monkeypatch):
     assert set(p["retimed"]["early_candidates"]) <= {0, 1}
     peers = (bench.cupy_peers if kind == "gpu" else bench.numpy_peers)("scal", {"N": 16})
     assert set(p["peers_ms"]) == set(peers) and "copy (OpenCL)" in p["ceiling_ms"]
-    assert "| scal | N=65536 | 4 |" in out.with_suffix(".md").read_text()
+    # every time carries the range of its runs: the peers', the ceiling's, the kernel's
+    for medians, ranges in ((p["peers_ms"], p["peers_range_ms"]),
+                            (p["ceiling_ms"], p["ceiling_range_ms"])):
+        assert set(ranges) == set(medians)
+        assert all(lo <= medians[k] <= hi for k, (lo, hi) in ranges.items())
+    winner = records[p["winner"]]
+    assert p["retimed"]["best_range_ms"] == [winner["kernel_ms_min"], winner["kernel_ms_max"]]
+    assert len(p["retimed"]["range_ms"]) == len(p["retimed"]["candidates"])
+    text = out.with_suffix(".md").read_text()
+    assert "| scal | N=65536 | 4 |" in text
+    lo, hi = p["peers_range_ms"]["NumPy" if kind != "gpu" else next(iter(peers))]
+    assert f"{p['peers_ms'][next(iter(peers))]:.4f} [{lo:.3g}–{hi:.3g}]" in text
     plot = results / "plots" / f"scal_65536_{tag}_small_guided.png"
     assert plot.stat().st_size > 1000
     bench.main(["--retime-only", str(out)])
@@ -76,8 +95,7 @@ def test_a_resumed_benchmark_search_counts_its_whole_log_against_the_budget(tmp_
 
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "RESULTS", tmp_path / "benchmarks" / "results")
-    monkeypatch.setattr(bench, "retime", lambda name, s, records, peers=None, **_: (
-        [r["kernel_ms"] for r in records], {k: timer() for k, timer in (peers or {}).items()}))
+    monkeypatch.setattr(bench, "retime", logged_times)
     monkeypatch.setattr(bench, "plot", lambda *a, **k: None)
     common = ["--early", "2", "--programs", "asum", "--strategy", "random", "--workers", "1",
               "--repeat", "1"]
@@ -93,19 +111,46 @@ def test_a_resumed_benchmark_search_counts_its_whole_log_against_the_budget(tmp_
 
 
 def test_timing_again_interleaves_the_peers_with_the_kernels():
-    """Each round times every peer, then every kernel: both see the same drift."""
+    """Each round times every peer, then every kernel: both see the same drift. A time is
+    the median of the rounds' medians, with the fastest and slowest run of any round."""
     from benchmarks import search as bench
+    from benchmarks.timing import Spread
 
     s = {"N": 1024}
     calls = []
+
+    def peer():
+        calls.append(1)
+        return Spread(0.5 * len(calls), 0.25 * len(calls), 0.75 * len(calls))
+
     records = [{"expression": "λa. join ∘ mapGlobal (mapSeq (*a)) ∘ split 4"},
                {"expression": "λa. mapGlobal (*a)"}]
-    kernel_ms, peers_ms = bench.retime("scal", s, records, {"peer": lambda: calls.append(1)
-                                                            or 0.5 * len(calls)},
-                                       rounds=3, repeat=2)
-    assert len(calls) == 3 and peers_ms == {"peer": 1.0}  # the median of 0.5, 1.0, 1.5
-    assert len(kernel_ms) == 2 and all(0 < t < float("inf") for t in kernel_ms)
-    assert all(callable(t) for t in bench.numpy_peers("dot", s).values())
+    kernels, peers = bench.retime("scal", s, records, {"peer": peer}, rounds=3, repeat=2)
+    assert len(calls) == 3
+    assert peers == {"peer": Spread(1.0, 0.25, 2.25)}  # median of 0.5, 1.0, 1.5
+    assert len(kernels) == 2 and all(0 < k.min_ms <= k.median_ms <= k.max_ms for k in kernels)
+    numpy = bench.numpy_peers("dot", s)["NumPy"]()
+    assert 0 < numpy.min_ms <= numpy.median_ms <= numpy.max_ms
+
+
+def test_a_results_table_shows_the_ranges_and_says_where_a_file_has_none():
+    """Results written before the ranges were recorded show the median alone, saying so."""
+    from benchmarks import search as bench
+
+    entry = {"program": "asum", "sizes": {"N": 16}, "evaluated": 4, "best_early_ms": 0.02,
+             "best_ms": 0.01, "early_over_best": 2.0, "peers_ms": {"NumPy": 1.2754},
+             "ceiling_ms": {"copy (OpenCL)": 0.5},
+             "retimed": {"best_early_ms": 0.021, "best_ms": 0.011, "early_over_best": 1.9}}
+    doc = {"device": "d", "platform": "p", "driver": "1", "strategy": "guided", "budget": 4,
+           "early": 2, "programs": {"asum N=16": entry}}
+    old = bench.table(doc)
+    assert "NumPy 1.2754 (range not recorded)" in old and "| 0.0110 |" in old
+    entry.update(peers_range_ms={"NumPy": [1.19, 1.57]},
+                 ceiling_range_ms={"copy (OpenCL)": [0.45, 0.61]})
+    entry["retimed"]["best_range_ms"] = [0.0105, 0.013]
+    new = bench.table(doc)
+    assert "NumPy 1.2754 [1.19–1.57]" in new and "copy (OpenCL) 0.5000 [0.45–0.61]" in new
+    assert "| 0.0110 [0.0105–0.013] |" in new
 
 
 def test_the_peers_compute_what_the_programs_do():
