@@ -20,13 +20,13 @@ import gzip
 import json
 import os
 import platform
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.search import device_tag, median_ms
+from benchmarks.search import device_tag
+from benchmarks.timing import Spread, cuda_spread, host_spread, pooled, with_range
 from workbench.ceilings import ceilings
 from workbench.opencl_devices import find_device
 from workbench.programs import library
@@ -64,23 +64,22 @@ def gflops(shape: Shape | int, ms: float | None) -> float | None:
     return None if not ms else 2 * m * k * n / (ms * 1e6)
 
 
-def numpy_peer(shape: Shape, rounds: int) -> float:
-    """NumPy's matmul (OpenBLAS here), the median of ``rounds`` runs, in ms."""
+def numpy_peer(shape: Shape, rounds: int) -> Spread:
+    """NumPy's matmul (OpenBLAS here): the median and range of ``rounds`` runs, in ms."""
     m, k, n = shape
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-    return host_ms(lambda: a @ b, rounds)
+    return host_spread(lambda: a @ b, rounds, HOST_WARMUP)
 
 
-def host_ms(fn, runs: int, warmup: int = 3) -> float:
-    """``fn`` on the host (NumPy: OpenBLAS's threads start and warm up in the first calls),
-    the median of ``runs`` timed calls, in ms."""
-    return median_ms(fn, runs, warmup)
+# OpenBLAS's threads start and warm up in NumPy's first calls of a matmul
+HOST_WARMUP = 3
 
 
-def cublas_peer(shape: Shape, rounds: int) -> float | None:
-    """cuBLAS sgemm through CuPy (FP32: TF32 off), timed with CUDA events, median, in ms."""
+def cublas_peer(shape: Shape, rounds: int) -> Spread | None:
+    """cuBLAS sgemm through CuPy (FP32: TF32 off), timed with CUDA events: the median and
+    range of ``rounds`` runs, in ms."""
     os.environ.setdefault("CUPY_TF32", "0")
     try:
         import cupy as cp
@@ -91,16 +90,7 @@ def cublas_peer(shape: Shape, rounds: int) -> float | None:
     a = rng.uniform(-1, 1, (m, k), dtype=cp.float32)
     b = rng.uniform(-1, 1, (k, n), dtype=cp.float32)
     c = cp.empty((m, n), dtype=cp.float32)
-    cp.matmul(a, b, out=c)
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    samples = []
-    for _ in range(rounds):
-        start.record()
-        cp.matmul(a, b, out=c)
-        end.record()
-        end.synchronize()
-        samples.append(cp.cuda.get_elapsed_time(start, end))
-    return statistics.median(samples)
+    return cuda_spread(lambda: cp.matmul(a, b, out=c), rounds)
 
 
 def inputs(shape: Shape):
@@ -113,9 +103,10 @@ def inputs(shape: Shape):
 
 
 def retime(n: Shape, expressions: list[str], peer, device: str | None, rounds: int
-           ) -> tuple[list[float | None], float | None]:
+           ) -> tuple[list[Spread | None], Spread | None]:
     """The kernels timed again with the peer, interleaved round after round (a device's
-    speed drifts), each round the median of 10 runs: medians over the rounds, in ms."""
+    speed drifts), each round 10 runs: the median over the rounds' medians with the range
+    of all the runs (``timing.pooled``), in ms; None for what never ran."""
     from workbench import evaluate
     from workbench.notation import parse
     from workbench.run import run
@@ -123,18 +114,25 @@ def retime(n: Shape, expressions: list[str], peer, device: str | None, rounds: i
     a, b = inputs(n)
     expected = evaluate(library("mm")["mm"], a, b)  # the interpreter's, computed once here
     exprs = [parse(e) for e in expressions]
-    samples: list[list[float]] = [[] for _ in exprs]
+    samples: list[list[Spread]] = [[] for _ in exprs]
     peer_samples = []
     for _ in range(rounds):
         for i, e in enumerate(exprs):
             r = run(e, a, b, device=device, repeat=10, expected=expected)
             if r.correct and r.kernel_ms is not None:
-                samples[i].append(r.kernel_ms)
-        ms = peer(n, 10)
-        if ms is not None:
-            peer_samples.append(ms)
-    best = [statistics.median(s) if s else None for s in samples]
-    return best, statistics.median(peer_samples) if peer_samples else None
+                samples[i].append(Spread(r.kernel_ms, r.kernel_ms_min, r.kernel_ms_max))
+        timed = peer(n, 10)
+        if timed is not None:
+            peer_samples.append(timed)
+    return [pooled(s) for s in samples], pooled(peer_samples)
+
+
+def _median(t: Spread | None) -> float | None:
+    return t.median_ms if t else None
+
+
+def _range(t: Spread | None) -> list[float] | None:
+    return t.range_ms if t else None
 
 
 def explore_and_search(n: Shape, tag: str, kind: str, device: str | None, budget: int,
@@ -180,10 +178,12 @@ def portability(doc: dict, tag: str, device: str | None, peer, rounds: int) -> l
             mine = doc["sizes"].get(n_text)
             if not (mine and s.get("winner") and mine.get("winner")):
                 continue
-            times, _ = retime(shape_of(n_text), [mine["winner"], s["winner"]], peer, device,
+            timed, _ = retime(shape_of(n_text), [mine["winner"], s["winner"]], peer, device,
                               rounds)
+            times = [_median(t) for t in timed]
             rows.append({"n": n_text, "tuned for": theirs["device"], "run on": doc["device"],
                          "ms": times[1], "own winner ms": times[0],
+                         "range_ms": _range(timed[1]), "own winner range_ms": _range(timed[0]),
                          "relative": times[0] / times[1] if times[0] and times[1] else None})
     return rows
 
@@ -193,8 +193,8 @@ def table(doc: dict) -> str:
     lines = [f"# sgemm derived by the CASES 2016 exploration: {doc['device']}",
              "", f"{doc['platform']}, driver {doc['driver']}; written by "
              f"`python -m benchmarks.gemm`. Kernel times from device events (median of 10 "
-             f"runs, the median over {doc['rounds']} interleaved rounds), transfers "
-             f"excluded; {peer} timed in the same rounds.", "",
+             f"runs, the median over {doc['rounds']} interleaved rounds, [min–max] of all "
+             f"the runs), transfers excluded; {peer} timed in the same rounds.", "",
              f"| M×K×N | evaluated | best found (ms) | GFLOP/s | of peak | {peer} (ms) | "
              f"{peer} GFLOP/s | {peer} of peak | ratio | hand-written GFLOP/s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -204,8 +204,10 @@ def table(doc: dict) -> str:
         hand = HAND_WRITTEN.get(doc["tag"], {}).get(shape[0]) if len(set(shape)) == 1 else None
         ratio = s["peer_ms"] / s["best_ms"] if s.get("peer_ms") and s.get("best_ms") else None
         ours, theirs = gflops(shape, s["best_ms"]), gflops(shape, s["peer_ms"])
-        lines.append(f"| {'×'.join(map(str, shape))} | {s['evaluated']} | {fmt(s['best_ms'])} | "
-                     f"{fmt(ours, 1)} | {_percent(ours, peak)} | {fmt(s['peer_ms'])} | "
+        lines.append(f"| {'×'.join(map(str, shape))} | {s['evaluated']} | "
+                     f"{with_range(s['best_ms'], s.get('best_range_ms'))} | "
+                     f"{fmt(ours, 1)} | {_percent(ours, peak)} | "
+                     f"{with_range(s['peer_ms'], s.get('peer_range_ms'))} | "
                      f"{fmt(theirs, 1)} | {_percent(theirs, peak)} | "
                      f"{'–' if ratio is None else f'{ratio:.2f}x'} | "
                      f"{'–' if hand is None else f'{hand:.0f}'} |")
@@ -231,8 +233,9 @@ def table(doc: dict) -> str:
                   "|---|---|---|---|---|"]
         for row in doc["portability"]:
             rel = row["relative"]
-            lines.append(f"| {row['n']} | {row['tuned for']} | {fmt(row['ms'])} | "
-                         f"{fmt(row['own winner ms'])} | "
+            lines.append(f"| {row['n']} | {row['tuned for']} | "
+                         f"{with_range(row['ms'], row.get('range_ms'))} | "
+                         f"{with_range(row['own winner ms'], row.get('own winner range_ms'))} | "
                          f"{'–' if rel is None else f'{100 * rel:.1f} %'} |")
         lines.append("")
     return "\n".join(lines)
@@ -285,12 +288,15 @@ def main(argv=None) -> dict:
         found = explore_and_search(n, tag, kind, args.device, budget, args.workers, minutes,
                                    logs / f"gemm_{tag}_{shape_text(n)}.jsonl")
         leading = found["leading"]
-        times, peer_ms = retime(n, [x["expression"] for x in leading], peer, args.device,
-                                args.rounds)
+        timed, peer_timed = retime(n, [x["expression"] for x in leading], peer, args.device,
+                                   args.rounds)
+        times, peer_ms = [_median(t) for t in timed], _median(peer_timed)
         best_i = min((i for i, t in enumerate(times) if t), key=lambda i: times[i],
                      default=None)
-        entry = {**found, "retimed_ms": times, "peer_ms": peer_ms,
+        entry = {**found, "retimed_ms": times, "retimed_range_ms": [_range(t) for t in timed],
+                 "peer_ms": peer_ms, "peer_range_ms": _range(peer_timed),
                  "best_ms": times[best_i] if best_i is not None else None,
+                 "best_range_ms": _range(timed[best_i]) if best_i is not None else None,
                  "winner": leading[best_i]["expression"] if best_i is not None else None,
                  "winner_label": leading[best_i]["label"] if best_i is not None else None,
                  "winner_parameters": leading[best_i]["parameters"]

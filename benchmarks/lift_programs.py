@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.search import median_ms
+from benchmarks.timing import Spread, cuda_spread, host_spread, pooled, with_range
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -391,22 +390,22 @@ def bytes_moved(name: str, size: int) -> int:
 # --- the peers ------------------------------------------------------------------------------
 
 
-def cpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], float]]:
+def cpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], Spread]]:
     """NumPy's reference and, for a stencil, SciPy's ``ndimage.correlate``: each timer
-    gives the median of ``repeat`` runs."""
+    gives the median and range of ``repeat`` runs."""
     spec = PROGRAMS[name]
-    peers = {"NumPy": lambda: median_ms(lambda: spec.reference(np, *args), repeat)}
+    peers = {"NumPy": lambda: host_spread(lambda: spec.reference(np, *args), repeat)}
     if spec.correlate is not None:
         try:
             from scipy import ndimage
         except ImportError:
             return peers
-        peers["SciPy ndimage"] = lambda: median_ms(
+        peers["SciPy ndimage"] = lambda: host_spread(
             lambda: spec.correlate(ndimage, np, *args), repeat)
     return peers
 
 
-def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], float]]:
+def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], Spread]]:
     """CuPy running the NumPy reference and, for a stencil, ``cupyx.scipy.ndimage``'s
     correlate, timed with CUDA events; none where CuPy is missing."""
     try:
@@ -418,31 +417,19 @@ def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], floa
     on_gpu = [cp.asarray(a) if isinstance(a, np.ndarray) else
               tuple(cp.asarray(p) for p in a) if isinstance(a, tuple) else a for a in args]
 
-    def cuda_median_ms(fn):
-        fn()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        samples = []
-        for _ in range(repeat):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            samples.append(cp.cuda.get_elapsed_time(start, end))
-        return statistics.median(samples)
-
-    peers = {"CuPy": lambda: cuda_median_ms(lambda: spec.reference(cp, *on_gpu))}
+    peers = {"CuPy": lambda: cuda_spread(lambda: spec.reference(cp, *on_gpu), repeat)}
     if spec.correlate is not None:
-        peers["CuPy ndimage"] = lambda: cuda_median_ms(
-            lambda: spec.correlate(ndimage, cp, *on_gpu))
+        peers["CuPy ndimage"] = lambda: cuda_spread(
+            lambda: spec.correlate(ndimage, cp, *on_gpu), repeat)
     return peers
 
 
-def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dict[str, float]:
+def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dict[str, Spread]:
     """A STREAM-like copy of ``nbytes`` (half read, half written) on the OpenCL device, and
     by NumPy on a CPU (CuPy on a GPU)."""
-    from benchmarks.search import copy_ceilings
+    from benchmarks.search import copy_ceiling_spreads
 
-    return copy_ceilings(nbytes, kind, device, repeat)
+    return copy_ceiling_spreads(nbytes, kind, device, repeat)
 
 
 # --- search and timing ----------------------------------------------------------------------
@@ -490,23 +477,24 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
     except Exception as err:  # the search's failure leaves the default mapping timed
         entry["search"] = {"error": f"{type(err).__name__}: {err}"[:1000]}
     peers = (gpu_peers if kind == "gpu" else cpu_peers)(name, args, repeat)
-    samples: dict[str, list[float]] = {"default": [], "best": [], **{k: [] for k in peers}}
+    samples: dict[str, list[Spread]] = {"default": [], "best": [], **{k: [] for k in peers}}
     for _ in range(rounds):
         for k, timer in peers.items():
             samples[k].append(timer())
         for label, expr in (("default", prog), ("best", best)):
             r = run(expr, *args, device=device, repeat=repeat, expected=expected)
             if r.correct:
-                samples[label].append(r.kernel_ms)
-    entry["retimed_ms"] = {k: statistics.median(v) if v else None for k, v in samples.items()}
-    entry["ceiling_ms"] = copy_ceiling(bytes_moved(name, size), kind, device, repeat)
+                samples[label].append(Spread(r.kernel_ms, r.kernel_ms_min, r.kernel_ms_max))
+    timed = {k: pooled(v) for k, v in samples.items()}
+    # medians (as files written before the ranges read), and each one's [min, max]
+    entry["retimed_ms"] = {k: t.median_ms if t else None for k, t in timed.items()}
+    entry["retimed_range_ms"] = {k: t.range_ms if t else None for k, t in timed.items()}
+    ceiling = copy_ceiling(bytes_moved(name, size), kind, device, repeat)
+    entry["ceiling_ms"] = {k: t.median_ms for k, t in ceiling.items()}
+    entry["ceiling_range_ms"] = {k: t.range_ms for k, t in ceiling.items()}
     entry["status"] = "ok" if samples["best"] else "no correct kernel"
     entry["seconds"] = round(time.time() - start, 1)
     return entry
-
-
-def _ms(x) -> str:
-    return "–" if x is None else f"{x:.4f}"
 
 
 def _times(a, b) -> str:
@@ -519,7 +507,8 @@ def table(doc: dict) -> str:
     lines = [f"# Lift's programs: {doc['device']} ({doc['platform']})", "",
              f"Guided search, budget {doc['budget']}, at most {doc['time_limit']} s a program; "
              f"kernel times in ms (device events, median of {doc['rounds']} interleaved "
-             "rounds), transfers excluded. Written by `python -m benchmarks.lift_programs"
+             "rounds, [min–max] of all their runs), transfers excluded; the peers' timed in "
+             "the same rounds. Written by `python -m benchmarks.lift_programs"
              f"{' --quick' if doc['quick'] else ''}`.", "",
              "| program | size | evaluates = NumPy | default | searched best | evaluated | "
              "peers | copy ceiling | best vs peer | best vs ceiling |",
@@ -528,15 +517,17 @@ def table(doc: dict) -> str:
         if "retimed_ms" not in p:  # refused by the reader, or past the run's deadline
             lines.append(f"| {name} | {p['size']} | {p['status']} | – | – | – | – | – | – | – |")
             continue
-        t = p["retimed_ms"]
+        t, r = p["retimed_ms"], p.get("retimed_range_ms") or {}
         peers = {k: v for k, v in t.items() if k not in ("default", "best")}
-        peer_text = ", ".join(f"{k} {_ms(v)}" for k, v in peers.items()) or "–"
-        ceiling = p["ceiling_ms"]
-        ceil_text = ", ".join(f"{k} {_ms(v)}" for k, v in ceiling.items()) or "–"
+        peer_text = ", ".join(f"{k} {with_range(v, r.get(k))}" for k, v in peers.items()) or "–"
+        ceiling, ceiling_range = p["ceiling_ms"], p.get("ceiling_range_ms") or {}
+        ceil_text = ", ".join(f"{k} {with_range(v, ceiling_range.get(k))}"
+                              for k, v in ceiling.items()) or "–"
         best_peer = min((v for v in peers.values() if v), default=None)
         lines.append(
             f"| {name} | {p['size']} | {'yes' if p['evaluates_equal_to_numpy'] else 'NO'} | "
-            f"{_ms(t['default'])} | {_ms(t['best'])} | "
+            f"{with_range(t['default'], r.get('default'))} | "
+            f"{with_range(t['best'], r.get('best'))} | "
             f"{p['search'].get('evaluated', '–')} | {peer_text} | {ceil_text} | "
             f"{_times(best_peer, t['best'])} | "
             f"{_times(ceiling.get('copy (OpenCL)'), t['best'])} |")

@@ -14,18 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import time
 
 import numpy as np
 
 from benchmarks.search import device_tag
+from benchmarks.timing import Spread, pooled, with_range
 from workbench import evaluate, load, parse_program
 from workbench.opencl_devices import find_device
 from workbench.run import run
 from workbench.search import search
 
-from .gemm import RESULTS, fmt, host_ms
+from .gemm import RESULTS, fmt, numpy_peer
 
 NAMED = """
 dot = λxs ys. (reduce (+) 0 ∘ map (*)) (zip xs ys)
@@ -72,7 +72,7 @@ def main(argv=None) -> dict:
         kernels[f"{name}: default mapping"] = expr
         print(f"{name}: {result.evaluated} measured, best {fmt(result.best_kernel_ms)} ms",
               flush=True)
-    samples: dict[str, list[float]] = {key: [] for key in kernels}
+    samples: dict[str, list[Spread]] = {key: [] for key in kernels}
     samples["NumPy"] = []
     for _ in range(args.rounds):  # interleaved: a device's speed drifts
         for key, expr in kernels.items():
@@ -80,18 +80,23 @@ def main(argv=None) -> dict:
                 continue
             r = run(expr, a, b, device=args.device, repeat=5, expected=expected)
             if r.correct and r.kernel_ms is not None:
-                samples[key].append(r.kernel_ms)
-        samples["NumPy"].append(host_ms(lambda: a @ b, 10))
-    ms = {key: statistics.median(s) if s else None for key, s in samples.items()}
+                samples[key].append(Spread(r.kernel_ms, r.kernel_ms_min, r.kernel_ms_max))
+        samples["NumPy"].append(numpy_peer((m, k, n), 10))
+    timed = {key: pooled(s) for key, s in samples.items()}
+    ms = {key: t.median_ms if t else None for key, t in timed.items()}
+    ranges = {key: t.range_ms if t else None for key, t in timed.items()}
     flops = 2 * m * k * n
     for name in spellings():
         entry = doc["spellings"][name]
         best, default = ms[name], ms[f"{name}: default mapping"]
         entry.update({"best_ms": best, "default_mapping_ms": default,
+                      "best_range_ms": ranges[name],
+                      "default_mapping_range_ms": ranges[f"{name}: default mapping"],
                       "gflops": flops / (best * 1e6) if best else None,
                       "vs_default_mapping": default / best if best and default else None,
                       "vs_numpy": ms["NumPy"] / best if best and ms["NumPy"] else None})
     doc["numpy_ms"] = ms["NumPy"]
+    doc["numpy_range_ms"] = ranges["NumPy"]
     out = RESULTS / f"spellings_{tag}.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     out.with_suffix(".md").write_text(table(doc))
@@ -104,7 +109,8 @@ def table(doc: dict) -> str:
     lines = [f"# A matrix product as users write it: {doc['device']}", "",
              f"A {m}×{k} times B {k}×{n}; each spelling searched with `strategy=\"cases\"` and "
              f"its defaults, budget {doc['budget']}; kernels timed again with NumPy in the "
-             f"same interleaved rounds (ms, median). Written by `python -m "
+             f"same interleaved rounds (ms, median [min–max] of all the runs). Written by "
+             f"`python -m "
              f"benchmarks.spellings`.", "",
              "| spelling | normalised by | phase counts | best (ms) | GFLOP/s | default "
              "mapping (ms) | best vs default | NumPy (ms) | best vs NumPy |",
@@ -112,9 +118,11 @@ def table(doc: dict) -> str:
     for name, s in doc["spellings"].items():
         steps = ", ".join(x.split(" at ")[0] for x in s["normalised"] or []) or "–"
         lines.append(
-            f"| {name} | {steps} | {s['phases']} | {fmt(s['best_ms'])} | "
-            f"{fmt(s['gflops'], 1)} | {fmt(s['default_mapping_ms'])} | "
-            f"{fmt(s['vs_default_mapping'], 1)}× | {fmt(doc['numpy_ms'])} | "
+            f"| {name} | {steps} | {s['phases']} | "
+            f"{with_range(s['best_ms'], s.get('best_range_ms'))} | {fmt(s['gflops'], 1)} | "
+            f"{with_range(s['default_mapping_ms'], s.get('default_mapping_range_ms'))} | "
+            f"{fmt(s['vs_default_mapping'], 1)}× | "
+            f"{with_range(doc['numpy_ms'], doc.get('numpy_range_ms'))} | "
             f"{fmt(s['vs_numpy'], 2)}× |")
     return "\n".join(lines) + "\n"
 

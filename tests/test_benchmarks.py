@@ -201,6 +201,11 @@ def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
         entry = doc["sizes"][n]
         assert entry["evaluated"] == 3 and entry["best_ms"]
         assert entry["peer_ms"] or (kind == "gpu" and importlib.util.find_spec("cupy") is None)
+        low, high = entry["best_range_ms"]  # each time with the range of its runs
+        assert low <= entry["best_ms"] <= high and f"{entry['best_ms']:.4f} [" in text
+        if entry["peer_ms"]:
+            low, high = entry["peer_range_ms"]
+            assert low <= entry["peer_ms"] <= high
         assert [p["phase"] for p in entry["phases"]][-1] == "parameters"
         assert f"| {'×'.join(map(str, gemm.shape_of(n)))} | 3 |" in text
         assert (tmp_path / entry["log"]).exists()
@@ -277,6 +282,8 @@ def test_spellings_benchmark_searches_each_spelling_beside_numpy(tmp_path, monke
     for entry in (library, named):
         assert entry["evaluated"] == 2 and entry["best_ms"] and entry["default_mapping_ms"]
     assert doc["numpy_ms"] > 0
+    low, high = doc["numpy_range_ms"]  # NumPy's time with the range of its runs
+    assert low <= doc["numpy_ms"] <= high and library["best_range_ms"][0] <= library["best_ms"]
     assert "| named dot product | β-reduction |" in (tmp_path / next(
         p.name for p in tmp_path.glob("spellings_*.md"))).read_text()
 

@@ -102,6 +102,13 @@ def test_the_benchmark_searches_times_and_writes_its_table(tmp_path, monkeypatch
         peer = "CuPy" if "CuPy" in entry["retimed_ms"] else "NumPy"  # the device's peer
         assert entry["retimed_ms"]["best"] > 0 and entry["retimed_ms"][peer] > 0
         assert entry["ceiling_ms"]["copy (OpenCL)"] > 0
+        # each time with the range of its runs
+        for medians, ranges in ((entry["retimed_ms"], entry["retimed_range_ms"]),
+                                (entry["ceiling_ms"], entry["ceiling_range_ms"])):
+            assert all(lo <= medians[k] <= hi for k, (lo, hi) in ranges.items())
+        low, high = entry["retimed_range_ms"][peer]
+        assert f"{peer} {entry['retimed_ms'][peer]:.4f} [{low:.3g}–{high:.3g}]" in \
+            next(tmp_path.glob("lift_programs_*.md")).read_text()
     written = json.loads(next(tmp_path.glob("lift_programs_*.json")).read_text())
     assert set(written["programs"]) == {"hotspot", "mriqPhiMag"}
     assert "| hotspot | 12 | yes |" in next(tmp_path.glob("lift_programs_*.md")).read_text()
