@@ -61,11 +61,25 @@ def test_the_peers_chart_has_readable_rows_and_writes_each_time():
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == list(labels.values())
     written = {t.get_text().strip() for t in ax.texts}
-    assert {"1.2 ms", "3 ms", "2.4 ms", "1.5 ms"} <= written
+    # gemv's best has no range given: its bar says so
+    assert {"1.2 ms", "3 ms, range not recorded", "2.4 ms", "1.5 ms"} <= written
     widths = sorted(round(b.get_width(), 3) for b in ax.patches)
     assert widths == [1.0, 1.0, 2.0, 2.0]  # each relative to the fastest of its row
     assert any(c.get_label().startswith("best found: min–max") for c in ax.collections)
     assert fig._repr_png_().startswith(b"\x89PNG")
+
+
+def test_the_peers_chart_draws_each_peers_range_and_says_where_none_was_recorded():
+    best = {"asum": 1.2, "gemv": 3.0}
+    peers = {"asum": {"NumPy": 2.4}, "gemv": {"NumPy": 1.5}}
+    fig = plots.versus_peers(best, peers, spread={"asum": (1.1, 1.4), "gemv": (2.9, 3.3)},
+                             peers_spread={"asum": {"NumPy": (2.0, 3.0)}})
+    ax = fig.axes[0]
+    written = {t.get_text().strip() for t in ax.texts}
+    assert {"1.2 ms", "3 ms", "2.4 ms", "1.5 ms, range not recorded"} <= written
+    ranges = [c for c in ax.collections if c.get_label() == "peers: min–max of their runs"]
+    [(start, end)] = [tuple(seg[:, 0]) for seg in ranges[0].get_segments()]
+    assert (start, end) == (2.0 / 1.2, 3.0 / 1.2)  # relative to the row's fastest
 
 
 def test_short_times_come_with_a_note_and_long_ones_without():

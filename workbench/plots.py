@@ -296,11 +296,14 @@ def _on_grid(x: np.ndarray, y: np.ndarray, grid: np.ndarray) -> np.ndarray:
 def versus_peers(best_ms: Mapping[str, float], peers_ms: Mapping[str, Mapping[str, float]],
                  title: str = "", ax=None, path: str | Path | None = None,
                  spread: Mapping[str, tuple[float, float]] | None = None,
-                 labels: Mapping[str, str] | None = None):
+                 labels: Mapping[str, str] | None = None,
+                 peers_spread: Mapping[str, Mapping[str, Sequence[float]]] | None = None):
     """Horizontal bars per program: the best kernel found and each peer, each relative to
     the fastest of them (1.0: the fastest; the time in ms is written on each bar).
-    ``spread`` gives the best kernel's (min, max) per program, drawn as a range;
-    ``labels`` the text for each program's row (its name and sizes, say)."""
+    ``spread`` gives the best kernel's (min, max) per program, ``peers_spread`` each peer's
+    (program -> peer -> (min, max)), each drawn as a range across its bar; where one of
+    them is given but a bar's range is not in it (results written before ranges were kept),
+    the bar says so. ``labels`` is the text for each program's row (its name and sizes)."""
     fig = None
     if ax is None:
         fig = _figure((7.5, 0.9 + 0.75 * max(1, len(best_ms))))
@@ -308,6 +311,7 @@ def versus_peers(best_ms: Mapping[str, float], peers_ms: Mapping[str, Mapping[st
     programs = list(best_ms)
     names = ["best found"] + sorted({p for peers in peers_ms.values() for p in peers})
     height = 0.8 / len(names)
+    peer_ranges_drawn = False  # one legend entry for all the peers' ranges
     for j, name in enumerate(names):
         values = np.array([best_ms[p] if name == "best found" else
                            peers_ms.get(p, {}).get(name, np.nan) for p in programs], dtype=float)
@@ -315,15 +319,24 @@ def versus_peers(best_ms: Mapping[str, float], peers_ms: Mapping[str, Mapping[st
                             for p in programs], dtype=float)
         y = np.arange(len(programs)) + j * height
         bars = ax.barh(y, values / fastest, height, label=name)
-        if name == "best found" and spread:
-            lo = np.array([spread.get(p, (np.nan, np.nan))[0] for p in programs], dtype=float)
-            hi = np.array([spread.get(p, (np.nan, np.nan))[1] for p in programs], dtype=float)
-            has = ~np.isnan(lo) & ~np.isnan(hi)
+        ranges = spread if name == "best found" else None if peers_spread is None else {
+            p: peers_spread[p][name] for p in programs if name in peers_spread.get(p, {})}
+        lo = np.array([(ranges or {}).get(p, (np.nan, np.nan))[0] for p in programs],
+                      dtype=float)
+        hi = np.array([(ranges or {}).get(p, (np.nan, np.nan))[1] for p in programs],
+                      dtype=float)
+        has = ~np.isnan(lo) & ~np.isnan(hi)
+        if has.any():
+            best = name == "best found"
             ax.hlines(y[has], (lo / fastest)[has], (hi / fastest)[has], color="black", lw=1.2,
-                      label="best found: min–max of its runs")
-        for bar, v in zip(bars, values):
+                      label="best found: min–max of its runs" if best else
+                      "_nolegend_" if peer_ranges_drawn else "peers: min–max of their runs")
+            peer_ranges_drawn = peer_ranges_drawn or not best
+        for bar, v, known in zip(bars, values, has):
             if np.isfinite(v):
-                ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {v:.4g} ms",
+                missing = ranges is not None and not known
+                ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2,
+                        f" {v:.4g} ms" + (", range not recorded" if missing else ""),
                         va="center", fontsize="x-small")
     ax.set_yticks(np.arange(len(programs)) + 0.4 - height / 2,
                   [(labels or {}).get(p, p) for p in programs], fontsize="small")
