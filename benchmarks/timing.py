@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from workbench.plots import with_range  # how the tables write a time with its range
+
 
 class Spread(NamedTuple):
     """A time in ms: the median of its samples, and the fastest and slowest of them."""
@@ -74,17 +76,6 @@ def pooled(rounds: Sequence[Spread]) -> Spread | None:
         return None
     return Spread(statistics.median(r.median_ms for r in rounds),
                   min(r.min_ms for r in rounds), max(r.max_ms for r in rounds))
-
-
-def with_range(ms: float | None, range_ms: Sequence[float] | None, digits: int = 4) -> str:
-    """``1.2754 [1.19–1.57]``: a median and the range of its samples; ``–`` for no time,
-    and "(range not recorded)" for a time whose results file kept no range."""
-    if ms is None:
-        return "–"
-    if not range_ms:
-        return f"{ms:.{digits}f} (range not recorded)"
-    low, high = range_ms
-    return f"{ms:.{digits}f} [{low:.3g}–{high:.3g}]"
 
 
 __all__ = ["Spread", "cuda_spread", "host_spread", "median_ms", "of_samples", "pooled",

@@ -8,7 +8,8 @@ last month, recorded here or on a GPU machine — never a device.
 - ``best_so_far_band``: best-so-far against evaluations (or wall time) over seeded repeats,
   the median and the 10–90 % band, for several strategies (random search as the baseline);
 - ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
-- ``spread_text``, ``timing_note``, ``comparison_text``: timings in words with their spread,
+- ``spread_text``, ``with_range``, ``timing_note``, ``comparison_text``: timings in words
+  with their spread (``with_range`` as the benchmarks' results files record it),
   a note where times are too short to rank kernels, and which of two is faster when their
   ranges say so;
 - ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2).
@@ -209,6 +210,17 @@ def spread_text(median_ms: float | None, min_ms: float | None = None,
     if min_ms is None or max_ms is None:
         return f"{median_ms:.4f} ms"
     return f"{median_ms:.4f} ms ({min_ms:.4f}–{max_ms:.4f})"
+
+
+def with_range(ms: float | None, range_ms: Sequence[float] | None, digits: int = 4) -> str:
+    """``1.2754 [1.19–1.57]``: a median and the range of its runs, as results files record
+    them; ``–`` for no time, and "(range not recorded)" for a time whose file kept none."""
+    if ms is None:
+        return "–"
+    if not range_ms:
+        return f"{ms:.{digits}f} (range not recorded)"
+    low, high = range_ms
+    return f"{ms:.{digits}f} [{low:.3g}–{high:.3g}]"
 
 
 def timing_note(times_ms: Sequence[float | None], resolution_ns: float | None = None) -> str:
