@@ -581,27 +581,37 @@ def test_no_search_plot_before_a_search():
 
 
 def test_adopt_replays_a_step_that_needs_the_length_at_the_searchs_sizes():
-    """A two-stage reduction's work-groups need the length: adopting it on asum at symbolic
-    N replays the derivation at the size the search ran at, and fixes the size box."""
+    """An iteration of partial reductions needs the length (k-th root of N): adopting it on
+    asum at symbolic N replays the derivation at the size the search ran at, and fixes the
+    size box. A two-stage reduction (chunks of N/G) keeps the widget's own types."""
     from workbench import load
 
     asum = load(_program("blas.lift"))["asum"]
     wb = Workbench(asum, auto_run=False)
     start = wb.current
-    found = [r for r in rewrites(start, "[float]_4096") if r.rule == "two-stage-reduction"]
-    assert found and not [r for r in rewrites(start) if r.rule == "two-stage-reduction"]
+    found = [r for r in rewrites(start, "[float]_4096") if r.rule == "reduce→iterate"
+             and str(r.params["k"]) == "2"]
+    assert found and not [r for r in rewrites(start) if r.rule == "reduce→iterate"]
     first = found[0]
-    steps = [("two-stage-reduction", first.path, dict(first.params))]
+    steps = [("reduce→iterate", first.path, dict(first.params))]
     note = wb._adopt(0, steps, str(start), {"N": 4096})
-    assert "N = 4096" in note and "two-stage-reduction" in note
-    assert [s.rule for s in wb.derivation.steps] == ["two-stage-reduction"]
+    assert "N = 4096" in note and "reduce→iterate" in note
+    assert [s.rule for s in wb.derivation.steps] == ["reduce→iterate"]
     assert [str(t) for t in wb.derivation.input_types] == ["[float]_4096"]
     assert wb.current == first.result
     box = wb.runs.size_inputs["N"]
     assert box.disabled and box.value == 4096
     assert "[float]_4096" in wb.title.value
-    wb.wait()
-    assert "kernel void" in wb.opencl_source
+    two_stage = Workbench(asum, auto_run=False)
+    searched = [r for r in rewrites(start, "[float]_4096") if r.rule == "two-stage-reduction"
+                and str(r.params["groups"]) == "16" and str(r.params["local"]) == "32"][0]
+    assert two_stage._adopt(0, [("two-stage-reduction", searched.path,
+                                 dict(searched.params))], str(start), {"N": 4096}) == ""
+    assert two_stage.derivation.input_types == ()
+    assert "split (N/16)" in str(two_stage.current)
+    assert not two_stage.runs.size_inputs["N"].disabled
+    two_stage.wait()
+    assert "kernel void" in two_stage.opencl_source
     # steps that apply at the widget's own types keep them
     wb2 = Workbench(asum, auto_run=False)
     assert wb2._adopt(0, [("map-reduce-fusion", (0,), {"chunk": "128"})], str(asum),

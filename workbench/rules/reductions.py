@@ -39,10 +39,18 @@ def _const(n: int) -> Size:
     return Size.const(n)
 
 
-def _length(t) -> int | None:
-    if isinstance(t, ArrayType) and t.size.is_integer_constant:
-        return int(t.size.value)
-    return None
+def _length(t) -> Size | None:
+    """The length of an array type, a number or in size variables (``N``)."""
+    return t.size if isinstance(t, ArrayType) else None
+
+
+def _may_split(length: Size, n: int, at_least: int = 1) -> bool:
+    """Whether chunks of ``length / n`` (at least ``at_least`` long) may be right: known
+    to be for a number, not known not to be for a length in size variables."""
+    if length.divisible_by(n) is False:
+        return False
+    quotient = length / _const(n)
+    return not quotient.is_integer_constant or int(quotient.value) >= at_least
 
 
 def _operator(node: Expr) -> tuple[Expr, Expr] | Refused:
@@ -134,11 +142,11 @@ def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
     t = typing.args[0] if typing and typing.args else None
     length = _length(t)
     if length is None:
-        return Refused("the input length must be known here")
+        return Refused("it reduces an array")
     return (*found, length, typing)
 
 
-def _local_params(p, length: int) -> tuple[int, str] | Refused:
+def _local_params(p, length: Size) -> tuple[int, str] | Refused:
     local = int(p["local"])
     distribution = _distribution(p)
     if isinstance(distribution, Refused):
@@ -146,7 +154,7 @@ def _local_params(p, length: int) -> tuple[int, str] | Refused:
     if _log2(local) is None or local < 2:
         return Refused(f"the work-items of a tree reduction are a power of two (at least 2), "
                        f"not {local}")
-    return divides(_const(local), _const(length), f"{local} work-items") or \
+    return divides(_const(local), length, f"{local} work-items") or \
         (local, distribution)
 
 
@@ -165,7 +173,7 @@ def _workgroup_rewrite(fused: bool):
         if isinstance(found, Refused):
             return found
         f, z, length, _, local, distribution = found
-        fns = workgroup_reduce(f, z, site.next.args[0] if fused else None, _const(length),
+        fns = workgroup_reduce(f, z, site.next.args[0] if fused else None, length,
                                local, distribution)
         return fns if fused else compose(*fns)
 
@@ -179,7 +187,7 @@ def _expand_workgroup(fused: bool):
             if isinstance(found, Refused):
                 return found
             _, _, length, _, local, distribution = found
-            return workgroup_reduce_steps(local, _const(length // local), distribution, fused)
+            return workgroup_reduce_steps(local, length / _const(local), distribution, fused)
         return at_site(build)
 
     return expand
@@ -191,7 +199,7 @@ def _local_candidates(fused: bool, sizes=TREE_SIZES):
         length = _length(typing.args[0] if typing and typing.args else None)
         if length is None:
             return []
-        return [_const(n) for n in sizes if length % n == 0]
+        return [_const(n) for n in sizes if _may_split(length, n)]
 
     return candidates
 
@@ -287,7 +295,7 @@ def _two_stage_site(site: Site, p) -> tuple | Refused:
     length = _length(site.next_typing.args[0] if site.next_typing and site.next_typing.args
                      else None)
     if length is None:
-        return Refused("the input length must be known here")
+        return Refused("it reduces an array")
     distribution = _distribution(p)
     if isinstance(distribution, Refused):
         return distribution
@@ -300,7 +308,7 @@ def _two_stage_site(site: Site, p) -> tuple | Refused:
     if local > 1 and NEUTRAL[operator_of(inner)] is None:
         return Refused(f"a second stage of work-groups needs z to be the neutral element of "
                        f"the operator (+ with 0, * with 1), not {f} (use local = 1)")
-    bad = divides(_const(groups * local), _const(length),
+    bad = divides(_const(groups * local), length,
                   f"{groups} groups of {local} work-items")
     if bad:
         return bad
@@ -312,7 +320,7 @@ def _two_stage(site: Site, p):
     if isinstance(found, Refused):
         return found
     f, z, g, length, groups, local, distribution = found
-    return two_stage(f, z, g, _const(length), groups, local, distribution)
+    return two_stage(f, z, g, length, groups, local, distribution)
 
 
 def expand_two_stage(p):
@@ -321,7 +329,7 @@ def expand_two_stage(p):
         if isinstance(found, Refused):
             return found
         _, _, _, length, groups, local, distribution = found
-        return parent(two_stage_steps(groups, local, _const(length), distribution))
+        return parent(two_stage_steps(groups, local, length, distribution))
     return at_site(build)
 
 
@@ -330,7 +338,7 @@ def _group_candidates(site: Site) -> list[Size]:
     length = _length(typing.args[0] if typing and typing.args else None)
     if length is None:
         return []
-    return [_const(g) for g in GROUPS if length % g == 0 and length // g >= 2]
+    return [_const(g) for g in GROUPS if _may_split(length, g, at_least=2)]
 
 
 def _two_stage_local(site: Site) -> list[Size]:
@@ -338,7 +346,7 @@ def _two_stage_local(site: Site) -> list[Size]:
     length = _length(typing.args[0] if typing and typing.args else None)
     if length is None:
         return []
-    return [_const(1), *(_const(n) for n in LOCAL_SIZES if length % (2 * n) == 0)]
+    return [_const(1), *(_const(n) for n in LOCAL_SIZES if _may_split(length, 2 * n))]
 
 
 TWO_STAGE = macro_rule(
