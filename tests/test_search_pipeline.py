@@ -108,3 +108,30 @@ def test_a_time_limit_ends_a_search_whose_candidates_run_elsewhere():
     assert result.stopped.startswith("the time limit"), result.stopped
     assert 0 < result.evaluated < 40
     assert result.evaluated == len(result.log) == len({r["key"] for r in result.log})
+
+
+def _job(expression: str, key: str) -> dict:
+    return {"key": key, "expression": expression, "reference": "map (*3)", "definitions": "",
+            "types": ["[float]_4096"], "ranges": None, "sizes": {}, "device": None,
+            "seed": 0, "repeat": 3, "steps": []}
+
+
+def test_a_dask_workers_candidates_run_in_one_warm_process_that_a_time_out_replaces():
+    """What a Dask worker runs per candidate (``evaluate_warm``): one process kept between
+    candidates (imports, device and inputs ready), replaced after a candidate that overran
+    its time limit, and the next candidate measured in the new one."""
+    from workbench.search import evaluation
+
+    first = evaluation.evaluate_warm(_job("mapGlobal (*3)", "a"), 120.0)
+    pool, _ = evaluation._WARM[(None, 120.0)]
+    pid = pool._workers[0].process.pid
+    second = evaluation.evaluate_warm(_job("join ∘ mapGlobal (mapSeq (*3)) ∘ split 4", "b"),
+                                      120.0)
+    assert first["status"] == second["status"] == "ok" and first["correct"] and second["correct"]
+    assert pool._workers[0].process.pid == pid and pool.restarts == 0
+    overran = evaluation.evaluate_warm(_job("mapGlobal (*3)", "c"), 1e-6)
+    assert overran["status"] == "timeout" and overran["correct"] is False
+    short, _ = evaluation._WARM.pop((None, 1e-6))
+    assert short.restarts == 1
+    short.close()
+    evaluation._WARM.pop((None, 120.0))[0].close()

@@ -120,7 +120,7 @@ def device_cluster(device_list: list[str] | None = None, kind: str = "gpu",
 
 def allow_children() -> None:
     """Let the workers this process's nannies start have child processes: every candidate
-    runs in a fresh process of its own (``isolation``), which a daemonic process may not
+    runs in a worker process of its own (``isolation``), which a daemonic process may not
     start. (Workers started otherwise need the same: ``DASK_DISTRIBUTED__WORKER__DAEMON=False``
     in their environment.)"""
     import dask

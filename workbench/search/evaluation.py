@@ -11,7 +11,8 @@ Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
   that overruns is killed and replaced; time spent waiting for the device does not count),
   and a crash of one candidate costs only that one;
 - ``ExecutorEvaluator``: any ``concurrent.futures``-style executor, or a Dask ``Client``;
-  each candidate then runs in a process of its own on the worker, with the time limit;
+  each candidate then runs, with the time limit, in a process of its own on the worker
+  (on a Dask worker: a warm process the worker keeps, ``evaluate_warm``);
 - ``ReplayEvaluator``: answers from a recorded log, so a search recorded on one machine can
   be replayed on another (Kernel Tuner's simulation mode);
 - ``InlineEvaluator``: in this process, for quick experiments.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import threading
 import time
 from collections.abc import Iterable, Iterator
 
@@ -125,6 +127,34 @@ def evaluate_isolated(job: dict, timeout: float) -> dict:
     return failed(job, outcome.status, outcome.message)
 
 
+_WARM: dict = {}  # this process's warm worker pool per (device, time limit)
+_WARM_LOCK = threading.Lock()
+
+
+def evaluate_warm(job: dict, timeout: float) -> dict:
+    """``evaluate_candidate`` in a worker process that this process keeps between candidates
+    (one per device it is asked for), with a time limit: what a Dask worker runs. The
+    worker has done its imports, opened the device and drawn the search's inputs before
+    the first candidate; a candidate that crashes or overruns costs only that worker
+    process, which is replaced (``isolation.WorkerPool``). A fresh process per candidate
+    spent more than half of each candidate's time starting."""
+    from ..isolation import WorkerPool
+
+    key = (job.get("device"), timeout)
+    with _WARM_LOCK:
+        if key not in _WARM:
+            _WARM[key] = (WorkerPool(evaluate_candidate, 1, timeout, warm=prepare_candidate),
+                          threading.Lock())
+        pool, lock = _WARM[key]
+    with lock:  # one candidate at a time per device
+        for _, finished in pool.run([job]):
+            if finished.kind == "value":
+                return finished.payload
+            return failed(job, "error" if finished.kind == "error" else finished.kind,
+                          finished.payload)
+    return failed(job, "crashed", "the worker returned nothing")  # pragma: no cover
+
+
 def failed(job: dict, status: str, message: str) -> dict:
     return {"key": job["key"], "expression": job["expression"], "steps": job.get("steps", []),
             "sizes": job["sizes"], "device": job.get("device") or "default", "status": status,
@@ -190,7 +220,8 @@ class PoolEvaluator:
 
 class ExecutorEvaluator:
     """Candidates submitted to a ``concurrent.futures`` executor or a Dask ``Client``
-    (``dask.distributed``), each in a process of its own on the worker, with a time limit.
+    (``dask.distributed``), each in a process of its own on the worker with a time limit (a
+    Dask worker keeps that process warm between candidates: ``evaluate_warm``).
     Besides ``evaluate``, a search submits candidates one by one (``submit``) and takes
     their records as they finish (``finished``, ``record``), preparing the next candidates
     while the workers run these (``Context.submit``); ``parallelism`` says how many run at
@@ -215,7 +246,7 @@ class ExecutorEvaluator:
     def submit(self, job: dict):
         """Start one candidate; its future."""
         if self.dask:
-            return self.executor.submit(evaluate_isolated, job, self.timeout, pure=False)
+            return self.executor.submit(evaluate_warm, job, self.timeout, pure=False)
         return self.executor.submit(evaluate_isolated, job, self.timeout)
 
     def finished(self, futures: list, wait: bool = False) -> list:
@@ -244,7 +275,7 @@ class ExecutorEvaluator:
         if self.dask:
             from distributed import as_completed
 
-            futures = {self.executor.submit(evaluate_isolated, job, self.timeout, pure=False):
+            futures = {self.executor.submit(evaluate_warm, job, self.timeout, pure=False):
                        job for job in jobs}
             for future in as_completed(list(futures)):
                 try:
