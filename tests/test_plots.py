@@ -87,6 +87,11 @@ def test_short_times_come_with_a_note_and_long_ones_without():
     note = plots.timing_note([0.004, 0.5, None])
     assert "1 of these 3 times are below 0.02 ms" in note
     assert "below 0.1 ms" in plots.timing_note([0.05], resolution_ns=1000)  # a coarse timer
+    # the device's own floor, where measured and higher: 10x an empty kernel's time there
+    assert plots.timing_note([0.03], floor_ms=0.002) == ""
+    assert "below 0.02 ms, where" in plots.timing_note([0.01], floor_ms=0.0002)
+    note = plots.timing_note([0.01, 0.05], floor_ms=0.004)
+    assert "1 of these 2 times are below 0.04 ms (10x an empty kernel's 0.0040 ms" in note
 
 
 @given(st.floats(0.001, 10), st.floats(1.0, 3.0), st.floats(0.001, 10), st.floats(1.0, 3.0))

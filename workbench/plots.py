@@ -223,16 +223,27 @@ def with_range(ms: float | None, range_ms: Sequence[float] | None, digits: int =
     return f"{ms:.{digits}f} [{low:.3g}–{high:.3g}]"
 
 
-def timing_note(times_ms: Sequence[float | None], resolution_ns: float | None = None) -> str:
-    """A note for times too short to compare (below ``TIMING_FLOOR_MS``, or 100 ticks of
-    the device's timer where that is coarser), or the empty string."""
-    floor = max(TIMING_FLOOR_MS, 100 * (resolution_ns or 0) * 1e-6)
+def timing_note(times_ms: Sequence[float | None], resolution_ns: float | None = None,
+                floor_ms: float | None = None) -> str:
+    """A note for times too short to compare, or the empty string. Short is below the
+    largest of ``TIMING_FLOOR_MS``, ``ceilings.RESOLUTION_FACTOR`` times ``floor_ms`` (the
+    device's launch floor, an empty kernel's time there: ``ceilings.launch_floor``) where it
+    was measured, and 100 ticks of the device's timer. Times alone carry no spread to judge
+    them by (the widget's ``below_resolution`` has it), so ``TIMING_FLOOR_MS`` stays a
+    least: on a CPU an empty kernel's events can span a fraction of a microsecond while a
+    real kernel's runs of microseconds still vary by 10x."""
+    from .ceilings import RESOLUTION_FACTOR
+
+    measured = RESOLUTION_FACTOR * floor_ms if floor_ms is not None else 0.0
+    floor = max(TIMING_FLOOR_MS, measured, 100 * (resolution_ns or 0) * 1e-6)
     short = [t for t in times_ms if t is not None and t < floor]
     if not short:
         return ""
-    return (f"Note: {len(short)} of these {len(times_ms)} times are below {floor:g} ms, "
-            f"where a launch's own overhead and the timer's noise are of the same size: they "
-            f"do not rank kernels; a larger size does.")
+    measured = (f" ({RESOLUTION_FACTOR:g}x an empty kernel's {floor_ms:.4f} ms on this "
+                f"device)" if floor_ms is not None and floor == measured else "")
+    return (f"Note: {len(short)} of these {len(times_ms)} times are below {floor:.3g} ms"
+            f"{measured}, where a launch's own overhead and the timer's noise are of the same "
+            f"size: they do not rank kernels; a larger size does.")
 
 
 def comparison_text(a_name: str, a: tuple[float, float, float], b_name: str,
