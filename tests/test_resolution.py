@@ -56,3 +56,24 @@ def test_the_search_panels_best_carries_the_note_with_the_floor():
     near = outcome_html(result, 3, 3, [record], floor_ms=0.004)
     assert "wb-resolution-note" in near and html.escape("0.0040 ms here") in near
     assert "wb-resolution-note" not in outcome_html(result, 3, 3, [record], floor_ms=0.0001)
+
+
+def test_a_run_in_the_widget_is_judged_against_the_devices_launch_floor():
+    pytest.importorskip("anywidget", reason="the widget needs the lab extra")
+    from widgets import Workbench
+    from workbench import parse_program
+    from workbench.ceilings import launch_floor
+
+    program = parse_program("mul3 : float -> float\nmul3 = λx. x * 3\n\n"
+                            "vectorScal : [float]_N -> [float]_N\nvectorScal = map mul3\n")
+    wb = Workbench(program["vectorScal"], sizes={"N": 1024}, repeat=3, auto_run=False)
+    wb.runs.run_button.click()
+    wb.wait()
+    m = wb.runs.measurement(wb.current)
+    assert m is not None and m.correct, wb.errors.messages
+    assert m.floor_ms == launch_floor().median_ms  # measured once, for the device
+    below = below_resolution(m.kernel_ms, m.kernel_ms_min, m.kernel_ms_max, m.floor_ms)
+    table, summary = wb.runs.table.value, wb.sections["runs"].summary.value
+    assert m.below_resolution == below == ("wb-resolution-note" in table)
+    assert below == (f"an empty kernel takes {m.floor_ms:.4f} ms here" in table) \
+        == (f"an empty kernel takes {m.floor_ms:.4f} ms here" in summary)

@@ -429,8 +429,14 @@ def summary(step: int, m: Measurement | None) -> str:
         rate = rates(m)
         return (f"step {step}: {spread(m.kernel_ms, m.kernel_ms_min, m.kernel_ms_max)} "
                 f"(checked){', ' + rate if rate else ''} on {m.device}"
-                + ("; below the timing resolution" if m.below_resolution else ""))
+                + (_below_text(m) if m.below_resolution else ""))
     return f"step {step}: {m.status}"
+
+
+def _below_text(m: Measurement) -> str:
+    if m.floor_ms is None:
+        return "; below the timing resolution"
+    return f"; below the timing resolution (an empty kernel takes {m.floor_ms:.4f} ms here)"
 
 
 def _row(k: int, label: str, m: Measurement | None) -> str:
