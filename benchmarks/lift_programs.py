@@ -427,9 +427,9 @@ def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], Spre
 def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dict[str, Spread]:
     """A STREAM-like copy of ``nbytes`` (half read, half written) on the OpenCL device, and
     by NumPy on a CPU (CuPy on a GPU)."""
-    from benchmarks.search import copy_ceiling_spreads
+    from benchmarks.search import copy_ceilings
 
-    return copy_ceiling_spreads(nbytes, kind, device, repeat)
+    return copy_ceilings(nbytes, kind, device, repeat)
 
 
 # --- search and timing ----------------------------------------------------------------------

@@ -231,18 +231,11 @@ kernel void stream_copy(global const float16 *restrict xs, global float16 *restr
 
 def ceilings(name: str, s: dict, kind: str) -> dict[str, Spread]:
     """The copy ceiling of a program: a copy moving as many bytes as it must."""
-    return copy_ceiling_spreads(bytes_moved(name, s), kind, DEVICE)
+    return copy_ceilings(bytes_moved(name, s), kind, DEVICE)
 
 
 def copy_ceilings(nbytes: int, kind: str, device: str | None, repeat: int = 20
-                  ) -> dict[str, float]:
-    """The medians of ``copy_ceiling_spreads``."""
-    return {k: v.median_ms for k, v in copy_ceiling_spreads(nbytes, kind, device,
-                                                            repeat).items()}
-
-
-def copy_ceiling_spreads(nbytes: int, kind: str, device: str | None, repeat: int = 20
-                         ) -> dict[str, Spread]:
+                  ) -> dict[str, Spread]:
     """A STREAM-like copy of ``nbytes`` (half read, half written): on the OpenCL device
     itself (float16 vectors: few work-items each copying a contiguous chunk on a CPU, one
     vector each on a GPU) and by NumPy (CuPy on a GPU); the median and range of ``repeat``
