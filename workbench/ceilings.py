@@ -91,7 +91,7 @@ RESOLUTION_FACTOR = 10.0
 EMPTY_KERNEL = "kernel void empty(global float *out) { out[get_global_id(0)] = 1.0f; }"
 
 _MEASURED: dict[str, Ceilings] = {}
-_FLOORS: dict[str, LaunchFloor | None] = {}
+_FLOORS: dict[str, LaunchFloor] = {}
 
 
 def arithmetic_ceiling(device: str | None = None, repeat: int = 10) -> float | None:
@@ -170,7 +170,10 @@ def launch_floor(device: str | None = None) -> LaunchFloor | None:
     info, _ = find_device(device)
     key = _key(info)
     if key not in _FLOORS:
-        _FLOORS[key] = measure_launch_floor(device)
+        floor = measure_launch_floor(device)
+        if floor is None:  # not kept: the next time shown tries again
+            return None
+        _FLOORS[key] = floor
     return _FLOORS[key]
 
 
