@@ -147,8 +147,10 @@ def ceilings(device: str | None = None) -> Ceilings:
 def measure_launch_floor(device: str | None = None, repeat: int = 50) -> LaunchFloor | None:
     """An empty kernel's time on the device through ``runtime.run_kernels`` (None where it
     does not run there), with the device's profiling timer resolution where it reports one.
-    Its runs of a microsecond or so vary by 10x or more (a CPU's thread pool asleep or
-    awake): fifty of them, a fraction of a millisecond in all, give a steady median."""
+    Fifty runs, a fraction of a millisecond in all. On a CPU they vary by 10x or more (its
+    thread pool asleep or awake), and on a busy one the median moves between measurements
+    (0.0004 to 0.006 ms on two shared cores): the one measured first is the one kept and
+    named."""
     from .runtime import Launch, run_kernels
 
     info, dev = find_device(device)
