@@ -5,7 +5,7 @@ candidates, the budget and the log stay what they are when every batch is waited
 
 from __future__ import annotations
 
-import random
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,7 +16,7 @@ from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import search
 from workbench.search.evaluation import ExecutorEvaluator
-from workbench.search.space import DeadEnd, random_walk
+from workbench.search.space import numbered_walk, numbered_walks
 
 SCAL = library("blas")["scal"]
 TYPES = ("float", "[float]_2048")
@@ -50,20 +50,37 @@ class WatchedPool(ThreadPoolExecutor):
 
 def drawn(budget: int, seed: int) -> list[str]:
     """The first ``budget`` distinct kernels the random strategy's walks reach."""
-    rng = random.Random(seed)
     types = tuple(parse_type(t) for t in TYPES)
     widths = find_device(None)[0].vector_widths or None  # as the search's context has them
     out: list[str] = []
-    for _ in range(5 * budget):
-        try:
-            expr, _ = random_walk(SCAL, types, rng, widths=widths)
-        except DeadEnd:
-            continue
-        if str(expr) not in out:
-            out.append(str(expr))
+    for i in range(5 * budget):
+        walked = numbered_walk(SCAL, types, seed, i, widths=widths)
+        if walked is not None and str(walked[0]) not in out:
+            out.append(str(walked[0]))
         if len(out) == budget:
             break
     return out
+
+
+def test_walks_drawn_by_processes_are_the_walks_drawn_here_in_the_same_order():
+    types = tuple(parse_type(t) for t in TYPES)
+    here = numbered_walks(SCAL, types, 5)
+    there = numbered_walks(SCAL, types, 5, processes=2)
+    try:
+        for _ in range(6):
+            a, b = next(here), next(there)
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert str(a[0]) == str(b[0]) and a[1] == b[1]
+    finally:
+        there.close()
+
+
+def test_a_search_whose_candidates_run_elsewhere_draws_with_a_process_per_core_left():
+    from workbench.search import draw_processes
+
+    assert draw_processes(1) == min(2, max(0, (os.cpu_count() or 1) - 1))
+    assert draw_processes(64) <= 8
 
 
 def test_an_executor_runs_as_many_candidates_at_once_as_it_has_workers():

@@ -265,6 +265,14 @@ class SearchSpec:
     replayed: list | None = None
 
 
+def draw_processes(batch: int) -> int:
+    """Processes that draw random walks for a search whose ``batch`` candidates at once run
+    elsewhere: two per candidate running (a walk takes a process about as long as a GPU
+    takes to build and time a candidate), at most one fewer than this host's cores and at
+    most eight; 0 or 1 draw in the search's own process."""
+    return max(0, min(2 * max(1, batch), (os.cpu_count() or 1) - 1, 8))
+
+
 class Context:
     """What a strategy sees: the spec (its fields are the context's: ``ctx.start``,
     ``ctx.budget``, …), ``measure``, and the state strategies keep, every piece declared
@@ -317,6 +325,8 @@ class Context:
         # the next waiting while the strategy prepares more
         self.asynchronous = hasattr(evaluator, "submit")
         self.lookahead = 2 * max(1, spec.batch)
+        # there, the random strategy's walks are drawn ahead by processes of their own
+        self.draw_processes = draw_processes(spec.batch) if self.asynchronous else 0
 
     def internal_error(self, where: str, expr, err: BaseException) -> None:
         """A bug (not a refusal) met while preparing a candidate: kept for the result."""

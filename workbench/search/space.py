@@ -10,7 +10,11 @@ every walk ends in something that can be measured.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
@@ -110,6 +114,55 @@ def _random_move(expr: Expr, types, rng: random.Random, at, widths) -> Rewrite |
     return None
 
 
+def numbered_walk(start: Expr, types: tuple[Type, ...], seed, i: int, at: Path | None = None,
+                  widths: tuple[int, ...] | None = None) -> tuple[Expr, list[Step]] | None:
+    """Walk number ``i`` of a search with ``seed``: a random walk whose random choices are
+    its own (seeded by both), so the walks are the same however many processes draw them;
+    None when it found no kernel."""
+    try:
+        return random_walk(start, types, random.Random(f"{seed}/{i}"), at=at, widths=widths)
+    except DeadEnd:
+        return None
+
+
+def numbered_walks(start: Expr, types: tuple[Type, ...], seed, at: Path | None = None,
+                   widths: tuple[int, ...] | None = None, processes: int = 0
+                   ) -> Iterator[tuple[Expr, list[Step]] | None]:
+    """Walks 0, 1, 2, … (``numbered_walk``), in order; with ``processes``, drawn ahead by
+    that many worker processes (a search whose candidates are measured elsewhere draws them
+    faster than one process can: each walk lists and type-checks hundreds of rewrites)."""
+    if processes <= 1:
+        i = 0
+        while True:
+            yield numbered_walk(start, types, seed, i, at, widths)
+            i += 1
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_drawing, initargs=(start, types, seed, at, widths))
+    try:
+        ahead: deque = deque()
+        i = 0
+        while True:
+            while len(ahead) < 2 * processes:
+                ahead.append(pool.submit(_draw, i))
+                i += 1
+            yield ahead.popleft().result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+_DRAWING: tuple = ()  # a drawing process's walk: start, types, seed, at, widths
+
+
+def _drawing(*walk) -> None:
+    global _DRAWING
+    _DRAWING = walk
+
+
+def _draw(i: int):
+    start, types, seed, at, widths = _DRAWING
+    return numbered_walk(start, types, seed, i, at, widths)
+
+
 def by_rule(options: list[Rewrite]) -> list[list[Rewrite]]:
     """Rewrites grouped by rule and place, so that drawing a group and then one of its
     parameter choices gives each rule the same chance, whatever its number of parameters
@@ -128,4 +181,4 @@ def replay(start: Expr, types: tuple[Type, ...], steps: list[Step]) -> Expr:
 
 
 __all__ = ["Step", "DeadEnd", "by_rule", "terminal", "moves", "fits_device", "random_walk",
-           "replay", "walk_rules", "WorkbenchError"]
+           "numbered_walk", "numbered_walks", "replay", "walk_rules", "WorkbenchError"]

@@ -32,22 +32,26 @@ from ..rules.lowering import lower
 from . import cost
 from .cases import cases
 from .guided import guided
-from .space import DeadEnd, Step, by_rule, moves, random_walk, terminal
+from .space import DeadEnd, Step, by_rule, moves, numbered_walks, random_walk, terminal
 
 
 def random_search(ctx) -> None:
-    rng = random.Random(ctx.seed)
+    """Walk after walk from the start, each measured; where candidates run elsewhere, the
+    walks are drawn ahead by processes of their own (``ctx.draw_processes``), the same
+    walks in the same order."""
     attempts = 0
-    while ctx.left() > 0 and attempts < 5 * ctx.budget:
-        for _ in range(min(ctx.left(), ctx.batch)):
-            attempts += 1
-            try:
-                candidate = random_walk(ctx.start, ctx.types, rng, at=ctx.at,
-                                        widths=ctx.vector_widths)
-            except DeadEnd:
-                continue
-            ctx.submit([candidate])  # runs while the next walks are drawn
-        ctx.flush()
+    walks = numbered_walks(ctx.start, ctx.types, ctx.seed, ctx.at, ctx.vector_widths,
+                           processes=ctx.draw_processes)
+    try:
+        while ctx.left() > 0 and attempts < 5 * ctx.budget:
+            for _ in range(min(ctx.left(), ctx.batch)):
+                attempts += 1
+                candidate = next(walks)
+                if candidate is not None:
+                    ctx.submit([candidate])  # runs while the next walks are drawn
+            ctx.flush()
+    finally:
+        walks.close()
 
 
 def mcts(ctx, width: int = 6, patience: int = 8) -> None:
@@ -170,7 +174,7 @@ DEFAULT_STRATEGY = "guided"
 # Each strategy's version, written in a log's header: a new version takes other choices from
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
-VERSIONS: dict[str, int] = {"mcts": 2, "random": 1, "exhaustive": 1, "ranked": 1,
+VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
                             "guided": 2, "cases": 1}
 
 
