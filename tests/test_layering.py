@@ -28,7 +28,7 @@ LAYERS = [
     ("rewriting", ["rules", "derivation", "distribution"]),
     ("codegen", ["codegen"]),
     ("running", ["runtime", "run", "memory", "opencl_devices", "probe", "device_lock", "isolation",
-                 "userdirs", "multidevice", "cluster", "ceilings"]),
+                 "userdirs", "multidevice", "cluster", "ceilings", "host_arrays"]),
     ("searching", ["search", "plots"]),
     ("using", ["cli", "demo", "__main__", "", "catalogue", "reduction_zoo", "widgets",
                "benchmarks"]),
