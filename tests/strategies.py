@@ -45,6 +45,8 @@ def primitives(draw, expr):
             args.append(draw(st.integers(0, 3)))
         elif param.kind == "sizes":
             args.append(tuple(draw(st.lists(sizes, min_size=1, max_size=3))))
+        elif param.kind == "distribution":
+            args.append(draw(st.sampled_from(["block", "copy", "overlap 0", "overlap 2"])))
         else:
             args.append(draw(expr))
     return Prim(decl.name, tuple(args))

@@ -326,6 +326,8 @@ def test_the_type_rule_gives_the_scheme_s_result(name, data):
             args.append(function_of(t))
         elif param.kind == "value":
             args.append(value_of(arguments.pop(0)))
+        elif param.kind == "distribution":  # redistribute: its type is the same for each
+            args.append(data.draw(st.sampled_from(["block", "copy", "overlap 1"]), label="d"))
         else:
             raise AssertionError(f"{name}: a {param.kind} parameter is not drawn here")
     assert len(arguments) == (decl.arity or 2), \

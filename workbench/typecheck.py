@@ -203,6 +203,12 @@ class Checker:
                     if reason is not None:
                         self.fail(path, f"{what} must be a natural number, and {reason}",
                                   SizeError)
+            elif param.kind == "distribution":
+                from .primitives.redistribution import distribution_refusal
+
+                reason = distribution_refusal(arg)
+                if reason is not None:
+                    self.fail(path, f"{what}: {reason}")
             elif not isinstance(arg, Expr):
                 self.fail(path, f"{what} is {arg!r}, not an expression")
 

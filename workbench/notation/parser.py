@@ -595,12 +595,31 @@ class Resolver:
                     raise self.error(f"{decl.name} expects a literal index (0, 1, ...)", arg,
                                      "an index")
                 static.append(arg.value)
+            elif param.kind == "distribution":
+                static.append(self.distribution(arg, decl))
             else:
                 static.append(self.resolve(arg, scope))
         prim = Prim(decl.name, tuple(static))
         if not rest:
             return prim
         return Apply(prim, tuple(self.resolve(a, scope) for a in rest))
+
+    def distribution(self, arg: S, decl) -> str:
+        """A distribution written after ``redistribute``: ``block``, ``copy`` or ``(overlap
+        h)``, held as that text without parentheses."""
+        if arg.kind == "ident" and arg.value in ("block", "copy"):
+            return arg.value
+        if arg.kind == "app" and len(arg.parts) == 2 and arg.parts[0].kind == "ident" \
+                and arg.parts[0].value == "overlap":
+            halo = _unparen(arg.parts[1])
+            if halo.kind == "num" and isinstance(halo.value, int) \
+                    and not isinstance(halo.value, bool) and halo.value >= 0:
+                return f"overlap {halo.value}"
+            raise self.error(f"{decl.name} (overlap h): the halo h is a whole number of rows, "
+                             f"at least 0", halo, "a whole number")
+        raise self.error(f"{decl.name} takes a distribution before the data: block, copy or "
+                         f"(overlap h) with h halo rows, e.g. {decl.name} block xs", arg,
+                         "a distribution")
 
     def unknown(self, node: S, scope) -> ParseError:
         known = list(scope) + list(self.definitions) + list(spellings()) + list(LIFT_OPERATORS)
@@ -623,7 +642,8 @@ def _flatten(pattern):
 
 
 def _example(decl) -> str:
-    samples = {"fun": "f", "value": "0", "size": "4", "index": "0", "sizes": "(0, 4)"}
+    samples = {"fun": "f", "value": "0", "size": "4", "index": "0", "sizes": "(0, 4)",
+               "distribution": "block"}
     return " ".join([decl.name] + [samples[p.kind] for p in decl.params if p.kind != "dim"])
 
 

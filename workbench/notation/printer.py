@@ -166,6 +166,8 @@ class _Printer:
                 words.append(("(" + ", ".join(str(a) for a in arg) + ")", None))
             elif param.kind == "index":
                 words.append((str(arg), None))
+            elif param.kind == "distribution":  # block, copy, (overlap 1)
+                words.append((arg if " " not in arg else f"({arg})", None))
             else:
                 words.append((self.show(arg, POSTFIX), arg))
         return words

@@ -20,12 +20,14 @@ from . import (  # noqa: E402,F401  (they register themselves)
     algorithmic,
     layouts,
     opencl,
+    redistribution,
     scalar,
     skeletons,
 )
 from .declaration import (  # noqa: F401  (the package's surface)
     ALGORITHMIC,
     DIM,
+    DISTRIBUTION,
     FUN,
     INDEX,
     OPENCL,

@@ -73,7 +73,8 @@ class Param:
     """A static parameter: ``fun`` (a function), ``value`` (an expression such as the 0 of
     ``reduce (+) 0``), ``size`` (a symbolic size), ``dim`` (optional OpenCL dimension 0-2,
     default 0), ``index`` (a literal natural number, as in ``get 0``) or ``sizes`` (a tuple
-    of sizes, as in ``gatherOffsets (0, m)``)."""
+    of sizes, as in ``gatherOffsets (0, m)``) or ``distribution`` (SkelCL's ``block``,
+    ``copy`` or ``(overlap h)``, as in ``redistribute block``)."""
 
     kind: str
     name: str
@@ -102,6 +103,12 @@ def INDEX(name="i"):
 def SIZES(name="ns"):
     """A tuple of sizes, written ``(0, m)``: P2CL's offsets, a rearrange's permutation."""
     return Param("sizes", name)
+
+
+def DISTRIBUTION(name="d"):
+    """A SkelCL distribution, written ``block``, ``copy`` or ``(overlap h)`` and held as
+    that text (``"block"``, ``"copy"``, ``"overlap 1"``), as in ``redistribute block``."""
+    return Param("distribution", name)
 
 
 @dataclass(frozen=True)
