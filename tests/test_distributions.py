@@ -134,7 +134,7 @@ def test_an_overlap_part_holds_its_halo_rows():
 
 
 def test_each_rule_names_the_skeleton_it_splits():
-    assert [r.name for r in SPLIT_RULES] == ["map", "reduce", "stencil"]
+    assert [r.name for r in SPLIT_RULES] == ["map", "reduce", "stencil", "copy"]
     values, _ = prepare_inputs(DOT, (floats(10, 0), floats(10, 1)))
     assert split(DOT, values, ["block", "block"], 2).rule == "reduce"
 

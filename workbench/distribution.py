@@ -13,8 +13,10 @@ A distribution says where an input lives:
 
 A distribution never changes what a program computes: the interpreter defines it
 (``evaluate_distributed`` splits the program, evaluates every device's part and gathers the
-result, which is the program's result on the whole inputs). A redistribution is explicit
-(``redistribute``): it gathers a distributed array and distributes it again.
+result, which is the program's result on the whole inputs). A redistribution is explicit: on
+arrays, ``redistribute`` gathers a distributed array and distributes it again; in a program,
+``redistribute block`` (``copy``, ``(overlap h)``) says where its data changes distribution,
+and the program runs in stages between them (``stages``), its meaning the identity.
 
 A program splits by a rule per skeleton (``SPLIT_RULES``; each returns a ``Split`` or the
 reason it does not apply, like the rewrite rules):
@@ -26,6 +28,8 @@ reason it does not apply, like the rewrite rules):
 - ``reduce``: ``(reduce ⊕ z ∘ map f ...) xs`` runs on every block to a partial result, and
   the partial results are combined with ``⊕`` (SkelCL's reduce: a partial reduction per
   device, the last step on one);
+- ``copy``: a program whose inputs are all copies runs whole on every device (SkelCL's
+  copy distribution); its output is on every device;
 - ``stencil``: ``map f (slide k 1 (pad l r v img))`` (or ``slide2D``/``pad2D``/``padClamp``)
   over an overlap-distributed input runs on every block with its halo rows; each device
   keeps the output rows of its own block (SkelCL's stencil skeleton with its halo exchange,
@@ -43,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ArgumentError, WorkbenchError
-from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, UnOp, Var
+from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, UnOp, Var, compose, fresh_name
 from .semantics import evaluate, prepare_inputs
 
 # --- distributions ---------------------------------------------------------------------------
@@ -193,6 +197,9 @@ class Split:
     # every device's output, from the whole program's output (and the interpreter on a few
     # rows at most), so that a large input is interpreted once; None: interpret each part
     outputs_of: Callable[[object], list] | None = None
+    # the distribution the rule leaves its output in: blocks of rows (a map, a stencil), or
+    # on every device (a reduce's combined value, a program run whole on copies)
+    leaves: Distribution = field(default_factory=Block)
 
 
 @dataclass(frozen=True)
@@ -374,7 +381,20 @@ def _reduce_split(expr: Expr, values: list, dists: list, devices: int) -> Split 
         return np.asarray(evaluate(reduction, whole))
 
     source = spread[shape.names.index(shape.sources[0])]
-    return Split("reduce", busy, inputs, combine, [source.owned[d] for d in busy])
+    return Split("reduce", busy, inputs, combine, [source.owned[d] for d in busy],
+                 leaves=Copy())
+
+
+def _copy_split(expr: Expr, values: list, dists: list, devices: int) -> Split | str:
+    not_copies = [f"input {i} is distributed as {d}" for i, d in enumerate(dists)
+                  if not isinstance(d, Copy)]
+    if not_copies:
+        return "every input must be a copy for every device to run the program whole (" + \
+            "; ".join(not_copies) + ")"
+    every = list(range(devices))
+    rows = [(0, len(np.asarray(values[0])) if values and np.ndim(values[0]) else 1)] * devices
+    return Split("copy", every, [list(values) for _ in every], lambda outputs: outputs[0],
+                 rows, outputs_of=lambda whole: [whole] * devices, leaves=Copy())
 
 
 def _initial_value(reduction: Prim):
@@ -483,6 +503,9 @@ SPLIT_RULES = [
               "stencil f on the block with its halo",
               "SkelCL's stencil skeleton and overlap distribution (thesis Sect. 3.2.4)",
               _stencil_split),
+    SplitRule("copy", "f on copies = f on every device (each output is f xs)",
+              "SkelCL's copy distribution: every device holds all of the data and computes "
+              "on all of it (thesis Sect. 3.2.3)", _copy_split),
 ]
 
 
@@ -503,6 +526,128 @@ def split(expr: Expr, values: Sequence, distributions: Sequence, devices: int) -
                          f"{', '.join(map(str, dists))}:\n  " + "\n  ".join(reasons))
 
 
+# --- programs with redistributions: stages -----------------------------------------------
+
+
+def _redistribution(stage: Expr) -> Distribution | None:
+    if isinstance(stage, Prim) and stage.name == "redistribute":
+        return distribution_written(stage.args[0])
+    return None
+
+
+def distribution_written(text: str) -> Distribution:
+    """The distribution ``redistribute`` holds (``"block"``, ``"copy"``, ``"overlap h"``)."""
+    if isinstance(text, str) and text.startswith("overlap "):
+        return distribution(("overlap", int(text.split()[1])))
+    return distribution(text)
+
+
+@dataclass
+class Stage:
+    """A part of a program between its redistributions: ``program`` runs on the inputs
+    ``inputs`` (their indices in the whole program's; the first stage takes them all) and,
+    after the first stage, on the previous stage's output as its last input. Its output is
+    then redistributed ``into`` (None: the last stage, gathered). ``text`` names it."""
+
+    number: int
+    program: Expr
+    inputs: list[int]
+    into: Distribution | None
+    text: str
+
+    def __str__(self) -> str:
+        return f"stage {self.number + 1} ({self.text})"
+
+
+def stages(expr: Expr, inputs: int) -> list[Stage] | None:
+    """``expr`` cut at its redistributions (``redistribute d``, a stage of its composition),
+    first stage first; None when it has none (or is not a composition of stages: then the
+    split rules say why it does not split). A redistribution at the start of the program, or
+    right after another, is refused: it would redistribute nothing computed."""
+    shape = _shape(expr, inputs)
+    if isinstance(shape, str):
+        return None
+    cuts = [i for i, s in enumerate(shape.stages) if _redistribution(s) is not None]
+    if not cuts:
+        return None
+    if cuts[-1] == len(shape.stages) - 1:
+        raise WorkbenchError(
+            f"{shape.stages[-1]} is the program's first stage: there is nothing computed to "
+            f"redistribute; give the input that distribution (distributions=[...])")
+    for a, b in zip(cuts, cuts[1:]):
+        if b == a + 1:
+            raise WorkbenchError(f"{shape.stages[a]} right after {shape.stages[b]}: only "
+                                 f"the last of two redistributions in a row would count; "
+                                 f"write one")
+    bounds = [-1, *cuts, len(shape.stages)]  # segments of stages, outermost first
+    segments = [(shape.stages[a + 1:b], _redistribution(shape.stages[b])
+                 if b < len(shape.stages) else None) for a, b in zip(bounds, bounds[1:])]
+    segments.reverse()  # the first stage (innermost) first
+    names = [n for n in shape.names if n != IMPLICIT]
+    implicit = IMPLICIT in shape.names
+    out: list[Stage] = []
+    # each segment with the redistribution of its input; a stage's output goes into the
+    # next segment's
+    for number, (fns, _) in enumerate(segments):
+        into = segments[number + 1][1] if number + 1 < len(segments) else None
+        if not fns:  # the program ends with a redistribution (the last stage's ``into``)
+            continue
+        body = compose(*fns)
+        if number == 0:
+            if implicit:
+                program = Lambda(tuple(names), body) if names else body
+            else:
+                source = Var(shape.sources[0]) if len(shape.sources) == 1 else \
+                    Apply(Prim("zip"), tuple(Var(n) for n in shape.sources))
+                program = Lambda(tuple(names), Apply(body, (source,)))
+            used = list(range(inputs))
+        else:
+            free = body.free_vars()
+            used = [i for i, n in enumerate(names) if n in free]
+            v = fresh_name("stage", set(names) | set(free))
+            program = Lambda((*(names[i] for i in used), v), Apply(body, (Var(v),)))
+        out.append(Stage(len(out), program, used, into, str(body)))
+    return out
+
+
+def distributed_output(plan: Split, output, devices: int) -> DistributedArray:
+    """A split program's output as its rule leaves it on ``devices`` devices: each device's
+    block of rows (``plan.rows``; none on a device that computed nothing) or, for a reduce
+    or a run on copies, all of it on every device."""
+    value = np.asarray(output)
+    if isinstance(plan.leaves, Copy):
+        rows = value.shape[0] if value.ndim else 1
+        return DistributedArray(Copy(), [value] * devices, [(0, rows)] * devices,
+                                [(0, rows)] * devices, value.shape, value.dtype)
+    bounds = dict(zip(plan.devices, plan.rows))
+    start, owned = 0, []
+    for d in range(devices):
+        a, b = bounds.get(d, (start, start))
+        owned.append((a, b))
+        start = b
+    return DistributedArray(Block(), [value[a:b] for a, b in owned], owned, owned,
+                            value.shape, value.dtype)
+
+
+def split_stage(stage: Stage, values: Sequence, distributions: Sequence, devices: int
+                ) -> Split:
+    """``split`` of a stage's program, its refusal naming the stage."""
+    try:
+        return split(stage.program, values, distributions, devices)
+    except WorkbenchError as err:
+        raise WorkbenchError(f"{stage}: {err}") from None
+
+
+def stage_inputs(stage: Stage, values: Sequence, dists: Sequence, previous
+                 ) -> tuple[list, list]:
+    """A stage's inputs and their distributions: the whole program's own (all for the
+    first stage), then the previous stage's output redistributed (a ``DistributedArray``)."""
+    if stage.number == 0:
+        return list(values), list(dists)
+    return ([values[i] for i in stage.inputs] + [previous.gather()],
+            [dists[i] for i in stage.inputs] + [previous.distribution])
+
+
 def check_distributions(distributions: Sequence, inputs: int) -> list[Distribution]:
     """One distribution per input, each checked (``distribution``)."""
     if isinstance(distributions, str | tuple) or not isinstance(distributions, Sequence):
@@ -521,10 +666,25 @@ def evaluate_distributed(expr: Expr, *arrays, distributions: Sequence, devices: 
     skeleton's rule, every device's program evaluated on its parts, the outputs combined. It
     equals ``evaluate(expr, *arrays)`` (a distribution does not change a result)."""
     values, _ = prepare_inputs(expr, arrays)
-    plan = split(expr, values, distributions, devices)
-    return plan.combine([evaluate(expr, *inputs, sizes=sizes) for inputs in plan.inputs])
+    staged = stages(expr, len(values))
+    if staged is None:
+        plan = split(expr, values, distributions, devices)
+        return plan.combine([evaluate(expr, *inputs, sizes=sizes) for inputs in plan.inputs])
+    dists = check_distributions(distributions, len(values))
+    previous = None
+    for stage in staged:  # each stage split by its rule, its output redistributed
+        stage_values, stage_dists = stage_inputs(stage, values, dists, previous)
+        plan = split_stage(stage, stage_values, stage_dists, devices)
+        output = plan.combine([evaluate(stage.program, *inputs, sizes=sizes)
+                               for inputs in plan.inputs])
+        previous = distributed_output(plan, output, devices)
+        if stage.into is not None:
+            previous = redistribute(previous, stage.into)
+    return previous.gather()
 
 
 __all__ = ["Block", "Copy", "Overlap", "Distribution", "distribution", "block_bounds",
            "DistributedArray", "distribute", "redistribute", "Split", "SplitRule",
-           "SPLIT_RULES", "split", "check_distributions", "evaluate_distributed"]
+           "SPLIT_RULES", "split", "check_distributions", "evaluate_distributed", "Stage",
+           "stages", "distribution_written", "distributed_output", "split_stage",
+           "stage_inputs"]

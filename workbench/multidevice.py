@@ -14,18 +14,37 @@ so the slowest bounds the whole), ``transfer_ms`` the slowest device's transfers
 ``per_device`` has every device's own: id, name, the rows it computed, kernel and transfer
 times, status.
 
+A program with redistributions (``redistribute block``, ``copy``, ``(overlap h)`` as stages
+of its composition) runs in stages (``distribution.stages``): the first on the inputs as
+given, each next one on the previous stage's output, distributed as that stage's rule leaves
+it (a map's or stencil's blocks, a reduce's value on every device) and then redistributed as
+written. Every stage is split, run and checked like a program of its own; the run's times
+add the stages' up, with the host's time for each redistribution among the transfers, and
+``stages`` has each stage's rule and times.
+
 ``run`` hands itself in (``run_one``) with its result type and its check, so that every
 device's run is the very same code path as a single-device run.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .distribution import DistributedArray, check_distributions, split
+from .distribution import (
+    DistributedArray,
+    Overlap,
+    check_distributions,
+    distributed_output,
+    redistribute,
+    split,
+    split_stage,
+    stage_inputs,
+    stages,
+)
 from .errors import ArgumentError, WorkbenchError
 from .opencl_devices import DeviceError, find_device
 from .semantics import evaluate, prepare_inputs
@@ -48,11 +67,30 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
         arrays, distributions = _given(arrays, distributions, len(infos))
         values, _ = prepare_inputs(expr, arrays)
         dists = check_distributions(distributions, len(values))
+        staged = stages(expr, len(values))
         expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
-        plan = split(expr, values, dists, len(infos))
-        part_expected = plan.outputs_of(expected_value) if plan.outputs_of else None
+        if staged is None:
+            plan = split(expr, values, dists, len(infos))
     except WorkbenchError as err:
         return result_type("invalid input", str(err), error=err)
+    options = {"run_one": run_one, "result_type": result_type, "compare": compare,
+               "repeat": repeat, "warmup": warmup, "sizes": sizes,
+               "time_limit_ms": time_limit_ms}
+    if staged is not None:
+        return _run_stages(expr, staged, values, dists, infos, expected_value, **options)
+    result, _ = _run_split(expr, plan, infos, expected_value, **options)
+    return result
+
+
+def _run_split(expr, plan, infos, expected_value, *, run_one, result_type, compare, repeat,
+               warmup, sizes, time_limit_ms):
+    """One split program run on its devices side by side, its combined output checked
+    against ``expected_value``: the result, and the combined output (None if a device
+    failed)."""
+    try:
+        part_expected = plan.outputs_of(expected_value) if plan.outputs_of else None
+    except WorkbenchError as err:
+        return result_type("invalid input", str(err), error=err), None
     expected = _stacked(expected_value)
 
     def one(k: int):
@@ -77,8 +115,9 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
         result.message = (f"on device {infos[d].id} ({infos[d].name}), rows "
                           f"{plan.rows[plan.devices.index(d)][0]}:"
                           f"{plan.rows[plan.devices.index(d)][1]}: {p.message}")
-        return result
-    out = _stacked(plan.combine([p.output for p in parts]))
+        return result, None
+    combined = plan.combine([p.output for p in parts])
+    out = _stacked(combined)
     result.output = out
     result.kernel_ms = max(p.kernel_ms for p in parts)
     result.kernel_ms_min = max(p.kernel_ms_min for p in parts)
@@ -91,7 +130,76 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
         result.status = "wrong result"
         result.message = (f"the devices' outputs, combined by the {plan.rule} rule: "
                           f"{check.describe()}")
+    return result, combined
+
+
+def _run_stages(expr, staged, values, dists, infos, expected_value, *, result_type, compare,
+                sizes, **options):
+    """A program with redistributions run stage by stage (``distribution.stages``): each
+    stage split by its rule and run on the devices, checked against the interpreter on its
+    inputs; its output, distributed as the rule leaves it, is redistributed for the next
+    stage. The redistribution gathers the devices' outputs (read back by the stage's run,
+    among its transfers) and spreads them again as the next stage's inputs (written by that
+    stage's run): its time on the host is ``redistribute_ms``. The run's times add up the
+    stages' (they run one after the other); ``stages`` has each stage's, ``per_device`` each
+    device's in each stage."""
+    previous, records, per_device, results = None, [], [], []
+    for stage in staged:
+        try:
+            stage_values, stage_dists = stage_inputs(stage, values, dists, previous)
+            plan = split_stage(stage, stage_values, stage_dists, len(infos))
+            stage_expected = evaluate(stage.program, *stage_values, sizes=sizes)
+        except WorkbenchError as err:
+            return result_type("invalid input", str(err), error=err)
+        result, output = _run_split(stage.program, plan, infos, stage_expected,
+                                    result_type=result_type, compare=compare, sizes=sizes,
+                                    **options)
+        results.append(result)
+        per_device += [dict(entry, stage=stage.number + 1)
+                       for entry in result.per_device or []]
+        record = {"stage": stage.number + 1, "program": str(stage.program), "rule": plan.rule,
+                  "status": result.status, "kernel_ms": result.kernel_ms,
+                  "transfer_ms": result.transfer_ms, "redistribute": None,
+                  "redistribute_ms": None}
+        records.append(record)
+        if not result.correct:
+            result.message = f"{stage}: {result.message}"
+            result.per_device, result.stages = per_device, records
+            return result
+        previous = distributed_output(plan, output, len(infos))
+        if stage.into is not None:
+            started = time.perf_counter()
+            previous = redistribute(previous, stage.into)
+            record["redistribute"] = written_distribution(stage.into)
+            record["redistribute_ms"] = (time.perf_counter() - started) * 1e3
+    expected = _stacked(expected_value)
+    out = _stacked(previous.gather())
+    first = results[0]
+    result = result_type(first.status, expected=expected, device=first.device,
+                         source="\n".join(r.source for r in results),
+                         source_sha256=first.source_sha256, completed=first.completed,
+                         per_device=per_device)
+    result.stages = records
+    result.output = out
+    result.codegen_ms = sum(r.codegen_ms or 0.0 for r in results)
+    result.build_ms = sum(r.build_ms or 0.0 for r in results)
+    result.kernel_ms = sum(r.kernel_ms for r in results)
+    result.kernel_ms_min = sum(r.kernel_ms_min for r in results)
+    result.kernel_ms_max = sum(r.kernel_ms_max for r in results)
+    result.runs = min(r.runs for r in results)
+    result.transfer_ms = sum(r.transfer_ms or 0.0 for r in results) + \
+        sum(r["redistribute_ms"] or 0.0 for r in records)
+    check = compare(out, expected)
+    result.max_error, result.correct = check.max_error, check.correct
+    result.status = "ok" if check.correct else "wrong result"
+    if not check.correct:
+        result.message = f"the last stage's output, gathered: {check.describe()}"
     return result
+
+
+def written_distribution(dist) -> str:
+    """A distribution as ``redistribute`` writes it: ``block``, ``copy``, ``(overlap h)``."""
+    return f"(overlap {dist.halo})" if isinstance(dist, Overlap) else str(dist)
 
 
 def _devices(devices) -> list:

@@ -54,6 +54,7 @@ class RunResult:
     completed: list = None  # default-completion steps applied before generation
     error: WorkbenchError | None = None  # for "invalid input": the located error
     per_device: list | None = None  # several devices: one entry each (multidevice)
+    stages: list | None = None  # several devices, with redistributions: one entry a stage
 
     def as_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items()
