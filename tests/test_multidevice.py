@@ -136,3 +136,99 @@ def test_two_gpus_run_a_block_distributed_dot():
     r = run(dot, x, x, devices=gpus[:2], distributions=["block", "block"], repeat=5)
     assert r.correct, r.message
     assert [e["device"] for e in r.per_device] == gpus[:2]
+
+
+STAGED_CHILD = r"""
+import json, sys
+import numpy as np
+from hypothesis import given, settings, strategies as st
+from workbench import evaluate, parse, run
+from workbench.opencl_devices import devices
+
+pocl = [d for d in devices() if d.is_pocl and d.kind == "cpu" and d.ok]
+by_platform = {}
+for d in pocl:
+    by_platform.setdefault(d.id.split(":")[0], []).append(d.id)
+pair = next(ids[:2] for ids in by_platform.values() if len(ids) >= 2)
+PROGRAMS = {
+    "map, copy, map": ("λxs. map abs (redistribute copy (map (*2) xs))", ["block"]),
+    "map, block, reduce, copy, map": (
+        "λa xs. (map (*a) ∘ redistribute copy ∘ reduce (+) 0 ∘ redistribute block ∘ "
+        "map (*2)) xs", ["copy", "block"]),
+    "blur, block, map": (
+        "λimg ws. (map (map (*2)) ∘ redistribute block ∘ map (join ∘ map (λnbh. reduce (+) 0 "
+        "(map (*) (zip (join nbh) ws)))) ∘ slide2D 3 1 ∘ pad2D 1 1 0.0) img", None),
+    "map, overlap, stencil": (
+        "λxs. (map (λw. reduce (+) 0 w) ∘ slide 3 1 ∘ pad 1 1 0.0 ∘ redistribute (overlap 1) "
+        "∘ map abs) xs", ["block"]),
+}
+seen = {}
+
+
+@settings(max_examples=12, deadline=None, database=None)
+@given(name=st.sampled_from(sorted(PROGRAMS)), n=st.integers(2, 300), rows=st.integers(2, 40),
+       halo=st.integers(1, 3), seed=st.integers(0, 2**16))
+def staged_runs_give_the_interpreters_result(name, n, rows, halo, seed):
+    text, dists = PROGRAMS[name]
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    if name.startswith("blur"):
+        inputs = (rng.uniform(0, 1, (rows, 7)).astype(np.float32),
+                  rng.uniform(0, 1, 9).astype(np.float32))
+        dists = [("overlap", halo), "copy"]
+    else:
+        inputs = (np.float32(1.5), x) if len(dists) == 2 else (x,)
+    program = parse(text)
+    r = run(program, *inputs, devices=pair, distributions=dists, repeat=2)
+    assert r.correct, (name, r.status, r.message)
+    assert np.allclose(r.output, evaluate(program, *inputs), rtol=1e-4, atol=1e-4), name
+    seen[name] = {"stages": r.stages, "per_device": r.per_device, "kernel_ms": r.kernel_ms,
+                  "transfer_ms": r.transfer_ms}
+
+
+staged_runs_give_the_interpreters_result()
+refused = run(parse("λxs. (map (reduce (+) 0) ∘ redistribute block ∘ slide 3 1) xs"),
+              np.ones(20, np.float32), devices=pair, distributions=["block"])
+print(json.dumps({"pair": pair, "seen": seen, "refused": [refused.status, refused.message]}))
+"""
+
+
+@pytest.fixture(scope="module")
+def staged_pocl_runs() -> dict:
+    done = subprocess.run([sys.executable, "-c", STAGED_CHILD], cwd=ROOT,
+                          env=child_env(**TWO_POCL), capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0 and "StopIteration" in done.stderr:
+        pytest.skip("PoCL does not give two CPU devices of one platform here")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_programs_with_redistributions_give_the_interpreters_result_on_two_devices(
+        staged_pocl_runs):
+    """Hypothesis draws the program, its sizes and halo (in the child, on two PoCL devices):
+    every run is correct and equals the single-device interpreter."""
+    assert staged_pocl_runs["seen"], "no run was drawn"
+
+
+def test_each_stage_is_timed_on_every_device_and_each_redistribution_on_the_host(
+        staged_pocl_runs):
+    pair = staged_pocl_runs["pair"]
+    for name, r in staged_pocl_runs["seen"].items():
+        stages = r["stages"]
+        assert [s["stage"] for s in stages] == list(range(1, len(stages) + 1)), name
+        assert all(s["status"] == "ok" and s["kernel_ms"] > 0 for s in stages), name
+        assert all(s["redistribute"] for s in stages[:-1]) and not stages[-1]["redistribute"]
+        assert all(s["redistribute_ms"] > 0 for s in stages[:-1]), name
+        for s in stages:
+            mine = [e for e in r["per_device"] if e["stage"] == s["stage"]]
+            assert {e["device"] for e in mine} <= set(pair) and mine, name
+            assert all(e["kernel_ms"] > 0 and e["transfer_ms"] > 0 for e in mine), name
+        assert abs(r["kernel_ms"] - sum(s["kernel_ms"] for s in stages)) < 1e-9
+        assert r["transfer_ms"] >= sum(s["transfer_ms"] for s in stages)
+
+
+def test_a_stage_that_does_not_split_on_two_devices_is_named(staged_pocl_runs):
+    status, message = staged_pocl_runs["refused"]
+    assert status == "invalid input"
+    assert "stage 1 (slide 3 1): the program does not split" in message
