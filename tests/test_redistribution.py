@@ -16,6 +16,7 @@ from workbench.distribution import Block, Copy, Overlap, evaluate_distributed, s
 from workbench.errors import ParseError, TypeCheckError, WorkbenchError
 from workbench.expr import Prim
 from workbench.notation.parser import parse_type
+from workbench.rules import rewrites
 from workbench.typecheck import typecheck
 
 # a program of each kind with redistributions, the distributions its inputs take, and how
@@ -125,3 +126,19 @@ def test_a_stage_that_does_not_split_is_named_with_the_reason(text, inputs, dist
         evaluate_distributed(parse(text), *[floats(12, i) for i in range(inputs)],
                              distributions=dists, devices=2)
     assert words in str(err.value)
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_every_rewrite_of_a_program_with_redistributions_keeps_its_meaning(seed):
+    """The rules that know nothing of a redistribution leave it alone (they do not apply to
+    it); every rewrite that applies anywhere around it keeps the program's result."""
+    x = floats(16, seed)
+    for text in (MAP_COPY, "λxs. (join ∘ redistribute block ∘ map (map (*2)) ∘ redistribute "
+                           "(overlap 1) ∘ split 4) xs"):
+        program = parse(text)
+        found = rewrites(program, "[float]_16")
+        assert found, text
+        for step in found:
+            assert close(evaluate(step.result, x), evaluate(program, x)), (step.rule, text)
+            assert "redistribute" in str(step.result), (step.rule, text)
