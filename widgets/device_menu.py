@@ -83,3 +83,47 @@ class DeviceMenu(w.VBox):
             return
         self.note.value = (f'<pre style="white-space:pre-wrap;color:#a33;margin:2px 0">'
                            f"{html.escape(text)}</pre>")
+
+
+class SeveralDevices(w.VBox):
+    """Where more than one device works: a choice to run on several of them at once
+    (``workbench.run(..., devices=[...])``), and which. ``value`` is the chosen ids (two at
+    least), or None for a run on one device (not chosen, or fewer than two devices work)."""
+
+    def __init__(self, found=None):
+        found = opencl_devices.devices() if found is None else found
+        self.working = [d for d in found if d.ok]
+        self.available = len(self.working) >= 2
+        # a simulator (Oclgrind) works but is slow: the real devices are chosen first
+        ranked = sorted(self.working, key=lambda d: d.kind == "simulator")
+        self.enabled = w.Checkbox(value=False, description="run on several devices",
+                                  indent=False)
+        self.enabled.add_class("wb-several-devices")
+        self.choice = w.SelectMultiple(options=[(_label(d), d.id) for d in self.working],
+                                       value=[d.id for d in ranked[:2]], rows=min(4, len(
+                                           self.working) or 1), description="devices",
+                                       layout=w.Layout(width="560px", display="none"))
+        self.choice.add_class("wb-several-devices-choice")
+        self.note = w.HTML("")
+        self.enabled.observe(lambda _c: self._show(), "value")
+        self.choice.observe(lambda _c: self._show(), "value")
+        super().__init__([self.enabled, self.choice, self.note])
+        if not self.available:
+            self.layout.display = "none"
+
+    @property
+    def value(self) -> list[str] | None:
+        if not self.available or not self.enabled.value or len(self.choice.value) < 2:
+            return None
+        return list(self.choice.value)
+
+    def observe_choice(self, callback) -> None:
+        """Call ``callback(ids_or_None)`` when the choice changes."""
+        self.enabled.observe(lambda _c: callback(self.value), "value")
+        self.choice.observe(lambda _c: callback(self.value), "value")
+
+    def _show(self) -> None:
+        self.choice.layout.display = "" if self.enabled.value else "none"
+        few = self.enabled.value and len(self.choice.value) < 2
+        self.note.value = ('<div style="color:#a33;margin:2px 0">choose two devices at least '
+                           "(one runs as without this choice)</div>" if few else "")

@@ -24,6 +24,7 @@ from workbench.types import ArrayType, free_size_vars, function_parts, substitut
 
 from . import plots
 from .chart import Chart, steps_chart
+from .device_menu import SeveralDevices
 from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
@@ -49,6 +50,8 @@ class Measurement:
     operations: int | None = None  # arithmetic operations (the kernel IR's count)
     ceilings: Ceilings | None = None  # the device's, measured on it (``workbench.ceilings``)
     floor_ms: float | None = None  # an empty kernel's median there (``ceilings.launch_floor``)
+    per_device: list | None = None  # several devices: each device's times (``RunResult``)
+    stages: list | None = None  # several devices, with redistributions: each stage's
 
     @property
     def gb_per_s(self) -> float | None:
@@ -184,6 +187,16 @@ class RunPanel(w.VBox):
         self.run_button = w.Button(description="run this step", icon="play",
                                    button_style="primary")
         self.run_all_button = w.Button(description="run all steps", icon="forward")
+        # where several devices work: run on some at once, one distribution per input
+        self.several = SeveralDevices()
+        self.distribution_inputs = distribution_inputs(start)
+        self.distribution_box = w.HBox([w.HBox(pair) for pair in self.distribution_inputs],
+                                       layout=w.Layout(display="none"))
+        self.distribution_box.add_class("wb-distributions")
+        self.several.observe_choice(lambda _v: self._several_changed())
+        for menu, halo in self.distribution_inputs:
+            menu.observe(lambda _c: self._several_changed(), "value")
+            halo.observe(lambda _c: self._several_changed(), "value")
         self.auto_run = w.Checkbox(value=auto_run, description="run each new step",
                                    indent=False)
         self.status = w.HTML("ready")
@@ -214,6 +227,7 @@ class RunPanel(w.VBox):
             w.HTML('<span style="color:#52525b">Random inputs of these sizes; every kernel '
                    "is checked against the interpreter.</span>"),
             w.HBox([*self.size_inputs.values(), self.repeat_input]), self.size_errors,
+            self.several, self.distribution_box,
             w.HBox([self.run_button, self.run_all_button, self.auto_run, self.status]),
             self.errors,
             self.table, self.chart, self.plot])
@@ -237,7 +251,26 @@ class RunPanel(w.VBox):
             self.on_sizes()
 
     def _key(self, expr: Expr, sizes: dict[str, int]) -> tuple:
-        return (str(expr), tuple(sorted(sizes.items())), self.device)
+        spread = self.spread()
+        if spread is None:
+            return (str(expr), tuple(sorted(sizes.items())), self.device)
+        return (str(expr), tuple(sorted(sizes.items())), tuple(spread[0]), repr(spread[1]))
+
+    def spread(self) -> tuple[list[str], list] | None:
+        """The devices and one distribution per input of a run on several devices (None: a
+        run on the panel's device)."""
+        ids = self.several.value
+        if ids is None:
+            return None
+        return ids, [menu.value if menu.value != "overlap" else ("overlap", int(halo.value))
+                     for menu, halo in self.distribution_inputs]
+
+    def _several_changed(self) -> None:
+        shown = self.several.value is not None
+        self.distribution_box.layout.display = "" if shown else "none"
+        for menu, halo in self.distribution_inputs:
+            halo.layout.display = "" if menu.value == "overlap" else "none"
+        self.refresh()
 
     def inputs(self, sizes: dict[str, int]) -> list:
         """The random inputs for these sizes (made once, seed 0, the same for every step)."""
@@ -269,7 +302,7 @@ class RunPanel(w.VBox):
 
     def _submit(self, k: int, expr: Expr, start: Expr):
         sizes, repeat = self.sizes(), int(self.repeat_input.value)
-        key = self._key(expr, sizes)
+        key, spread = self._key(expr, sizes), self.spread()
         problem = size_problem(expr, sizes)
         if problem:
             self.size_errors.clear()
@@ -283,14 +316,21 @@ class RunPanel(w.VBox):
                 median, low, high = _numpy_ms(start, arrays, sizes)
                 self.peers[peer_key] = {NUMPY_PEER: median}
                 self.peer_spread[peer_key] = {NUMPY_PEER: (low, high)}
-            result = run(expr, *arrays, device=self.device, repeat=repeat, sizes=sizes)
+            one = spread is None
+            if one:
+                result = run(expr, *arrays, device=self.device, repeat=repeat, sizes=sizes)
+            else:
+                result = run(expr, *arrays, devices=spread[0], distributions=spread[1],
+                             repeat=repeat, sizes=sizes)
             moved, operations = _counts(expr, sizes) if result.correct else (None, None)
-            peak = device_ceilings(self.device) if result.correct else None
-            floor = device_floor(self.device) if result.correct else None
+            # a device's ceilings and launch floor are those of a run on it alone
+            peak = device_ceilings(self.device) if result.correct and one else None
+            floor = device_floor(self.device) if result.correct and one else None
             return Measurement(k, str(expr), result.status, result.correct, result.kernel_ms,
                                result.kernel_ms_min, result.kernel_ms_max, result.max_error,
                                result.device, result.message, list(result.completed or []),
-                               moved, operations, peak, floor)
+                               moved, operations, peak, floor, result.per_device,
+                               result.stages)
 
         def done(m: Measurement):
             self.measurements[key] = m
@@ -460,5 +500,51 @@ def _row(k: int, label: str, m: Measurement | None) -> str:
         if not m.correct and m.message:
             message = (f'<tr><td></td><td colspan="6" style="padding:0 6px 4px 6px">'
                        f"{message_html(m.status, m.message)}</td></tr>")
+        if m.per_device:
+            message += (f'<tr class="wb-per-device"><td></td><td colspan="6" '
+                        f'style="padding:0 6px 4px 6px;font-size:11px">'
+                        f"{'<br>'.join(html.escape(line) for line in per_device_lines(m))}"
+                        "</td></tr>")
     return ("<tr>" + "".join(f'<td style="padding:1px 6px;border-top:1px solid #e4e4e7">{c}'
                              "</td>" for c in cells) + "</tr>" + message)
+
+
+def distribution_inputs(start: Expr) -> list[tuple[w.Dropdown, w.BoundedIntText]]:
+    """A distribution menu (block, copy, overlap) and a halo box for each input of the
+    program, named as its parameters are; SkelCL's default: block for an array, copy for
+    a scalar."""
+    declared = getattr(start, "declared_type", None)
+    types = function_parts(declared)[0] if declared is not None else []
+    params = start.params if hasattr(start, "params") else ()
+    out = []
+    for i, t in enumerate(types):
+        name = params[i] if i < len(params) and isinstance(params[i], str) else f"input {i}"
+        menu = w.Dropdown(options=["block", "copy", "overlap"],
+                          value="block" if isinstance(t, ArrayType) else "copy",
+                          description=name, layout=w.Layout(width="210px"))
+        menu.add_class("wb-distribution")
+        halo = w.BoundedIntText(value=1, min=0, max=1 << 20, description="halo",
+                                layout=w.Layout(width="120px", display="none"))
+        halo.add_class("wb-halo")
+        out.append((menu, halo))
+    return out
+
+
+def per_device_lines(m: Measurement) -> list[str]:
+    """A run on several devices: each device's rows and times (per stage where the program
+    has redistributions), and each redistribution's time on the host."""
+    lines = []
+    stages = {s["stage"]: s for s in m.stages or []}
+    for e in m.per_device or []:
+        stage = f"stage {e['stage']}, " if "stage" in e else ""
+        kernel = "" if e.get("kernel_ms") is None else f"kernel {e['kernel_ms']:.4f} ms"
+        moved = "" if e.get("transfer_ms") is None else f", transfers {e['transfer_ms']:.4f} ms"
+        lines.append(f"{stage}{e['device']} {e['name']}: rows {e['rows'][0]}:{e['rows'][1]}, "
+                     f"{kernel}{moved}")
+        done = stages.get(e.get("stage"))
+        if done and done.get("redistribute") and e is [p for p in m.per_device
+                                                        if p.get("stage") == e["stage"]][-1]:
+            lines.append(f"stage {done['stage']} ({done['rule']} rule): output redistributed "
+                         f"{done['redistribute']} in {done['redistribute_ms']:.4f} ms on the "
+                         "host")
+    return lines
