@@ -320,3 +320,18 @@ def test_the_search_summary_is_short_and_lays_the_kernel_out():
     assert "best kernel:" in text and "(1) → reduce→reduceSeq at 0" in text
     assert all(len(line) <= 100 for line in text.splitlines()[1:])
     assert text.count(str(tidy.start)) == 0  # no expression but the kernel's
+
+
+def test_the_search_summary_notes_a_best_time_below_the_devices_launch_floor():
+    from workbench.cli import show_search
+
+    def doc(ms, floor):
+        return {"name": "asum", "evaluated": 4, "strategy": "guided", "seconds": 1.0,
+                "failures_by_kind": {}, "stopped": None, "from_log": 0, "budget": 4,
+                "best": {"kernel_ms": ms, "timing_text": "measured again", "expression": "x",
+                         "text": "x", "rules": [], "layout": "x", "launch_floor_ms": floor}}
+
+    noted = show_search(doc(0.04, 0.005))  # under 10x the floor, above the fixed least
+    assert "an empty kernel's 0.0050 ms on this device" in noted
+    assert "Note:" not in show_search(doc(0.04, None))
+    assert "Note:" not in show_search(doc(1.0, 0.005))

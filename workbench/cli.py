@@ -567,6 +567,10 @@ def cmd_search(args) -> dict:
     record = result.best_record or {}
     if record.get("kernel_ms_min") is not None:
         doc["best"]["logged_range_ms"] = [record["kernel_ms_min"], record["kernel_ms_max"]]
+    from .ceilings import launch_floor
+
+    floor = launch_floor(args.device)  # what the device times reliably, for the note
+    doc["best"]["launch_floor_ms"] = floor.median_ms if floor else None
     derivation, tidy = tidied(result.derivation)
     doc["best"]["markdown"] = derivation.to_markdown()
     doc["best"]["text"] = str(derivation)
@@ -626,7 +630,7 @@ def show_search(doc: dict) -> str:
                 if best.get("logged_range_ms") else "") + ")"]
     from .plots import timing_note
 
-    note = timing_note([best["kernel_ms"]])
+    note = timing_note([best["kernel_ms"]], floor_ms=best.get("launch_floor_ms"))
     if note:
         lines.append(note)
     if doc["stopped"]:
