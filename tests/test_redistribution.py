@@ -142,3 +142,10 @@ def test_every_rewrite_of_a_program_with_redistributions_keeps_its_meaning(seed)
         for step in found:
             assert close(evaluate(step.result, x), evaluate(program, x)), (step.rule, text)
             assert "redistribute" in str(step.result), (step.rule, text)
+
+
+def test_lifts_spelling_has_no_redistribution_and_says_so():
+    from workbench.notation.lift_printer import to_lift
+
+    with pytest.raises(ValueError, match="redistribute copy has no Lift spelling"):
+        to_lift(parse(MAP_COPY))

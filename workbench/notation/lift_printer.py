@@ -122,6 +122,10 @@ class _Printer:
                 statics.extend(_size(a) for a in arg)
             elif param.kind == "index":
                 statics.append(str(arg))
+            elif param.kind == "distribution":
+                raise ValueError(f"{e} has no Lift spelling: Lift's programs run on "
+                                 f"one device, where a redistribution is the identity; leave "
+                                 f"it out to write the program in Lift")
             elif param.kind == "fun" and decl.is_map:
                 function = self.show(arg)
             else:
