@@ -149,3 +149,42 @@ def test_lifts_spelling_has_no_redistribution_and_says_so():
 
     with pytest.raises(ValueError, match="redistribute copy has no Lift spelling"):
         to_lift(parse(MAP_COPY))
+
+
+def _int_type(shape: tuple[int, ...]) -> str:
+    t = f"[int]_{shape[-1]}"
+    for n in reversed(shape[:-1]):
+        t = f"[{t}]_{n}"
+    return t
+
+
+@pytest.mark.parametrize("text,shape", [
+    ("redistribute block", (12,)), ("redistribute copy", (3, 5)),
+    ("split 2 ∘ redistribute (overlap 1) ∘ join", (4, 6)),
+    ("transpose ∘ redistribute block", (3, 7)),
+])
+def test_a_redistributions_views_read_and_write_every_element_where_the_interpreter_does(
+        text, shape):
+    from workbench.codegen.arith import Index
+    from workbench.codegen.views import layout_view
+
+    source = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    expected = evaluate(parse(text), source)
+    reading = layout_view(parse(text), _int_type(shape))
+    for index in np.ndindex(*expected.shape):
+        offset = reading.access([Index.of(i) for i in index]).offset.evaluate({})
+        assert source.reshape(-1)[offset] == expected[index], (text, index)
+    writing = layout_view(parse(text), _int_type(shape), buffer="out", output=True)
+    written = np.full(expected.size, -1, dtype=np.int64)
+    for index in np.ndindex(*shape):
+        offset = writing.access([Index.of(i) for i in index]).offset.evaluate({})
+        assert written[offset] == -1, (text, index, "written twice")
+        written[offset] = source[index]
+    np.testing.assert_array_equal(written.reshape(expected.shape), expected, err_msg=text)
+
+
+def test_a_kernel_writes_through_a_redistribution_without_a_copy():
+    x = floats(4096, 3)
+    result = run(parse("redistribute block ∘ mapGlobal abs ∘ redistribute copy"), x, repeat=1)
+    assert result.correct, result.message + "\n" + result.source
+    assert result.source.count("kernel void") == 1
