@@ -392,7 +392,8 @@ def _copy_split(expr: Expr, values: list, dists: list, devices: int) -> Split | 
         return "every input must be a copy for every device to run the program whole (" + \
             "; ".join(not_copies) + ")"
     every = list(range(devices))
-    rows = [(0, len(np.asarray(values[0])) if values and np.ndim(values[0]) else 1)] * devices
+    arrays = [np.asarray(v) for v in values if np.ndim(v)]
+    rows = [(0, len(arrays[0]) if arrays else 1)] * devices  # all of it, on every device
     return Split("copy", every, [list(values) for _ in every], lambda outputs: outputs[0],
                  rows, outputs_of=lambda whole: [whole] * devices, leaves=Copy())
 
