@@ -167,16 +167,18 @@ seen = {}
 
 @settings(max_examples=12, deadline=None, database=None)
 @given(name=st.sampled_from(sorted(PROGRAMS)), n=st.integers(2, 300), rows=st.integers(2, 40),
-       halo=st.integers(1, 3), seed=st.integers(0, 2**16))
-def staged_runs_give_the_interpreters_result(name, n, rows, halo, seed):
+       halo=st.integers(1, 3), copied=st.booleans(), seed=st.integers(0, 2**16))
+def staged_runs_give_the_interpreters_result(name, n, rows, halo, copied, seed):
     text, dists = PROGRAMS[name]
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, n).astype(np.float32)
+    # the first stage's source: blocks (an overlap for the blur), or a copy on every device
     if name.startswith("blur"):
         inputs = (rng.uniform(0, 1, (rows, 7)).astype(np.float32),
                   rng.uniform(0, 1, 9).astype(np.float32))
-        dists = [("overlap", halo), "copy"]
+        dists = ["copy" if copied else ("overlap", halo), "copy"]
     else:
+        dists = dists[:-1] + ["copy" if copied else dists[-1]]
         inputs = (np.float32(1.5), x) if len(dists) == 2 else (x,)
     program = parse(text)
     r = run(program, *inputs, devices=pair, distributions=dists, repeat=2)

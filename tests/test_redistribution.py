@@ -67,17 +67,20 @@ def test_a_redistribution_means_the_identity(n, cols, which, seed):
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 60), rows=st.integers(1, 20), d=st.integers(1, 4),
-       halo=st.integers(1, 3), seed=st.integers(0, 2**16))
+       halo=st.integers(1, 3), vector=st.sampled_from(["block", "copy"]),
+       image_as=st.sampled_from(["overlap", "copy"]), seed=st.integers(0, 2**16))
 def test_a_program_with_redistributions_gives_the_interpreters_result_on_any_devices(
-        n, rows, d, halo, seed):
+        n, rows, d, halo, vector, image_as, seed):
     """The staged meaning: each stage split by its rule, its output redistributed as written
-    for the next; equal to the single-device interpreter on random inputs."""
+    for the next; equal to the single-device interpreter on random inputs, whichever
+    distribution each input is given among those its first stage takes."""
     x, image, weights = floats(n, seed), floats((rows, 5), seed + 1), floats(9, seed + 2)
+    image_dist = ("overlap", halo) if image_as == "overlap" else "copy"
     for text, inputs, dists in (
-            (MAP_COPY, (x,), ["block"]),
-            (SUM_SCALE, (np.float32(1.5), x), ["copy", "block"]),
-            (BLUR, (image, weights), [("overlap", halo), "copy"]),
-            (BLOCKS_TO_STENCIL, (x,), ["block"])):
+            (MAP_COPY, (x,), [vector]),
+            (SUM_SCALE, (np.float32(1.5), x), ["copy", vector]),
+            (BLUR, (image, weights), [image_dist, "copy"]),
+            (BLOCKS_TO_STENCIL, (x,), [vector])):
         program = parse(text)
         got = evaluate_distributed(program, *inputs, distributions=dists, devices=d)
         assert close(got, evaluate(program, *inputs)), (text, d)
