@@ -727,3 +727,27 @@ def test_a_code_generator_bug_while_ranking_is_reported_and_the_candidate_ranks_
     assert result.internal_errors and {e.where for e in result.internal_errors} == \
         {"ranking (ranked)"}
     assert "ZeroDivisionError: a bug of the code generator" in str(result)
+
+
+@pytest.mark.parametrize("strategy", ["random", "guided"])
+def test_a_search_at_symbolic_types_runs_at_the_sizes_given_and_its_steps_hold_at_every_n(
+        strategy):
+    from workbench import Derivation, evaluate
+    from workbench.codegen.program import opencl
+
+    asum = library("blas")["asum"]
+    result = search(asum, "[float]_N", sizes={"N": 2048}, strategy=strategy, budget=4,
+                    workers=1, repeat=2)
+    assert result.evaluated == 4 and result.best is not None
+    for record in result.log:
+        assert record["sizes"] == {"N": 2048} and "[float]_N" in record["key"]
+        d = Derivation(asum, "[float]_N")  # each candidate's steps apply at symbolic N
+        for s in record["steps"]:
+            d.apply(s["rule"], s["path"], **s["params"])
+        if record["correct"]:
+            xs = np.random.default_rng(0).uniform(-1, 1, 4096).astype(np.float32)
+            assert abs(evaluate(d.current, xs, sizes={"N": 4096}) - np.abs(xs).sum()) < 1e-2
+    program = opencl(result.best, "[float]_N", sizes={"N": 2048})
+    assert "2048" in program.source
+    with pytest.raises(Exception, match="N is not known"):
+        search(asum, "[float]_N", budget=1, workers=0)

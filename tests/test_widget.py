@@ -720,3 +720,21 @@ def test_the_run_panels_chart_is_drawn_from_its_measurements():
     kernel = wb.runs.chart.data["series"][0]
     assert kernel["points"][0]["y"] == m.kernel_ms and kernel["points"][0]["lo"] == \
         m.kernel_ms_min
+
+
+def test_a_search_at_symbolic_n_is_adopted_at_the_widgets_own_types():
+    """The widget's search rewrites at the widget's own types ([float]_N) and runs at the
+    size box's N: whatever it finds applies there, and adopting it keeps the size box."""
+    from workbench import load
+
+    asum = load(_program("blas.lift"))["asum"]
+    wb = Workbench(asum, sizes={"N": 4096}, repeat=2, auto_run=False)
+    wb.search.budget.value = 4
+    wb.search.start_button.click()
+    wb.wait(300)
+    assert not wb.errors.messages and wb.search.result.best is not None
+    assert all(r["sizes"] == {"N": 4096} for r in wb.search.records)
+    wb.search.adopt_button.click()
+    assert not wb.errors.messages and "N = " not in wb.search.adopted.value
+    assert wb.current == wb.search.result.best
+    assert wb.derivation.input_types == () and not wb.runs.size_inputs["N"].disabled

@@ -20,6 +20,7 @@ import ipywidgets as w
 
 from workbench import Derivation
 from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
+from workbench.types import free_size_vars, function_parts
 
 from . import plots
 from .chart import Chart, search_chart
@@ -126,13 +127,18 @@ class SearchPanel(w.VBox):
         self.stop_button.disabled = False
         self._summarize(f"running from step {self._start_step} ({strategy}, budget {budget})")
 
+        own = symbolic_types(d) if self.sizes and strategy in AT_SYMBOLIC_SIZES else None
+
         def job():
-            arrays = self._inputs()
+            # at the widget's own types where they have size variables (the search then
+            # rewrites only as holds at every size, so its result is adopted at those
+            # types), run at the size boxes' sizes
+            inputs, sizes = (own, self.sizes) if own else (self._inputs(), None)
             # measured before the search holds the device (once per device and process)
             self._floor_ms = device_floor(device)
             try:
-                return self.search_fn(expr, *arrays, strategy=strategy, budget=budget,
-                                      device=device, progress=self._record)
+                return self.search_fn(expr, *inputs, strategy=strategy, budget=budget,
+                                      device=device, progress=self._record, sizes=sizes)
             finally:
                 self.stop_button.disabled = True
 
@@ -218,6 +224,24 @@ class SearchPanel(w.VBox):
 
     def wait(self, timeout: float | None = None) -> None:
         self.worker.wait(timeout)
+
+
+# The strategies that search at the widget's own types when they have size variables; the
+# CASES exploration fits its parameters to concrete lengths, so it searches at the size
+# boxes' sizes (adopting its result then fixes them, when a step needs them).
+AT_SYMBOLIC_SIZES = frozenset(STRATEGIES) - {"cases"}
+
+
+def symbolic_types(derivation) -> list[str] | None:
+    """The derivation's input types as text when they have size variables (``[float]_N``:
+    a widget with size boxes), else None."""
+    types = list(derivation.input_types)
+    if not types:
+        declared = getattr(derivation.start, "declared_type", None)
+        types = list(function_parts(declared)[0]) if declared is not None else []
+    if not any(free_size_vars(t) for t in types):
+        return None
+    return [str(t) for t in types]
 
 
 def best_record(records: list):

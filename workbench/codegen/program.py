@@ -248,6 +248,7 @@ def concrete(expr: Expr, input_types: tuple, sizes: Mapping[str, int] | None = N
     elif declared is not None:
         given = [substitute_sizes(t, bindings) for t in function_parts(declared)[0]]
     values = {k: v for k, v in bindings.items() if v.is_integer_constant}
+    given = [substitute_sizes(t, values) for t in given]  # [float]_N with N given
     expr = bind_sizes(expr, values)
     stages = stage_variables(expr)
     unbound = sorted({n for _, node in walk(expr) if isinstance(node, Prim)

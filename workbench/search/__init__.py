@@ -509,15 +509,20 @@ class Context:
                 self.progress(record)
 
 
-def _types(expr: Expr, arrays) -> tuple[list[Type], dict[str, int]]:
+def _types(expr: Expr, arrays, sizes: dict[str, int] | None = None
+           ) -> tuple[list[Type], dict[str, int]]:
+    """The input types the search rewrites at. Types with size variables (``[float]_N``)
+    are kept as they are when ``sizes`` gives each variable a value: the rewrites are then
+    those that hold at every size (a result adopted at the symbolic types applies there),
+    and the candidates run at ``sizes``."""
     if arrays and all(isinstance(a, str | Type) for a in arrays):
         types = [parse_type(a) if isinstance(a, str) else a for a in arrays]
     else:
         _, types = prepare_inputs(expr, arrays)
-    unbound = sorted({n for t in types for n in free_size_vars(t)})
+    unbound = sorted({n for t in types for n in free_size_vars(t)} - set(sizes or {}))
     if unbound:
-        raise WorkbenchError(f"search needs concrete input sizes (arrays, or types such as "
-                             f"[float]_1048576); {', '.join(unbound)} is not known")
+        raise WorkbenchError(f"search needs concrete input sizes (arrays, types such as "
+                             f"[float]_1048576, or sizes=): {', '.join(unbound)} is not known")
     return list(types), {}
 
 
@@ -573,7 +578,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     start = derivation.current if derivation is not None else expr
     if derivation is not None and ranges_of(start) is None:
         start = with_ranges(start, ranges_of(derivation.start))  # the inputs' ranges
-    types, _ = _types(start, arrays)
+    types, _ = _types(start, arrays, sizes)
     size_env = dict(sizes or {})
     if isinstance(at, str):
         at = parse_path(at)
