@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 
 from benchmarks.search import (
     RESULTS,
@@ -27,9 +26,11 @@ from benchmarks.search import (
     sizes_of,
     typed_inputs_of,
 )
+from benchmarks.timing import Spread, pooled
 from workbench.notation import parse
 from workbench.notation.program import user_functions, user_functions_text
 from workbench.opencl_devices import find_device
+from workbench.plots import with_range
 from workbench.run import run
 from workbench.semantics import evaluate
 
@@ -56,8 +57,9 @@ def table(doc: dict) -> str:
     columns = [*tuned_for, "default completion"]
     lines = [f"# Performance portability: kernels run on {doc['device']} ({doc['run_on']})", "",
              "Each search's winner for its device (column), run here at the sizes it was "
-             "found for; ms (median of interleaved rounds) and, in brackets, the time over "
-             "the fastest of the row. Written by `python -m benchmarks.portability`.", "",
+             "found for; ms (median of interleaved rounds, [min–max] of all their runs) and, "
+             "in brackets, the time over the fastest of the row. Written by `python -m "
+             "benchmarks.portability`.", "",
              "| program | sizes | " + " | ".join(f"tuned for {c}" if c != "default completion"
                                                    else c for c in columns) + " |",
              "|---|---|" + "---|" * len(columns)]
@@ -70,7 +72,8 @@ def table(doc: dict) -> str:
             if cell is None:
                 cells.append("–")
             elif cell.get("kernel_ms"):
-                cells.append(f"{cell['kernel_ms']:.4f} ({cell['kernel_ms'] / best:.2f}x)")
+                cells.append(f"{with_range(cell['kernel_ms'], cell.get('range_ms'))} "
+                             f"({cell['kernel_ms'] / best:.2f}x)")
             else:
                 cells.append(cell["status"])
         name, sizes = key.split(" ", 1)
@@ -104,7 +107,7 @@ def main(argv=None) -> None:
         expected = evaluate(program(name), *inputs, sizes=s)
         # interleaved rounds, each kernel the median of --repeat runs per round: the
         # device's speed drifts over seconds, so kernels compared are timed side by side
-        samples: dict[str, list[float]] = {tuned: [] for tuned in exprs}
+        samples: dict[str, list[Spread]] = {tuned: [] for tuned in exprs}
         outcomes = {}
         for _ in range(args.rounds):
             for tuned, expr in exprs.items():
@@ -114,12 +117,15 @@ def main(argv=None) -> None:
                              expected=expected, time_limit_ms=args.time_limit)
                 outcomes[tuned] = result
                 if result.correct:
-                    samples[tuned].append(result.kernel_ms)
+                    samples[tuned].append(Spread(result.kernel_ms, result.kernel_ms_min,
+                                                 result.kernel_ms_max))
         entry = doc["programs"].setdefault(entry_key(name, s), {})
         for tuned, result in outcomes.items():
-            ms = statistics.median(samples[tuned]) if samples[tuned] else None
+            timed = pooled(samples[tuned])
+            ms = timed.median_ms if timed else None
             entry[tuned] = {"status": result.status, "correct": result.correct,
-                            "kernel_ms": ms, "message": result.message[:300]}
+                            "kernel_ms": ms, "range_ms": timed.range_ms if timed else None,
+                            "message": result.message[:300]}
             shown = f"{ms:.4f} ms" if result.correct else result.status
             print(f"{entry_key(name, s):<28} tuned for {tuned:<18} run on {tag}: {shown}",
                   flush=True)

@@ -228,6 +228,10 @@ def test_portability_runs_each_winner_on_the_inputs_its_search_typed(tmp_path, m
     row = doc["programs"]["md N=4096, K=32"]
     assert row["elsewhere"]["correct"], row["elsewhere"]["message"]
     assert row["default completion"]["correct"]
+    low, high = row["elsewhere"]["range_ms"]  # every time with the range of its runs
+    assert low <= row["elsewhere"]["kernel_ms"] <= high
+    table = next(tmp_path.glob("portability_*_small.md")).read_text()
+    assert f"[{low:.3g}–{high:.3g}]" in table
 
 
 def test_calibration_reads_results_keyed_by_program_and_sizes(capsys):
