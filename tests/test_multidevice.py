@@ -18,11 +18,8 @@ from workbench.opencl_devices import devices
 
 TWO_POCL = {"POCL_DEVICES": "pthread pthread"}
 
-CHILD = r"""
-import json, sys
-import numpy as np
-from workbench import Derivation, load, run
-from workbench.distribution import distribute, redistribute
+# the child scripts' two PoCL devices of one platform
+PAIR = r"""
 from workbench.opencl_devices import devices
 
 pocl = [d for d in devices() if d.is_pocl and d.kind == "cpu" and d.ok]
@@ -30,6 +27,14 @@ by_platform = {}
 for d in pocl:
     by_platform.setdefault(d.id.split(":")[0], []).append(d.id)
 pair = next(ids[:2] for ids in by_platform.values() if len(ids) >= 2)
+"""
+
+CHILD = r"""
+import json, sys
+import numpy as np
+from workbench import Derivation, load, run
+from workbench.distribution import distribute, redistribute
+""" + PAIR + r"""
 blas, skelcl = load("workbench/programs/blas.lift"), load("workbench/programs/skelcl.lift")
 rng = np.random.default_rng(1)
 x, y = (rng.uniform(-1, 1, 5003).astype(np.float32) for _ in range(2))
@@ -143,13 +148,7 @@ import json, sys
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from workbench import evaluate, parse, run
-from workbench.opencl_devices import devices
-
-pocl = [d for d in devices() if d.is_pocl and d.kind == "cpu" and d.ok]
-by_platform = {}
-for d in pocl:
-    by_platform.setdefault(d.id.split(":")[0], []).append(d.id)
-pair = next(ids[:2] for ids in by_platform.values() if len(ids) >= 2)
+""" + PAIR + r"""
 PROGRAMS = {
     "map, copy, map": ("λxs. map abs (redistribute copy (map (*2) xs))", ["block"]),
     "map, block, reduce, copy, map": (
