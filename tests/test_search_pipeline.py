@@ -141,7 +141,7 @@ def test_a_dask_workers_candidates_run_in_one_warm_process_that_a_time_out_repla
 
     limit = 117.0  # a time limit of this test's own: a pool no other test made
     first = evaluation.evaluate_warm(_job("mapGlobal (*3)", "a"), limit)
-    pool, _ = evaluation._WARM[(None, limit)]
+    pool = evaluation._WARM[(None, limit)][0].pool  # the warm worker pool
     pid, restarts = pool._workers[0].process.pid, pool.restarts
     second = evaluation.evaluate_warm(_job("join ∘ mapGlobal (mapSeq (*3)) ∘ split 4", "b"),
                                       limit)

@@ -138,21 +138,13 @@ def evaluate_warm(job: dict, timeout: float) -> dict:
     the first candidate; a candidate that crashes or overruns costs only that worker
     process, which is replaced (``isolation.WorkerPool``). A fresh process per candidate
     spent more than half of each candidate's time starting."""
-    from ..isolation import WorkerPool
-
     key = (job.get("device"), timeout)
     with _WARM_LOCK:
         if key not in _WARM:
-            _WARM[key] = (WorkerPool(evaluate_candidate, 1, timeout, warm=prepare_candidate),
-                          threading.Lock())
-        pool, lock = _WARM[key]
+            _WARM[key] = (PoolEvaluator(1, timeout), threading.Lock())
+        evaluator, lock = _WARM[key]
     with lock:  # one candidate at a time per device
-        for _, finished in pool.run([job]):
-            if finished.kind == "value":
-                return finished.payload
-            return failed(job, "error" if finished.kind == "error" else finished.kind,
-                          finished.payload)
-    return failed(job, "crashed", "the worker returned nothing")  # pragma: no cover
+        return next(evaluator.evaluate([job]))
 
 
 def failed(job: dict, status: str, message: str) -> dict:
@@ -207,12 +199,8 @@ class PoolEvaluator:
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
         """Records as candidates finish."""
         for job, finished in self.pool.run(jobs):
-            if finished.kind == "value":
-                yield finished.payload
-            elif finished.kind == "error":
-                yield failed(job, "error", finished.payload)
-            else:
-                yield failed(job, finished.kind, finished.payload)
+            yield finished.payload if finished.kind == "value" else \
+                failed(job, finished.kind, finished.payload)
 
     def close(self) -> None:
         self.pool.close()
@@ -269,27 +257,17 @@ class ExecutorEvaluator:
             return failed(job, "crashed", f"{type(err).__name__}: {err}")
 
     def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
-        jobs = list(jobs)
-        if not jobs:
+        futures = {self.submit(job): job for job in jobs}
+        if not futures:
             return
         if self.dask:
             from distributed import as_completed
 
-            futures = {self.executor.submit(evaluate_warm, job, self.timeout, pure=False):
-                       job for job in jobs}
-            for future in as_completed(list(futures)):
-                try:
-                    yield future.result()
-                except Exception as err:
-                    yield failed(futures[future], "crashed", f"{type(err).__name__}: {err}")
-            return
-        futures = {self.executor.submit(evaluate_isolated, job, self.timeout): job
-                   for job in jobs}
-        for future in cf.as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as err:
-                yield failed(futures[future], "crashed", f"{type(err).__name__}: {err}")
+            done = as_completed(list(futures))
+        else:
+            done = cf.as_completed(futures)
+        for future in done:
+            yield self.record(future, futures[future])
 
     def close(self) -> None:
         pass
