@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
-from ..types import ArrayType
 from .algorithmic import array_length, divides, fused_operator, is_prim
 from .macro import macro_rule
 from .renaming import renaming
@@ -37,11 +36,6 @@ def _log2(n: int) -> int | None:
 
 def _const(n: int) -> Size:
     return Size.const(n)
-
-
-def _length(t) -> Size | None:
-    """The length of an array type, a number or in size variables (``N``)."""
-    return t.size if isinstance(t, ArrayType) else None
 
 
 def _may_split(length: Size, n: int, at_least: int = 1) -> bool:
@@ -139,8 +133,7 @@ def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
     if not levels or levels[-1] != "workgroup":
         return Refused("a work-group's reduction stands directly inside a mapWorkgroup")
     typing = site.next_typing if fused else site.typing
-    t = typing.args[0] if typing and typing.args else None
-    length = _length(t)
+    length = array_length(site, of_next=fused)
     if length is None:
         return Refused("it reduces an array")
     return (*found, length, typing)
@@ -195,8 +188,7 @@ def _expand_workgroup(fused: bool):
 
 def _local_candidates(fused: bool, sizes=TREE_SIZES):
     def candidates(site: Site) -> list[Size]:
-        typing = site.next_typing if fused else site.typing
-        length = _length(typing.args[0] if typing and typing.args else None)
+        length = array_length(site, of_next=fused)
         if length is None:
             return []
         return [_const(n) for n in sizes if _may_split(length, n)]
@@ -292,8 +284,7 @@ def _two_stage_site(site: Site, p) -> tuple | Refused:
     if isinstance(found, Refused):
         return found
     f, z = found
-    length = _length(site.next_typing.args[0] if site.next_typing and site.next_typing.args
-                     else None)
+    length = array_length(site, of_next=True)
     if length is None:
         return Refused("it reduces an array")
     distribution = _distribution(p)
@@ -334,16 +325,14 @@ def expand_two_stage(p):
 
 
 def _group_candidates(site: Site) -> list[Size]:
-    typing = site.next_typing
-    length = _length(typing.args[0] if typing and typing.args else None)
+    length = array_length(site, of_next=True)
     if length is None:
         return []
     return [_const(g) for g in GROUPS if _may_split(length, g, at_least=2)]
 
 
 def _two_stage_local(site: Site) -> list[Size]:
-    typing = site.next_typing
-    length = _length(typing.args[0] if typing and typing.args else None)
+    length = array_length(site, of_next=True)
     if length is None:
         return []
     return [_const(1), *(_const(n) for n in LOCAL_SIZES if _may_split(length, 2 * n))]
