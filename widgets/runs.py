@@ -14,8 +14,7 @@ import ipywidgets as w
 import numpy as np
 
 from workbench import Derivation, evaluate, opencl, run
-from workbench.ceilings import RESOLUTION_FACTOR, Ceilings, ceilings, launch_floor
-from workbench.ceilings import below_resolution as _below_resolution
+from workbench.ceilings import RESOLUTION_FACTOR, Ceilings, below_resolution, ceilings, launch_floor
 from workbench.domain import ranges_of
 from workbench.errors import ResourceError, WorkbenchError
 from workbench.expr import Expr
@@ -71,14 +70,6 @@ class Measurement:
         spread over more than the time itself."""
         return below_resolution(self.kernel_ms, self.kernel_ms_min, self.kernel_ms_max,
                                 self.floor_ms)
-
-
-def below_resolution(ms: float | None, low: float | None, high: float | None,
-                     floor_ms: float | None = None) -> bool:
-    """Whether a median with this range says little on a device whose empty kernel takes
-    ``floor_ms``: within ``ceilings.RESOLUTION_FACTOR`` of it, or the range wider than the
-    median (at small sizes a launch's overhead and the timer's granularity dominate)."""
-    return _below_resolution(ms, low, high, floor_ms)
 
 
 RESOLUTION_NOTE = ("* below what this device times reliably: the repeats spread over more than "

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .opencl_devices import find_device
+from .runtime import device_key
 
 CHAINS = 8  # independent multiply-add chains of float8 per work-item: enough to hide the
 # latency of each on a GPU, and vectors a CPU's compiler keeps in its vector registers
@@ -132,14 +133,10 @@ def bandwidth_ceiling(device: str | None = None, megabytes: int = 256,
     return 2 * xs.nbytes / (outcome.kernel.min_ms * 1e6)
 
 
-def _key(info) -> str:
-    return f"{info.platform}|{info.name}|{info.driver}|{info.id}"
-
-
 def ceilings(device: str | None = None) -> Ceilings:
     """The device's ceilings, measured once per process."""
     info, _ = find_device(device)
-    key = _key(info)
+    key = device_key(info)
     if key not in _MEASURED:
         _MEASURED[key] = Ceilings(info.name, arithmetic_ceiling(device),
                                   bandwidth_ceiling(device))
@@ -172,7 +169,7 @@ def launch_floor(device: str | None = None) -> LaunchFloor | None:
     """The device's launch floor, measured once per process (the first time a time on it
     is shown), None where it cannot be measured."""
     info, _ = find_device(device)
-    key = _key(info)
+    key = device_key(info)
     if key not in _FLOORS:
         floor = measure_launch_floor(device)
         if floor is None:  # not kept: the next time shown tries again
