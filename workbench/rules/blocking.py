@@ -24,12 +24,13 @@ step's number, rule, place and reason.
 
 from __future__ import annotations
 
-from ..expr import Apply, Compose, Expr, Lambda, Prim, walk
+from ..expr import Apply, Compose, Expr, Prim, walk
+from ..layout import mapped_layout
 from ..sizes import Size
 from ..types import ArrayType
-from .algorithmic import is_prim
-from .interchange import REDUCTIONS, applied, is_map, plain_lambda
+from .interchange import REDUCTIONS
 from .macro import macro_rule
+from .match import app, composed, kind, lam, map_of, prim
 from .rule import Refused, RuleParam, Site, powers_of_two_dividing
 from .strategies import (
     State,
@@ -52,24 +53,30 @@ from .strategies import (
 
 # --- recognising the parts of a program -------------------------------------------------------
 
-def map_over(node: Expr) -> bool:
-    """``map f xs``: a high-level map applied to an array."""
-    return isinstance(node, Apply) and is_map(node.fn) and len(node.args) == 1
+REDUCTION = prim(REDUCTIONS)
+ZIP = app(prim("zip"), rest="_")
+MAP = prim("map")
+MAP_OVER = app(MAP, "_")  # map f xs
+LAMBDA_MAP = map_of(lam("_"))  # map (λx. e)
+# λa. map (λb. e) ys, ys not depending on a
+INDEPENDENT_INNER_MAP = lam("a", app(map_of(lam("_")), "ys")).where(
+    lambda m: m.a not in m.ys.free_vars(), "the inner map's array depends on {a}")
+MAP_MAP = map_of(MAP)
+TRANSPOSE = prim("transpose")
+REDUCTION_OF_MAP = app(REDUCTION, MAP_OVER)
+REDUCTION_OF_ZIP = app(REDUCTION, ZIP)
+TRANSPOSED_ZIP_MAP = app(TRANSPOSE, app(map_of(lam("_", ZIP)), "_"))
+# map f (map g xs) where both maps compute (maps of layouts are views)
+COMPUTED_MAP_OF_MAP = app(prim("map", name="f"), app(prim("map", name="g"), "_")).where(
+    lambda m: mapped_layout(m.f) is None and mapped_layout(m.g) is None, "a map of a layout")
+MAP_ZIP_OF_MAP = app(MAP, app(prim("zip"), rest="arrays")).where(
+    lambda m: any(MAP_OVER.fits(a) for a in m.arrays), "no argument of the zip is a map")
 
-
-def lambda_map(node: Expr) -> bool:
-    """``map (λx. e)``."""
-    return is_map(node) and plain_lambda(node.args[0])
-
-
-def _independent_inner_map(f: Lambda) -> bool:
-    inner = f.body
-    return map_over(inner) and plain_lambda(inner.fn.args[0]) \
-        and f.params[0] not in inner.args[0].free_vars()
+map_over, lambda_map = MAP_OVER.fits, LAMBDA_MAP.fits
 
 
 def _reduces(e: Expr) -> bool:
-    return any(is_prim(n, *REDUCTIONS) for _, n in walk(e))
+    return any(REDUCTION.fits(n) for _, n in walk(e))
 
 
 # --- the shared parts of the strategies ----------------------------------------------------------
@@ -84,16 +91,15 @@ def enable(name: str) -> Strategy:
             node = state.node
             if not lambda_map(node):
                 return Refused(f"{name}: it rewrites a map of a lambda, not {_short(node)}")
-            inner = node.args[0].body
-            parts = applied(inner)
-            if parts is None or len(parts[1]) != 1 or map_over(inner):
-                return state
-            if isinstance(parts[0], Compose) and _reaches_map(inner):
-                state = fmap(body(rule("compose-apply")))(state)
-            elif _layout(parts[0]) and _reaches_map(parts[1][0]):
-                state = seq(rule("map-fission", at=1), next_function())(state)
-            else:
-                return state
+            match node.args[0].body:
+                case inner if map_over(inner):
+                    return state
+                case Apply(Compose(), (_,)) as inner if _reaches_map(inner):
+                    state = fmap(body(rule("compose-apply")))(state)
+                case Apply(f, (arg,)) if _layout(f) and _reaches_map(arg):
+                    state = seq(rule("map-fission", at=1), next_function())(state)
+                case _:
+                    return state
             if isinstance(state, Refused):
                 return state
         return state
@@ -107,22 +113,16 @@ def _layout(f: Expr) -> bool:
 
 def _reaches_map(e: Expr) -> bool:
     """``e`` is a map applied to an array, seen through layout primitives."""
-    while True:
-        if map_over(e):
-            return True
-        parts = applied(e)
-        if parts is None or len(parts[1]) != 1:
-            return False
-        if isinstance(parts[0], Compose):  # layouts, then a map: (join ∘ map f ∘ split n) ys
-            for f in parts[0].fns:
-                if is_map(f) and not _layout(f):
-                    return True
-                if not _layout(f):
-                    return False
-            return False
-        if not _layout(parts[0]):
-            return False
-        e = parts[1][0]
+    while not map_over(e):
+        match e:
+            case Apply(Compose(fns), (_,)):  # layouts, then a map: (join ∘ map f ∘ split n) ys
+                first = next((f for f in fns if not _layout(f)), None)
+                return first is not None and MAP.fits(first)
+            case Apply(f, (arg,)) if _layout(f):
+                e = arg
+            case _:
+                return False
+    return True
 
 
 def split_rows(k: Size) -> Strategy:
@@ -132,7 +132,7 @@ def split_rows(k: Size) -> Strategy:
     def run(state: State):
         f = state.node.args[0]
         inside = bool(state.focus) and isinstance(parent()(state).node, Compose)
-        chunks = find(lambda n: is_map(n) and is_map(n.args[0]) and n.args[0].args[0] is f,
+        chunks = find(lambda n: MAP_MAP.fits(n) and n.args[0].args[0] is f,
                       what="the map of chunks")
         return seq(rule("split-join", n=k), *([parent()] if inside else []), chunks,
                    rule("eta"), fmap(), body())(state)
@@ -149,7 +149,7 @@ def pull_reduction(name: str) -> Strategy:
         # fission until the map of the lambda keeps only the zip it reads
         for _ in range(8):
             last = _functions(state)[-1]
-            if not lambda_map(last) or _is_zip(last.args[0].body):
+            if not lambda_map(last) or ZIP.fits(last.args[0].body):
                 break
             state = applied_function(_last, fission)(state)
             if isinstance(state, Refused):
@@ -184,12 +184,12 @@ def pull_reduction(name: str) -> Strategy:
     return seq(
         separate, run, transpositions, as_application,
         # transpose (map (λx. zip …) xs): the zip of the transposed rows
-        find(_transposed_zip_map, rule("zip-transpose"), what="the zip the reduction reads"),
-        _repeat_while(_map_of_map, rule("map-fusion-apply")),
-        optional(_reduction_of_map, seq(rule("apply-compose"),
-                                        function(element(_is_reduction,
+        find(TRANSPOSED_ZIP_MAP.fits, rule("zip-transpose"), what="the zip the reduction reads"),
+        _repeat_while(COMPUTED_MAP_OF_MAP.fits, rule("map-fusion-apply")),
+        optional(REDUCTION_OF_MAP.fits, seq(rule("apply-compose"),
+                                        function(element(REDUCTION.fits,
                                                          rule("reduce-map-fusion"))))),
-        optional(_map_zip_of_map, rule("map-zip-fusion")))
+        optional(MAP_ZIP_OF_MAP.fits, rule("map-zip-fusion")))
 
 
 def _repeat_while(pred, s: Strategy) -> Strategy:
@@ -215,15 +215,13 @@ def _last(fns) -> int:
     return len(fns) - 1
 
 
-def _first_map_of_composition(fns) -> int | None:
-    return next((i for i, fn in enumerate(fns) if is_map(fn) and isinstance(fn.args[0], Compose)),
-                None)
+def _first(pattern):
+    """Which of the functions is the first of the pattern's shape (None: none is)."""
+    return lambda fns: next((i for i, fn in enumerate(fns) if pattern.fits(fn)), None)
 
 
-def _reduction(fns) -> int | None:
-    """The map of a reduction among the functions."""
-    return next((i for i, fn in enumerate(fns) if is_map(fn) and is_prim(fn.args[0], *REDUCTIONS)),
-                None)
+_first_map_of_composition = _first(map_of(kind(Compose)))
+_reduction = _first(map_of(REDUCTION))  # the map of a reduction among the functions
 
 
 def _map_map_after_transpose(fns) -> int | None:
@@ -235,50 +233,18 @@ def _map_map_after_transpose(fns) -> int | None:
     return found if found is not None and names[found - 1] == "transpose" else None
 
 
-def _is_reduction(fn: Expr) -> bool:
-    return is_prim(fn, *REDUCTIONS)
-
-
-def _reduction_of_map(n: Expr) -> bool:
-    return isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS) and map_over(n.args[0])
-
-
 def _name(fn: Expr) -> str:
-    if is_prim(fn, "transpose"):
+    if TRANSPOSE.fits(fn):
         return "transpose"
-    if is_prim(fn, *REDUCTIONS):
+    if REDUCTION.fits(fn):
         return "reduce"
-    if is_map(fn) and is_map(fn.args[0]):
+    if MAP_MAP.fits(fn):
         return "map-map"
     return "other"
 
 
 def _reduction_index(names: list[str]) -> int:
     return names.index("reduce") if "reduce" in names else len(names)
-
-
-def _is_zip(e: Expr) -> bool:
-    parts = applied(e)
-    return parts is not None and is_prim(parts[0], "zip")
-
-
-def _transposed_zip_map(n: Expr) -> bool:
-    parts = applied(n)
-    return parts is not None and is_prim(parts[0], "transpose") and len(parts[1]) == 1 \
-        and map_over(parts[1][0]) and plain_lambda(parts[1][0].fn.args[0]) \
-        and _is_zip(parts[1][0].fn.args[0].body)
-
-
-def _map_of_map(n: Expr) -> bool:
-    """``map f (map g xs)`` where both maps compute (maps of layouts are views)."""
-    from ..layout import mapped_layout
-
-    return map_over(n) and map_over(n.args[0]) and mapped_layout(n.fn) is None \
-        and mapped_layout(n.args[0].fn) is None
-
-
-def _map_zip_of_map(n: Expr) -> bool:
-    return map_over(n) and _is_zip(n.args[0]) and any(map_over(a) for a in n.args[0].args)
 
 
 def _short(e: Expr) -> str:
@@ -293,7 +259,7 @@ def block_rows(name: str, k: Size) -> Strategy:
 
     def interchange(state: State):
         # map (λa. R) xs, inside the interchanged map
-        if _independent_inner_map(state.node.fn.args[0]):
+        if INDEPENDENT_INNER_MAP.fits(state.node.fn.args[0]):
             return seq(rule("map-interchange"), argument(), function(), fmap(), body())(state)
         return state
 
@@ -335,7 +301,7 @@ def tiling(p) -> Strategy:
     name = "tiling"
     return seq(
         enable(name),
-        check(lambda n: _independent_inner_map(n.args[0]),
+        check(lambda n: INDEPENDENT_INNER_MAP.fits(n.args[0]),
               f"{name}: it tiles two nested maps over independent arrays: "
               f"map (λa. map (λb. e) ys) xs"),
         split_rows(p["m"]),                      # the focus: map F xs, F = λa. map (λb. e) ys
@@ -360,10 +326,9 @@ def innermost_tiling(p) -> Strategy:
         rule("compose-apply"),
         argument(rule("split-zip")),
         rule("apply-compose"),
-        function(element(_is_reduction, rule("reduce-map-fusion"))))
+        function(element(REDUCTION.fits, rule("reduce-map-fusion"))))
     return seq(
-        check(lambda n: map_over(n) and plain_lambda(n.fn.args[0])
-              and _independent_inner_map(n.fn.args[0]),
+        check(app(map_of(INDEPENDENT_INNER_MAP), "_").fits,
               f"{name}: it tiles the reduction inside two nested maps over independent "
               f"arrays: map (λa. map (λb. … reduce …) ys) xs"),
         check(lambda n: _reduces(n.fn.args[0].body), f"{name}: the maps compute no reduction"),
@@ -377,11 +342,9 @@ def _fold_over_zip(name: str) -> Strategy:
     """Inside the body at the focus: the focus on ``reduceSeq f z`` applied to ``zip x y`` (a
     reduction fused with the map before it first)."""
     return seq(
-        optional(lambda n: isinstance(n, Compose) and len(n.fns) == 2
-                 and is_prim(n.fns[0], *REDUCTIONS) and is_map(n.fns[1]),
-                 element(_is_reduction, rule("reduce-map-fusion"))),
-        find(lambda n: isinstance(n, Apply) and is_prim(n.fn, *REDUCTIONS)
-             and len(n.args) == 1 and _is_zip(n.args[0]),
+        optional(composed(REDUCTION, MAP).fits, element(REDUCTION.fits,
+                                                        rule("reduce-map-fusion"))),
+        find(REDUCTION_OF_ZIP.fits,
              missing=f"{name}: no reduction of a zip (reduce f z (zip x y)) inside the maps"))
 
 

@@ -120,6 +120,10 @@ class Pattern:
             return Refused(miss.reason or "it does not have the rule's shape")
         return captures
 
+    def fits(self, node) -> bool:
+        """Whether the node has this shape (the pattern as a predicate, for ``find``)."""
+        return not isinstance(self.match(node), Refused)
+
     def fit(self, node, captures: Match) -> None:
         try:
             self._fit(node, captures)
