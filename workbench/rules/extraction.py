@@ -38,9 +38,10 @@ from ..expr import (
 from ..sizes import Size
 from .lambdas import BETA as BETA_REDUCTION
 from .lambdas import ETA_REDUCTION, plumbing
-from .match import is_prim, kind, map_of, matches, prim
+from .match import kind, map_of, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
 
+MAP = prim("map")
 PARALLEL = ("map", "reduce", "scan", "reducePart", "iterate", "loop", "opMap", "allPairs")
 
 
@@ -55,18 +56,18 @@ def inner_map(f: Expr):
     """The map directly inside a map's function f (``map g``, or ``λx. map g v`` with v a
     view of the lambda's variables: Futhark's map nest context), and how to put a
     replacement of it back in f; None if f is no such map."""
-    if is_prim(f, "map"):
-        return f, lambda new: new
-    if isinstance(f, Lambda) and isinstance(f.body, Apply) and is_prim(f.body.fn, "map") \
-            and len(f.body.args) == 1 and plumbing(f.body.args[0]):
-        return f.body.fn, lambda new: Lambda(f.params, Apply(new, f.body.args))
+    match f:
+        case Prim("map"):
+            return f, lambda new: new
+        case Lambda(params, Apply(Prim("map") as inner, (view,))) if plumbing(view):
+            return inner, lambda new: Lambda(params, Apply(new, (view,)))
     return None
 
 
 def nest_depth(node: Expr) -> int:
     """How many maps are perfectly nested at a node (``map (map f)``: 2), at most 3."""
     depth = 0
-    while is_prim(node, "map") and depth < 3:
+    while MAP.fits(node) and depth < 3:
         depth += 1
         found = inner_map(node.args[0])
         if found is None:
@@ -121,10 +122,11 @@ def parallel_subterms(body: Expr, bound: frozenset[str]) -> list[Expr]:
 
 
 _ONE_PARAMETER = "it rewrites map (λx. e) (one parameter)"
+ONE_PARAMETER_MAP = map_of(kind(Lambda, name="f"), why=_ONE_PARAMETER).where(
+    lambda m: len(m.f.params) == 1, _ONE_PARAMETER)
 
 
-@matches(map_of(kind(Lambda, name="f"), why=_ONE_PARAMETER)
-         .where(lambda m: len(m.f.params) == 1, _ONE_PARAMETER))
+@matches(ONE_PARAMETER_MAP)
 def _map_distribution(m, site: Site, p) -> Expr | Refused:
     f = m.f
     (x,) = f.params
@@ -150,18 +152,18 @@ def _map_distribution(m, site: Site, p) -> Expr | Refused:
 
 def unchained(body: Expr) -> Expr:
     """``(f ∘ g ∘ h) x`` as ``f (g (h x))``: each application a place to distribute at."""
-    if isinstance(body, Apply) and isinstance(body.fn, Compose):
-        first, *rest = body.fn.fns
-        return Apply(first, (unchained(Apply(compose(*rest), body.args)),))
+    match body:
+        case Apply(Compose((first, *rest)), args):
+            return Apply(first, (unchained(Apply(compose(*rest), args)),))
     return body
 
 
 def let_reduced(e: Expr) -> Expr:
     """``(λv. e) a`` with a variable a is e with v renamed a: the let Futhark binds a0 with
     (its name is kept for what the let bound)."""
-    if isinstance(e, Apply) and isinstance(e.fn, Lambda) and len(e.fn.params) == 1 \
-            and isinstance(e.fn.params[0], str) and len(e.args) == 1 and isinstance(e.args[0], Var):
-        return let_reduced(substitute(e.fn.body, e.fn.params[0], e.args[0]))
+    match e:
+        case Apply(Lambda((str(v),), body), (Var() as a,)):
+            return let_reduced(substitute(body, v, a))
     children = e.children()
     if not children:
         return e
@@ -178,11 +180,11 @@ def _replace_subterm(e: Expr, old: Expr, new: Expr) -> Expr:
 
 
 def _distribution_candidates(site: Site) -> list:
-    node = site.node
-    if is_prim(node, "map") and isinstance(node.args[0], Lambda) and len(node.args[0].params) == 1:
-        return [Size.const(k) for k in range(len(parallel_subterms(
-            unchained(node.args[0].body), frozenset())))]
-    return []
+    m = ONE_PARAMETER_MAP.match(site.node)
+    if isinstance(m, Refused):
+        return []
+    return [Size.const(k) for k in range(len(parallel_subterms(unchained(m.f.body),
+                                                               frozenset())))]
 
 
 MAP_DISTRIBUTION = Rule(
@@ -199,32 +201,26 @@ MAP_DISTRIBUTION = Rule(
 
 def _vector_operator(f: Expr) -> Expr | None:
     """g when f is ``λ(a, b). map g (zip a b)`` (or ``λa b. …``) and g uses neither a nor b."""
-    if not isinstance(f, Lambda):
-        return None
-    names = f.params[0] if len(f.params) == 1 and isinstance(f.params[0], tuple) else f.params
-    if len(names) != 2 or not all(isinstance(n, str) for n in names):
-        return None
-    body = f.body
-    if not (isinstance(body, Apply) and is_prim(body.fn, "map") and len(body.args) == 1):
-        return None
-    zipped = body.args[0]
-    if not (isinstance(zipped, Apply) and is_prim(zipped.fn, "zip")
-            and zipped.args == (Var(names[0]), Var(names[1]))):
-        return None
-    g = body.fn.args[0]
-    return None if g.free_vars() & set(names) else g
+    match f:
+        case Lambda(((str(a), str(b)),) | (str(a), str(b)),
+                    Apply(Prim("map", (g,)), (Apply(Prim("zip"), (Var(x), Var(y))),))) \
+                if (x, y) == (a, b) and not g.free_vars() & {a, b}:
+            return g
+    return None
 
 
 @matches(prim("reduce", "f", "init",
               why="it rewrites reduce (λ(a, b). map g (zip a b)) (replicate k z)"))
 def _reduce_map_interchange(m, site: Site, p) -> Expr | Refused:
-    f, init = m.f, m.init
-    g = _vector_operator(f)
+    g = _vector_operator(m.f)
     if g is None:
         return Refused("the operator is not a vector operator λ(a, b). map g (zip a b)")
-    if not (isinstance(init, Apply) and is_prim(init.fn, "replicate") and len(init.args) == 1):
-        return Refused("the neutral element is not replicate k z (G5 assumes a replicated one)")
-    z = init.args[0]
+    match m.init:
+        case Apply(Prim("replicate"), (z,)):
+            pass
+        case _:
+            return Refused("the neutral element is not replicate k z (G5 assumes a replicated "
+                           "one)")
     return compose(Prim("transpose"), Prim("map", (Prim("reduce", (g, z)),)), Prim("transpose"))
 
 
@@ -279,33 +275,31 @@ REARRANGE = [
 
 def _loop_parts(f: Expr):
     """(stage variable, value variable, body) of a loop's function ``λi w. e``."""
-    if isinstance(f, Lambda) and len(f.params) == 2 and all(isinstance(q, str) for q in f.params):
-        return f.params[0], f.params[1], f.body
-    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
-        avoid = f.free_vars() | {f.params[0]}
-        w = fresh_name("w", avoid)
-        return f.params[0], w, Apply(f.body, (Var(w),))
+    match f:
+        case Lambda((str(i), str(w)), body):
+            return i, w, body
+        case Lambda((str(i),), body):
+            w = fresh_name("w", f.free_vars() | {i})
+            return i, w, Apply(body, (Var(w),))
     return None
 
 
 @matches(map_of("g", why="it rewrites map (loop n f) or map (λx. loop n f e)"))
 def _map_loop_interchange(m, site: Site, p) -> Expr | Refused:
     g = m.g
-    if is_prim(g, "loop"):  # map (loop n f) → loop n (λi ws. map (f i) ws)
-        n, f = g.args
-        parts = _loop_parts(f)
-        if parts is None:
-            return Refused("the loop's function is not λi w. e")
-        i, w, body = parts
-        ws = fresh_name("ws", f.free_vars() | {i, w})
-        return Prim("loop", (n, Lambda((i, ws), Apply(Prim("map", (Lambda((w,), body),)),
-                                                       (Var(ws),)))))
-    if not (isinstance(g, Lambda) and len(g.params) == 1 and isinstance(g.body, Apply)
-            and is_prim(g.body.fn, "loop") and len(g.body.args) == 1):
-        return Refused("the map's function is not a loop, nor λx. loop n f e")
-    (x,) = g.params
-    n, f = g.body.fn.args
-    init = g.body.args[0]
+    match g:
+        case Prim("loop", (n, f)):  # map (loop n f) → loop n (λi ws. map (f i) ws)
+            parts = _loop_parts(f)
+            if parts is None:
+                return Refused("the loop's function is not λi w. e")
+            i, w, body = parts
+            ws = fresh_name("ws", f.free_vars() | {i, w})
+            return Prim("loop", (n, Lambda((i, ws), Apply(Prim("map", (Lambda((w,), body),)),
+                                                           (Var(ws),)))))
+        case Lambda((x,), Apply(Prim("loop", (n, f)), (init,))):
+            pass
+        case _:
+            return Refused("the map's function is not a loop, nor λx. loop n f e")
     parts = _loop_parts(f)
     if parts is None:
         return Refused("the loop's function is not λi w. e")
