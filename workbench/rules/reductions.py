@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
-from .algorithmic import array_length, divides, fused_operator, is_prim
+from .algorithmic import fused_operator
 from .macro import macro_rule
+from .match import array_length, divides, map_of, matches, pair, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 from .strategies import at_site, element, fmap, last_element, parent, rule, seq
@@ -28,6 +29,11 @@ GROUPS = (2, 4, 16, 64, 256, 1024, 4096, 16384)
 LOCAL_SIZES = (32, 64, 128, 256)  # work-groups of a two-stage reduction's first stage
 TREE_SIZES = (2, 4, 8, 16, 32, 64, 128, 256)  # of a work-group's reduction
 UNROLL_LIMIT = 32  # loops up to this length are worth unrolling (a vector's lanes, a pair)
+
+REDUCE = prim("reduce", "f", "z", why="it rewrites reduce f z")
+MAP = prim("map")
+_REDUCE_OF_MAP = "it rewrites reduce f z ∘ map g"
+REDUCE_OF_MAP = pair(prim("reduce", "f", "z"), map_of("g"), why=_REDUCE_OF_MAP)
 
 
 def _log2(n: int) -> int | None:
@@ -50,15 +56,23 @@ def _may_split(length: Size, n: int, at_least: int = 1) -> bool:
 def _operator(node: Expr) -> tuple[Expr, Expr] | Refused:
     """``(f, z)`` of a ``reduce f z`` that may be reduced in parallel partial results, each
     starting at z (z neutral for f, or f idempotent)."""
-    if not is_prim(node, "reduce"):
-        return Refused("it rewrites reduce f z")
-    f, z = node.args
-    inner = f.args[-1] if is_prim(f, "mapVec") else f
-    op = operator_of(inner)
+    m = REDUCE.match(node)
+    if isinstance(m, Refused):
+        return m
+    f, z = m.f, m.z
+    op = _lane_operator(f)
     if op is None:
         return Refused(f"the operator {f} must be (+), (*), min or max (or mapVec of one): "
                        f"the partial results are combined in another order")
     return lanes_may_start_at(op, z) or (f, z)
+
+
+def _lane_operator(f: Expr) -> str | None:
+    """The operator of ``f`` (of the function ``mapVec f`` applies to each lane)."""
+    match f:
+        case Prim("mapVec", (*_, lane)):
+            return operator_of(lane)
+    return operator_of(f)
 
 
 def _distribution(p) -> str | Refused:
@@ -124,8 +138,8 @@ def workgroup_reduce_steps(local: int, chunk: Size, distribution: str, fused: bo
 
 
 def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
-    if fused and not is_prim(site.next, "map"):
-        return Refused("it rewrites reduce f z ∘ map g")
+    if fused and not MAP.fits(site.next):
+        return Refused(_REDUCE_OF_MAP)
     found = _operator(site.node)
     if isinstance(found, Refused):
         return found
@@ -278,8 +292,8 @@ def two_stage_steps(groups: int, local: int, length: Size, distribution: str):
 
 
 def _two_stage_site(site: Site, p) -> tuple | Refused:
-    if not is_prim(site.next, "map"):
-        return Refused("it rewrites reduce f z ∘ map g")
+    if not MAP.fits(site.next):
+        return Refused(_REDUCE_OF_MAP)
     found = _operator(site.node)
     if isinstance(found, Refused):
         return found
@@ -295,8 +309,7 @@ def _two_stage_site(site: Site, p) -> tuple | Refused:
         return Refused(f"the work-items of a group are 1 or a power of two, not {local}")
     if groups < 2:
         return Refused(f"the first stage has at least two partial results, not {groups}")
-    inner = f.args[-1] if is_prim(f, "mapVec") else f
-    if local > 1 and NEUTRAL[operator_of(inner)] is None:
+    if local > 1 and NEUTRAL[_lane_operator(f)] is None:
         return Refused(f"a second stage of work-groups needs z to be the neutral element of "
                        f"the operator (+ with 0, * with 1), not {f} (use local = 1)")
     bad = divides(_const(groups * local), length,
@@ -359,19 +372,16 @@ TWO_STAGE = macro_rule(
 
 # --- small rules the macros use ---------------------------------------------------------------
 
-def _reduce_single(site: Site, p) -> Expr | Refused:
-    if not is_prim(site.node, "reduce"):
-        return Refused("it rewrites reduce f z")
+@matches(REDUCE)
+def _reduce_single(m, site: Site, p) -> Expr | Refused:
     length = array_length(site)
     if length is None or length != _const(1):
         return Refused(f"the input must have one element, it has {length}")
-    f, z = site.node.args
-    inner = f.args[-1] if is_prim(f, "mapVec") else f
-    op = operator_of(inner)
+    op = _lane_operator(m.f)
     if op is None or NEUTRAL[op] is None:
         return Refused(f"z must be the neutral element of the operator (+ with 0, * with 1); "
-                       f"the operator here is {f}")
-    problem = lanes_may_start_at(op, z)
+                       f"the operator here is {m.f}")
+    problem = lanes_may_start_at(op, m.z)
     return problem or Prim("id")
 
 
@@ -383,19 +393,18 @@ REDUCE_SINGLE = Rule(
 
 def expand_map_reduce_seq_fusion(p):
     def build(site: Site):
-        if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-            return Refused("it rewrites reduce f z ∘ map g")
+        m = REDUCE_OF_MAP.match((site.node, site.next))
+        if isinstance(m, Refused):
+            return m
         return parent(seq(element("map", rule("map→mapSeq")),                  # 7a
                           element("reduce", rule("reduce→reduceSeq")),          # 7b
                           element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))  # 6f
     return at_site(build)
 
 
-def _map_reduce_seq_fusion(site: Site, p):
-    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-        return Refused("it rewrites reduce f z ∘ map g")
-    f, z = site.node.args
-    return [Prim("reduceSeq", (fused_operator(f, site.next.args[0]), z))]
+@matches(REDUCE_OF_MAP)
+def _map_reduce_seq_fusion(m, site: Site, p):
+    return [Prim("reduceSeq", (fused_operator(m.f, m.g), m.z))]
 
 
 MAP_REDUCE_SEQ_FUSION = macro_rule(
