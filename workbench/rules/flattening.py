@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..expr import Expr, Lambda, Prim, walk
+from ..expr import Apply, Compose, Expr, Lambda, Prim, walk
 from ..layout import rearranges_only
 from ..types import Type
 from .extraction import is_parallel, parallel_subterms, unchained
-from .match import is_prim
 from .rule import Refused
 from .strategies import State, Strategy, attempt, choice, repeat, rule_at, seq
 
@@ -43,21 +42,17 @@ def where(rule: str, wanted: Callable[[Expr], dict | None]) -> Strategy:
 
 
 def _vector_reduce(node: Expr) -> dict | None:
-    return {} if is_prim(node, "reduce") else None
+    return {} if isinstance(node, Prim) and node.name == "reduce" else None
 
 
 def _loop_with_inner_parallelism(node: Expr) -> dict | None:
     """A map of a loop whose stages compute in parallel (G7's side condition)."""
-    if not is_prim(node, "map"):
-        return None
-    g = node.args[0]
-    if isinstance(g, Lambda):
-        g = g.body
-    for _, inner in walk(g):
-        if is_prim(inner, "loop") or is_prim(inner, "iterate"):
-            f = inner.args[1]
-            body = f.body if isinstance(f, Lambda) else f
-            return {} if is_parallel(body) else None
+    match node:
+        case Prim("map", (Lambda(_, g) | g,)):
+            for _, inner in walk(g):
+                match inner:
+                    case Prim("loop" | "iterate", (_, Lambda(_, body) | body)):
+                        return {} if is_parallel(body) else None
     return None
 
 
@@ -69,33 +64,34 @@ def _iterate_with_inner_parallelism(node: Expr) -> dict | None:
 
 
 def _distributable(node: Expr) -> dict | None:
-    if is_prim(node, "map") and isinstance(node.args[0], Lambda) and len(node.args[0].params) == 1 \
-            and parallel_subterms(unchained(node.args[0].body), frozenset()):
-        return {"k": 0}
+    match node:
+        case Prim("map", (Lambda((_,), body),)) \
+                if parallel_subterms(unchained(body), frozenset()):
+            return {"k": 0}
     return None
 
 
 def _fissionable(node: Expr) -> dict | None:
-    from ..expr import Compose
-
-    if not (is_prim(node, "map") and isinstance(node.args[0], Compose)):
-        return None
-    fns = node.args[0].fns
-    for k in range(1, len(fns)):
-        if any(map(is_parallel, fns[:k])) and any(map(is_parallel, fns[k:])):
-            return {"at": k}
+    match node:
+        case Prim("map", (Compose(fns),)):
+            for k in range(1, len(fns)):
+                if any(map(is_parallel, fns[:k])) and any(map(is_parallel, fns[k:])):
+                    return {"at": k}
     return None
 
 
+def _map(node: Expr) -> dict | None:
+    return {} if isinstance(node, Prim) and node.name == "map" else None
+
+
 def _kernel_nest(node: Expr) -> dict | None:
-    if is_prim(node, "map") and not rearranges_only(node.args[0], True):
-        return {}
+    match node:
+        case Prim("map", (f,)) if not rearranges_only(f, True):
+            return {}
     return None
 
 
 def _plumbing_let(node: Expr) -> dict | None:
-    from ..expr import Apply
-
     return {} if isinstance(node, Apply) and isinstance(node.fn, Lambda) else None
 
 
@@ -111,7 +107,7 @@ DISTRIBUTE = choice(
     where("map-iterate-interchange", _iterate_with_inner_parallelism),
     where("map-distribution", _distributable),
     where("map-fission", _fissionable),
-    where("rearrange-distribution", lambda node: {} if is_prim(node, "map") else None),
+    where("rearrange-distribution", _map),
 )
 
 MODERATE_FLATTENING = seq(repeat(DISTRIBUTE, limit=64),
