@@ -106,7 +106,10 @@ SPLIT_JOIN = Rule(
 
 # --- (d) the five reduce rules ---------------------------------------------------------------
 
-@matches(prim("reduce", "f", "z", why="it rewrites reduce f z"))
+REDUCE = prim("reduce", "f", "z", why="it rewrites reduce f z")
+
+
+@matches(REDUCE)
 def _reduce_to_partial(m, site: Site, p) -> Expr | Refused:
     n = p["n"]
     bad = divides(n, array_length(site), f"reducePart to {n} results")

@@ -5,8 +5,9 @@ strategy (``rules.strategies``) that names the functions it rewrites by what the
 from __future__ import annotations
 
 from ..sizes import Size
-from .algorithmic import array_length, divides, is_prim
+from .algorithmic import REDUCE
 from .macro import macro_rule
+from .match import array_length, divides, map_of, pair, prim
 from .rule import Refused, RuleParam, Site, powers_of_two_dividing
 from .strategies import at_site, element, fmap, last_element, parent, rule, seq
 
@@ -44,16 +45,8 @@ def fused_chunks(parts: Size, chunk: Size, strided: bool = False):
             element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))))    # (8) 6f
 
 
-def reduce_of_map(site: Site) -> Refused | None:
-    """The left-hand side ``reduce f z ∘ map g`` (a pair: the node and its neighbour)."""
-    if not (is_prim(site.node, "reduce") and is_prim(site.next, "map")):
-        return Refused("it rewrites reduce f z ∘ map g")
-    return None
-
-
-def a_reduce(site: Site) -> Refused | None:
-    """The left-hand side ``reduce f z``."""
-    return None if is_prim(site.node, "reduce") else Refused("it rewrites reduce f z")
+REDUCE_OF_MAP = pair(prim("reduce", "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g")
+reduce_of_map, a_reduce = REDUCE_OF_MAP.refusal, REDUCE.refusal  # the macros' left-hand sides
 
 
 def map_reduce_fusion(strided: bool = False):

@@ -124,6 +124,12 @@ class Pattern:
         """Whether the node has this shape (the pattern as a predicate, for ``find``)."""
         return not isinstance(self.match(node), Refused)
 
+    def refusal(self, site: Site) -> Refused | None:
+        """Why the site's node (with its right neighbour, for a ``pair``) does not have this
+        shape; None where it has (a macro's left-hand side, ``macro_rule(lhs=…)``)."""
+        m = self.match((site.node, site.next) if isinstance(self, _Pair) else site.node)
+        return m if isinstance(m, Refused) else None
+
     def fit(self, node, captures: Match) -> None:
         try:
             self._fit(node, captures)

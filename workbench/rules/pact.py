@@ -10,8 +10,8 @@ from __future__ import annotations
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
 from ..types import ArrayType
-from .algorithmic import integer_root
-from .match import array_length, is_prim, matches, pair, prim
+from .algorithmic import REDUCE, integer_root
+from .match import array_length, matches, pair, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 
@@ -39,7 +39,7 @@ INNER = [
 ]
 
 
-@matches(prim("reduce", "f", "z", why="it rewrites reduce f z"))
+@matches(REDUCE)
 def _reduce_iterate(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
     length = array_length(site)
@@ -58,7 +58,7 @@ def _reduce_iterate(m, site: Site, p) -> Expr | Refused:
 
 def _iterations(site: Site) -> list:
     length = array_length(site)
-    if not is_prim(site.node, "reduce") or length is None or not length.is_integer_constant:
+    if not REDUCE.fits(site.node) or length is None or not length.is_integer_constant:
         return []
     n = int(length.value)
     return [Size.const(k) for k in range(1, 21) if integer_root(n, k)]

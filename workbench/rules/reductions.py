@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..sizes import Size
-from .algorithmic import fused_operator
+from .algorithmic import REDUCE, fused_operator
 from .macro import macro_rule
-from .match import array_length, divides, map_of, matches, pair, prim
+from .macros import REDUCE_OF_MAP, reduce_of_map
+from .match import array_length, divides, matches, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 from .strategies import at_site, element, fmap, last_element, parent, rule, seq
@@ -29,11 +30,7 @@ GROUPS = (2, 4, 16, 64, 256, 1024, 4096, 16384)
 LOCAL_SIZES = (32, 64, 128, 256)  # work-groups of a two-stage reduction's first stage
 TREE_SIZES = (2, 4, 8, 16, 32, 64, 128, 256)  # of a work-group's reduction
 UNROLL_LIMIT = 32  # loops up to this length are worth unrolling (a vector's lanes, a pair)
-
-REDUCE = prim("reduce", "f", "z", why="it rewrites reduce f z")
 MAP = prim("map")
-_REDUCE_OF_MAP = "it rewrites reduce f z ∘ map g"
-REDUCE_OF_MAP = pair(prim("reduce", "f", "z"), map_of("g"), why=_REDUCE_OF_MAP)
 
 
 def _log2(n: int) -> int | None:
@@ -139,7 +136,7 @@ def workgroup_reduce_steps(local: int, chunk: Size, distribution: str, fused: bo
 
 def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
     if fused and not MAP.fits(site.next):
-        return Refused(_REDUCE_OF_MAP)
+        return reduce_of_map(site)
     found = _operator(site.node)
     if isinstance(found, Refused):
         return found
@@ -293,7 +290,7 @@ def two_stage_steps(groups: int, local: int, length: Size, distribution: str):
 
 def _two_stage_site(site: Site, p) -> tuple | Refused:
     if not MAP.fits(site.next):
-        return Refused(_REDUCE_OF_MAP)
+        return reduce_of_map(site)
     found = _operator(site.node)
     if isinstance(found, Refused):
         return found
@@ -393,12 +390,10 @@ REDUCE_SINGLE = Rule(
 
 def expand_map_reduce_seq_fusion(p):
     def build(site: Site):
-        m = REDUCE_OF_MAP.match((site.node, site.next))
-        if isinstance(m, Refused):
-            return m
-        return parent(seq(element("map", rule("map→mapSeq")),                  # 7a
-                          element("reduce", rule("reduce→reduceSeq")),          # 7b
-                          element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))  # 6f
+        return reduce_of_map(site) or parent(seq(
+            element("map", rule("map→mapSeq")),                                # 7a
+            element("reduce", rule("reduce→reduceSeq")),                       # 7b
+            element("reduceSeq", rule("reduceSeq-mapSeq-fusion"))))            # 6f
     return at_site(build)
 
 
