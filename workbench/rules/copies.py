@@ -18,8 +18,10 @@ from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
 from ..sizes import Size
 from ..types import ArrayType
 from .interchange import fresh, project
-from .match import app, applied, is_prim, kind, matches, prim
+from .match import app, kind, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
+
+TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")
 
 
 def _shape(t) -> list[Size]:
@@ -58,8 +60,10 @@ _OPERATOR = "it rewrites a reduction's operator λ(acc, x). e"
 
 def _pair_parameter(f: Lambda) -> bool:
     """``λ(acc, x). e``: one parameter, a pair of names."""
-    return len(f.params) == 1 and isinstance(f.params[0], tuple) and len(f.params[0]) == 2 \
-        and all(isinstance(q, str) for q in f.params[0])
+    match f.params:
+        case ((str(), str()),):
+            return True
+    return False
 
 
 @matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
@@ -159,8 +163,7 @@ def _private_accumulator(m, site: Site, p) -> Expr | Refused:
     shape = _shape(site.typing.result.elem)
     if len(shape) < 2:
         return Refused("the accumulator is not an array of arrays (one part per work-item)")
-    parts = applied(z)
-    if parts is not None and any(is_prim(n, "toPrivate") for n in _nodes(z)):
+    if isinstance(z, Apply) and any(TO_PRIVATE.fits(n) for n in _nodes(z)):
         return Refused("the initial value is already computed into private memory")
     locals_ = Prim("mapLocal", (1, Prim("mapLocal", (0, _ids(len(shape) - 2)))))
     copy = Prim("toPrivate", (locals_,))
@@ -208,7 +211,7 @@ def invariants(root: Expr) -> list[tuple]:
 
     def visit(e: Expr, path: tuple, inside: bool) -> None:
         if inside and isinstance(e, Apply) and e.free_vars() and e.free_vars() <= inputs \
-                and not any(is_prim(n, "toGlobal") for n in _nodes(e)):
+                and not any(TO_GLOBAL.fits(n) for n in _nodes(e)):
             out.append(path)
             return
         for i, child in enumerate(e.children()):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..expr import Compose, Expr, Prim
 from ..types import ArrayType
-from .match import is_prim, matches, prim
+from .match import matches, prim
 from .rule import IDENTITY, Refused, Rule, Site
 
 
@@ -31,10 +31,11 @@ def _intro_before(site: Site, p):
 
 
 def _elim(site: Site, p):
-    if is_prim(site.next, "id"):
-        return [site.node]
-    if is_prim(site.node, "id"):
-        return [site.next]
+    match site.node, site.next:
+        case f, Prim("id"):
+            return [f]
+        case Prim("id"), f:
+            return [f]
     return Refused("it removes an id next to a function")
 
 

@@ -6,7 +6,7 @@ in its data-arrangement kernel, here a copy ``map id`` next to it) fused with it
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
-from .match import array_length, is_prim, matches, prim
+from .match import array_length, matches, prim
 from .rule import Refused, Rule, Site
 
 
@@ -37,16 +37,18 @@ COMPUTING = ("map", "mapGlobal", "mapWorkgroup", "mapSeq", "reduce", "reduceSeq"
 
 
 def _copy(node: Expr) -> bool:
-    return isinstance(node, Prim) and node.name in ("map", "mapGlobal", "mapSeq") and \
-        is_prim(node.args[-1], "id")
+    match node:
+        case Prim("map" | "mapGlobal" | "mapSeq", (*_, Prim("id"))):
+            return True
+    return False
 
 
 def _copy_elimination(site: Site, p) -> list | Refused:
-    node, nxt = site.node, site.next
-    if _copy(nxt) and isinstance(node, Prim) and node.name in COMPUTING:
-        return [node]  # f ∘ map id: f reads what the copy would have written
-    if _copy(node) and isinstance(nxt, Prim) and nxt.name in COMPUTING:
-        return [nxt]  # map id ∘ f: f writes where the copy would have
+    match site.node, site.next:
+        case (Prim(name) as f, copy) if name in COMPUTING and _copy(copy):
+            return [f]  # f ∘ map id: f reads what the copy would have written
+        case (copy, Prim(name) as f) if name in COMPUTING and _copy(copy):
+            return [f]  # map id ∘ f: f writes where the copy would have
     return Refused("it removes a copy (map id) next to a map or reduction")
 
 
