@@ -253,22 +253,35 @@ def user_functions(program_text: str) -> dict[str, Expr]:
     user functions a parsed expression may call."""
     if not program_text:
         return {}
-    return dict(parse_program(program_text).items())
+    from .reading import parse_program as read_program  # Lift's text too (C bodies)
+
+    return dict(read_program(program_text).items())
 
 
 def user_functions_text(expr: Expr) -> str:
     """The program text of the user functions an expression calls, each after the functions
     its own body calls (``compCallPut`` after ``option``, ``cnd``, …): with it, the printed
-    expression parses back to the same expression in another process."""
+    expression parses back to the same expression in another process. Where one of them is
+    written in OpenCL C (a Lift ``UserFun`` the scalar language cannot express), which the
+    paper notation has no form for, they are all written as Lift's ``UserFun`` values."""
     seen: dict[str, UserFun] = {}
 
     def visit(e: Expr) -> None:
         for _, node in walk(e):
-            if isinstance(node, UserFun) and node.body is not None and node.name not in seen:
-                visit(node.body)
+            if isinstance(node, UserFun) and node.name not in seen:
+                if node.body is not None:
+                    visit(node.body)
                 seen[node.name] = node
 
     visit(expr)
+    if any(fun.body is None for fun in seen.values()):
+        from .lift_printer import user_fun
+
+        try:
+            return "\n".join(user_fun(fun) for fun in seen.values())
+        except ValueError:  # a function Lift's UserFun cannot hold: the scalar ones only
+            pass
+    seen = {name: fun for name, fun in seen.items() if fun.body is not None}
     blocks = []
     for name, fun in seen.items():
         head = f"{name} : {fun.type}\n" if fun.type is not None else ""

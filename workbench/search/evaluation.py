@@ -50,7 +50,7 @@ def evaluate_candidate(job: dict) -> dict:
         from ..run import run
 
         functions = user_functions(job.get("definitions", ""))
-        expr = parse(job["expression"], functions)
+        expr = declared_for(parse(job["expression"], functions), job["types"])
         inputs, expected = _inputs_and_expected(job, functions)
         result = run(expr, *inputs, device=pinned_device(job.get("device")),
                      repeat=job.get("repeat", 10),
@@ -87,10 +87,39 @@ def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
         zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
     expected = None
     if job.get("reference"):
-        reference = parse(job["reference"], functions)
+        reference = declared_for(parse(job["reference"], functions), job["types"])
         expected = _cached(("expected", key, job["reference"]),
                            lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
     return inputs, expected
+
+
+def declared_for(expr, type_texts: list[str]):
+    """A candidate parsed from its text, declared to take inputs of the job's types where
+    they hold vectors: an input of ``[<float>_4]_N`` is drawn as an N×4 array, which an
+    expression with no declared type would read as ``[[float]_4]_N`` (Lift's N-body and
+    molecular dynamics on float4)."""
+    from ..expr import Signature, with_signature
+    from ..notation import parse_type
+    from ..typecheck import typecheck
+    from ..types import FunctionType
+
+    types = [parse_type(t) for t in type_texts]
+    if not any(_holds_vectors(t) for t in types):
+        return expr
+    declared = typecheck(expr, *types)
+    for t in reversed(types):
+        declared = FunctionType(t, declared)
+    return with_signature(expr, Signature(type=declared))
+
+
+def _holds_vectors(t) -> bool:
+    from ..types import ArrayType, TupleType, VectorType
+
+    if isinstance(t, VectorType):
+        return True
+    if isinstance(t, ArrayType):
+        return _holds_vectors(t.elem)
+    return isinstance(t, TupleType) and any(_holds_vectors(i) for i in t.items)
 
 
 def prepare_candidate(job: dict) -> None:
