@@ -19,7 +19,7 @@ from ..expr import (
     substitute,
 )
 from ..sizes import Size
-from .match import array_length, divides, is_prim, map_of, matches, pair, prim
+from .match import array_length, divides, map_of, matches, pair, prim
 from .rule import (
     IDENTITY,
     Refused,
@@ -30,11 +30,18 @@ from .rule import (
     powers_of_two_dividing,
 )
 
-__all__ = ["RULES", "array_length", "divides", "is_prim", "fused_operator", "integer_root",
-           "combine", "apply_to"]  # the predicates re-exported from match for older imports
+__all__ = ["RULES", "REDUCE", "fused_operator", "integer_root", "combine", "apply_to"]
 
 
 # --- (a) iterate decomposition ---------------------------------------------------------------
+
+def _first_parts(site: Site) -> list[Size]:
+    """1 to n - 1 for ``iterate n f`` with a known n."""
+    match site.node:
+        case Prim("iterate", (n, _)) if n.is_integer_constant:
+            return [Size.const(i) for i in range(1, int(n.value))]
+    return []
+
 
 @matches(prim("iterate", "n", "f", why="it rewrites iterate n f"))
 def _iterate_decomposition(match, site: Site, p) -> Expr | Refused:
@@ -47,9 +54,7 @@ def _iterate_decomposition(match, site: Site, p) -> Expr | Refused:
 ITERATE_DECOMPOSITION = Rule(
     "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
     "ICFP Fig. 6a", _iterate_decomposition, tags=frozenset({IDENTITY}),
-    params=(RuleParam("m", "iterations of the first part", lambda s: (
-        [Size.const(i) for i in range(1, int(s.node.args[0].value))]
-        if is_prim(s.node, "iterate") and s.node.args[0].is_integer_constant else [])),))
+    params=(RuleParam("m", "iterations of the first part", _first_parts),))
 
 
 @matches(prim("iterate", "n", "f", why="it rewrites iterate 1 f"))
@@ -142,10 +147,18 @@ def _partial_partial(match, site: Site, p) -> Expr | Refused:
     return compose(site.node, Prim("reducePart", (f, z, m)))
 
 
+def _results(site: Site) -> Size | None:
+    """n of ``reducePart f z n``, the number of results."""
+    match site.node:
+        case Prim("reducePart", (_, _, n)):
+            return n
+    return None
+
+
 def _partial_partial_candidates(site: Site) -> list:
-    if not is_prim(site.node, "reducePart"):
+    n = _results(site)
+    if n is None:
         return []
-    n = site.node.args[2]
     return [m for m in powers_of_two_dividing(array_length(site)) if m.divisible_by(n)
             and m != n]
 
@@ -207,12 +220,10 @@ def _partial_iterate(m, site: Site, p) -> Expr | Refused:
 
 
 def _iterate_candidates(site: Site) -> list:
-    if not is_prim(site.node, "reducePart"):
+    n, length = _results(site), array_length(site)
+    if n is None or length is None or not (length / n).is_integer_constant:
         return []
-    length = array_length(site)
-    if length is None or not (length / site.node.args[2]).is_integer_constant:
-        return []
-    ratio = int((length / site.node.args[2]).value)
+    ratio = int((length / n).value)
     return [Size.const(k) for k in range(1, 21) if integer_root(ratio, k)]
 
 
@@ -237,9 +248,9 @@ def _partial_split(m, site: Site, p) -> Expr | Refused:
 
 
 def _split_candidates(site: Site) -> list:
-    if not is_prim(site.node, "reducePart"):
+    n = _results(site)
+    if n is None:
         return []
-    n = site.node.args[2]
     if n.is_integer_constant:
         values = int(n.value)
         return [Size.const(d) for d in range(1, values + 1) if values % d == 0 and
@@ -316,8 +327,9 @@ def combine(f: Expr, acc: Expr, x: Expr) -> Expr:
 def fused_operator(f: Expr, g: Expr) -> Expr:
     """``λ(acc, x). f (acc, g x)``; for vectorised functions (``mapVec f``, ``mapVec g``)
     the lane-wise ``mapVec (λ(acc, x). f (acc, g x))``, one function of vectors."""
-    if is_prim(f, "mapVec") and is_prim(g, "mapVec"):
-        return Prim("mapVec", (fused_operator(f.args[-1], g.args[-1]),))
+    match f, g:
+        case Prim("mapVec", (*_, f_lane)), Prim("mapVec", (*_, g_lane)):
+            return Prim("mapVec", (fused_operator(f_lane, g_lane),))
     avoid = f.free_vars() | g.free_vars()
     acc, x = fresh_name("acc", avoid), fresh_name("x", avoid)
     return Lambda(((acc, x),), combine(f, Var(acc), apply_to(g, Var(x))))
