@@ -34,17 +34,13 @@ from ..types import ArrayType, ScalarType
 from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
 from .match import (
     app,
-    applied,
     array_length,
     composed,
     divides,
-    is_map,
-    is_prim,
     lam,
     map_of,
     matches,
     pair,
-    plain_lambda,
     prim,
 )
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
@@ -69,9 +65,9 @@ def simplify(e: Expr) -> Expr:
         new = tuple(simplify(c) for c in kids)
         if any(a is not b for a, b in zip(new, kids)):
             e = e.with_children(new)
-    if isinstance(e, Apply) and is_prim(e.fn, "get") and len(e.args) == 1 \
-            and isinstance(e.args[0], TupleExpr):
-        return e.args[0].items[e.fn.args[0]]
+    match e:
+        case Apply(Prim("get", (k,)), (TupleExpr(items),)):
+            return items[k]
     return e
 
 
@@ -136,14 +132,10 @@ def typed_literal(z: Expr, site: Site) -> Expr:
         return z
     if isinstance(z, Lit) and isinstance(z.value, int) and not isinstance(z.value, bool):
         return Lit(float(z.value))
-    if isinstance(z, Apply) and is_prim(z.fn, "replicate") and len(z.args) == 1:
-        return Apply(z.fn, (typed_literal(z.args[0], site),))
+    match z:
+        case Apply(Prim("replicate") as replicate, (value,)):
+            return Apply(replicate, (typed_literal(value, site),))
     return z
-
-
-def outer_length(site: Site) -> Size | None:
-    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
-    return t.size if isinstance(t, ArrayType) else None
 
 
 # --- map interchange -------------------------------------------------------------------------
@@ -204,7 +196,7 @@ def _fission_cuts(site: Site) -> list:
     match site.node:
         case Prim("map", (Compose(fns),)):
             return [Size.const(k) for k in range(1, len(fns))]
-        case Prim("map", (f,)) if plain_lambda(f):
+        case Prim("map", (Lambda((str(),), _),)):
             return [Size.const(1)]
     return []
 
@@ -222,7 +214,7 @@ MAP_FISSION = Rule(
                 why="it rewrites map (reduce f z) or map (reduceSeq f z)"))
 def _map_reduce_interchange(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
-    n = outer_length(site)
+    n = array_length(site)
     if n is None:
         return Refused("the input length is not known here")
     acc, x = fresh("acc", f, z), fresh("x", f, z)
@@ -283,16 +275,19 @@ REDUCE_MAP_FUSION = Rule(
         "reduction is a sequential fold (reduceSeq) from here on.")
 
 
+_MAPPED = app(map_of("g"), "ys")
+
+
 @matches(app(map_of(), app(prim("zip"), rest="arrays", name="zipped",
                            why="the map's array must be a zip"),
              why="it rewrites map f (zip … (map g ys) …)"))
 def _map_zip_fusion(m, site: Site, p) -> Expr | Refused:
     f, args = m.f, list(m.arrays)
-    k = next((i for i, a in enumerate(args) if isinstance(a, Apply) and is_map(a.fn)
-              and len(a.args) == 1), None)
+    k = next((i for i, a in enumerate(args) if _MAPPED.fits(a)), None)
     if k is None:
         return Refused("no argument of the zip is a map g ys")
-    g, ys = args[k].fn.args[0], args[k].args[0]
+    mapped = _MAPPED.match(args[k])
+    g, ys = mapped.g, mapped.ys
     q = fresh("q", f, m.zipped)
     items = tuple(call(g, project(Var(q), i)) if i == k else project(Var(q), i)
                   for i in range(len(args)))
@@ -495,5 +490,4 @@ RULES = [MAP_INTERCHANGE, MAP_FISSION, MAP_REDUCE_INTERCHANGE, TRANSPOSE_MAP_MAP
          SPLIT_ZIP, REDUCE_SPLIT, UNTILE_INTRO, TILE_SPLIT_JOIN, COMPOSE_TO_APPLY,
          APPLY_TO_COMPOSE, ETA, BETA]
 
-__all__ = ["RULES", "REDUCTIONS", "applied", "call", "fresh", "is_map", "plain_lambda", "project",
-           "simplify", "typed_literal"]  # the predicates re-exported from match for older imports
+__all__ = ["RULES", "REDUCTIONS", "call", "fresh", "project", "simplify", "typed_literal"]

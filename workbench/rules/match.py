@@ -20,8 +20,9 @@ p)`` calls it with the captures (``m.xs``) only where the node fits, and returns
 ``Refused`` reason everywhere else. A ``pair`` pattern matches a node and its right
 neighbour in a composition (the pair rules).
 
-The small predicates rules ask of a node (``is_prim``, ``is_map``, ``plain_lambda``,
-``applied``) and of the site's types (``array_length``, ``divides``) are here too.
+A pattern is also a predicate (``fits``, for a strategy's ``find``) and a macro's left-hand
+side (``refusal``). What rules ask of the site's types (``array_length``, ``divides``) is
+here too.
 """
 
 from __future__ import annotations
@@ -29,33 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..expr import Apply, Compose, Expr, Lambda, Prim
+from ..expr import Apply, Compose, Lambda, Prim
 from ..sizes import Size
 from ..types import ArrayType
 from .rule import Refused, Site
 
-# --- predicates ------------------------------------------------------------------------------
-
-
-def is_prim(node: Expr, *names: str) -> bool:
-    """Whether ``node`` is one of the named primitives (with its arguments, if any)."""
-    return isinstance(node, Prim) and node.name in names
-
-
-def is_map(node: Expr) -> bool:
-    """A high-level ``map f`` (the algorithmic rules rewrite algorithmic programs)."""
-    return is_prim(node, "map")
-
-
-def plain_lambda(f: Expr) -> bool:
-    """``λx. e``: one parameter that is a name."""
-    return isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str)
-
-
-def applied(node: Expr) -> tuple[Expr, tuple[Expr, ...]] | None:
-    """``(f, args)`` when ``node`` is ``f a …``."""
-    return (node.fn, node.args) if isinstance(node, Apply) else None
-
+# --- what rules ask of the site's types ------------------------------------------------------
 
 def array_length(site: Site, of_next: bool = False) -> Size | None:
     """The length of the array the node (or its right neighbour) is applied to."""
@@ -208,7 +188,8 @@ class _Lambda(Pattern):
     body: object = "_"
 
     def _fit(self, node, captures):
-        if not plain_lambda(node):
+        if not (isinstance(node, Lambda) and len(node.params) == 1
+                and isinstance(node.params[0], str)):
             raise _Mismatch()
         _capture(self.param, node.params[0], captures)
         _fit(self.body, node.body, captures)
