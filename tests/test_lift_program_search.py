@@ -9,6 +9,7 @@ from workbench.codegen.program import opencl
 from workbench.notation import parse
 from workbench.notation.program import user_functions, user_functions_text
 from workbench.rules.lowering import lower
+from workbench.search import search
 from workbench.search.evaluation import evaluate_candidate, job_key
 from workbench.semantics import prepare_inputs
 
@@ -49,3 +50,47 @@ def test_a_job_without_its_user_functions_is_an_error_record_not_a_crash():
     job = dict(_job("blackScholes", 64), definitions="")
     record = evaluate_candidate(job)
     assert not record["correct"] and "blackScholesComp" in record["message"]
+
+
+# --- the guided search on each program ------------------------------------------------------
+
+STENCILS = sorted(n for n, p in bench.PROGRAMS.items() if p.kind == "stencil")
+
+
+def test_the_guided_search_takes_no_move_on_a_map_that_only_rearranges():
+    """PPCG's 3-D stencils hold a dozen maps of layouts (``map (map (scatter …))``, the pads'
+    and the slide's ``map (map transpose ∘ transpose)``): the code generator reads and writes
+    through them as views whatever they are rewritten to, so the guided search leaves them
+    and moves only on the stencil's own maps."""
+    from workbench.expr import subterm
+    from workbench.layout import mapped_layout
+    from workbench.search.guided import on_a_view
+    from workbench.search.space import moves
+
+    prog = bench.PROGRAMS["jacobi3d7pt"].program()
+    _, types = prepare_inputs(prog, bench.inputs_of("jacobi3d7pt", 6))
+    every = moves(prog, tuple(types))
+    kept = [m for m in every if not on_a_view(prog, m.path)]
+    left = [m for m in every if on_a_view(prog, m.path)]
+    assert kept and left
+    assert all(mapped_layout(subterm(prog, m.path)) is not None for m in left)
+    computing = {m.path[:1] for m in kept}  # the one map that calls the user function
+    assert len(computing) == 1
+    assert "jacobi" in str(subterm(prog, next(iter(computing))))
+    assert {"map→mapGlobal", "map→mapWorkgroup", "split-join"} <= {m.rule for m in kept}
+
+
+@pytest.mark.parametrize("name", sorted(bench.PROGRAMS))
+def test_the_guided_search_measures_a_correct_kernel_of_every_lift_program(name):
+    """The benchmark's search (the default strategy, a small budget and a time limit) at a
+    small size: it measures correct candidates and reports the best one's time, a kernel
+    that runs the outer map on work-items or work-groups (each checked against the
+    interpreter by the search)."""
+    spec = bench.PROGRAMS[name]
+    args = bench.inputs_of(name, spec.sizes["test"])
+    found = search(spec.program(), *args, budget=2, time_limit=20, workers=0, repeat=2)
+    assert not found.internal_errors, found.internal_errors[0]
+    assert found.best is not None, str(found)
+    assert found.best_kernel_ms is not None and found.best_kernel_ms > 0
+    assert sum(1 for r in found.log if r.get("correct")) >= 1
+    assert "mapGlobal" in str(found.best) or "mapWorkgroup" in str(found.best)

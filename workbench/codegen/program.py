@@ -100,7 +100,7 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
         expr = _copied(expr, types)
     elif complete:
         expr = _copy_before_unwritable(expr, types)
-    if complete:
+    if complete and any(needs_lowering(n) for _, n in walk(expr)):
         try:
             expr, steps = lower(expr, *types)
         except LoweringRefused as err:

@@ -21,11 +21,13 @@ out, as in every strategy.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from ..codegen.program import opencl
 from ..errors import WorkbenchError
-from ..expr import Expr
+from ..expr import Expr, subterm
+from ..layout import mapped_layout
 from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
@@ -75,7 +77,9 @@ class Candidates:
     def _complete(self, expr: Expr) -> tuple:
         try:
             low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
-            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes)
+            # compiled as ``run`` compiles it (a copy after a layout that cannot be
+            # written through, such as the pad on PPCG's stencils' way out)
+            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes, complete=True)
         except WorkbenchError:  # cannot be lowered or generated: not a candidate
             return None, [], None
         except Exception as err:  # a bug: reported in the result, and not a candidate
@@ -94,7 +98,20 @@ DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
 
 
 def _options(ctx, expr: Expr) -> list:
-    return moves(expr, ctx.types, ctx.at, ctx.vector_widths)
+    return [m for m in moves(expr, ctx.types, ctx.at, ctx.vector_widths)
+            if not on_a_view(expr, m.path)]
+
+
+def on_a_view(expr: Expr, path) -> bool:
+    """Whether the node at ``path`` is a map that only rearranges its elements (``map
+    (scatter …)``, ``map (padClamp 1 1)``, the transposes of a 3-D slide): the code generator
+    reads and writes through it as a view whatever it is rewritten to, so a move there
+    gives the same kernel again (PPCG's 3-D stencils hold a dozen such maps, and their
+    moves outnumbered the stencil's own a hundredfold)."""
+    try:
+        return mapped_layout(subterm(expr, path)) is not None
+    except LookupError:
+        return False
 
 
 def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random.Random,
@@ -172,7 +189,10 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
                if option.rule in DISTRIBUTING and i not in chosen]
     others = [i for i in range(len(options)) if i not in chosen]
     chosen += rng.sample(others, min(len(others), max(1, walks // 3)))
+    until = _share_of_time_left(ctx, 1 / 3)
     for i in chosen:
+        if until is not None and time.time() > until:
+            break  # measure what was found rather than walk past the time limit
         for found in model_walk(pool, ctx, options[i].result, fixed + [firsts[i]], rng,
                                 depth, sample):
             known = below.setdefault(i, {})
@@ -183,6 +203,18 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
               for i, found in below.items()}
     order = sorted(ranked, key=lambda i: ranked[i][0].predicted_ms)
     return [(options[i], firsts[i], ranked[i]) for i in order]
+
+
+def _share_of_time_left(ctx, share: float) -> float | None:
+    """The wall-clock time at which ``share`` of the time left to a time-limited search
+    is spent (None without a limit): the walks below one step's moves stop there, so that
+    a search whose expressions are large (a 3-D stencil's completion takes 50 ms to lower
+    and generate, and a step's walks thousands of them) measures candidates before its
+    time runs out."""
+    if ctx.deadline is None:
+        return None
+    now = time.time()
+    return now + max(0.0, ctx.deadline - now) * share
 
 
 def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
