@@ -140,7 +140,7 @@ def searches(pair: list[str], sizes: dict, kind: str) -> dict:
 
     from workbench.cluster import device_cluster
     from workbench.programs import library
-    from workbench.rules.macro import forget_outcomes
+    from workbench.rewriting.macro import forget_outcomes
 
     dot = library("blas")["dot"]
     types = [f"[float]_{sizes['search_n']}"] * 2

@@ -1,7 +1,7 @@
 """The expansion of macro steps into basic steps, pinned: for every macro of the catalogue at
 fixed sites, and for the macro steps of the saved derivations and of the recorded search
 logs (a selection, at most ``PER_RULE`` of each macro from the logs), the basic steps
-``rules.expansion.expand`` lists (what the widget's paper view and ``Derivation.expand``
+``rewriting.expansion.expand`` lists (what the widget's paper view and ``Derivation.expand``
 show), or the refusal. ``tests/test_macro_expansions.py`` checks that they stay the same.
 
     python -m tests.macro_expansions     # write tests/data/macro_expansions.json again
@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from workbench import Derivation, WorkbenchError, load
-from workbench.rules.expansion import expand, is_macro
+from workbench.rewriting.expansion import expand, is_macro
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "macro_expansions.json"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from workbench import Derivation, evaluate, load
+from workbench.rewriting.expansion import expand, is_macro
 from workbench.rules import CATALOGUE, RewriteRefused, apply
-from workbench.rules.expansion import expand, is_macro
 
 MM = load("workbench/programs/mm.lift")["mm"]
 TYPES = ("[[float]_32]_16", "[[float]_8]_32")

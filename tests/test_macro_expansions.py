@@ -12,8 +12,8 @@ import pytest
 
 from tests.macro_expansions import DATA, expansion
 from workbench import Derivation
+from workbench.rewriting.expansion import expand, is_macro
 from workbench.rules import apply, blocking, macros, reductions, rules, vectors
-from workbench.rules.expansion import expand, is_macro
 
 TABLE = json.loads(DATA.read_text(encoding="utf-8"))
 

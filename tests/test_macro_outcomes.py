@@ -1,6 +1,6 @@
 """A macro is tried cheaply: a left-hand side it states refuses as its strategy would, and
 an outcome kept from an earlier run on the same copy of a site is the one a fresh run
-gives (``rules.macro``)."""
+gives (``rewriting.macro``)."""
 
 import random
 
@@ -12,10 +12,10 @@ from workbench.expr import signature_of, walk
 from workbench.notation import parse
 from workbench.notation.parser import parse_type
 from workbench.programs import library
-from workbench.rules import macro as macro_module
+from workbench.rewriting import macro as macro_module
+from workbench.rewriting.application import annotation_of, site_at
+from workbench.rewriting.macro import LEFT_HAND_SIDES, exact_key, local_copy
 from workbench.rules import rules
-from workbench.rules.macro import LEFT_HAND_SIDES, exact_key, local_copy
-from workbench.rules.rewriting import annotation_of, site_at
 from workbench.rules.rule import Refused
 from workbench.search.space import random_walk
 

@@ -1,4 +1,4 @@
-"""Patterns for rules' left-hand sides (``rules.match``): a pattern fits exactly the terms of
+"""Patterns for rules' left-hand sides (``rewriting.match``): a pattern fits exactly the terms of
 its shape, its captures rebuild the term, and a term that does not fit is refused with the
 reason of the innermost part that says what was expected there."""
 
@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from tests.strategies import expressions
 from workbench import parse
 from workbench.expr import Apply, Compose, Lambda, Prim
+from workbench.rewriting.match import Match, app, composed, kind, lam, map_of, prim
 from workbench.rules import Refused
-from workbench.rules.match import Match, app, composed, kind, lam, map_of, prim
 
 NESTED = app(map_of(lam("a", app(map_of("g"), "ys", why="body: not a map applied"),
                         why="not a lambda")),

@@ -1,4 +1,4 @@
-"""The strategy combinators of ``rules.strategies`` (ELEVATE's seq, leftChoice, try,
+"""The strategy combinators of ``rewriting.strategies`` (ELEVATE's seq, leftChoice, try,
 repeat, topDown, bottomUp, normalize): each on a small expression, with the steps it
 records, and a refusal where nothing applies."""
 
@@ -6,8 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import parse
-from workbench.rules.rule import Refused
-from workbench.rules.strategies import (
+from workbench.rewriting.strategies import (
     State,
     attempt,
     bottom_up,
@@ -18,6 +17,7 @@ from workbench.rules.strategies import (
     seq,
     top_down,
 )
+from workbench.rules.rule import Refused
 
 
 def state(text: str, *types: str) -> State:
@@ -59,7 +59,7 @@ def test_seq_choice_attempt_and_repeat_compose():
 # --- strategies as arguments, and locations --------------------------------------------------
 
 def test_traversals_take_strategies_and_locations_name_the_place():
-    from workbench.rules.strategies import (
+    from workbench.rewriting.strategies import (
         all_,
         argument,
         body,
@@ -91,13 +91,13 @@ def test_traversals_take_strategies_and_locations_name_the_place():
 
 
 def try_lower(strict: bool = False):
-    from workbench.rules.strategies import rule
+    from workbench.rewriting.strategies import rule
 
     return rule("map→mapSeq") if strict else attempt(rule("map→mapSeq"))
 
 
 def test_a_refused_basic_step_says_which_rule_where_and_its_number():
-    from workbench.rules.strategies import StepRefused, rule
+    from workbench.rewriting.strategies import StepRefused, rule
 
     result = seq(rule("map→mapSeq"), rule("map→mapSeq"))(state("map abs", "[float]_8"))
     assert isinstance(result, StepRefused)
@@ -116,7 +116,7 @@ def test_top_down_applies_where_the_first_rule_at_a_path_in_pre_order_applies(da
         ["map abs", "join ∘ map (map abs) ∘ split 4", "join ∘ split 2", "map (λx. x * 2.0)"]),
         min_size=1, max_size=depth)))
     start = state(text, "[float]_64")
-    from workbench.rules.strategies import rule
+    from workbench.rewriting.strategies import rule
 
     for order, strategy in (("top-down", top_down(rule("map→mapSeq"))),
                             ("bottom-up", bottom_up(rule("map→mapSeq")))):

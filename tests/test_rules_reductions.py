@@ -6,9 +6,9 @@ import pytest
 
 from workbench import Derivation, parse
 from workbench.expr import Compose
+from workbench.rewriting.application import annotation_of, site_at
+from workbench.rewriting.macro import run
 from workbench.rules import CATALOGUE, RewriteRefused, apply, rewrites
-from workbench.rules.macro import run
-from workbench.rules.rewriting import annotation_of, site_at
 from workbench.rules.rule import Refused
 
 MACROS = {"map-reduce-vectorize", "map-reduceSeq-fusion", "workgroup-reduce",

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import Derivation, evaluate, rewrites
+from workbench.rewriting.expansion import expand
 from workbench.rules import apply
-from workbench.rules.expansion import expand
 from workbench.run import run
 
 ASUM = "reduce (+) 0 ∘ map abs"

@@ -501,7 +501,7 @@ def test_fig_10_by_clicking_at_symbolic_n(macro):
     it (symbolic N, the size box): every parameter, N/128 included, is one the rule list
     offers, and the last line is the macro's."""
     from workbench import load
-    from workbench.rules.expansion import expand
+    from workbench.rewriting.expansion import expand
 
     wb = Workbench(load(_program("blas.lift"))["asum"], auto_run=False)  # README's way
     assert "N" in wb.runs.size_inputs and not wb.runs.size_inputs["N"].disabled

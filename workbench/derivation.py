@@ -18,8 +18,8 @@ from .errors import NotText, WorkbenchError, as_path, decode_utf8, format_path, 
 from .expr import Expr, Path
 from .notation import parse, parse_ranges, parse_type
 from .notation.program import named, user_functions, user_functions_text
+from .rewriting.step import Step
 from .rules import RewriteRefused, apply, lookup_rule
-from .rules.step import Step
 from .typecheck import typecheck
 from .types import FunctionType, Type, function_parts
 
@@ -125,8 +125,8 @@ class Derivation:
     # --- macro steps ----------------------------------------------------------------------
     def expansion(self, k: int) -> list[Step]:
         """The basic steps that step ``k`` (1-based) is made of, each with the expression
-        after it, when its rule is a macro (``rules.expansion``)."""
-        from .rules.expansion import expand
+        after it, when its rule is a macro (``rewriting.expansion``)."""
+        from .rewriting.expansion import expand
 
         if not 1 <= k <= len(self.steps):
             raise WorkbenchError(f"no step {k}: the derivation has {len(self.steps)} steps")
@@ -135,7 +135,7 @@ class Derivation:
         return expand(before, step.rule, step.path, *self.input_types, **step.params)
 
     def is_macro(self, k: int) -> bool:
-        from .rules.expansion import is_macro
+        from .rewriting.expansion import is_macro
 
         return 1 <= k <= len(self.steps) and is_macro(self.steps[k - 1].rule)
 

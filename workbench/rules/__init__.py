@@ -1,4 +1,4 @@
-"""The rule catalogue (SPEC 5) and rewriting.
+"""The rule catalogue (SPEC 5), and the public surface of rewriting with it.
 
 ``rules`` lists every rule; ``rewrites(expr, *input_types)`` lists every applicable
 (path, rule, parameters, result); ``apply(expr, rule, path, *input_types, **params)``
@@ -16,14 +16,20 @@ blocking, tiling, tiling of the innermost loop), ``vectors`` (vector accumulator
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
 lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's
 allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows
-it), ``lambdas`` (β and η), ``strategies`` (combinators and locations), ``macro`` (a
-macro: a strategy over basic rules, run on a copy of its site), ``expansion`` (a macro
-step's basic steps). A rule's left-hand side is a pattern of ``match``; a rule that only
-renames a primitive comes from ``renaming``.
+it), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
+``lowering`` (the default lowering) and ``renaming`` (the rules that only rename a
+primitive, from one factory). ``rule`` says what a rule is; ``catalogue`` holds them by name.
+
+The engine that applies them is ``workbench.rewriting``: a rule's left-hand side is a
+pattern of ``rewriting.match``, a macro a strategy of ``rewriting.strategies`` (run by
+``rewriting.macro``), and ``rewrites``, ``apply`` and ``refusals`` come from
+``rewriting.application``.
 """
 
 from __future__ import annotations
 
+from ..rewriting.application import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
+from ..rewriting.step import Step
 from . import (
     algorithmic,
     blocking,
@@ -41,9 +47,7 @@ from . import (
     vectors,
 )
 from .catalogue import CATALOGUE, register, rules, unregister
-from .rewriting import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
 from .rule import BLOCKING, OTHER_SEED, Refused, Rule, RuleParam, Site, tagged
-from .step import Step
 
 # The modules whose every rule has a tag (``rule.NOT_WALKED``: random walks leave them to
 # the cases exploration, or keep to ICFP's space)

@@ -1,7 +1,7 @@
 """Algorithmic rules (ICFP 2015 Fig. 6; PACT Fig. "algorithmic rules"): iterate
 decomposition, reorder commutativity, split-join, the five reduce rules, cancellation and
 fusion. Each is proved in ICFP Sect. 5.3 / [40] and property-tested in tests/rules; each
-left-hand side is a pattern (``match``)."""
+left-hand side is a pattern (``rewriting.match``)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from ..expr import (
     fresh_name,
     substitute,
 )
+from ..rewriting.match import array_length, divides, map_of, matches, pair, prim
 from ..sizes import Size
-from .match import array_length, divides, map_of, matches, pair, prim
 from .rule import (
     IDENTITY,
     Refused,

@@ -8,7 +8,7 @@ A macro first rewrites its site into the form its optimisation needs (moving a `
 out of a map, η-expanding, turning compositions into applications), then applies the
 rewrites that block or tile. It names the places it rewrites by what they are (the body of
 a lambda, the function a map applies, the reduction among a composition's functions),
-never by number. It works on a copy of the site (``rules.macro``), so its steps can be
+never by number. It works on a copy of the site (``rewriting.macro``), so its steps can be
 replayed anywhere; when a basic step does not apply, the macro is refused with that
 step's number, rule, place and reason.
 
@@ -26,13 +26,9 @@ from __future__ import annotations
 
 from ..expr import Apply, Compose, Expr, Prim, walk
 from ..layout import mapped_layout
-from ..sizes import Size
-from ..types import ArrayType
-from .interchange import REDUCTIONS
-from .macro import macro_rule
-from .match import app, composed, kind, lam, map_of, prim
-from .rule import Refused, RuleParam, Site, powers_of_two_dividing
-from .strategies import (
+from ..rewriting.macro import macro_rule
+from ..rewriting.match import app, composed, kind, lam, map_of, prim
+from ..rewriting.strategies import (
     State,
     Strategy,
     applied_function,
@@ -50,6 +46,10 @@ from .strategies import (
     rule,
     seq,
 )
+from ..sizes import Size
+from ..types import ArrayType
+from .interchange import REDUCTIONS
+from .rule import Refused, RuleParam, Site, powers_of_two_dividing
 
 # --- recognising the parts of a program -------------------------------------------------------
 

@@ -15,10 +15,10 @@ and says where it lives.
 from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
+from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
 from ..types import ArrayType
 from .interchange import fresh, project
-from .match import app, kind, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
 
 TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")

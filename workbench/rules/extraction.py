@@ -35,10 +35,10 @@ from ..expr import (
     substitute,
     walk,
 )
+from ..rewriting.match import kind, map_of, matches, prim
 from ..sizes import Size
 from .lambdas import BETA as BETA_REDUCTION
 from .lambdas import ETA_REDUCTION, plumbing
-from .match import kind, map_of, matches, prim
 from .rule import Refused, Rule, RuleParam, Site
 
 MAP = prim("map")

@@ -1,5 +1,5 @@
 """Futhark's moderate flattening (the kernel-extraction chapter) as a strategy built from the
-combinators of ``strategies`` and the rules G1–G7 of ``extraction``:
+combinators of ``rewriting.strategies`` and the rules G1–G7 of ``extraction``:
 
 1. repeatedly, outermost first: inline lets of data plumbing (β-reduction) and drop
    λx. f x (η-reduction); interchange a reduction with a vector operator into a segmented
@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 from ..expr import Apply, Compose, Expr, Lambda, Prim, walk
 from ..layout import rearranges_only
+from ..rewriting.strategies import State, Strategy, attempt, choice, repeat, rule_at, seq
 from ..types import Type
 from .extraction import is_parallel, parallel_subterms, unchained
 from .rule import Refused
-from .strategies import State, Strategy, attempt, choice, repeat, rule_at, seq
 
 
 def where(rule: str, wanted: Callable[[Expr], dict | None]) -> Strategy:

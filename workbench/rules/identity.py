@@ -5,8 +5,8 @@ copy into local or global memory (``toLocal (mapLocal (mapSeq id))`` in Listing 
 from __future__ import annotations
 
 from ..expr import Compose, Expr, Prim
+from ..rewriting.match import matches, prim
 from ..types import ArrayType
-from .match import matches, prim
 from .rule import IDENTITY, Refused, Rule, Site
 
 

@@ -7,7 +7,7 @@ steps that move between applied and composed forms (η and β, from ``lambdas``,
 with them as ``eta`` and ``beta``).
 
 Each equation is an identity of the reference semantics and is property-tested in
-``tests/test_rules.py``; each left-hand side is a pattern (``match``), and a rule refuses
+``tests/test_rules.py``; each left-hand side is a pattern (``rewriting.match``), and a rule refuses
 (with the reason) where the pattern or a side condition — a variable that must not occur,
 a size that must divide — does not hold.
 """
@@ -29,10 +29,7 @@ from ..expr import (
     fresh_name,
     substitute,
 )
-from ..sizes import Size
-from ..types import ArrayType, ScalarType
-from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
-from .match import (
+from ..rewriting.match import (
     app,
     array_length,
     composed,
@@ -43,6 +40,9 @@ from .match import (
     pair,
     prim,
 )
+from ..sizes import Size
+from ..types import ArrayType, ScalarType
+from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 
 SLIDES = "matrix-multiplication slides (register blocking)"

@@ -26,8 +26,8 @@ from ..expr import (
     fresh_name,
     substitute,
 )
+from ..rewriting.match import app, kind, lam, map_of, matches
 from ..types import ArrayType
-from .match import app, kind, lam, map_of, matches
 from .rule import Refused, Rule, Site
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
+from ..rewriting.strategies import State, Step, everywhere, repeat
 from ..types import Type
 from .rule import Refused, Site
-from .strategies import State, Step, everywhere, repeat
 
 
 class LoweringRefused(WorkbenchError):
@@ -84,7 +84,7 @@ def _why(expr: Expr, path: Path, node: Prim, types: tuple) -> str:
     choice = default_choice(_site_of(expr, path, types))
     if choice is None:
         return f"{node.name} has no default lowering yet"
-    from .rewriting import RewriteRefused, apply
+    from ..rewriting.application import RewriteRefused, apply
 
     rule, params = choice
     try:
@@ -96,6 +96,6 @@ def _why(expr: Expr, path: Path, node: Prim, types: tuple) -> str:
 
 
 def _site_of(expr: Expr, path: Path, types: tuple) -> Site:
-    from .rewriting import annotation_of, site_at
+    from ..rewriting.application import annotation_of, site_at
 
     return site_at(expr, path, annotation_of(expr, types))

@@ -1,15 +1,15 @@
 """Macro rules: named sequences of basic rules (ICFP 2015 Sect. 6.1). Applying a macro is
 one step of a derivation, and its expansion into basic rules stays visible. Each macro is a
-strategy (``rules.strategies``) that names the functions it rewrites by what they are."""
+strategy (``rewriting.strategies``) that names the functions it rewrites by what they are."""
 
 from __future__ import annotations
 
+from ..rewriting.macro import macro_rule
+from ..rewriting.match import array_length, divides, map_of, pair, prim
+from ..rewriting.strategies import at_site, element, fmap, last_element, parent, rule, seq
 from ..sizes import Size
 from .algorithmic import REDUCE
-from .macro import macro_rule
-from .match import array_length, divides, map_of, pair, prim
 from .rule import Refused, RuleParam, Site, powers_of_two_dividing
-from .strategies import at_site, element, fmap, last_element, parent, rule, seq
 
 ONE = Size.const(1)
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from ..errors import WorkbenchError
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, Section, Var, compose, walk
+from ..rewriting.match import app, kind, lam, map_of, matches, prim
+from ..rewriting.step import Step
 from ..types import ArrayType, Type
-from .match import app, kind, lam, map_of, matches, prim
 from .rule import Refused, Rule, Site
-from .step import Step
 
 REDUCTIONS = ("reduce", "reduceSeq")
 OPERATORS = ("+", "*", "max", "min")
@@ -205,7 +205,7 @@ def normalise(expr: Expr, *input_types: Type | str, limit: int = 200) -> Normali
     """The program in normal form, by basic rules; each rewrite is type-checked where it
     happens, and a rewrite the rules refuse is left out (the program keeps that part as
     written)."""
-    from .rewriting import RewriteRefused, apply
+    from ..rewriting.application import RewriteRefused, apply
 
     steps: list[Step] = []
     for _ in range(limit):

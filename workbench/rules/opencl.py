@@ -7,9 +7,9 @@ from __future__ import annotations
 from ..expr import Expr, Prim, UserFun, compose, subterm, walk
 from ..nesting import problem_with
 from ..primitives import PRIMITIVES
+from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
-from .match import array_length, divides, map_of, matches, prim
 from .renaming import renaming
 from .rule import (
     UNROLLING,

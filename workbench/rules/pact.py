@@ -8,10 +8,10 @@ ReduceSeqUnroll, the slides' "complete loop unrolling") is here too."""
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
+from ..rewriting.match import array_length, matches, pair, prim
 from ..sizes import Size
 from ..types import ArrayType
 from .algorithmic import REDUCE, integer_root
-from .match import array_length, matches, pair, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
 

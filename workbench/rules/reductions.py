@@ -15,14 +15,14 @@ choices stays fast (the tests check that both agree).
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
+from ..rewriting.macro import macro_rule
+from ..rewriting.match import array_length, divides, matches, prim
+from ..rewriting.strategies import at_site, element, fmap, last_element, parent, rule, seq
 from ..sizes import Size
 from .algorithmic import REDUCE, fused_operator
-from .macro import macro_rule
 from .macros import REDUCE_OF_MAP, reduce_of_map
-from .match import array_length, divides, matches, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site
-from .strategies import at_site, element, fmap, last_element, parent, rule, seq
 from .vectors import NEUTRAL, lanes_may_start_at, operator_of
 
 DISTRIBUTIONS = ("chunked", "strided")

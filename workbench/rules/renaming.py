@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..expr import Expr, Prim
-from .match import matches, prim
+from ..rewriting.match import matches, prim
 from .rule import Refused, Rule, Site
 
 

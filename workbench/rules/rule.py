@@ -6,6 +6,7 @@ given place) and a function that either returns the rewritten node or a ``Refuse
 saying which side condition failed (as ELEVATE's Success/Failure; failure is not an
 exception). *Pair* rules rewrite a function together with its right neighbour in a
 composition (``join ∘ split n → id``), and return the functions that replace the pair.
+``Site`` and ``Refused`` are the rewriting engine's (``rewriting.site``), named here too.
 """
 
 from __future__ import annotations
@@ -13,37 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..expr import Expr, Path
-from ..nesting import Context
+from ..rewriting.site import Refused, Site
 from ..sizes import Size
-from ..typecheck import Typing
-from ..types import Type
 
-
-@dataclass(frozen=True)
-class Refused:
-    """Why a rule does not apply here (the widget shows this next to the rule)."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class Site:
-    """Everything a rule may look at where it is tried."""
-
-    root: Expr
-    path: Path
-    node: Expr
-    typing: Typing | None
-    context: Context  # enclosing OpenCL maps, outermost first
-    next: Expr | None = None  # right neighbour in a composition (pair rules)
-    next_typing: Typing | None = None
-
-    @property
-    def input(self) -> Type | None:
-        """The (first) argument type the node is applied to, if it is a function."""
-        t = self.next_typing if self.next is not None else self.typing
-        return t.args[0] if t is not None and t.args else None
+__all__ = ["Rule", "RuleParam", "Refused", "Site", "tagged", "powers_of_two_dividing",
+           "fractions_of", "IDENTITY", "BLOCKING", "UNROLLING", "OTHER_SEED", "NOT_WALKED"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +54,7 @@ class Rule:
     doc: str = ""
     tags: frozenset[str] = field(default=frozenset(), compare=False)  # IDENTITY, …
     # a macro's strategy over basic rules: ``expand(params)`` is run on a copy of the site
-    # (``rules.macro``), so that its expansion can be shown and replayed
+    # (``rewriting.macro``), so that its expansion can be shown and replayed
     expand: Callable | None = field(default=None, compare=False, repr=False)
 
     def _repr_markdown_(self) -> str:

@@ -7,9 +7,9 @@ the blocks' totals) is combined with each of its elements."""
 from __future__ import annotations
 
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name
+from ..rewriting.match import array_length, divides, matches, prim
 from ..sizes import Size
 from .algorithmic import combine
-from .match import array_length, divides, matches, prim
 from .renaming import renaming
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
 

@@ -6,7 +6,7 @@ in its data-arrangement kernel, here a copy ``map id`` next to it) fused with it
 from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
-from .match import array_length, matches, prim
+from ..rewriting.match import array_length, matches, prim
 from .rule import Refused, Rule, Site
 
 

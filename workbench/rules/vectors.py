@@ -12,12 +12,12 @@ the neutral element of ``+`` (0) or ``*`` (1), anything for ``min``/``max``.
 from __future__ import annotations
 
 from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
+from ..rewriting.macro import macro_rule
+from ..rewriting.match import array_length, divides, prim
+from ..rewriting.strategies import at_site, element, parent, rule, seq
 from ..types import ArrayType, ScalarType, TupleType
-from .macro import macro_rule
 from .macros import reduce_of_map
-from .match import array_length, divides, prim
 from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
-from .strategies import at_site, element, parent, rule, seq
 
 # the operators a reduction over lanes may use, with the initial values every lane may
 # start from (None: any value, the operator being idempotent)

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from ..errors import WorkbenchError
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Prim, Section, bind_sizes, walk
 from ..layout import mapped_layout, needs_lowering
+from ..rewriting.step import Step
 from ..rules import RewriteRefused, apply
 from ..rules.blocking import lambda_map, map_over
 from ..rules.normalisation import normalise
-from ..rules.step import Step
 from ..sizes import Size
 from ..typecheck import annotate
 from ..types import ArrayType

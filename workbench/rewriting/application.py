@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..errors import TypeCheckError, WorkbenchError, format_path
 from ..expr import Compose, Expr, Path, Prim, compose, keep_signature, replace, subterm
@@ -17,9 +18,11 @@ from ..nesting import check_nesting, context
 from ..sizes import Size
 from ..typecheck import Annotation, Checker, annotate
 from ..types import Type
-from .catalogue import CATALOGUE
-from .rule import Refused, Rule, Site
+from .site import Refused, Site
 from .step import Step
+
+if TYPE_CHECKING:
+    from ..rules.rule import Rule
 
 
 class RewriteRefused(WorkbenchError):
@@ -38,6 +41,8 @@ Rewrite = Step  # one applicable rewrite: where, which rule, parameters, and the
 
 
 def _catalogue() -> dict[str, Rule]:
+    from ..rules.catalogue import CATALOGUE  # the rules, which are written with this engine
+
     return CATALOGUE
 
 

@@ -2,7 +2,7 @@
 each with the expression after it, at paths of the whole expression, so that a derivation
 can show them (``Derivation.expansion``) or take them instead of the macro step
 (``Derivation.expand``). Replaying them gives exactly the macro's result. A macro is a rule
-with a strategy (``Rule.expand``, ``rules.macro``)."""
+with a strategy (``Rule.expand``, ``rewriting.macro``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from ..errors import WorkbenchError, as_path
 from ..expr import Expr, Path
 from ..types import Type
 from . import macro
-from .catalogue import CATALOGUE
-from .rewriting import (
+from .application import (
     RewriteRefused,
     annotation_of,
     apply,
@@ -19,12 +18,14 @@ from .rewriting import (
     lookup_rule,
     site_at,
 )
-from .rule import Refused
+from .site import Refused
 from .step import Step
 
 
 def is_macro(rule: str) -> bool:
     """Whether a rule of the catalogue is a macro with an expansion."""
+    from ..rules.catalogue import CATALOGUE
+
     found = CATALOGUE.get(rule)
     return found is not None and found.expand is not None
 

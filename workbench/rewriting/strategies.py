@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, keep_signature, subterm, walk
 from ..types import Type
-from .rule import Refused
+from .site import Refused
 from .step import Step
 
 
@@ -71,7 +71,7 @@ def rule(name: str, **params) -> Strategy:
     """Apply one rule at the focus."""
 
     def run(state: State):
-        from .rewriting import RewriteRefused, apply
+        from .application import RewriteRefused, apply
 
         try:
             new = apply(state.expr, name, state.focus, *state.input_types, **params)
@@ -168,7 +168,7 @@ def at_site(build: Callable) -> Strategy:
     neighbour in a composition, the maps around it), or the ``Refused`` it returns."""
 
     def run(state: State):
-        from .rewriting import annotation_of, site_at
+        from .application import annotation_of, site_at
 
         site = site_at(state.expr, state.focus, annotation_of(state.expr, state.input_types))
         strategy = build(site)
@@ -414,7 +414,7 @@ def everywhere(choose: Callable, limit: int = 100_000) -> Strategy:
     next one)."""
 
     def run(state: State):
-        from .rewriting import annotation_of, coerce_params, lookup_rule, site_at, try_rule
+        from .application import annotation_of, coerce_params, lookup_rule, site_at, try_rule
 
         expr, steps = state.expr, list(state.steps)
         note = annotation_of(expr, state.input_types)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ..expr import Apply, Compose, Lambda, Prim
 from ..sizes import Size
 from ..types import ArrayType
-from .rule import Refused, Site
+from .site import Refused, Site
 
 # --- what rules ask of the site's types ------------------------------------------------------
 

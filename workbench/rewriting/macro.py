@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import format_path
 from ..expr import (
@@ -38,9 +39,12 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..types import ArrayType
-from .rule import Refused, Rule, Site
+from .site import Refused, Site
 from .step import Step
 from .strategies import NotFound, State, StepRefused, Strategy
+
+if TYPE_CHECKING:
+    from ..rules.rule import Rule
 
 
 def local_copy(site: Site, pair: bool = False) -> tuple[Expr, tuple, Path]:
@@ -218,6 +222,8 @@ def macro_rule(name: str, equation: str, figure: str, expand, params=(), pair=Fa
     the shape of the site it rewrites (``site → Refused | None``), gives the refusal its
     strategy gives at a site of another shape; it is checked first, as a basic rule's
     pattern is (the tests check that both refuse alike)."""
+    from ..rules.rule import Rule
+
     made: list[Rule] = []
     if lhs is not None:
         LEFT_HAND_SIDES[name] = lhs
