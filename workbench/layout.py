@@ -25,6 +25,8 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
     it being a copy)."""
     if isinstance(fn, Compose):
         return all(rearranges_only(f, in_map) for f in fn.fns)
+    if in_map and rezipped_arity(fn) is not None:
+        return True
     if not isinstance(fn, Prim):
         return False
     if fn.name == "id":
@@ -36,6 +38,26 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
         body = f.body if isinstance(f, Lambda) and len(f.params) == 1 else None
         return body is not None and rearranges_only(body, True)
     return is_layout_primitive(fn) and fn.name != "reorder"
+
+
+def rezipped_arity(fn: Expr) -> int | None:
+    """The number of components n where ``fn`` is ``λt. zip t.0 … t.(n-1)``, which zips the
+    arrays of a tuple, else None. A map of it turns an array of tuples of arrays into an
+    array of arrays of tuples, moving no element: how Lift's ``Zip2D`` and ``Zip3D`` (and
+    its ``Map(fun(tuple => Zip(tuple._0, tuple._1)))``, Rodinia's hotspot and SRAD) pair a
+    stencil's windows with another grid."""
+    if not (isinstance(fn, Lambda) and len(fn.params) == 1 and isinstance(fn.params[0], str)):
+        return None
+    body, t = fn.body, Var(fn.params[0])
+    if not (isinstance(body, Apply) and isinstance(body.fn, Prim) and body.fn.name == "zip"
+            and len(body.args) >= 2):
+        return None
+    for k, arg in enumerate(body.args):
+        if not (isinstance(arg, Apply) and isinstance(arg.fn, Prim) and arg.fn.name == "get"
+                and len(arg.args) == 1 and arg.args[0] == t and len(arg.fn.args) == 1
+                and str(arg.fn.args[0]) == str(k)):
+            return None
+    return len(body.args)
 
 
 def _maps(node: Prim) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
-from ..layout import is_layout_primitive, mapped_layout, rearranges_only
+from ..layout import is_layout_primitive, mapped_layout, rearranges_only, rezipped_arity
 from ..primitives import Kernel
 from ..primitives import ViewForm as Form
 from ..typecheck import annotate
@@ -245,6 +245,9 @@ def project(view: View, k: int) -> View:
         return view.parts[k]
     if isinstance(view, IndexMapView | Prefix):
         return replace(view, inner=project(view.inner, k))
+    if isinstance(view, MapView):  # a map of a layout that makes tuples (λt. zip t.0 t.1)
+        return MapView(lambda element, build=view.build: project(build(element), k),
+                       view.inner)
     return GetView(k, view)  # tuples made by a view (enumerate, gatherOffsets)
 
 
@@ -412,6 +415,12 @@ def function_view(f: Expr, input_type: Type, calls: Calls | None = None,
     """For a function that only rearranges data: the function from the view of its input
     to the view of its result; with ``output``, from the view its result is written to, to
     the view its input is written through."""
+    n = rezipped_arity(f)
+    if n is not None:  # λt. zip t.0 … t.(n-1): the tuple's arrays, element by element
+        if output:
+            raise CodegenError("a zip of a tuple's arrays cannot be written through: add a "
+                               "copy (map id) after the computation, before it")
+        return lambda view: ZipView(tuple(project(view, k) for k in range(n)))
     note = annotate(f, input_type)
     fns = list(f.fns) if isinstance(f, Compose) else [f]
     paths = [(i,) if isinstance(f, Compose) else () for i in range(len(fns))]
