@@ -7,7 +7,8 @@ import pytest
 from benchmarks import lift_programs as bench
 from workbench.codegen.program import opencl
 from workbench.notation import parse
-from workbench.notation.program import user_functions, user_functions_text
+from workbench.notation.program import user_functions_text
+from workbench.notation.reading import user_functions
 from workbench.rules.lowering import lower
 from workbench.search import search
 from workbench.search.evaluation import evaluate_candidate, job_key
@@ -94,3 +95,14 @@ def test_the_guided_search_measures_a_correct_kernel_of_every_lift_program(name)
     assert found.best_kernel_ms is not None and found.best_kernel_ms > 0
     assert sum(1 for r in found.log if r.get("correct")) >= 1
     assert "mapGlobal" in str(found.best) or "mapWorkgroup" in str(found.best)
+
+
+def test_a_derivation_of_a_program_with_c_user_functions_saves_and_loads(tmp_path):
+    from workbench.derivation import Derivation
+
+    prog = bench.PROGRAMS["blackScholes"].program()
+    d = Derivation(prog, "[float]_64")
+    d.apply("map→mapGlobal", (), dim=0)
+    d.save(tmp_path / "d.json")
+    back = Derivation.load(tmp_path / "d.json")
+    assert back.start == prog and back.current == d.current

@@ -17,7 +17,8 @@ from .domain import ranges_of, ranges_problem, ranges_text, with_ranges
 from .errors import NotText, WorkbenchError, as_path, decode_utf8, format_path, parse_path
 from .expr import Expr, Path
 from .notation import parse, parse_ranges, parse_type
-from .notation.program import named, user_functions, user_functions_text
+from .notation.program import named, user_functions_text
+from .notation.reading import user_functions
 from .rewriting.step import Step
 from .rules import RewriteRefused, apply, lookup_rule
 from .typecheck import typecheck

@@ -253,9 +253,7 @@ def user_functions(program_text: str) -> dict[str, Expr]:
     user functions a parsed expression may call."""
     if not program_text:
         return {}
-    from .reading import parse_program as read_program  # Lift's text too (C bodies)
-
-    return dict(read_program(program_text).items())
+    return dict(parse_program(program_text).items())
 
 
 def user_functions_text(expr: Expr) -> str:
@@ -263,7 +261,8 @@ def user_functions_text(expr: Expr) -> str:
     its own body calls (``compCallPut`` after ``option``, ``cnd``, …): with it, the printed
     expression parses back to the same expression in another process. Where one of them is
     written in OpenCL C (a Lift ``UserFun`` the scalar language cannot express), which the
-    paper notation has no form for, they are all written as Lift's ``UserFun`` values."""
+    paper notation has no form for, they are all written as Lift's ``UserFun`` values
+    (``reading.user_functions`` reads either)."""
     seen: dict[str, UserFun] = {}
 
     def visit(e: Expr) -> None:

@@ -50,6 +50,15 @@ def parse_program(text: str) -> program.Program:
     return program.parse_program(text)
 
 
+def user_functions(program_text: str) -> dict[str, Expr]:
+    """The definitions of a program text by name (``program.user_functions_text``'s, in the
+    paper notation or, where a user function is written in OpenCL C, in Lift's): the user
+    functions a parsed expression may call."""
+    if not program_text:
+        return {}
+    return dict(parse_program(program_text).items())
+
+
 def load(path: str | Path) -> program.Program:
     """Read and parse a program file, in the paper notation or Lift's."""
     return program.load(path, reader=parse_program)

@@ -46,7 +46,7 @@ def evaluate_candidate(job: dict) -> dict:
     try:
         from ..cluster import pinned_device, placement
         from ..notation import parse
-        from ..notation.program import user_functions
+        from ..notation.reading import user_functions
         from ..run import run
 
         functions = user_functions(job.get("definitions", ""))
@@ -127,7 +127,7 @@ def prepare_candidate(job: dict) -> None:
     neither a candidate's time limit nor, after a crash, the next candidate pays for it:
     the imports, the device opened, and the inputs and expected output of the job's
     search."""
-    from ..notation.program import user_functions
+    from ..notation.reading import user_functions
     from ..runtime import context_for
 
     context_for(job.get("device"))
