@@ -26,6 +26,7 @@ from .rule import (
     Rule,
     RuleParam,
     Site,
+    basic_rule,
     fractions_of,
     powers_of_two_dividing,
 )
@@ -43,58 +44,55 @@ def _first_parts(site: Site) -> list[Size]:
     return []
 
 
+@basic_rule(
+    "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
+    "ICFP Fig. 6a", tags=frozenset({IDENTITY}),
+    params=(RuleParam("m", "iterations of the first part", _first_parts),))
 @matches(prim("iterate", "n", "f", why="it rewrites iterate n f"))
-def _iterate_decomposition(match, site: Site, p) -> Expr | Refused:
+def ITERATE_DECOMPOSITION(match, site: Site, p) -> Expr | Refused:
     n, f, m = match.n, match.f, p["m"]
     if not (n.is_integer_constant and m.is_integer_constant and 0 < m.value < n.value):
         return Refused(f"m must be between 1 and {n} - 1")
     return compose(Prim("iterate", (m, f)), Prim("iterate", (n - m, f)))
 
 
-ITERATE_DECOMPOSITION = Rule(
-    "iterate-decomposition", "iterate (m + n) f → iterate m f ∘ iterate n f", "algorithmic",
-    "ICFP Fig. 6a", _iterate_decomposition, tags=frozenset({IDENTITY}),
-    params=(RuleParam("m", "iterations of the first part", _first_parts),))
-
-
+# iterate 1 f = f: Fig. 9's iterate applies f once. Walks leave such loops behind (a
+# reducePart of two split by partial-iterate with k = 1); a found kernel is tidied with it.
+@basic_rule("iterate-once", "iterate 1 f → f", "simplification", "ICFP Fig. 6a, 9",
+            tags=frozenset({IDENTITY}))
 @matches(prim("iterate", "n", "f", why="it rewrites iterate 1 f"))
-def _iterate_once(match, site: Site, p) -> Expr | Refused:
+def ITERATE_ONCE(match, site: Site, p) -> Expr | Refused:
     if match.n != Size.const(1):
         return Refused(f"it iterates {match.n} times, not once")
     return match.f
 
 
-# iterate 1 f = f: Fig. 9's iterate applies f once. Walks leave such loops behind (a
-# reducePart of two split by partial-iterate with k = 1); a found kernel is tidied with it.
-ITERATE_ONCE = Rule(
-    "iterate-once", "iterate 1 f → f", "simplification", "ICFP Fig. 6a, 9", _iterate_once,
-    tags=frozenset({IDENTITY}))
-
-
 # --- (b) reorder commutativity --------------------------------------------------------------
 
-@matches(pair(map_of(), prim("reorder"), why="it rewrites map f ∘ reorder"))
-def _map_then_reorder(m, site: Site, p):
-    return [site.next, site.node]
-
-
-@matches(pair(prim("reorder"), map_of(), why="it rewrites reorder ∘ map f"))
-def _reorder_then_map(m, site: Site, p):
-    return [site.next, site.node]
-
-
-REORDER_COMMUTE_LEFT = Rule(
+@basic_rule(
     "reorder-commute", "map f ∘ reorder → reorder ∘ map f", "algorithmic", "ICFP Fig. 6b",
-    _map_then_reorder, pair=True)
-REORDER_COMMUTE_RIGHT = Rule(
+    pair=True)
+@matches(pair(map_of(), prim("reorder"), why="it rewrites map f ∘ reorder"))
+def REORDER_COMMUTE_LEFT(m, site: Site, p):
+    return [site.next, site.node]
+
+
+@basic_rule(
     "reorder-commute-back", "reorder ∘ map f → map f ∘ reorder", "algorithmic", "ICFP Fig. 6b",
-    _reorder_then_map, pair=True, tags=frozenset({IDENTITY}))
+    pair=True, tags=frozenset({IDENTITY}))
+@matches(pair(prim("reorder"), map_of(), why="it rewrites reorder ∘ map f"))
+def REORDER_COMMUTE_RIGHT(m, site: Site, p):
+    return [site.next, site.node]
 
 
 # --- (c) split-join ---------------------------------------------------------------------------
 
+@basic_rule(
+    "split-join", "map f → join ∘ map (map f) ∘ split n", "algorithmic", "ICFP Fig. 6c",
+    params=(RuleParam("n", "chunk size", lambda s: powers_of_two_dividing(
+        array_length(s))),))
 @matches(map_of(why="it rewrites a high-level map f"))
-def _split_join(m, site: Site, p) -> Expr | Refused:
+def SPLIT_JOIN(m, site: Site, p) -> Expr | Refused:
     n = p["n"]
     bad = divides(n, array_length(site), f"split {n}")
     if bad:
@@ -103,48 +101,24 @@ def _split_join(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("join"), Prim("map", (Prim("map", (f,)),)), Prim("split", (n,)))
 
 
-SPLIT_JOIN = Rule(
-    "split-join", "map f → join ∘ map (map f) ∘ split n", "algorithmic", "ICFP Fig. 6c",
-    _split_join, params=(RuleParam("n", "chunk size", lambda s: powers_of_two_dividing(
-        array_length(s))),))
-
-
 # --- (d) the five reduce rules ---------------------------------------------------------------
 
 REDUCE = prim("reduce", "f", "z", why="it rewrites reduce f z")
+REDUCE_PART = prim("reducePart", "f", "z", "n", why="it rewrites reducePart f z n")
 
 
+@basic_rule(
+    "reduce-partial", "reduce f z → reduce f z ∘ reducePart f z n", "algorithmic",
+    "ICFP Fig. 6d (1)",
+    params=(RuleParam("n", "number of partial results", lambda s: powers_of_two_dividing(
+        array_length(s)) + fractions_of(array_length(s))),))
 @matches(REDUCE)
-def _reduce_to_partial(m, site: Site, p) -> Expr | Refused:
+def REDUCE_TO_PARTIAL(m, site: Site, p) -> Expr | Refused:
     n = p["n"]
     bad = divides(n, array_length(site), f"reducePart to {n} results")
     if bad:
         return bad
     return compose(site.node, Prim("reducePart", (m.f, m.z, n)))
-
-
-REDUCE_PART = prim("reducePart", "f", "z", "n", why="it rewrites reducePart f z n")
-
-
-REDUCE_TO_PARTIAL = Rule(
-    "reduce-partial", "reduce f z → reduce f z ∘ reducePart f z n", "algorithmic",
-    "ICFP Fig. 6d (1)", _reduce_to_partial,
-    params=(RuleParam("n", "number of partial results", lambda s: powers_of_two_dividing(
-        array_length(s)) + fractions_of(array_length(s))),))
-
-
-@matches(REDUCE_PART)
-def _partial_partial(match, site: Site, p) -> Expr | Refused:
-    f, z, n = match.f, match.z, match.n
-    m = p["m"]
-    length = array_length(site)
-    bad = divides(m, length, f"reducePart to {m} results")
-    if bad:
-        return bad
-    if m.divisible_by(n) is False:
-        return Refused(f"{n} results must come from {m} by whole chunks "
-                       f"({n} does not divide {m})")
-    return compose(site.node, Prim("reducePart", (f, z, m)))
 
 
 def _results(site: Site) -> Size | None:
@@ -163,32 +137,39 @@ def _partial_partial_candidates(site: Site) -> list:
             and m != n]
 
 
-PARTIAL_PARTIAL = Rule(
+@basic_rule(
     "partial-partial", "reducePart f z n → reducePart f z n ∘ reducePart f z m", "algorithmic",
-    "ICFP Fig. 6d (1), for reducePart", _partial_partial,
+    "ICFP Fig. 6d (1), for reducePart",
     params=(RuleParam("m", "intermediate number of results", _partial_partial_candidates),),
     doc="Fig. 6d (1) applied to each of the n reductions a reducePart performs.")
+@matches(REDUCE_PART)
+def PARTIAL_PARTIAL(match, site: Site, p) -> Expr | Refused:
+    f, z, n = match.f, match.z, match.n
+    m = p["m"]
+    length = array_length(site)
+    bad = divides(m, length, f"reducePart to {m} results")
+    if bad:
+        return bad
+    if m.divisible_by(n) is False:
+        return Refused(f"{n} results must come from {m} by whole chunks "
+                       f"({n} does not divide {m})")
+    return compose(site.node, Prim("reducePart", (f, z, m)))
 
 
+@basic_rule(
+    "partial-reduce", "reducePart f z 1 → reduce f z", "algorithmic", "ICFP Fig. 6d (2)")
 @matches(prim("reducePart", "f", "z", "n", why="it rewrites reducePart f z 1")
          .where(lambda m: m.n == 1, "it rewrites reducePart f z 1"))
-def _partial_to_reduce(m, site: Site, p) -> Expr:
+def PARTIAL_TO_REDUCE(m, site: Site, p) -> Expr:
     return Prim("reduce", (m.f, m.z))
 
 
-PARTIAL_TO_REDUCE = Rule(
-    "partial-reduce", "reducePart f z 1 → reduce f z", "algorithmic", "ICFP Fig. 6d (2)",
-    _partial_to_reduce)
-
-
-@matches(REDUCE_PART)
-def _partial_reorder(m, site: Site, p) -> Expr:
-    return compose(site.node, Prim("reorder"))
-
-
-PARTIAL_REORDER = Rule(
+@basic_rule(
     "partial-reorder", "reducePart f z n → reducePart f z n ∘ reorder", "algorithmic",
-    "ICFP Fig. 6d (3)", _partial_reorder, tags=frozenset({IDENTITY}))
+    "ICFP Fig. 6d (3)", tags=frozenset({IDENTITY}))
+@matches(REDUCE_PART)
+def PARTIAL_REORDER(m, site: Site, p) -> Expr:
+    return compose(site.node, Prim("reorder"))
 
 
 def integer_root(value: int, k: int) -> int | None:
@@ -199,8 +180,20 @@ def integer_root(value: int, k: int) -> int | None:
     return None
 
 
+def _iterate_candidates(site: Site) -> list:
+    n, length = _results(site), array_length(site)
+    if n is None or length is None or not (length / n).is_integer_constant:
+        return []
+    ratio = int((length / n).value)
+    return [Size.const(k) for k in range(1, 21) if integer_root(ratio, k)]
+
+
+@basic_rule(
+    "partial-iterate", "reducePart f z n → iterate k (join ∘ map (reducePart f z 1) ∘ split I)"
+    "   (input I^k × n)", "algorithmic", "ICFP Fig. 6d (4)",
+    params=(RuleParam("k", "number of iterations", _iterate_candidates),))
 @matches(REDUCE_PART)
-def _partial_iterate(m, site: Site, p) -> Expr | Refused:
+def PARTIAL_ITERATE(m, site: Site, p) -> Expr | Refused:
     f, z, n = m.f, m.z, m.n
     length = array_length(site)
     k = p["k"]
@@ -219,34 +212,6 @@ def _partial_iterate(m, site: Site, p) -> Expr | Refused:
     return Prim("iterate", (k, step))
 
 
-def _iterate_candidates(site: Site) -> list:
-    n, length = _results(site), array_length(site)
-    if n is None or length is None or not (length / n).is_integer_constant:
-        return []
-    ratio = int((length / n).value)
-    return [Size.const(k) for k in range(1, 21) if integer_root(ratio, k)]
-
-
-PARTIAL_ITERATE = Rule(
-    "partial-iterate", "reducePart f z n → iterate k (join ∘ map (reducePart f z 1) ∘ split I)"
-    "   (input I^k × n)", "algorithmic", "ICFP Fig. 6d (4)", _partial_iterate,
-    params=(RuleParam("k", "number of iterations", _iterate_candidates),))
-
-
-@matches(REDUCE_PART)
-def _partial_split(m, site: Site, p) -> Expr | Refused:
-    f, z, n = m.f, m.z, m.n
-    j = p["j"]
-    if n.divisible_by(j) is False:
-        return Refused(f"{j} does not divide the number of results {n}")
-    length = array_length(site)
-    chunk = (length / (n / j)) if length is not None else None
-    if chunk is None:
-        return Refused("the input length is not known here")
-    return compose(Prim("join"), Prim("map", (Prim("reducePart", (f, z, j)),)),
-                   Prim("split", (chunk,)))
-
-
 def _split_candidates(site: Site) -> list:
     n = _results(site)
     if n is None:
@@ -258,10 +223,22 @@ def _split_candidates(site: Site) -> list:
     return [Size.const(1)]
 
 
-PARTIAL_SPLIT = Rule(
+@basic_rule(
     "partial-split", "reducePart f z (J×K) → join ∘ map (reducePart f z J) ∘ split (I×J)",
-    "algorithmic", "ICFP Fig. 6d (5)", _partial_split,
+    "algorithmic", "ICFP Fig. 6d (5)",
     params=(RuleParam("j", "results per chunk", _split_candidates),))
+@matches(REDUCE_PART)
+def PARTIAL_SPLIT(m, site: Site, p) -> Expr | Refused:
+    f, z, n = m.f, m.z, m.n
+    j = p["j"]
+    if n.divisible_by(j) is False:
+        return Refused(f"{j} does not divide the number of results {n}")
+    length = array_length(site)
+    chunk = (length / (n / j)) if length is not None else None
+    if chunk is None:
+        return Refused("the input length is not known here")
+    return compose(Prim("join"), Prim("map", (Prim("reducePart", (f, z, j)),)),
+                   Prim("split", (chunk,)))
 
 
 # --- (e) cancellation ------------------------------------------------------------------------
@@ -299,15 +276,13 @@ FUSABLE_MAPS = ("map", "mapSeq")
 _TWO_MAPS = "it rewrites map f ∘ map g (two maps of the same kind)"
 
 
+@basic_rule("map-fusion", "map f ∘ map g → map (f ∘ g)", "algorithmic", "ICFP Fig. 6f",
+            pair=True)
 @matches(pair(prim(FUSABLE_MAPS, name="first"), prim(FUSABLE_MAPS, name="second"), why=_TWO_MAPS)
          .where(lambda m: m.first.name == m.second.name, _TWO_MAPS))
-def _map_fusion(m, site: Site, p) -> list:
+def MAP_FUSION(m, site: Site, p) -> list:
     node, nxt = m.first, m.second
     return [Prim(node.name, (compose(node.args[-1], nxt.args[-1]),))]
-
-
-MAP_FUSION = Rule("map-fusion", "map f ∘ map g → map (f ∘ g)", "algorithmic", "ICFP Fig. 6f",
-                  _map_fusion, pair=True)
 
 
 def apply_to(f: Expr, arg: Expr) -> Expr:
@@ -335,15 +310,13 @@ def fused_operator(f: Expr, g: Expr) -> Expr:
     return Lambda(((acc, x),), combine(f, Var(acc), apply_to(g, Var(x))))
 
 
+@basic_rule(
+    "reduceSeq-mapSeq-fusion", "reduceSeq f z ∘ mapSeq g → reduceSeq (λ(acc, x). f (acc, g x)) z",
+    "algorithmic", "ICFP Fig. 6f", pair=True)
 @matches(pair(prim("reduceSeq", "f", "z"), prim("mapSeq", "g"),
               why="it rewrites reduceSeq f z ∘ mapSeq g"))
-def _reduce_seq_fusion(m, site: Site, p) -> list:
+def REDUCE_SEQ_FUSION(m, site: Site, p) -> list:
     return [Prim("reduceSeq", (fused_operator(m.f, m.g), m.z))]
-
-
-REDUCE_SEQ_FUSION = Rule(
-    "reduceSeq-mapSeq-fusion", "reduceSeq f z ∘ mapSeq g → reduceSeq (λ(acc, x). f (acc, g x)) z",
-    "algorithmic", "ICFP Fig. 6f", _reduce_seq_fusion, pair=True)
 
 
 RULES = [ITERATE_DECOMPOSITION, ITERATE_ONCE, REORDER_COMMUTE_LEFT, REORDER_COMMUTE_RIGHT,

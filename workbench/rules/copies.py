@@ -19,7 +19,7 @@ from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
 from ..types import ArrayType
 from .interchange import fresh, project
-from .rule import Refused, Rule, RuleParam, Site
+from .rule import Refused, RuleParam, Site, basic_rule
 
 TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")
 
@@ -66,8 +66,47 @@ def _pair_parameter(f: Lambda) -> bool:
     return False
 
 
+def _nodes(e: Expr):
+    yield e
+    for c in e.children():
+        yield from _nodes(c)
+
+
+def _replace(e: Expr, old: Expr, new: Expr) -> Expr:
+    if e == old:
+        return new
+    kids = e.children()
+    if not kids:
+        return e
+    if isinstance(e, Lambda) and set(e.names()) & old.free_vars():
+        return e  # the name is bound again here
+    return e.with_children(tuple(_replace(c, old, new) for c in kids))
+
+
+def _group(site: Site, level: int) -> list[Size]:
+    """The work-group's shape as the accumulator gives it (its first two lengths: the local
+    maps of dimensions 1 and 0 that update it)."""
+    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
+    acc = t.items[0] if hasattr(t, "items") and t.items else None
+    shape = _shape(acc)
+    return [shape[level]] if len(shape) > level else []
+
+
+@basic_rule(
+    "local-copy",
+    "λ(acc, x). e → λ(acc, x). (λt. e[t/x.k]) (toLocal (mapSeq (mapLocal 1 (mapLocal 0 id))) "
+    "… x.k)", "memory", "CASES 2016 Sect. 5.2 (local memory); ICFP Fig. 7d",
+    params=(RuleParam("k", "the component of the element to copy", lambda s: [0, 1], "int"),
+            RuleParam("t", "the order in which the work-items copy it: 0 as it is, 1 "
+                      "transposed, 2 each element transposed (so that neighbouring work-items "
+                      "read neighbouring elements of global memory)", lambda s: [0, 1, 2],
+                      "int"),
+            RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
+            RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
+    doc="A part of the reduction's element read from local memory: the work-group copies it "
+        "there, l1 × l0 work-items a round, each step of the reduction.")
 @matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
-def _local_copy(m, site: Site, p) -> Expr | Refused:
+def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     node = m.op
     acc, x = node.params[0]
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
@@ -114,49 +153,14 @@ def _local_copy(m, site: Site, p) -> Expr | Refused:
     return Lambda(node.params, Apply(Lambda((t,), body), (copy,)))
 
 
-def _nodes(e: Expr):
-    yield e
-    for c in e.children():
-        yield from _nodes(c)
-
-
-def _replace(e: Expr, old: Expr, new: Expr) -> Expr:
-    if e == old:
-        return new
-    kids = e.children()
-    if not kids:
-        return e
-    if isinstance(e, Lambda) and set(e.names()) & old.free_vars():
-        return e  # the name is bound again here
-    return e.with_children(tuple(_replace(c, old, new) for c in kids))
-
-
-def _group(site: Site, level: int) -> list[Size]:
-    """The work-group's shape as the accumulator gives it (its first two lengths: the local
-    maps of dimensions 1 and 0 that update it)."""
-    t = site.typing.args[0] if site.typing is not None and site.typing.args else None
-    acc = t.items[0] if hasattr(t, "items") and t.items else None
-    shape = _shape(acc)
-    return [shape[level]] if len(shape) > level else []
-
-
-LOCAL_COPY = Rule(
-    "local-copy",
-    "λ(acc, x). e → λ(acc, x). (λt. e[t/x.k]) (toLocal (mapSeq (mapLocal 1 (mapLocal 0 id))) "
-    "… x.k)", "memory", "CASES 2016 Sect. 5.2 (local memory); ICFP Fig. 7d", _local_copy,
-    params=(RuleParam("k", "the component of the element to copy", lambda s: [0, 1], "int"),
-            RuleParam("t", "the order in which the work-items copy it: 0 as it is, 1 "
-                      "transposed, 2 each element transposed (so that neighbouring work-items "
-                      "read neighbouring elements of global memory)", lambda s: [0, 1, 2],
-                      "int"),
-            RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
-            RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
-    doc="A part of the reduction's element read from local memory: the work-group copies it "
-        "there, l1 × l0 work-items a round, each step of the reduction.")
-
-
+@basic_rule(
+    "private-accumulator",
+    "reduceSeq f z → reduceSeq f (toPrivate (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id))) z)",
+    "memory", "CASES 2016 Sect. 5.2 (private memory); Lift toPrivate",
+    doc="The accumulator of a work-group's reduction in private memory: each work-item holds "
+        "the part its local maps write (its register block).")
 @matches(prim("reduceSeq", "f", "z", why="it rewrites reduceSeq f z"))
-def _private_accumulator(m, site: Site, p) -> Expr | Refused:
+def PRIVATE_ACCUMULATOR(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
     if site.typing is None or not isinstance(site.typing.result, ArrayType):
         return Refused("the reduction's type is not known here")
@@ -170,17 +174,15 @@ def _private_accumulator(m, site: Site, p) -> Expr | Refused:
     return Prim("reduceSeq", (f, Apply(copy, (z,))))
 
 
-PRIVATE_ACCUMULATOR = Rule(
-    "private-accumulator",
-    "reduceSeq f z → reduceSeq f (toPrivate (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id))) z)",
-    "memory", "CASES 2016 Sect. 5.2 (private memory); Lift toPrivate", _private_accumulator,
-    doc="The accumulator of a work-group's reduction in private memory: each work-item holds "
-        "the part its local maps write (its register block).")
-
-
+@basic_rule(
+    "copy-out",
+    "reduceSeq f z xs → toGlobal (mapSeq (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id)))) "
+    "(reduceSeq f z xs)", "memory", "CASES 2016 Sect. 5.2; Lift toGlobal",
+    doc="The result of a work-group's reduction written to global memory by the local maps "
+        "that own its parts.")
 @matches(app(prim("reduceSeq"), rest="_",
              why="it rewrites a reduction applied to an array: reduceSeq f z xs"))
-def _copy_out(m, site: Site, p) -> Expr | Refused:
+def COPY_OUT(m, site: Site, p) -> Expr | Refused:
     node = site.node
     if site.typing is None or not isinstance(site.typing.result, ArrayType):
         return Refused("the reduction's type is not known here")
@@ -190,14 +192,6 @@ def _copy_out(m, site: Site, p) -> Expr | Refused:
     locals_ = Prim("mapLocal", (1, Prim("mapLocal", (0, _ids(len(shape) - 3)))))
     copy = Prim("toGlobal", (Prim("mapSeq", (locals_,)),))
     return Apply(copy, (node,))
-
-
-COPY_OUT = Rule(
-    "copy-out",
-    "reduceSeq f z xs → toGlobal (mapSeq (mapLocal 1 (mapLocal 0 (mapSeqUnroll … id)))) "
-    "(reduceSeq f z xs)", "memory", "CASES 2016 Sect. 5.2; Lift toGlobal", _copy_out,
-    doc="The result of a work-group's reduction written to global memory by the local maps "
-        "that own its parts.")
 
 
 def invariants(root: Expr) -> list[tuple]:
@@ -221,7 +215,19 @@ def invariants(root: Expr) -> list[tuple]:
     return out
 
 
-def _pack(site: Site, p) -> Expr | Refused:
+@basic_rule(
+    "pack",
+    "λxs. e[c] → λxs. (λp. e[map transpose p]) (toGlobal (mapGlobal 1 (mapGlobal 0 (mapSeq "
+    "id))) (map transpose c))", "memory",
+    "Lift (copies into global memory); the packed panels of BLAS libraries",
+    params=(RuleParam("k", "which array that depends only on the inputs (outermost first)",
+                      lambda s: list(range(len(invariants(s.node)))), "int"),
+            RuleParam("t", "1: each element copied transposed", lambda s: [0, 1], "int")),
+    doc="An array the maps read that depends only on the program's inputs is computed once, "
+        "by a kernel of its own, into global memory — each of its elements transposed with "
+        "t = 1, so that what a work-item reads in sequence lies in sequence (B's panels of a "
+        "matrix multiplication, packed).")
+def PACK(site: Site, p) -> Expr | Refused:
     root = site.node
     if site.path or not isinstance(root, Lambda):
         return Refused("it rewrites a whole program λxs. e")
@@ -251,20 +257,6 @@ def _pack(site: Site, p) -> Expr | Refused:
                  (source,))
     body = replace(root, path, read).body
     return Lambda(root.params, Apply(Lambda((name,), body), (copy,)))
-
-
-PACK = Rule(
-    "pack",
-    "λxs. e[c] → λxs. (λp. e[map transpose p]) (toGlobal (mapGlobal 1 (mapGlobal 0 (mapSeq "
-    "id))) (map transpose c))", "memory",
-    "Lift (copies into global memory); the packed panels of BLAS libraries", _pack,
-    params=(RuleParam("k", "which array that depends only on the inputs (outermost first)",
-                      lambda s: list(range(len(invariants(s.node)))), "int"),
-            RuleParam("t", "1: each element copied transposed", lambda s: [0, 1], "int")),
-    doc="An array the maps read that depends only on the program's inputs is computed once, "
-        "by a kernel of its own, into global memory — each of its elements transposed with "
-        "t = 1, so that what a work-item reads in sequence lies in sequence (B's panels of a "
-        "matrix multiplication, packed).")
 
 
 RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK]

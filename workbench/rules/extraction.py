@@ -39,7 +39,7 @@ from ..rewriting.match import kind, map_of, matches, prim
 from ..sizes import Size
 from .lambdas import BETA as BETA_REDUCTION
 from .lambdas import ETA_REDUCTION, plumbing
-from .rule import Refused, Rule, RuleParam, Site
+from .rule import Refused, Rule, RuleParam, Site, basic_rule
 
 MAP = prim("map")
 PARALLEL = ("map", "reduce", "scan", "reducePart", "iterate", "loop", "opMap", "allPairs")
@@ -76,8 +76,14 @@ def nest_depth(node: Expr) -> int:
     return depth
 
 
+@basic_rule(
+    "map-nest→kernel", "map (map (… f)) → mapGlobal (d-1) (mapGlobal (d-2) (… f))",
+    "opencl", "Futhark G1–G3",
+    doc="A perfect nest of maps (up to three deep) becomes one kernel over a grid of as many "
+        "dimensions, the innermost map on dimension 0; what the nest's body computes stays "
+        "sequential code of each work-item.")
 @matches(map_of(why="it rewrites a high-level map (the outer map of a nest)"))
-def _map_nest_to_kernel(m, site: Site, p) -> Expr | Refused:
+def MAP_NEST_TO_KERNEL(m, site: Site, p) -> Expr | Refused:
     node = site.node
     if site.context:
         return Refused("a kernel's maps are outermost: this map is inside an OpenCL map")
@@ -90,14 +96,6 @@ def _map_nest_to_kernel(m, site: Site, p) -> Expr | Refused:
             f = put_back(lower(inner, level + 1))
         return Prim("mapGlobal", (depth - 1 - level, f))
     return lower(node, 0)
-
-
-MAP_NEST_TO_KERNEL = Rule(
-    "map-nest→kernel", "map (map (… f)) → mapGlobal (d-1) (mapGlobal (d-2) (… f))",
-    "opencl", "Futhark G1–G3", _map_nest_to_kernel,
-    doc="A perfect nest of maps (up to three deep) becomes one kernel over a grid of as many "
-        "dimensions, the innermost map on dimension 0; what the nest's body computes stays "
-        "sequential code of each work-item.")
 
 
 # --- G4: map fission and distribution ---------------------------------------------------------
@@ -124,30 +122,6 @@ def parallel_subterms(body: Expr, bound: frozenset[str]) -> list[Expr]:
 _ONE_PARAMETER = "it rewrites map (λx. e) (one parameter)"
 ONE_PARAMETER_MAP = map_of(kind(Lambda, name="f"), why=_ONE_PARAMETER).where(
     lambda m: len(m.f.params) == 1, _ONE_PARAMETER)
-
-
-@matches(ONE_PARAMETER_MAP)
-def _map_distribution(m, site: Site, p) -> Expr | Refused:
-    f = m.f
-    (x,) = f.params
-    f = Lambda(f.params, unchained(f.body))
-    candidates = parallel_subterms(f.body, frozenset())
-    if not candidates:
-        return Refused("the map's body computes nothing in parallel to distribute over")
-    k = int(p["k"])
-    if not 0 <= k < len(candidates):
-        return Refused(f"the body has {len(candidates)} parallel computations, not {k + 1}")
-    inner = candidates[k]
-    avoid = f.free_vars() | {n for _, e in walk(f) if isinstance(e, Lambda) for n in e.names()}
-    a = fresh_name("a", avoid | {x})
-    rest = let_reduced(_replace_subterm(f.body, inner, Var(a)))
-    x_names = {x} if isinstance(x, str) else set(Lambda((x,), Var(a)).names())
-    first = Prim("map", (Lambda((x,), inner),))
-    if not (rest.free_vars() & x_names):  # the rest reads only the computed values
-        return compose(Prim("map", (Lambda((a,), rest),)), first)
-    xs = fresh_name("xs", avoid | {a})
-    zipped = Apply(Prim("zip"), (Apply(first, (Var(xs),)), Var(xs)))
-    return Lambda((xs,), Apply(Prim("map", (Lambda(((a, x),), rest),)), (zipped,)))
 
 
 def unchained(body: Expr) -> Expr:
@@ -187,14 +161,36 @@ def _distribution_candidates(site: Site) -> list:
                                                                frozenset())))]
 
 
-MAP_DISTRIBUTION = Rule(
+@basic_rule(
     "map-distribution", "map (λx. e[P x]) → λxs. map (λ(a, x). e[a]) (zip (map (λx. P x) xs) xs)",
-    "algorithmic", "Futhark G4", _map_distribution,
+    "algorithmic", "Futhark G4",
     params=(RuleParam("k", "which parallel computation of the body (0: the first)",
                       _distribution_candidates, kind="int"),),
     doc="The map first computes the parallel part P of its body for every element (a map "
         "nest of its own, a kernel), then the rest of the body reads the results zipped with "
         "the elements (without the zip when the rest does not use the element).")
+@matches(ONE_PARAMETER_MAP)
+def MAP_DISTRIBUTION(m, site: Site, p) -> Expr | Refused:
+    f = m.f
+    (x,) = f.params
+    f = Lambda(f.params, unchained(f.body))
+    candidates = parallel_subterms(f.body, frozenset())
+    if not candidates:
+        return Refused("the map's body computes nothing in parallel to distribute over")
+    k = int(p["k"])
+    if not 0 <= k < len(candidates):
+        return Refused(f"the body has {len(candidates)} parallel computations, not {k + 1}")
+    inner = candidates[k]
+    avoid = f.free_vars() | {n for _, e in walk(f) if isinstance(e, Lambda) for n in e.names()}
+    a = fresh_name("a", avoid | {x})
+    rest = let_reduced(_replace_subterm(f.body, inner, Var(a)))
+    x_names = {x} if isinstance(x, str) else set(Lambda((x,), Var(a)).names())
+    first = Prim("map", (Lambda((x,), inner),))
+    if not (rest.free_vars() & x_names):  # the rest reads only the computed values
+        return compose(Prim("map", (Lambda((a,), rest),)), first)
+    xs = fresh_name("xs", avoid | {a})
+    zipped = Apply(Prim("zip"), (Apply(first, (Var(xs),)), Var(xs)))
+    return Lambda((xs,), Apply(Prim("map", (Lambda(((a, x),), rest),)), (zipped,)))
 
 
 # --- G5: reduce–map interchange ----------------------------------------------------------------
@@ -209,9 +205,15 @@ def _vector_operator(f: Expr) -> Expr | None:
     return None
 
 
+@basic_rule(
+    "reduce-map-interchange",
+    "reduce (λ(a, b). map g (zip a b)) (replicate k z) → transpose ∘ map (reduce g z) ∘ transpose",
+    "algorithmic", "Futhark G5",
+    doc="A reduction whose operator adds whole rows becomes a segmented reduction: one scalar "
+        "reduction per column of the transposed input.")
 @matches(prim("reduce", "f", "init",
               why="it rewrites reduce (λ(a, b). map g (zip a b)) (replicate k z)"))
-def _reduce_map_interchange(m, site: Site, p) -> Expr | Refused:
+def REDUCE_MAP_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
     g = _vector_operator(m.f)
     if g is None:
         return Refused("the operator is not a vector operator λ(a, b). map g (zip a b)")
@@ -222,14 +224,6 @@ def _reduce_map_interchange(m, site: Site, p) -> Expr | Refused:
             return Refused("the neutral element is not replicate k z (G5 assumes a replicated "
                            "one)")
     return compose(Prim("transpose"), Prim("map", (Prim("reduce", (g, z)),)), Prim("transpose"))
-
-
-REDUCE_MAP_INTERCHANGE = Rule(
-    "reduce-map-interchange",
-    "reduce (λ(a, b). map g (zip a b)) (replicate k z) → transpose ∘ map (reduce g z) ∘ transpose",
-    "algorithmic", "Futhark G5", _reduce_map_interchange,
-    doc="A reduction whose operator adds whole rows becomes a segmented reduction: one scalar "
-        "reduction per column of the transposed input.")
 
 
 # --- G6: rearrange distribution -----------------------------------------------------------
@@ -284,8 +278,14 @@ def _loop_parts(f: Expr):
     return None
 
 
+@basic_rule(
+    "map-loop-interchange",
+    "map (λx. loop n (λi w. e) (s x)) → λxs. loop n (λi ws. map (λ(x, w). e) (zip xs ws)) "
+    "(map s xs)", "algorithmic", "Futhark G7",
+    doc="The loop goes outside, each of its stages a map over all elements (a kernel per "
+        "stage); what the loop body reads of the map's element is zipped in.")
 @matches(map_of("g", why="it rewrites map (loop n f) or map (λx. loop n f e)"))
-def _map_loop_interchange(m, site: Site, p) -> Expr | Refused:
+def MAP_LOOP_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
     g = m.g
     match g:
         case Prim("loop", (n, f)):  # map (loop n f) → loop n (λi ws. map (f i) ws)
@@ -318,22 +318,12 @@ def _map_loop_interchange(m, site: Site, p) -> Expr | Refused:
     return Lambda((xs,), Apply(Prim("loop", (n, stage)), (start,)))
 
 
-MAP_LOOP_INTERCHANGE = Rule(
-    "map-loop-interchange",
-    "map (λx. loop n (λi w. e) (s x)) → λxs. loop n (λi ws. map (λ(x, w). e) (zip xs ws)) "
-    "(map s xs)", "algorithmic", "Futhark G7", _map_loop_interchange,
-    doc="The loop goes outside, each of its stages a map over all elements (a kernel per "
-        "stage); what the loop body reads of the map's element is zipped in.")
-
-
-@matches(map_of(prim("iterate", "n", "f"), why="it rewrites map (iterate n f)"))
-def _map_iterate_interchange(m, site: Site, p) -> Expr:
-    return Prim("iterate", (m.n, Prim("map", (m.f,))))
-
-
-MAP_ITERATE_INTERCHANGE = Rule(
+@basic_rule(
     "map-iterate-interchange", "map (iterate n f) → iterate n (map f)", "algorithmic",
-    "Futhark G7", _map_iterate_interchange)
+    "Futhark G7")
+@matches(map_of(prim("iterate", "n", "f"), why="it rewrites map (iterate n f)"))
+def MAP_ITERATE_INTERCHANGE(m, site: Site, p) -> Expr:
+    return Prim("iterate", (m.n, Prim("map", (m.f,))))
 
 
 # --- β and η (``lambdas``): Futhark's let-floating of data plumbing --------------------------
@@ -341,17 +331,15 @@ MAP_ITERATE_INTERCHANGE = Rule(
 BETA, ETA = BETA_REDUCTION, ETA_REDUCTION
 
 
+@basic_rule(
+    "iterate→loop", "iterate n f → loop n (λi. f)", "algorithmic",
+    "Futhark loop, P2CL stage-generate",
+    doc="An iterate is a loop whose stages do not use their number.")
 @matches(prim("iterate", "n", "f", why="it rewrites iterate n f"))
-def _iterate_to_loop(m, site: Site, p) -> Expr:
+def ITERATE_TO_LOOP(m, site: Site, p) -> Expr:
     n, f = m.n, m.f
     i = fresh_name("i", f.free_vars())
     return Prim("loop", (n, Lambda((i,), f)))
-
-
-ITERATE_TO_LOOP = Rule(
-    "iterate→loop", "iterate n f → loop n (λi. f)", "algorithmic",
-    "Futhark loop, P2CL stage-generate", _iterate_to_loop,
-    doc="An iterate is a loop whose stages do not use their number.")
 
 
 RULES = [MAP_NEST_TO_KERNEL, MAP_DISTRIBUTION, REDUCE_MAP_INTERCHANGE, *REARRANGE,

@@ -43,7 +43,7 @@ from ..rewriting.match import (
 from ..sizes import Size
 from ..types import ArrayType, ScalarType
 from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
 
 SLIDES = "matrix-multiplication slides (register blocking)"
 REDUCTIONS = ("reduce", "reduceSeq")
@@ -145,11 +145,18 @@ _INNER_MAP = app(map_of(lam("b", "e", why="the inner map's function must be a la
                            "λa. map (λb. e) ys")
 
 
+@basic_rule(
+    "map-interchange",
+    "map (λa. map (λb. f a b) ys) xs → transpose (map (λb. map (λa. f a b) xs) ys)",
+    "algorithmic", SLIDES,
+    doc="Swap two nested maps over independent arrays (the slides' "
+        "Map(a ⇒ Map(b ⇒ f(a, b))) → Transpose() ∘ Map(b ⇒ Map(a ⇒ f(a, b))), with the "
+        "arrays written out).")
 @matches(app(map_of(lam("a", _INNER_MAP, why="the outer map's function must be a lambda λa. …")),
              "xs", why="it rewrites map (λa. map (λb. e) ys) xs (a map applied to an array)")
          .where(lambda m: m.a not in m.ys.free_vars(),
                 "the inner map's array depends on {a}, the outer map's variable"))
-def _map_interchange(m, site: Site, p) -> Expr:
+def MAP_INTERCHANGE(m, site: Site, p) -> Expr:
     a, b, e, xs, ys = m.a, m.b, m.e, m.xs, m.ys
     if b in xs.free_vars():  # λb would capture it
         new_b = fresh(b, e, xs, ys)
@@ -159,19 +166,24 @@ def _map_interchange(m, site: Site, p) -> Expr:
     return Apply(Prim("transpose"), (swapped,))
 
 
-MAP_INTERCHANGE = Rule(
-    "map-interchange",
-    "map (λa. map (λb. f a b) ys) xs → transpose (map (λb. map (λa. f a b) xs) ys)",
-    "algorithmic", SLIDES, _map_interchange,
-    doc="Swap two nested maps over independent arrays (the slides' "
-        "Map(a ⇒ Map(b ⇒ f(a, b))) → Transpose() ∘ Map(b ⇒ Map(a ⇒ f(a, b))), with the "
-        "arrays written out).")
-
-
 # --- map fission -----------------------------------------------------------------------------
 
+def _fission_cuts(site: Site) -> list:
+    match site.node:
+        case Prim("map", (Compose(fns),)):
+            return [Size.const(k) for k in range(1, len(fns))]
+        case Prim("map", (Lambda((str(),), _),)):
+            return [Size.const(1)]
+    return []
+
+
+@basic_rule(
+    "map-fission", "map (f ∘ g) → map f ∘ map g   (also map (λx. f e) → map f ∘ map (λx. e))",
+    "algorithmic", f"{SLIDES}; Futhark G4 (ICFP Fig. 6f, reversed)",
+    params=(RuleParam("at", "how many functions of the composition the outer map keeps "
+                     "(1 for a lambda)", _fission_cuts, kind="int"),))
 @matches(map_of(why="it rewrites a high-level map f"))
-def _map_fission(m, site: Site, p) -> Expr | Refused:
+def MAP_FISSION(m, site: Site, p) -> Expr | Refused:
     k = int(p["at"])
     match m.f:
         case Compose(fns):
@@ -192,27 +204,18 @@ def _map_fission(m, site: Site, p) -> Expr | Refused:
     return Refused("the function must be a composition f ∘ g or a lambda λx. g e")
 
 
-def _fission_cuts(site: Site) -> list:
-    match site.node:
-        case Prim("map", (Compose(fns),)):
-            return [Size.const(k) for k in range(1, len(fns))]
-        case Prim("map", (Lambda((str(),), _),)):
-            return [Size.const(1)]
-    return []
-
-
-MAP_FISSION = Rule(
-    "map-fission", "map (f ∘ g) → map f ∘ map g   (also map (λx. f e) → map f ∘ map (λx. e))",
-    "algorithmic", f"{SLIDES}; Futhark G4 (ICFP Fig. 6f, reversed)", _map_fission,
-    params=(RuleParam("at", "how many functions of the composition the outer map keeps "
-                            "(1 for a lambda)", _fission_cuts, kind="int"),))
-
-
 # --- the interchange of a map with a reduction ------------------------------------------------
 
+@basic_rule(
+    "map-reduce-interchange",
+    "map (reduce f z) → transpose ∘ reduce (λ(acc, x). map f (zip acc x)) (replicate n z) "
+    "∘ transpose", "algorithmic", SLIDES,
+    doc="n reductions of m elements become one reduction of m arrays of n elements: its "
+        "accumulator is an array (a register block). The slides leave the transposition "
+        "of the input and the initial value implicit. Also for reduceSeq (Futhark G5).")
 @matches(map_of(prim(REDUCTIONS, "f", "z", name="reduction"),
                 why="it rewrites map (reduce f z) or map (reduceSeq f z)"))
-def _map_reduce_interchange(m, site: Site, p) -> Expr | Refused:
+def MAP_REDUCE_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
     n = array_length(site)
     if n is None:
@@ -224,64 +227,53 @@ def _map_reduce_interchange(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("transpose"), Prim(m.reduction.name, (op, init)), Prim("transpose"))
 
 
-MAP_REDUCE_INTERCHANGE = Rule(
-    "map-reduce-interchange",
-    "map (reduce f z) → transpose ∘ reduce (λ(acc, x). map f (zip acc x)) (replicate n z) "
-    "∘ transpose", "algorithmic", SLIDES, _map_reduce_interchange,
-    doc="n reductions of m elements become one reduction of m arrays of n elements: its "
-        "accumulator is an array (a register block). The slides leave the transposition "
-        "of the input and the initial value implicit. Also for reduceSeq (Futhark G5).")
-
-
 # --- transpositions ---------------------------------------------------------------------------
 
 MAP_OF_MAP = map_of(map_of(), why="it rewrites map (map f)")
 
 
+@basic_rule(
+    "transpose-map-map", "map (map f) → transpose ∘ map (map f) ∘ transpose", "algorithmic",
+    SLIDES)
 @matches(MAP_OF_MAP)
-def _transpose_map_map(m, site: Site, p) -> Expr:
+def TRANSPOSE_MAP_MAP(m, site: Site, p) -> Expr:
     return compose(Prim("transpose"), site.node, Prim("transpose"))
 
 
-TRANSPOSE_MAP_MAP = Rule(
-    "transpose-map-map", "map (map f) → transpose ∘ map (map f) ∘ transpose", "algorithmic",
-    SLIDES, _transpose_map_map)
-
-
-@matches(pair(prim("transpose"), prim("transpose"), why="it rewrites transpose ∘ transpose"))
-def _transpose_transpose(m, site: Site, p) -> list:
-    return []
-
-
-TRANSPOSE_TRANSPOSE = Rule(
+@basic_rule(
     "transpose-transpose", "transpose ∘ transpose → id", "simplification", SLIDES,
-    _transpose_transpose, pair=True)
+    pair=True)
+@matches(pair(prim("transpose"), prim("transpose"), why="it rewrites transpose ∘ transpose"))
+def TRANSPOSE_TRANSPOSE(m, site: Site, p) -> list:
+    return []
 
 
 # --- fusion -----------------------------------------------------------------------------------
 
+@basic_rule(
+    "reduce-map-fusion", "reduce f z ∘ map g → reduceSeq (λ(acc, x). f (acc, g x)) z",
+    "algorithmic", SLIDES + "; ICFP Fig. 6f", pair=True,
+    doc="The fused operator takes an accumulator and an element of another type, so the "
+        "reduction is a sequential fold (reduceSeq) from here on.")
 @matches(pair(prim(REDUCTIONS, "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g"))
-def _reduce_map_fusion(m, site: Site, p) -> list:
+def REDUCE_MAP_FUSION(m, site: Site, p) -> list:
     f, z, g = m.f, m.z, m.g
     acc, x = fresh("acc", f, g, z), fresh("x", f, g, z)
     body = call(f, TupleExpr((Var(acc), call(g, Var(x)))))
     return [Prim("reduceSeq", (Lambda(((acc, x),), body), z))]
 
 
-REDUCE_MAP_FUSION = Rule(
-    "reduce-map-fusion", "reduce f z ∘ map g → reduceSeq (λ(acc, x). f (acc, g x)) z",
-    "algorithmic", SLIDES + "; ICFP Fig. 6f", _reduce_map_fusion, pair=True,
-    doc="The fused operator takes an accumulator and an element of another type, so the "
-        "reduction is a sequential fold (reduceSeq) from here on.")
-
-
 _MAPPED = app(map_of("g"), "ys")
 
 
+@basic_rule(
+    "map-zip-fusion",
+    "map f (zip xs (map g ys)) → map (λq. f (q.0, g q.1)) (zip xs ys)", "algorithmic",
+    SLIDES + " (map fusion through a zip)")
 @matches(app(map_of(), app(prim("zip"), rest="arrays", name="zipped",
                            why="the map's array must be a zip"),
              why="it rewrites map f (zip … (map g ys) …)"))
-def _map_zip_fusion(m, site: Site, p) -> Expr | Refused:
+def MAP_ZIP_FUSION(m, site: Site, p) -> Expr | Refused:
     f, args = m.f, list(m.arrays)
     k = next((i for i, a in enumerate(args) if _MAPPED.fits(a)), None)
     if k is None:
@@ -296,26 +288,18 @@ def _map_zip_fusion(m, site: Site, p) -> Expr | Refused:
                  (Apply(Prim("zip"), tuple(args)),))
 
 
-MAP_ZIP_FUSION = Rule(
-    "map-zip-fusion",
-    "map f (zip xs (map g ys)) → map (λq. f (q.0, g q.1)) (zip xs ys)", "algorithmic",
-    SLIDES + " (map fusion through a zip)", _map_zip_fusion)
-
-
+@basic_rule(
+    "map-fusion-apply", "map f (map g xs) → map (λx. f (g x)) xs", "algorithmic",
+    SLIDES + "; ICFP Fig. 6f",
+    doc="Map fusion on an applied map (the slides' Map(f) ∘ Map(g) → Map(f ∘ g)), the "
+        "composition of the two functions written out.")
 @matches(app(map_of(), app(map_of("g"), "xs", why="the array must itself be a map: "
                                                   "map f (map g xs)"),
              why="it rewrites map f (map g xs)"))
-def _map_fusion_apply(m, site: Site, p) -> Expr:
+def MAP_FUSION_APPLY(m, site: Site, p) -> Expr:
     f, g, xs = m.f, m.g, m.xs
     x = fresh("x", f, g)
     return Apply(Prim("map", (Lambda((x,), call(f, call(g, Var(x)))),)), (xs,))
-
-
-MAP_FUSION_APPLY = Rule(
-    "map-fusion-apply", "map f (map g xs) → map (λx. f (g x)) xs", "algorithmic",
-    SLIDES + "; ICFP Fig. 6f", _map_fusion_apply,
-    doc="Map fusion on an applied map (the slides' Map(f) ∘ Map(g) → Map(f ∘ g)), the "
-        "composition of the two functions written out.")
 
 
 # --- zips and transpositions -------------------------------------------------------------------
@@ -325,10 +309,16 @@ _ZIPPING = lam("x", app(prim("zip"), "first", "second",
                name="fn", why="the map's function must be a lambda λx. zip …")
 
 
+@basic_rule(
+    "zip-transpose",
+    "transpose (map (λx. zip c (e x)) xs) → map (λp. map (λv. (p.0, v)) p.1) "
+    "(zip c (transpose (map e xs)))", "algorithmic", "Lift (mapMapTransposeZip)",
+    doc="The array zipped with every element of xs is zipped once, with the transposed "
+        "rest (so that it is read once per step of a reduction, not once per element).")
 @matches(app(prim("transpose"), app(map_of(_ZIPPING), "xs", why="the transposed array must be "
                                                                "a map applied to an array"),
              why="it rewrites transpose (map (λx. zip c (e x)) xs)"))
-def _zip_transpose(m, site: Site, p) -> Expr | Refused:
+def ZIP_TRANSPOSE(m, site: Site, p) -> Expr | Refused:
     fn, x, xs, first, second = m.fn, m.x, m.xs, m.first, m.second
     if x not in first.free_vars():
         fixed, varying, k = first, second, 1
@@ -346,19 +336,13 @@ def _zip_transpose(m, site: Site, p) -> Expr | Refused:
     return Apply(Prim("map", (Lambda((pv,), inner_map),)), (Apply(Prim("zip"), zipped),))
 
 
-ZIP_TRANSPOSE = Rule(
-    "zip-transpose",
-    "transpose (map (λx. zip c (e x)) xs) → map (λp. map (λv. (p.0, v)) p.1) "
-    "(zip c (transpose (map e xs)))", "algorithmic", "Lift (mapMapTransposeZip)",
-    _zip_transpose,
-    doc="The array zipped with every element of xs is zipped once, with the transposed "
-        "rest (so that it is read once per step of a reduction, not once per element).")
-
-
+@basic_rule(
+    "split-zip", "split n (zip xs ys) → map (λq. zip q.0 q.1) (zip (split n xs) (split n ys))",
+    "algorithmic", "Lift (splitIntoZip)")
 @matches(app(prim("split", "n"), app(prim("zip"), rest="arrays",
                                      why="the split array must be a zip"),
              why="it rewrites split n (zip xs ys)"))
-def _split_zip(m, site: Site, p) -> Expr:
+def SPLIT_ZIP(m, site: Site, p) -> Expr:
     n, arrays = m.n, m.arrays
     q = fresh("q", site.node)
     chunks = Apply(Prim("zip"), tuple(project(Var(q), i) for i in range(len(arrays))))
@@ -367,15 +351,19 @@ def _split_zip(m, site: Site, p) -> Expr:
                                            for a in arrays)),))
 
 
-SPLIT_ZIP = Rule(
-    "split-zip", "split n (zip xs ys) → map (λq. zip q.0 q.1) (zip (split n xs) (split n ys))",
-    "algorithmic", "Lift (splitIntoZip)", _split_zip)
-
-
 # --- reductions in chunks ----------------------------------------------------------------------
 
+@basic_rule(
+    "reduce-split",
+    "reduce f z → reduceSeq (λ(acc, chunk). at 0 (reduceSeq f acc chunk)) z ∘ split s",
+    "algorithmic", "CASES 2016 (tiling of the innermost loop)",
+    params=(RuleParam("s", "elements per chunk", lambda s: powers_of_two_dividing(
+        array_length(s))),),
+    doc="A reduction as a sequential loop over chunks, each reduced starting from the "
+        "accumulator so far (also for reduceSeq: a left fold splits anywhere). The inner "
+        "reduction's one result is its element 0 (``join`` of it for an array accumulator).")
 @matches(prim(REDUCTIONS, "f", "z", why="it rewrites reduce f z or reduceSeq f z"))
-def _reduce_split(m, site: Site, p) -> Expr | Refused:
+def REDUCE_SPLIT(m, site: Site, p) -> Expr | Refused:
     s = p["s"]
     bad = divides(s, array_length(site), f"chunks of {s}")
     if bad:
@@ -392,30 +380,17 @@ def _reduce_split(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("reduceSeq", (op, z)), Prim("split", (s,)))
 
 
-REDUCE_SPLIT = Rule(
-    "reduce-split",
-    "reduce f z → reduceSeq (λ(acc, chunk). at 0 (reduceSeq f acc chunk)) z ∘ split s",
-    "algorithmic", "CASES 2016 (tiling of the innermost loop)", _reduce_split,
-    params=(RuleParam("s", "elements per chunk", lambda s: powers_of_two_dividing(
-        array_length(s))),),
-    doc="A reduction as a sequential loop over chunks, each reduced starting from the "
-        "accumulator so far (also for reduceSeq: a left fold splits anywhere). The inner "
-        "reduction's one result is its element 0 (``join`` of it for an array accumulator).")
-
-
 # --- tile and untile ---------------------------------------------------------------------------
 
+@basic_rule(
+    "untile", "join ∘ map (map join ∘ transpose) → untile", "simplification",
+    "matrix-multiplication slides (Untile); Lift Untile2D", pair=True)
 @matches(pair(prim("join"), map_of(composed(map_of(prim("join")), prim("transpose"),
                                             why="the map's function must be map join ∘ "
                                                 "transpose")),
               why="it rewrites join ∘ map (map join ∘ transpose)"))
-def _untile_intro(m, site: Site, p) -> list:
+def UNTILE_INTRO(m, site: Site, p) -> list:
     return [Prim("untile")]
-
-
-UNTILE_INTRO = Rule(
-    "untile", "join ∘ map (map join ∘ transpose) → untile", "simplification",
-    "matrix-multiplication slides (Untile); Lift Untile2D", _untile_intro, pair=True)
 
 
 def _matrix(site: Site) -> ArrayType | None:
@@ -423,8 +398,20 @@ def _matrix(site: Site) -> ArrayType | None:
     return t if isinstance(t, ArrayType) and isinstance(t.elem, ArrayType) else None
 
 
+def _tile_sizes(site: Site, which: int) -> list:
+    t = _matrix(site)
+    if t is None:
+        return []
+    return powers_of_two_dividing(t.size if which == 0 else t.elem.size)
+
+
+@basic_rule(
+    "tile-split-join", "map (map f) → untile ∘ map (map (map (map f))) ∘ tile m n",
+    "algorithmic", "matrix-multiplication slides (Tile, Untile; a 2-D split-join)",
+    params=(RuleParam("m", "rows of a tile", lambda s: _tile_sizes(s, 0)),
+            RuleParam("n", "columns of a tile", lambda s: _tile_sizes(s, 1))))
 @matches(MAP_OF_MAP)
-def _tile_split_join(m, site: Site, p) -> Expr | Refused:
+def TILE_SPLIT_JOIN(m, site: Site, p) -> Expr | Refused:
     rows, columns = p["m"], p["n"]
     t = _matrix(site)
     if t is None:
@@ -437,50 +424,29 @@ def _tile_split_join(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("untile"), four, Prim("tile", (rows, columns)))
 
 
-def _tile_sizes(site: Site, which: int) -> list:
-    t = _matrix(site)
-    if t is None:
-        return []
-    return powers_of_two_dividing(t.size if which == 0 else t.elem.size)
-
-
-TILE_SPLIT_JOIN = Rule(
-    "tile-split-join", "map (map f) → untile ∘ map (map (map (map f))) ∘ tile m n",
-    "algorithmic", "matrix-multiplication slides (Tile, Untile; a 2-D split-join)",
-    _tile_split_join,
-    params=(RuleParam("m", "rows of a tile", lambda s: _tile_sizes(s, 0)),
-            RuleParam("n", "columns of a tile", lambda s: _tile_sizes(s, 1))))
-
-
 # --- applied and composed forms ------------------------------------------------------------------
 
+@basic_rule(
+    "compose-apply", "(f ∘ g) x → f (g x)", "simplification", "definition of ∘")
 @matches(app(composed(rest="fns"), "x", why="it rewrites (f ∘ g) x"))
-def _compose_to_apply(m, site: Site, p) -> Expr:
+def COMPOSE_TO_APPLY(m, site: Site, p) -> Expr:
     out = m.x
     for f in reversed(m.fns):
         out = Apply(f, (out,))
     return out
 
 
-COMPOSE_TO_APPLY = Rule(
-    "compose-apply", "(f ∘ g) x → f (g x)", "simplification", "definition of ∘",
-    _compose_to_apply)
-
-
 _NOT_APPLIED = ("the argument must itself be a function (not a lambda) applied to one value: "
                 "f (g x)")
 
 
+@basic_rule(
+    "apply-compose", "f (g x) → (f ∘ g) x", "simplification", "definition of ∘")
 @matches(app("f", app("g", "x", why=_NOT_APPLIED), why="it rewrites f (g x)")
          .where(lambda m: not isinstance(m.f, Lambda) and not isinstance(m.g, Lambda),
                 _NOT_APPLIED))
-def _apply_to_compose(m, site: Site, p) -> Expr:
+def APPLY_TO_COMPOSE(m, site: Site, p) -> Expr:
     return Apply(compose(m.f, m.g), (m.x,))
-
-
-APPLY_TO_COMPOSE = Rule(
-    "apply-compose", "f (g x) → (f ∘ g) x", "simplification", "definition of ∘",
-    _apply_to_compose)
 
 
 ETA, BETA = ETA_EXPANSION, BETA_NAMED_BETA

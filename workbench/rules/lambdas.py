@@ -28,7 +28,7 @@ from ..expr import (
 )
 from ..rewriting.match import app, kind, lam, map_of, matches
 from ..types import ArrayType
-from .rule import Refused, Rule, Site
+from .rule import Refused, Site, basic_rule
 
 
 def plumbing(e: Expr) -> bool:
@@ -56,10 +56,12 @@ def _operator(f: Section, args: tuple[Expr, ...]) -> Expr | Refused:
     return BinOp(f.op, arg, f.right) if f.right is not None else BinOp(f.op, f.left, arg)
 
 
+@basic_rule("β-reduction", "(λx. e) a → e[x := a]   (a a variable or a view of variables), "
+            "(⊕) (a, b) → a ⊕ b", "simplification", "λ-calculus (Futhark's let-floating)")
 @matches(app(kind(Lambda, Section, name="f"), rest="args",
              why="it rewrites (λx. e) a, a lambda applied to an argument, or (⊕) (a, b), an "
                  "operator applied to a pair"))
-def _beta(m, site: Site, p) -> Expr | Refused:
+def BETA(m, site: Site, p) -> Expr | Refused:
     f, args = m.f, m.args
     if isinstance(f, Section):
         if len(args) == 1 and isinstance(args[0], TupleExpr) or \
@@ -77,18 +79,16 @@ def _beta(m, site: Site, p) -> Expr | Refused:
     return body
 
 
-BETA = Rule("β-reduction", "(λx. e) a → e[x := a]   (a a variable or a view of variables), "
-            "(⊕) (a, b) → a ⊕ b", "simplification", "λ-calculus (Futhark's let-floating)",
-            _beta)
 BETA_NAMED_BETA = replace(BETA, name="beta")  # the name the interchange rules listed it by
 
 
 # --- η ---------------------------------------------------------------------------------------
 
+@basic_rule("η-reduction", "λx. f x → f   (x not free in f)", "simplification", "λ-calculus")
 @matches(lam("x", app("f", "y"), why="it rewrites λx. f x (x not used by f)")
          .where(lambda m: m.y == Var(m.x) and m.x not in m.f.free_vars(),
                 "it rewrites λx. f x (x not used by f)"))
-def _eta_reduce(m, site: Site, p) -> Expr:
+def ETA_REDUCTION(m, site: Site, p) -> Expr:
     return m.f
 
 
@@ -97,14 +97,9 @@ def _takes_arrays(site: Site) -> bool:
     return isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)
 
 
+@basic_rule("eta", "map f → map (λx. f x)", "simplification", "η-expansion")
 @matches(map_of(why="it rewrites a high-level map f")
          .where(lambda m: not isinstance(m.f, Lambda), "the function is already a lambda"))
-def _eta_expand(m, site: Site, p) -> Expr:
+def ETA_EXPANSION(m, site: Site, p) -> Expr:
     x = fresh_name("xs" if _takes_arrays(site) else "x", set(m.f.free_vars()))
     return Prim("map", (Lambda((x,), Apply(m.f, (Var(x),))),))
-
-
-ETA_REDUCTION = Rule("η-reduction", "λx. f x → f   (x not free in f)", "simplification",
-                     "λ-calculus", _eta_reduce)
-ETA_EXPANSION = Rule("eta", "map f → map (λx. f x)", "simplification", "η-expansion",
-                     _eta_expand)

@@ -25,7 +25,7 @@ from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, Section
 from ..rewriting.match import app, kind, lam, map_of, matches, prim
 from ..rewriting.step import Step
 from ..types import ArrayType, Type
-from .rule import Refused, Rule, Site
+from .rule import Refused, Site, basic_rule
 
 REDUCTIONS = ("reduce", "reduceSeq")
 OPERATORS = ("+", "*", "max", "min")
@@ -52,8 +52,14 @@ FOLD = prim(REDUCTIONS, kind(Lambda, name="f", why="the reduction's operator is 
            "the accumulator is not an operand of the operator's body")
 
 
+@basic_rule(
+    "reduce-map-fission", "reduce (λ(acc, x). acc ⊕ e) z → reduce (⊕) z ∘ map (λx. e)   "
+    "(acc not in e)", "algorithmic", "map-reduce fusion, read backwards (ICFP Fig. 6)",
+    doc="A reduction whose operator adds (multiplies, …) a function of each element to the "
+        "accumulator is a map of that function followed by a reduction with the operator "
+        "itself: both fold from z in the same order.")
 @matches(FOLD)
-def _reduce_map_fission(m, site: Site, p) -> Expr | Refused:
+def REDUCE_MAP_FISSION(m, site: Site, p) -> Expr | Refused:
     acc, x = _accumulating(m.f)
     body = m.f.body
     element = body.right if body.left == Var(acc) else body.left  # ⊕ commutes
@@ -62,14 +68,6 @@ def _reduce_map_fission(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("reduce", (Section(body.op), m.z)),
                    Prim("map", (Lambda((x,), element),)))
 
-
-REDUCE_MAP_FISSION = Rule(
-    "reduce-map-fission", "reduce (λ(acc, x). acc ⊕ e) z → reduce (⊕) z ∘ map (λx. e)   "
-    "(acc not in e)", "algorithmic", "map-reduce fusion, read backwards (ICFP Fig. 6)",
-    _reduce_map_fission,
-    doc="A reduction whose operator adds (multiplies, …) a function of each element to the "
-        "accumulator is a map of that function followed by a reduction with the operator "
-        "itself: both fold from z in the same order.")
 
 def _pair_operator(f: Lambda) -> str | None:
     """The operator of ``λp. p.0 ⊕ p.1`` or ``λp. (⊕) p.0 p.1``."""
@@ -89,17 +87,15 @@ def _pair_operator(f: Lambda) -> str | None:
     return None
 
 
+@basic_rule(
+    "operator-η", "λp. p.0 ⊕ p.1 → (⊕),  λp. (⊕) p.0 p.1 → (⊕)", "simplification",
+    "η-reduction of an operator on pairs",
+    doc="An operator applied to a pair is the operator itself: (⊕) (a, b) = a ⊕ b.")
 @matches(lam("p", why="it rewrites λp. p.0 ⊕ p.1", name="f")
          .where(lambda m: _pair_operator(m.f) is not None,
                 "the body is not p.0 ⊕ p.1 (an operator on the pair's two parts)"))
-def _operator_eta(m, site: Site, p) -> Expr:
+def OPERATOR_ETA(m, site: Site, p) -> Expr:
     return Section(_pair_operator(m.f))
-
-
-OPERATOR_ETA = Rule(
-    "operator-η", "λp. p.0 ⊕ p.1 → (⊕),  λp. (⊕) p.0 p.1 → (⊕)", "simplification",
-    "η-reduction of an operator on pairs", _operator_eta,
-    doc="An operator applied to a pair is the operator itself: (⊕) (a, b) = a ⊕ b.")
 
 
 TAKE_FIRST = map_of(lam("y", app(prim("at"), kind(Lit, name="index"), "e"),
@@ -108,33 +104,30 @@ TAKE_FIRST = map_of(lam("y", app(prim("at"), kind(Lit, name="index"), "e"),
     .where(lambda m: m.index.value == 0, "the function takes element {index}, not the first")
 
 
+@basic_rule(
+    "map-at-join", "map (λy. at 0 e) → join ∘ map (λy. e)   (e of one element)",
+    "algorithmic", "Lift's reduce returns one element",
+    doc="Taking the only element of each result, or joining the results of one element "
+        "each, gives the same array.")
 @matches(TAKE_FIRST)
-def _map_at_join(m, site: Site, p) -> Expr:
+def MAP_AT_JOIN(m, site: Site, p) -> Expr:
     # the types are checked where the rewrite happens: e must be an array of one element
     return compose(Prim("join"), Prim("map", (Lambda((m.y,), m.e),)))
 
 
-MAP_AT_JOIN = Rule(
-    "map-at-join", "map (λy. at 0 e) → join ∘ map (λy. e)   (e of one element)",
-    "algorithmic", "Lift's reduce returns one element", _map_at_join,
-    doc="Taking the only element of each result, or joining the results of one element "
-        "each, gives the same array.")
-
-
+@basic_rule(
+    "transpose-transpose-introduction", "xs → transpose (transpose xs)", "algorithmic",
+    "transpose-transpose, read backwards",
+    doc="A matrix is the transpose of its transpose: an operand given by its columns reads "
+        "as the transpose of a matrix given by its rows.")
 @matches(kind(Var, name="xs", why="it rewrites an array variable xs"))
-def _transposes(m, site: Site, p) -> Expr | Refused:
+def TRANSPOSES(m, site: Site, p) -> Expr | Refused:
     t = site.typing.result if site.typing is not None else None
     if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)):
         return Refused(f"{m.xs} is not known here to be an array of arrays"
                        + (f" (it is {t})" if t is not None else ""))
     return Apply(Prim("transpose"), (Apply(Prim("transpose"), (m.xs,)),))
 
-
-TRANSPOSES = Rule(
-    "transpose-transpose-introduction", "xs → transpose (transpose xs)", "algorithmic",
-    "transpose-transpose, read backwards", _transposes,
-    doc="A matrix is the transpose of its transpose: an operand given by its columns reads "
-        "as the transpose of a matrix given by its rows.")
 
 RULES = [REDUCE_MAP_FISSION, MAP_AT_JOIN, TRANSPOSES, OPERATOR_ETA]
 

@@ -17,6 +17,7 @@ from .rule import (
     Rule,
     RuleParam,
     Site,
+    basic_rule,
     fractions_of,
     powers_of_two_dividing,
 )
@@ -65,17 +66,17 @@ REDUCE_SEQ = renaming("reduce", "reduceSeq", "f z", "opencl", "ICFP Fig. 7b")
 REORDER = prim("reorder", why="it rewrites reorder")
 
 
+@basic_rule(
+    "reorder→reorderStride", "reorder → reorderStride s", "opencl", "ICFP Fig. 7c",
+    params=(RuleParam("s", "stride", lambda s: powers_of_two_dividing(
+        array_length(s), proper=False) + fractions_of(array_length(s))),))
 @matches(REORDER)
-def _reorder_stride(m, site: Site, p) -> Expr | Refused:
+def REORDER_STRIDE(m, site: Site, p) -> Expr | Refused:
     s = p["s"]
     bad = divides(s, array_length(site), f"reorderStride {s}")
     return bad or Prim("reorderStride", (s,))
 
 
-REORDER_STRIDE = Rule(
-    "reorder→reorderStride", "reorder → reorderStride s", "opencl", "ICFP Fig. 7c",
-    _reorder_stride, params=(RuleParam("s", "stride", lambda s: powers_of_two_dividing(
-        array_length(s), proper=False) + fractions_of(array_length(s))),))
 REORDER_ID = Rule("reorder→id", "reorder → id", "opencl", "ICFP Fig. 7c",
                   matches(REORDER)(lambda m, site, p: Prim("id")))
 
@@ -131,8 +132,12 @@ def _scalars(t) -> bool:
     return isinstance(t, ScalarType)
 
 
+@basic_rule(
+    "vectorize", "map f → joinVec ∘ map (mapVec f) ∘ splitVec n", "opencl", "ICFP Fig. 7e",
+    params=(RuleParam("n", "vector width", lambda s: powers_of_two_dividing(
+        array_length(s), 2, 16)),))
 @matches(HIGH_LEVEL_MAP)
-def _vectorise(m, site: Site, p) -> Expr | Refused:
+def VECTORISE(m, site: Site, p) -> Expr | Refused:
     f = m.f
     if any(isinstance(n, Prim) and n.name == "mapVec" for _, n in walk(f)):
         return Refused("the function is already vectorised (PACT: vectorise once per path)")
@@ -150,12 +155,6 @@ def _vectorise(m, site: Site, p) -> Expr | Refused:
     if bad:
         return bad
     return compose(Prim("joinVec"), Prim("map", (Prim("mapVec", (f,)),)), Prim("splitVec", (n,)))
-
-
-VECTORISE = Rule(
-    "vectorize", "map f → joinVec ∘ map (mapVec f) ∘ splitVec n", "opencl", "ICFP Fig. 7e",
-    _vectorise, params=(RuleParam("n", "vector width", lambda s: powers_of_two_dividing(
-        array_length(s), 2, 16)),))
 
 
 RULES = [*MAP_LOWERINGS, REDUCE_SEQ, REORDER_STRIDE, REORDER_ID, *MEMORY, VECTORISE]

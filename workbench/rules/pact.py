@@ -13,7 +13,7 @@ from ..sizes import Size
 from ..types import ArrayType
 from .algorithmic import REDUCE, integer_root
 from .renaming import renaming
-from .rule import Refused, Rule, RuleParam, Site
+from .rule import Refused, Rule, RuleParam, Site, basic_rule
 
 
 def _inner_cancel(outer: str, inner: str):
@@ -39,8 +39,22 @@ INNER = [
 ]
 
 
+def _iterations(site: Site) -> list:
+    length = array_length(site)
+    if not REDUCE.fits(site.node) or length is None or not length.is_integer_constant:
+        return []
+    n = int(length.value)
+    return [Size.const(k) for k in range(1, 21) if integer_root(n, k)]
+
+
+@basic_rule(
+    "reduce→iterate", "reduce f z → iterate k (join ∘ map (reducePart f z 1) ∘ split I)   "
+    "(input I^k)", "algorithmic", "PACT Fig. reduction (iterate of part-red)",
+    params=(RuleParam("k", "number of iterations", _iterations),),
+    doc="PACT's reduce → iterate(part-red) as one step: each iteration reduces chunks of I "
+        "elements to one, k times, leaving one element.")
 @matches(REDUCE)
-def _reduce_iterate(m, site: Site, p) -> Expr | Refused:
+def REDUCE_ITERATE(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
     length = array_length(site)
     k = p["k"]
@@ -54,22 +68,6 @@ def _reduce_iterate(m, site: Site, p) -> Expr | Refused:
     step = compose(Prim("join"), Prim("map", (Prim("reducePart", (f, z, Size.const(1))),)),
                    Prim("split", (Size.const(factor),)))
     return Prim("iterate", (k, step))
-
-
-def _iterations(site: Site) -> list:
-    length = array_length(site)
-    if not REDUCE.fits(site.node) or length is None or not length.is_integer_constant:
-        return []
-    n = int(length.value)
-    return [Size.const(k) for k in range(1, 21) if integer_root(n, k)]
-
-
-REDUCE_ITERATE = Rule(
-    "reduce→iterate", "reduce f z → iterate k (join ∘ map (reducePart f z 1) ∘ split I)   "
-    "(input I^k)", "algorithmic", "PACT Fig. reduction (iterate of part-red)", _reduce_iterate,
-    params=(RuleParam("k", "number of iterations", _iterations),),
-    doc="PACT's reduce → iterate(part-red) as one step: each iteration reduces chunks of I "
-        "elements to one, k times, leaving one element.")
 
 
 def _in_a_local_or_lane_map(site: Site) -> Refused | None:

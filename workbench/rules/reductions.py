@@ -22,7 +22,7 @@ from ..sizes import Size
 from .algorithmic import REDUCE, fused_operator
 from .macros import REDUCE_OF_MAP, reduce_of_map
 from .renaming import renaming
-from .rule import Refused, Rule, RuleParam, Site
+from .rule import Refused, RuleParam, Site, basic_rule
 from .vectors import NEUTRAL, lanes_may_start_at, operator_of
 
 DISTRIBUTIONS = ("chunked", "strided")
@@ -369,8 +369,12 @@ TWO_STAGE = macro_rule(
 
 # --- small rules the macros use ---------------------------------------------------------------
 
+@basic_rule(
+    "reduce-single", "reduce f z → id   (one element, z neutral for f)", "algorithmic",
+    "ICFP Fig. 4 (reduce's meaning)",
+    doc="Reducing one element with the neutral element leaves it as it is.")
 @matches(REDUCE)
-def _reduce_single(m, site: Site, p) -> Expr | Refused:
+def REDUCE_SINGLE(m, site: Site, p) -> Expr | Refused:
     length = array_length(site)
     if length is None or length != _const(1):
         return Refused(f"the input must have one element, it has {length}")
@@ -380,12 +384,6 @@ def _reduce_single(m, site: Site, p) -> Expr | Refused:
                        f"the operator here is {m.f}")
     problem = lanes_may_start_at(op, m.z)
     return problem or Prim("id")
-
-
-REDUCE_SINGLE = Rule(
-    "reduce-single", "reduce f z → id   (one element, z neutral for f)", "algorithmic",
-    "ICFP Fig. 4 (reduce's meaning)", _reduce_single,
-    doc="Reducing one element with the neutral element leaves it as it is.")
 
 
 def expand_map_reduce_seq_fusion(p):

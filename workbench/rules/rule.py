@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from ..rewriting.site import Refused, Site
 from ..sizes import Size
 
-__all__ = ["Rule", "RuleParam", "Refused", "Site", "tagged", "powers_of_two_dividing",
-           "fractions_of", "IDENTITY", "BLOCKING", "UNROLLING", "OTHER_SEED", "NOT_WALKED"]
+__all__ = ["Rule", "RuleParam", "Refused", "Site", "basic_rule", "tagged",
+           "powers_of_two_dividing", "fractions_of", "IDENTITY", "BLOCKING", "UNROLLING",
+           "OTHER_SEED", "NOT_WALKED"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,20 @@ class Rule:
         params = ", ".join(p.name for p in self.params)
         return (f"**{self.name}** ({self.figure}): `{self.equation}`"
                 + (f" — parameters: {params}" if params else ""))
+
+
+def basic_rule(name: str, equation: str, category: str, figure: str,
+               **fields) -> Callable[[Callable], Rule]:
+    """The rule whose rewrite is the function it decorates, its name and equation written
+    above its code (as Lift's ``Rule("Map(f) => MapLcl(f)", { case … })``)::
+
+        @basic_rule("transpose-map-map", "map (map f) → transpose ∘ map (map f) ∘ transpose",
+                    "algorithmic", SLIDES)
+        @matches(MAP_OF_MAP)
+        def TRANSPOSE_MAP_MAP(m, site, p): …
+
+    ``fields`` are the Rule's others (params, pair, doc, tags)."""
+    return lambda rewrite: Rule(name, equation, category, figure, rewrite, **fields)
 
 
 def tagged(rule: Rule, *tags: str) -> Rule:

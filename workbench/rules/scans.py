@@ -11,7 +11,7 @@ from ..rewriting.match import array_length, divides, matches, prim
 from ..sizes import Size
 from .algorithmic import combine
 from .renaming import renaming
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
 
 SCAN_SEQ = renaming("scan", "scanSeq", "f z", "opencl", "Lift (ScanSeq)")
 
@@ -34,8 +34,19 @@ SCAN_LOCAL = renaming("scan", "scanLocal", "f z", "opencl", "Blelloch's work-eff
                       note="   (in a mapWorkgroup)", condition=_in_a_workgroup)
 
 
+@basic_rule(
+    "scan-blocks",
+    "scan f z → λxs. join (map (λ(offset, b). map (λx. f (offset, x)) (scan f z b)) "
+    "(zip (take K (pad 1 0 z (scan f z (join (map (reduce f z) (split B xs)))))) "
+    "(split B xs)))", "algorithmic", "SkelCL scan, Blelloch",
+    params=(RuleParam("b", "elements per block (B)", lambda s: powers_of_two_dividing(
+        array_length(s), 2, 1024)),),
+    doc="A scan of blocks of B: the totals of the blocks are reduced and scanned (a scan of "
+        "N/B elements), shifted right by one with z (the offset of each block), and each "
+        "block's own scan is combined with its offset. f must be associative with z neutral, "
+        "as for reduce.")
 @matches(prim("scan", "f", "z", why="it rewrites scan f z"))
-def _scan_blocks(m, site: Site, p) -> Expr | Refused:
+def SCAN_BLOCKS(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
     n = array_length(site)
     b = p["b"]
@@ -59,19 +70,6 @@ def _scan_blocks(m, site: Site, p) -> Expr | Refused:
     body = Apply(Prim("join"), (Apply(Prim("map", (per_block,)), (
         Apply(Prim("zip"), (offsets, split)),)),))
     return Lambda((xs,), body)
-
-
-SCAN_BLOCKS = Rule(
-    "scan-blocks",
-    "scan f z → λxs. join (map (λ(offset, b). map (λx. f (offset, x)) (scan f z b)) "
-    "(zip (take K (pad 1 0 z (scan f z (join (map (reduce f z) (split B xs)))))) "
-    "(split B xs)))", "algorithmic", "SkelCL scan, Blelloch", _scan_blocks,
-    params=(RuleParam("b", "elements per block (B)", lambda s: powers_of_two_dividing(
-        array_length(s), 2, 1024)),),
-    doc="A scan of blocks of B: the totals of the blocks are reduced and scanned (a scan of "
-        "N/B elements), shifted right by one with z (the offset of each block), and each "
-        "block's own scan is combined with its offset. f must be associative with z neutral, "
-        "as for reduce.")
 
 
 RULES = [SCAN_SEQ, SCAN_LOCAL, SCAN_BLOCKS]

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, compose
 from ..rewriting.match import array_length, matches, prim
-from .rule import Refused, Rule, Site
+from .rule import Refused, Site, basic_rule
 
 
+@basic_rule("opMap→split-join", "opMap n f → join ∘ map f ∘ split (N/n)", "algorithmic",
+            "P2CL operation map (Sect. 4.2.1)")
 @matches(prim("opMap", "n", "f", why="it rewrites opMap n f"))
-def _op_map(m, site: Site, p) -> Expr | Refused:
+def OP_MAP(m, site: Site, p) -> Expr | Refused:
     n, f = m.n, m.f
     length = array_length(site)
     if length is None:
@@ -19,19 +21,14 @@ def _op_map(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("join"), Prim("map", (f,)), Prim("split", (length / n,)))
 
 
-OP_MAP = Rule("opMap→split-join", "opMap n f → join ∘ map f ∘ split (N/n)", "algorithmic",
-              "P2CL operation map (Sect. 4.2.1)", _op_map)
-
-
+@basic_rule("allPairs→maps", "allPairs f → λxs ys. map (λx. map (λy. f x y) ys) xs",
+            "algorithmic", "SkelCL allpairs (Def. 3.9)")
 @matches(prim("allPairs", "f", why="it rewrites allPairs f"))
-def _all_pairs(m, site: Site, p) -> Expr:
+def ALL_PAIRS(m, site: Site, p) -> Expr:
     from ..primitives.skeletons import all_pairs_expansion
 
     return all_pairs_expansion(m.f)
 
-
-ALL_PAIRS = Rule("allPairs→maps", "allPairs f → λxs ys. map (λx. map (λy. f x y) ys) xs",
-                 "algorithmic", "SkelCL allpairs (Def. 3.9)", _all_pairs)
 
 COMPUTING = ("map", "mapGlobal", "mapWorkgroup", "mapSeq", "reduce", "reduceSeq", "scan")
 
@@ -43,7 +40,14 @@ def _copy(node: Expr) -> bool:
     return False
 
 
-def _copy_elimination(site: Site, p) -> list | Refused:
+@basic_rule(
+    "copy-elimination", "f ∘ map id → f,  map id ∘ f → f   (f a map or reduction)",
+    "algorithmic", "P2CL pattern fusion (Table 8.1)", pair=True,
+    doc="P2CL runs a gather or scatter that it cannot fuse as a data-arrangement kernel of "
+        "its own; here that kernel is the copy next to the layout primitive, and fusing is "
+        "removing it: the neighbouring map or reduction reads (gather→map, gather→reduce) or "
+        "writes (map→scatter) through the layout primitive's view.")
+def COPY_ELIMINATION(site: Site, p) -> list | Refused:
     match site.node, site.next:
         case (Prim(name) as f, copy) if name in COMPUTING and _copy(copy):
             return [f]  # f ∘ map id: f reads what the copy would have written
@@ -51,13 +55,5 @@ def _copy_elimination(site: Site, p) -> list | Refused:
             return [f]  # map id ∘ f: f writes where the copy would have
     return Refused("it removes a copy (map id) next to a map or reduction")
 
-
-COPY_ELIMINATION = Rule(
-    "copy-elimination", "f ∘ map id → f,  map id ∘ f → f   (f a map or reduction)",
-    "algorithmic", "P2CL pattern fusion (Table 8.1)", _copy_elimination, pair=True,
-    doc="P2CL runs a gather or scatter that it cannot fuse as a data-arrangement kernel of "
-        "its own; here that kernel is the copy next to the layout primitive, and fusing is "
-        "removing it: the neighbouring map or reduction reads (gather→map, gather→reduce) or "
-        "writes (map→scatter) through the layout primitive's view.")
 
 RULES = [OP_MAP, ALL_PAIRS, COPY_ELIMINATION]

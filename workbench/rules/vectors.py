@@ -17,7 +17,7 @@ from ..rewriting.match import array_length, divides, prim
 from ..rewriting.strategies import at_site, element, parent, rule, seq
 from ..types import ArrayType, ScalarType, TupleType
 from .macros import reduce_of_map
-from .rule import Refused, Rule, RuleParam, Site, powers_of_two_dividing
+from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
 
 # the operators a reduction over lanes may use, with the initial values every lane may
 # start from (None: any value, the operator being idempotent)
@@ -82,7 +82,18 @@ def reduction_operator(site: Site) -> tuple[str, Expr, Expr] | Refused:
     return lanes_may_start_at(op, z) or (op, f, z)
 
 
-def _reduce_vectorise(site: Site, p) -> Expr | Refused:
+def vector_widths(site: Site) -> list:
+    return powers_of_two_dividing(array_length(site), 2, 16)
+
+
+@basic_rule(
+    "reduce-vectorize", "reduce f z → reduce f z ∘ joinVec ∘ reduce (mapVec f) z ∘ splitVec n",
+    "opencl", "PACT vectorization (for reduce); ICFP Fig. 7e",
+    params=(RuleParam("n", "vector width (lanes of the accumulator)", vector_widths),),
+    doc="A reduction over vectors of n lanes, each lane reducing every n-th element, then "
+        "across the lanes. f must be (+), (*), min or max and z a value every lane may "
+        "start from.")
+def REDUCE_VECTORISE(site: Site, p) -> Expr | Refused:
     found = reduction_operator(site)
     if isinstance(found, Refused):
         return found
@@ -97,19 +108,6 @@ def _reduce_vectorise(site: Site, p) -> Expr | Refused:
         return bad
     return compose(site.node, Prim("joinVec"), Prim("reduce", (Prim("mapVec", (f,)), z)),
                    Prim("splitVec", (n,)))
-
-
-def vector_widths(site: Site) -> list:
-    return powers_of_two_dividing(array_length(site), 2, 16)
-
-
-REDUCE_VECTORISE = Rule(
-    "reduce-vectorize", "reduce f z → reduce f z ∘ joinVec ∘ reduce (mapVec f) z ∘ splitVec n",
-    "opencl", "PACT vectorization (for reduce); ICFP Fig. 7e", _reduce_vectorise,
-    params=(RuleParam("n", "vector width (lanes of the accumulator)", vector_widths),),
-    doc="A reduction over vectors of n lanes, each lane reducing every n-th element, then "
-        "across the lanes. f must be (+), (*), min or max and z a value every lane may "
-        "start from.")
 
 
 # --- the macro: a vectorised map-reduce ---------------------------------------------------
