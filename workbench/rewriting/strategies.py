@@ -265,7 +265,7 @@ def _child(kind: type | Callable[[Expr], bool], what: str, child: Callable[[Expr
         def move(state: State):
             node = state.node
             if not test(node):
-                return Refused(f"{what} expected, not {_short(node)}")
+                return Refused(f"{what} expected, not {shown(node)}")
             return state.at(state.focus + (child(node),))
         return _scoped(move, s)
 
@@ -297,7 +297,7 @@ def _element(name: str | Callable[[Expr], bool], s: Strategy | None, last: bool)
         fns = node.fns if isinstance(node, Compose) else ()
         found = [i for i, f in enumerate(fns) if test(f)]
         if not found:
-            return Refused(f"no {what} in {_short(node)}")
+            return Refused(f"no {what} in {shown(node)}")
         return state.at(state.focus + (found[-1] if last else found[0],))
 
     return _scoped(move, s)
@@ -332,7 +332,7 @@ def next_function(s: Strategy | None = None) -> Strategy:
         outer = subterm(state.expr, state.focus[:-1]) if state.focus else None
         if isinstance(outer, Compose) and state.focus[-1] + 1 < len(outer.fns):
             return state.at(state.focus[:-1] + (state.focus[-1] + 1,))
-        return Refused(f"no function after {_short(state.node)}")
+        return Refused(f"no function after {shown(state.node)}")
 
     return _scoped(move, s)
 
@@ -344,7 +344,7 @@ def previous_function(s: Strategy | None = None) -> Strategy:
         outer = subterm(state.expr, state.focus[:-1]) if state.focus else None
         if isinstance(outer, Compose) and state.focus[-1] > 0:
             return state.at(state.focus[:-1] + (state.focus[-1] - 1,))
-        return Refused(f"no function before {_short(state.node)}")
+        return Refused(f"no function before {shown(state.node)}")
 
     return _scoped(move, s)
 
@@ -357,11 +357,11 @@ def applied_function(pick: Callable[[tuple[Expr, ...]], int | None],
     def move(state: State):
         node = state.node
         if not isinstance(node, Apply):
-            return Refused(f"an application expected, not {_short(node)}")
+            return Refused(f"an application expected, not {shown(node)}")
         fns = node.fn.fns if isinstance(node.fn, Compose) else (node.fn,)
         i = pick(fns)
         if i is None:
-            return Refused(f"no {what} in {_short(node)}")
+            return Refused(f"no {what} in {shown(node)}")
         inside = state.focus + (0,)
         return state.at(inside + (i,) if isinstance(node.fn, Compose) else inside)
 
@@ -397,7 +397,8 @@ def optional(pred: Callable[[Expr], bool], s: Strategy) -> Strategy:
     return run
 
 
-def _short(e: Expr) -> str:
+def shown(e: Expr) -> str:
+    """The node as a refusal quotes it (cut at 60 characters)."""
     text = str(e)
     return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}...`"
 

@@ -45,6 +45,7 @@ from ..rewriting.strategies import (
     previous_function,
     rule,
     seq,
+    shown,
 )
 from ..sizes import Size
 from ..types import ArrayType
@@ -90,7 +91,7 @@ def enable(name: str) -> Strategy:
         for _ in range(16):
             node = state.node
             if not lambda_map(node):
-                return Refused(f"{name}: it rewrites a map of a lambda, not {_short(node)}")
+                return Refused(f"{name}: it rewrites a map of a lambda, not {shown(node)}")
             match node.args[0].body:
                 case inner if map_over(inner):
                     return state
@@ -247,11 +248,6 @@ def _reduction_index(names: list[str]) -> int:
     return names.index("reduce") if "reduce" in names else len(names)
 
 
-def _short(e: Expr) -> str:
-    text = str(e)
-    return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}...`"
-
-
 # --- the four macros ------------------------------------------------------------------------------
 
 def block_rows(name: str, k: Size) -> Strategy:
@@ -290,7 +286,7 @@ def two_d_blocking(p) -> Strategy:
 
     def columns(state: State):
         if not lambda_map(state.node):
-            return Refused(f"{name}: it rewrites a map of a lambda, not {_short(state.node)}")
+            return Refused(f"{name}: it rewrites a map of a lambda, not {shown(state.node)}")
         return fmap(body(find(innermost_map, block_rows(name, p["l"]), missing=(
             f"{name}: no map over columns inside the map over rows"))))(state)
 
