@@ -134,7 +134,8 @@ def workgroup_reduce_steps(local: int, chunk: Size, distribution: str, fused: bo
     return seq(first, parent(tree) if fused else tree)
 
 
-def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
+def _workgroup_choice(site: Site, p, fused: bool) -> tuple | Refused:
+    """``(f, z, length, local, distribution)`` of a work-group reduction here."""
     if fused and not MAP.fits(site.next):
         return reduce_of_map(site)
     found = _operator(site.node)
@@ -143,32 +144,17 @@ def _workgroup_site(site: Site, fused: bool) -> tuple | Refused:
     levels = [level for level, _ in site.context]
     if not levels or levels[-1] != "workgroup":
         return Refused("a work-group's reduction stands directly inside a mapWorkgroup")
-    typing = site.next_typing if fused else site.typing
     length = array_length(site, of_next=fused)
     if length is None:
         return Refused("it reduces an array")
-    return (*found, length, typing)
-
-
-def _local_params(p, length: Size) -> tuple[int, str] | Refused:
-    local = int(p["local"])
-    distribution = _distribution(p)
+    local, distribution = int(p["local"]), _distribution(p)
     if isinstance(distribution, Refused):
         return distribution
     if _log2(local) is None or local < 2:
         return Refused(f"the work-items of a tree reduction are a power of two (at least 2), "
                        f"not {local}")
     return divides(_const(local), length, f"{local} work-items") or \
-        (local, distribution)
-
-
-def _workgroup_choice(site: Site, p, fused: bool) -> tuple | Refused:
-    """``(f, z, length, typing, local, distribution)`` of a work-group reduction here."""
-    found = _workgroup_site(site, fused)
-    if isinstance(found, Refused):
-        return found
-    chosen = _local_params(p, found[2])
-    return chosen if isinstance(chosen, Refused) else (*found, *chosen)
+        (*found, length, local, distribution)
 
 
 def _workgroup_rewrite(fused: bool):
@@ -176,7 +162,7 @@ def _workgroup_rewrite(fused: bool):
         found = _workgroup_choice(site, p, fused)
         if isinstance(found, Refused):
             return found
-        f, z, length, _, local, distribution = found
+        f, z, length, local, distribution = found
         fns = workgroup_reduce(f, z, site.next.args[0] if fused else None, length,
                                local, distribution)
         return fns if fused else compose(*fns)
@@ -190,7 +176,7 @@ def _expand_workgroup(fused: bool):
             found = _workgroup_choice(site, p, fused)
             if isinstance(found, Refused):
                 return found
-            _, _, length, _, local, distribution = found
+            _, _, length, local, distribution = found
             return workgroup_reduce_steps(local, length / _const(local), distribution, fused)
         return at_site(build)
 
