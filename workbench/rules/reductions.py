@@ -295,19 +295,13 @@ def _two_stage_site(site: Site, p) -> tuple | Refused:
     if local > 1 and NEUTRAL[_lane_operator(f)] is None:
         return Refused(f"a second stage of work-groups needs z to be the neutral element of "
                        f"the operator (+ with 0, * with 1), not {f} (use local = 1)")
-    bad = divides(_const(groups * local), length,
-                  f"{groups} groups of {local} work-items")
-    if bad:
-        return bad
-    return f, z, site.next.args[0], length, groups, local, distribution
+    return divides(_const(groups * local), length, f"{groups} groups of {local} work-items") \
+        or (f, z, site.next.args[0], length, groups, local, distribution)
 
 
 def _two_stage(site: Site, p):
     found = _two_stage_site(site, p)
-    if isinstance(found, Refused):
-        return found
-    f, z, g, length, groups, local, distribution = found
-    return two_stage(f, z, g, length, groups, local, distribution)
+    return found if isinstance(found, Refused) else two_stage(*found)
 
 
 def expand_two_stage(p):
