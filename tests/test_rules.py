@@ -449,7 +449,7 @@ REFUSALS = {
                                          "it rewrites an array variable xs"),
     "operator-η": ("map abs", "root", {}, "it rewrites λp. p.0 ⊕ p.1"),
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
-    "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "0", {}, "not made of pads that repeat"),
+    "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "root", {}, "follows pads that repeat"),
 }
 
 

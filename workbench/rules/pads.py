@@ -11,15 +11,15 @@ a view, and the stencil writes its result itself (through the scatters that foll
 computed again on the border elements, 4(N+1) of (N+2)² in 2-D.
 
     pad-map-interchange:  P ∘ map^d f → map^d f ∘ P
-    (P pads that repeat elements, at levels below d: padClamp 1 1 ∘ map (map f), and then
-    map (padClamp 1 1) ∘ map (map f))
+    (P pads that repeat elements, at levels below d: map (padClamp 1 1) ∘ padClamp 1 1 ∘
+    map (map f) in 2-D, every pad of the chain in one step)
 """
 
 from __future__ import annotations
 
 from ..expr import Compose, Expr, Prim
 from ..layout import mapped_layout
-from ..rewriting.match import matches, pair, prim
+from ..rewriting.match import kind, matches
 from .rule import Refused, Site, basic_rule
 
 # the pads whose every element is an element of their input (Lift's Pad.Boundary.Clamp,
@@ -51,25 +51,39 @@ def mapped_levels(fn: Expr) -> int:
     return levels
 
 
-_PADS_THEN_MAP = "it rewrites P ∘ map f, P pads that repeat elements (clamp, wrap, mirror)"
+_PADS_THEN_MAP = ("it rewrites P ∘ map f, P pads that repeat elements (clamp, wrap, mirror), "
+                  "in a composition")
 
 
 @basic_rule("pad-map-interchange", "P ∘ map^d f → map^d f ∘ P   (P: clamp/wrap/mirror pads "
-            "of levels below d)", "algorithmic", "CGO 2018 (Lift's stencils)", pair=True)
-@matches(pair("pads", prim("map", name="computation"), why=_PADS_THEN_MAP))
-def PAD_MAP_INTERCHANGE(m, site: Site, p) -> list | Refused:
-    pads, computation = m.pads, m.computation
-    levels = padded_levels(pads)
-    if levels is None:
-        return Refused(f"{pads} is not made of pads that repeat elements (padClamp, padWrap, "
-                       f"padMirror; a constant pad's borders are no element of the map's)")
-    if mapped_layout(computation) is not None:
-        return Refused("the map only rearranges: it is read through as a view already")
-    depth = mapped_levels(computation)
-    if levels > depth:
-        return Refused(f"the pads reach {levels} levels and the map only {depth}: the pad "
-                       f"would reach inside f")
-    return [computation, pads]
+            "of levels below d)", "algorithmic", "CGO 2018 (Lift's stencils)")
+@matches(kind(Compose, name="chain", why=_PADS_THEN_MAP))
+def PAD_MAP_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
+    """At a composition, the first map that pads precede: every pad before it (``map
+    (padClamp 1 1) ∘ padClamp 1 1`` in 2-D) moves after it in one step."""
+    fns = m.chain.fns
+    refusal = Refused("no map in the composition follows pads that repeat elements "
+                      "(padClamp, padWrap, padMirror; a constant pad's borders are no element "
+                      "of the map's)")
+    for at, computation in enumerate(fns):
+        if at == 0 or mapped_levels(computation) == 0:
+            continue
+        first = at
+        while first > 0 and padded_levels(fns[first - 1]) is not None:
+            first -= 1
+        if first == at:
+            continue
+        pads = fns[first:at]
+        levels, depth = max(padded_levels(f) for f in pads), mapped_levels(computation)
+        if mapped_layout(computation) is not None:
+            refusal = Refused("the map after the pads only rearranges: it is read through as "
+                              "a view already")
+        elif levels > depth:
+            refusal = Refused(f"the pads reach {levels} levels and the map only {depth}: the "
+                              f"pad would reach inside f")
+        else:
+            return Compose((*fns[:first], computation, *pads, *fns[at + 1:]))
+    return refusal
 
 
 RULES = [PAD_MAP_INTERCHANGE]
