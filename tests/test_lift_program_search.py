@@ -185,3 +185,23 @@ def test_a_ppcg_stencil_with_its_pads_moved_runs_clean_under_oclgrind(name):
                                                                     proc.stderr[-2000:])
     for problem in ("Invalid read", "Invalid write", "data race", "Uninitialized"):
         assert problem not in proc.stderr, proc.stderr[-3000:]
+
+
+def test_with_default_first_the_default_mapping_is_the_first_candidate(tmp_path):
+    """The benchmark's search measures the default mapping first, so that its best is never
+    slower than what ``run`` gives without a search."""
+    from workbench import WorkbenchError
+    from workbench.search import read
+
+    spec = bench.PROGRAMS["blackScholes"]
+    prog, args = spec.program(), bench.inputs_of("blackScholes", 64)
+    _, types = prepare_inputs(prog, args)
+    default = str(lower(prog, *types)[0])
+    log = tmp_path / "log.jsonl"
+    found = search(prog, *args, budget=2, workers=0, repeat=2, log=log,
+                   options={"default_first": True})
+    records = read(log)
+    assert records[0]["expression"] == default and records[0]["correct"]
+    assert found.best_kernel_ms is not None
+    with pytest.raises(WorkbenchError, match="default_first = 'yes'"):
+        search(prog, *args, budget=1, workers=0, options={"default_first": "yes"})
