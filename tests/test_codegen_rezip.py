@@ -102,3 +102,15 @@ def test_a_map_of_rezips_runs_clean_under_oclgrind(which):
                                                                     proc.stderr[-2000:])
     for problem in ("Invalid read", "Invalid write", "data race", "Uninitialized"):
         assert problem not in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("text", ["λa b. map (λt. zip t.0 t.1) (zip a b)",
+                                  "λa b. mapGlobal (λt. zip t.0 t.1) (zip a b)",
+                                  "λa b. zip a b"])
+def test_a_program_that_only_zips_is_a_copy_through_its_views(text):
+    """Nothing computes: as for a program of layouts alone, its kernel is a copy of its
+    result read through the zips."""
+    rng = np.random.default_rng(3)
+    a, b = (rng.uniform(-1, 1, (4, 5)).astype(np.float32) for _ in range(2))
+    result = run(parse(text), a, b, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ..expr import Apply, Compose, Expr, Lambda, Lit, Prim, Var, bind_sizes, size_arguments, walk
 from ..layout import mapped_layout, needs_lowering
 from ..notation.printer import to_text
-from ..primitives import ViewForm
+from ..primitives import Kernel, ViewForm
 from ..primitives.skeletons import stage_variables
 from ..rules.lowering import LoweringRefused, lower
 from ..sizes import Size
@@ -122,8 +122,14 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
 def _rearranges_only(expr: Expr, types) -> bool:
     """Whether a program computes nothing: every node a layout primitive, a variable or a
     function around them (Lift's ``PadConstant2D(1, 1, 0.0f) $ xs`` alone)."""
-    for _, node in walk(expr.body if isinstance(expr, Lambda) else expr):
-        if isinstance(node, Prim) and not is_layout(node):
+    inside_layouts: list = []  # the paths of layouts: what their functions do is a view too
+    for path, node in walk(expr.body if isinstance(expr, Lambda) else expr):
+        if any(path[:len(p)] == p for p in inside_layouts):
+            continue
+        if isinstance(node, Prim) and is_layout(node):
+            inside_layouts.append(path)
+            continue
+        if isinstance(node, Prim) and not _a_view(node):
             return False
         if not isinstance(node, Prim | Var | Apply | Compose | Lit | Lambda):
             return False
@@ -132,6 +138,13 @@ def _rearranges_only(expr: Expr, types) -> bool:
     except Exception:  # a program that does not type-check is refused where it is lowered
         return False
     return isinstance(function_parts(result)[1], ArrayType)
+
+
+def _a_view(node: Prim) -> bool:
+    """A zip or a projection: read through as views (``views.ZipView``, ``views.project``),
+    so a program of them and of layouts computes nothing either (``map (λt. zip t.0 t.1)
+    (zip a b)``, Lift's Zip2D alone)."""
+    return node.decl.kernel is Kernel.ZIP or (node.name == "get" and node.decl.kernel is None)
 
 
 def _copied(expr: Expr, types) -> Expr:
