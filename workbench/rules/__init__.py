@@ -16,7 +16,8 @@ blocking, tiling, tiling of the innermost loop), ``vectors`` (vector accumulator
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
 lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's
 allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows
-it), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
+it), ``pads`` (a stencil's result's clamp pads moved onto its input, as Lift's PPCG stencils
+need), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
 ``lowering`` (the default lowering) and ``renaming`` (the rules that only rename a
 primitive, from one factory). ``rule`` says what a rule is; ``catalogue`` holds them by name.
 
