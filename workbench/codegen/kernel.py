@@ -40,7 +40,7 @@ from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorTy
 from . import CodegenError, ir
 from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
-from .patterns import WORK_ITEM, Patterns, is_literal, literal_text, short
+from .patterns import WORK_ITEM, Patterns, fused_reduction, is_literal, literal_text, short
 from .scalar import CProgram, ScalarCodegenError, c_type, define_function
 from .values import Value, component_buffers, leaf, pingpong, shape
 from .views import (
@@ -407,13 +407,24 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         value = None
         for i in range(last, -1, -1):
             target = d if i == first_compute else None
-            if i < first_compute:
-                continue  # its effect is already in the destination view
-            value = self.apply(fns[i], args if value is None else [value], path + (i,), env,
-                               target)
+            if i < first_compute or (i > first_compute and self.fused(fns, i - 1, path)):
+                continue  # in the destination view; or a map the reduction after it reads
+            given = args if value is None else [value]
+            if self.fused(fns, i, path):
+                value = self.reduce_of_map(fns[i], fns[i + 1], given[0], path + (i,),
+                                           path + (i + 1,), env, target)
+                continue
+            value = self.apply(fns[i], given, path + (i,), env, target)
         if first_compute > 0:
             return Value(self.typing(path).result, view=dest)
         return value
+
+    def fused(self, fns: tuple, i: int, path: Path) -> bool:
+        """Whether ``fns[i] ∘ fns[i + 1]`` of a composition is a reduction of a map that is
+        generated as one loop (``patterns.fused_reduction``)."""
+        return 0 <= i < len(fns) - 1 and fused_reduction(
+            fns[i], fns[i + 1], lambda: self.typing(path + (i,)).result,
+            lambda: self.typing(path + (i + 1, 0)).result)
 
     # --- values ---------------------------------------------------------------------------
     def value(self, e: Expr, path: Path, env: dict, dest: View | None) -> Value:

@@ -220,7 +220,24 @@ class Patterns:
         return self.scalar_call(f, [Value(pair, parts=(left, right))], Typing((pair,), result),
                                 env)
 
-    def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
+    def reduce_of_map(self, reduce: Prim, mapped: Prim, arg: Value, path, map_path, env,
+                      dest: View | None) -> Value:
+        """``reduceSeq f z ∘ mapSeq g`` (``fused_reduction``): each element ``g x`` is
+        computed in the reduction's loop as the reduction reads it, so that no array of the
+        map's results is made (N-body's accelerations: one float4 per body instead of a
+        private array of all bodies' contributions). What ``reduceSeq-mapSeq-fusion``
+        (ICFP Fig. 6f) makes of the expression, generated without rewriting it."""
+        result = self.typing(path).result
+        if dest is None:
+            dest = self.temporary(result, self.temporary_space())
+        g = mapped.args[-1]
+        self.reduce_seq(reduce, arg, path, env, dest,
+                        produce=lambda x: self.apply(g, [x], map_path + (0,), env, None))
+        return Value(result, view=dest)
+
+    def reduce_seq(self, fn: Prim, arg: Value, path, env, dest: View, produce=None) -> None:
+        """An accumulator and a loop; with ``produce``, each element read is passed through
+        it first (``reduce_of_map``)."""
         n = int(arg.type.size.value)
         acc_type = self.typing(path).result.elem
         if isinstance(acc_type, ArrayType):  # a register block (``accumulators``)
@@ -235,7 +252,9 @@ class Patterns:
             self.emit(ir.Declare(acc, acc_type, init))
             with self.block() as body:
                 element = arg.element(var(i, n))
-                pair = TupleType((acc_type, arg.type.elem))
+                if produce is not None:
+                    element = produce(element)
+                pair = TupleType((acc_type, element.type))
                 arrays = sorted(v for v in f.free_vars() if v in env and env[v].view is not None)
                 if arrays:  # the operator reads arrays (md's neighbour positions): in place
                     step = self.scalar(self.step_in_place(f, env, Value(acc_type,
@@ -353,6 +372,19 @@ def iteration_types(fn: Prim, t: Type, env: dict | None = None
         stages.append((f, note, [env[v] for v in free]))
         t = note.result
     return stages
+
+
+def fused_reduction(reduce: Expr, mapped: Expr, result, produced) -> bool:
+    """Whether ``reduce ∘ mapped`` is a ``reduceSeq`` of a scalar (or tuple, or vector)
+    accumulator after a ``mapSeq`` whose function returns no array and runs on no other
+    work-items: the map's results are read once each, in order, by the reduction alone, so
+    they are computed in its loop (``Patterns.reduce_of_map``). ``result`` and ``produced``
+    give the reduction's result type and the map's function's, asked for only then."""
+    return (isinstance(reduce, Prim) and reduce.decl.kernel is Kernel.REDUCE_SEQ
+            and not reduce.decl.unrolled and isinstance(mapped, Prim)
+            and mapped.decl.map_level is MapLevel.SEQ and not mapped.decl.unrolled
+            and not parallel_inside(mapped) and not isinstance(result().elem, ArrayType)
+            and not isinstance(produced(), ArrayType))
 
 
 def parallel_inside(e: Expr) -> bool:

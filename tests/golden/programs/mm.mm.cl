@@ -1,7 +1,7 @@
 // program mm.mm on [[float]_1024]_1024, [[float]_1024]_1024 (K=1024, M=1024, N=1024)
 struct Tuple_float_float { float _0; float _1; };
 float mm_f5(struct Tuple_float_float a0_) { return (a0_._0 * a0_._1); }
-float mm_f8(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
+float mm_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 
 // λa b. mapGlobal (λrowA. join (mapSeq (λcolB. (reduceSeq (+) 0 ∘ mapSeq (*)) (zip rowA colB)) (transpose b))) a
@@ -11,17 +11,12 @@ kernel void mm_0(global const float *restrict in0, global const float *restrict 
     for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
         /* mapSeq (λcolB. (reduceSeq (+) 0 ∘ mapSeq (*)) (zip rowA colB)) */
         for (int i2 = 0; i2 < 1024; i2++) {
-            float prv3[1024];
-            /* mapSeq (*) */
-            for (int i4 = 0; i4 < 1024; i4++) {
-                prv3[i4] = mm_f5(((struct Tuple_float_float){in0[1024*gl1 + i4], in1[i2 + 1024*i4]}));
-            }
-            float acc6 = 0.0f;
+            float acc3 = 0.0f;
             /* reduceSeq (+) 0 */
-            for (int i7 = 0; i7 < 1024; i7++) {
-                acc6 = mm_f8(((struct Tuple_float_float){acc6, prv3[i7]}));
+            for (int i4 = 0; i4 < 1024; i4++) {
+                acc3 = mm_f6(((struct Tuple_float_float){acc3, mm_f5(((struct Tuple_float_float){in0[1024*gl1 + i4], in1[i2 + 1024*i4]}))}));
             }
-            out[1024*gl1 + i2] = acc6;
+            out[1024*gl1 + i2] = acc3;
         }
     }
 }
