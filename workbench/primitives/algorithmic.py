@@ -631,6 +631,10 @@ def at_semantics(ev, node, args):
 
     def pick(leaf):
         i = np.asarray(index)
+        if i.ndim == 0:  # one index for every element (a stencil's nbh.at(1)): a view
+            if not 0 <= int(i) < leaf.shape[d]:
+                raise EvaluationError(f"at: index outside 0..{leaf.shape[d] - 1}")
+            return leaf[(slice(None),) * d + (int(i),)]
         batch = np.broadcast_shapes(i.shape, leaf.shape[:d])
         leaf = np.broadcast_to(leaf, batch + leaf.shape[d:])
         n = leaf.shape[d]
