@@ -31,6 +31,7 @@ from ..layout import mapped_layout
 from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
+from .grids import grid_mappings
 from .space import Step, by_rule, moves, terminal
 
 
@@ -147,16 +148,21 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
 
 
 def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int = 6,
-           patience: int = 6, strength: float = 2.0, default_first: bool = False) -> None:
+           patience: int = 6, strength: float = 2.0, default_first: bool = False,
+           grids_first: bool = False) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
-    before it (``measure_default``)."""
-    if not isinstance(default_first, bool):
-        raise WorkbenchError(f"the guided strategy's option default_first = "
-                             f"{default_first!r}: give True or False")
+    before it (``measure_default``); with ``grids_first``, then its map nests on grids of
+    work-items (``measure_grids``)."""
+    for name, value in (("default_first", default_first), ("grids_first", grids_first)):
+        if not isinstance(value, bool):
+            raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
+                                 f"True or False")
     rng = random.Random(ctx.seed)
     ctx.model = ctx.cost_model()
     if default_first:
         measure_default(ctx)
+    if grids_first:
+        measure_grids(ctx)
     idle = 0
     while ctx.left() > 0 and idle < patience:
         before = len(ctx.records)
@@ -176,6 +182,28 @@ def measure_default(ctx) -> None:
     done = Candidates(ctx, ctx.model).complete(ctx.start, [])
     if done is not None and not ctx.measured(done.expr):
         ctx.measure([_candidate(ctx, done)])
+
+
+def measure_grids(ctx) -> None:
+    """The start's nests of two or three maps on grids of work-items, innermost map on
+    dimension 0 (``grids.grid_mappings``), each completed by the default lowering and
+    measured (unless a resumed log holds it): on a GPU every point of a stencil its own
+    work-item, with coalesced reads, where the default mapping gives the outermost map alone
+    to work-items (a 3-D stencil at 256³: 256 of them, each looping over 65536 points) and a
+    walk reaches a grid one map at a time, the outermost on dimension 0. An option
+    (``grids_first``), off by default: the candidates of a search recorded without it
+    replay as they were. Not in a search of one subtree (``at``): the pads it moves are
+    outside it."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, ctx.model)
+    batch = []
+    for expr, steps in grid_mappings(ctx.start, ctx.types):
+        done = pool.complete(expr, steps)
+        if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
+            batch.append(_candidate(ctx, done))
+    if batch:
+        ctx.measure(batch)
 
 
 def _refit(ctx, strength: float) -> None:

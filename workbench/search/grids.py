@@ -1,0 +1,54 @@
+"""Grids of work-items for the map nests of a program (``grids``): every element of a 2-D or
+3-D nest of maps its own work-item, the innermost map — the dimension contiguous in memory —
+on OpenCL dimension 0, so that neighbouring work-items read neighbouring addresses (on a GPU
+their reads coalesce). This is Futhark's kernel extraction G1–G3 (``map-nest→kernel``),
+after a stencil's pads on its result are moved onto its input (``pad-map-interchange``), so
+that the kernel writes the result through its layouts with no copy after it.
+
+The default lowering puts only the outermost map on work-items (a 3-D stencil at 256³: 256
+work-items, each looping over 256×256 points), and the walks of a search reach a grid only
+one map at a time, each ``map→mapGlobal`` taking the lowest free dimension (the outermost
+map on dimension 0, the wrong way round for memory). The guided search measures these
+mappings first where asked (its option ``grids_first``).
+"""
+
+from __future__ import annotations
+
+from ..expr import Expr, subterm
+from ..layout import mapped_layout
+from ..rewriting.application import lookup_rule, rewrites
+from ..rewriting.step import Step
+from ..rules.extraction import nest_depth
+from ..types import Type
+
+PADS_MOVED_AT_MOST = 8  # pad-map-interchange moves every pad before a map in one step
+
+
+def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
+    """The expression with its result's pads moved onto its input, one
+    ``pad-map-interchange`` after another while one applies, and the steps."""
+    rule = lookup_rule("pad-map-interchange")
+    steps: list[Step] = []
+    for _ in range(PADS_MOVED_AT_MOST):
+        found = rewrites(expr, *types, rules=[rule])
+        if not found:
+            break
+        expr = found[0].result
+        steps.append(Step(found[0].rule, found[0].path, dict(found[0].params)))
+    return expr, steps
+
+
+def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
+    """One mapping per nest of two or three maps that computes (not a map of layouts): the
+    nest on a grid of as many global dimensions, innermost map on dimension 0, after the
+    pads are moved; with the steps from ``expr``. What is left high-level is for the default
+    completion."""
+    moved, steps = pads_moved(expr, types)
+    nests = [r for r in rewrites(moved, *types, rules=[lookup_rule("map-nest→kernel")])
+             if nest_depth(subterm(moved, r.path)) >= 2
+             and mapped_layout(subterm(moved, r.path)) is None]
+    # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too)
+    outermost = [r for r in nests
+                 if not any(tuple(r.path[:len(o.path)]) == tuple(o.path) and o is not r
+                            for o in nests)]
+    return [(r.result, steps + [Step(r.rule, r.path, dict(r.params))]) for r in outermost]
