@@ -206,3 +206,44 @@ def test_with_default_first_the_default_mapping_is_the_first_candidate(tmp_path)
     assert found.best_kernel_ms is not None
     with pytest.raises(WorkbenchError, match="default_first = 'yes'"):
         search(prog, *args, budget=1, workers=0, options={"default_first": "yes"})
+
+
+# --- grids of work-items for the stencils' map nests ------------------------------------------
+
+@pytest.mark.parametrize("name,dims", [("jacobi3d7pt", 3), ("hotspot", 2)])
+def test_a_stencils_nest_on_a_grid_innermost_map_on_dimension_0(name, dims):
+    """``grid_mappings``: the stencil's nest of maps on a grid of as many global dimensions,
+    the innermost map (contiguous in memory) on dimension 0, one launch of a work-item per
+    point, and it computes what the program does."""
+    from workbench.run import run
+    from workbench.search.grids import grid_mappings
+
+    prog = bench.PROGRAMS[name].program()
+    args = bench.inputs_of(name, 6)
+    _, types = prepare_inputs(prog, args)
+    found = grid_mappings(prog, tuple(types))
+    assert len(found) == 1
+    grid, steps = found[0]
+    assert steps[-1].rule == "map-nest→kernel"
+    low, _ = lower(grid, *types)
+    program = opencl(low, *types, complete=True)
+    launch = program.launches[0]
+    assert len(launch.global_size) == dims and all(g == 6 for g in launch.global_size)
+    assert f"get_global_id({dims - 1})" in program.source.split("for (")[1]  # outermost loop
+    result = run(grid, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_with_grids_first_the_grid_is_measured_after_the_default(tmp_path):
+    """The benchmark's search on a GPU: the default mapping, then the 3-D stencil on a grid
+    of three global dimensions, are its first candidates."""
+    from workbench.search import read
+
+    spec = bench.PROGRAMS["heat3d"]
+    prog, args = spec.program(), bench.inputs_of("heat3d", 6)
+    log = tmp_path / "log.jsonl"
+    search(prog, *args, budget=3, workers=0, repeat=2, log=log,
+           options={"default_first": True, "grids_first": True})
+    records = read(log)
+    assert "mapGlobal 2 (mapGlobal 1 (mapGlobal" in records[1]["expression"]
+    assert records[1]["correct"] and records[1]["steps"][-1]["rule"] == "map-nest→kernel"
