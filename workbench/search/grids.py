@@ -14,7 +14,7 @@ mappings first where asked (its option ``grids_first``).
 
 from __future__ import annotations
 
-from ..expr import Expr, subterm
+from ..expr import Expr, Prim, subterm
 from ..layout import mapped_layout
 from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.step import Step
@@ -22,6 +22,10 @@ from ..rules.extraction import nest_depth
 from ..types import Type
 
 PADS_MOVED_AT_MOST = 8  # pad-map-interchange moves every pad before a map in one step
+
+
+def _is_map(node: Expr) -> bool:
+    return isinstance(node, Prim) and node.decl.map_level is not None
 
 
 def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
@@ -47,8 +51,8 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
     nests = [r for r in rewrites(moved, *types, rules=[lookup_rule("map-nest→kernel")])
              if nest_depth(subterm(moved, r.path)) >= 2
              and mapped_layout(subterm(moved, r.path)) is None]
-    # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too)
+    # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too), and none
+    # inside another map (its grid would be nested in the map's work-items: a dead end)
     outermost = [r for r in nests
-                 if not any(tuple(r.path[:len(o.path)]) == tuple(o.path) and o is not r
-                            for o in nests)]
+                 if not any(_is_map(subterm(moved, r.path[:k])) for k in range(len(r.path)))]
     return [(r.result, steps + [Step(r.rule, r.path, dict(r.params))]) for r in outermost]
