@@ -247,3 +247,14 @@ def test_with_grids_first_the_grid_is_measured_after_the_default(tmp_path):
     records = read(log)
     assert "mapGlobal 2 (mapGlobal 1 (mapGlobal" in records[1]["expression"]
     assert records[1]["correct"] and records[1]["steps"][-1]["rule"] == "map-nest→kernel"
+
+
+@pytest.mark.parametrize("name", ["kmeans", "nbody", "blackScholes"])
+def test_no_grid_for_a_program_without_an_outermost_nest_of_maps(name):
+    """kmeans' nest of maps is inside another map (on a grid, a dead end of the default
+    lowering); N-body and Black-Scholes hold no nest of maps at the top."""
+    from workbench.search.grids import grid_mappings
+
+    prog = bench.PROGRAMS[name].program()
+    _, types = prepare_inputs(prog, bench.inputs_of(name, bench.PROGRAMS[name].sizes["test"]))
+    assert grid_mappings(prog, tuple(types)) == []
