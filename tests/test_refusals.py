@@ -186,11 +186,11 @@ REFUSALS = [
     ("reduceSeq→reduceSeqUnroll", "reduce (+) 0", "root", {}, F,
      "it rewrites reduceSeq f z"),
     ("reduceSeq→reduceSeqUnroll", "reduceSeq (+) 0", "root", {}, F,
-     "unrolling pays for short loops (up to 32); this one has 64"),
+     "unrolling pays for short loops (up to 48); this one has 64"),
     ("mapSeq→mapSeqUnroll", "map abs", "root", {}, F,
      "it rewrites mapSeq f"),
     ("mapSeq→mapSeqUnroll", "mapSeq abs", "root", {}, F,
-     "unrolling pays for short loops (up to 32); this one has 64"),
+     "unrolling pays for short loops (up to 48); this one has 64"),
     # extraction, identity, skeletons, copies, pact, scans, opencl and vectors
     ("map-nest→kernel", "reduce (+) 0", "root", {}, F,
      "it rewrites a high-level map (the outer map of a nest)"),

@@ -413,7 +413,7 @@ REFUSALS = {
                             "length 64"),
     "reduce-single": ("reduce (+) 0", "root", {}, "the input must have one element"),
     "reduceSeq→reduceSeqUnroll": ("reduceSeq (+) 0", "root", {},
-                                  "unrolling pays for short loops (up to 32)"),
+                                  "unrolling pays for short loops (up to 48)"),
     "mapSeq→mapSeqUnroll": ("map abs", "root", {}, "it rewrites mapSeq"),
     "map-interchange": ("map (λx. x + 1)", "root", {}, "a map applied to an array"),
     "map-fission": ("map abs", "root", {"at": 1}, "a composition f ∘ g or a lambda"),

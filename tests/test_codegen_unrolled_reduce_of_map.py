@@ -1,0 +1,75 @@
+"""``reduceSeqUnroll f z ∘ mapSeq g`` is one unrolled run of statements: each ``g x`` is
+computed as the unrolled reduction reads it, its index a constant, and no array of the map's
+results is made. K-means' distance of a point to a cluster is such a reduction over the 34
+features of Rodinia's inputs; unrolled (``reduceSeq→reduceSeqUnroll`` takes loops of up to
+48), PoCL runs the work-items of its kernel in vector lanes."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks import lift_programs as bench
+from workbench import apply, parse
+from workbench.codegen.program import opencl
+from workbench.expr import Prim, walk
+from workbench.rules.lowering import lower
+from workbench.run import private_bytes, run
+from workbench.semantics import prepare_inputs
+
+MAPPED = ["abs", "λx. x * x + 1", "λx. max x 0.5", "(*3)"]
+OPERATORS = [("(+)", "0"), ("λ(a, b). max a b", "(-1000)"), ("λ(acc, x). acc + 2 * x", "0")]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=st.sampled_from(MAPPED), op=st.sampled_from(OPERATORS),
+       rows=st.integers(1, 9), cols=st.integers(1, 48), seed=st.integers(0, 2**16))
+def test_an_unrolled_reduction_of_a_map_matches_the_interpreter(g, op, rows, cols, seed):
+    """Rows reduced after a map, unrolled, at random sizes: the kernel has no loop over a
+    row and no array of the map's results, and computes what the interpreter computes."""
+    f, z = op
+    text = f"mapGlobal (reduceSeqUnroll ({f}) {z} ∘ mapSeq ({g}))"
+    xs = np.random.default_rng(seed).uniform(-2, 2, (rows, cols)).astype(np.float32)
+    program = opencl(parse(text), f"[[float]_{cols}]_{rows}")
+    assert max(private_bytes(program).values(), default=0) <= 4  # the result, one float
+    assert f"< {cols}; " not in program.source or cols == rows  # the row's loop unrolled
+    result = run(parse(text), xs, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+def _kmeans_unrolled(points: int):
+    """K-means' default mapping with its distance's reduction over the features unrolled."""
+    prog = bench.PROGRAMS["kmeans"].program()
+    args = bench.inputs_of("kmeans", points)
+    _, types = prepare_inputs(prog, args)
+    low = lower(prog, *types)[0]
+    inner = [p for p, n in walk(low) if isinstance(n, Prim) and str(n) == "reduceSeq (+) 0.0"]
+    assert len(inner) == 1, str(low)
+    return apply(low, "reduceSeq→reduceSeqUnroll", inner[0], *types), args, types
+
+
+def test_kmeans_distance_over_34_features_unrolls_into_the_points_loop():
+    """At Rodinia's 34 features the distance's reduction unrolls; its kernel reads each
+    feature at a constant offset from the point and keeps no array of the 34 differences."""
+    expr, _, types = _kmeans_unrolled(64)
+    program = opencl(expr, *types)
+    assert "< 34;" not in program.source
+    assert "in0[gl1 + 2112]" in program.source  # feature 33 of point gl1, of 64 points
+    assert max(private_bytes(program).values()) <= 16  # the (distance, index, best) tuple
+
+
+def test_kmeans_unrolled_matches_the_interpreter():
+    expr, args, _ = _kmeans_unrolled(300)
+    result = run(expr, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+def test_kmeans_unrolled_is_reachable_by_the_rule():
+    """``reduceSeq→reduceSeqUnroll`` applies to a reduction of 34 and refuses one of 64."""
+    expr = parse("reduceSeq (+) 0")
+    apply(expr, "reduceSeq→reduceSeqUnroll", (), "[float]_34")
+    try:
+        apply(expr, "reduceSeq→reduceSeqUnroll", (), "[float]_64")
+    except Exception as err:  # RewriteRefused
+        assert "up to 48" in str(err)
+    else:
+        raise AssertionError("a reduction of 64 was unrolled")
