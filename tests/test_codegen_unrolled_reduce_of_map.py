@@ -73,3 +73,21 @@ def test_kmeans_unrolled_is_reachable_by_the_rule():
         assert "up to 48" in str(err)
     else:
         raise AssertionError("a reduction of 64 was unrolled")
+
+
+def test_with_unrolled_first_the_unrolled_distance_is_measured_after_the_default(tmp_path):
+    """The benchmark's search on a CPU: the default mapping, then the same with each short
+    reduction unrolled (K-means' distance over 34 features first, the innermost), are its
+    first candidates, and each computes the interpreter's result."""
+    from workbench.search import read, search
+
+    spec = bench.PROGRAMS["kmeans"]
+    prog, args = spec.program(), bench.inputs_of("kmeans", 40)
+    log = tmp_path / "log.jsonl"
+    search(prog, *args, budget=3, workers=0, repeat=2, log=log,
+           options={"default_first": True, "unrolled_first": True})
+    records = [r for r in read(log) if "expression" in r]
+    assert "reduceSeqUnroll" not in records[0]["expression"]
+    assert "reduceSeqUnroll (+) 0.0" in records[1]["expression"]
+    assert records[1]["steps"][-1]["rule"] == "reduceSeq→reduceSeqUnroll"
+    assert all(r["correct"] for r in records[:3]), records
