@@ -404,11 +404,12 @@ def _short(site: Site) -> Refused | None:
 
 UNROLLING = [
     renaming("reduceSeq", "reduceSeqUnroll", "f z", "opencl",
-             "Lift unrolled patterns; PACT table 2", note="   (length ≤ 32)", condition=_short,
+             "Lift unrolled patterns; PACT table 2", note=f"   (length ≤ {UNROLL_LIMIT})",
+             condition=_short,
              doc="A short sequential reduction (a vector's lanes, a pair of a tree) as "
                  "straight-line code."),
     renaming("mapSeq", "mapSeqUnroll", "f", "opencl", "Lift unrolled patterns; PACT table 2",
-             note="   (length ≤ 32)", condition=_short,
+             note=f"   (length ≤ {UNROLL_LIMIT})", condition=_short,
              doc="A short sequential map as straight-line code."),
 ]
 
