@@ -169,11 +169,16 @@ def test_the_cost_model_reads_features_and_prefers_parallel_launches():
 
 def test_codegen_time_grows_linearly_with_the_number_of_stages():
     def seconds(n):
+        # the fastest of three: a collection or another process's burst in one run is
+        # not the growth this measures
         expr = parse(" ∘ ".join(["map abs"] * n))
-        start = time.perf_counter()
-        program = opencl(expr, "[float]_1024", complete=True)
-        assert len(program.launches) == n
-        return time.perf_counter() - start
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            program = opencl(expr, "[float]_1024", complete=True)
+            times.append(time.perf_counter() - start)
+            assert len(program.launches) == n
+        return min(times)
 
     seconds(20)  # warm up
     small, large = seconds(50), seconds(500)
