@@ -4,7 +4,7 @@ logs them for every candidate, and ``rewrites`` lists the ones that apply."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import format_path
 from ..expr import Expr, Path
@@ -16,6 +16,11 @@ class Step:
     path: Path
     params: dict = field(default_factory=dict)
     result: Expr | None = field(default=None, compare=False)
+
+    def bare(self) -> Step:
+        """The step alone, without the expression it led to (its parameters a copy): what a
+        candidate's list of steps keeps of a listed rewrite."""
+        return replace(self, params=dict(self.params), result=None)
 
     def describe(self) -> str:
         params = ", ".join(f"{k} = {v}" for k, v in self.params.items())

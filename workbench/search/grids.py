@@ -24,10 +24,6 @@ from ..types import Type
 PADS_MOVED_AT_MOST = 8  # pad-map-interchange moves every pad before a map in one step
 
 
-def _is_map(node: Expr) -> bool:
-    return isinstance(node, Prim) and node.decl.map_level is not None
-
-
 def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
     """The expression with its result's pads moved onto its input, one
     ``pad-map-interchange`` after another while one applies, and the steps."""
@@ -38,7 +34,7 @@ def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
         if not found:
             break
         expr = found[0].result
-        steps.append(Step(found[0].rule, found[0].path, dict(found[0].params)))
+        steps.append(found[0].bare())
     return expr, steps
 
 
@@ -54,5 +50,6 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
     # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too), and none
     # inside another map (its grid would be nested in the map's work-items: a dead end)
     outermost = [r for r in nests
-                 if not any(_is_map(subterm(moved, r.path[:k])) for k in range(len(r.path)))]
-    return [(r.result, steps + [Step(r.rule, r.path, dict(r.params))]) for r in outermost]
+                 if not any(isinstance(n := subterm(moved, r.path[:k]), Prim) and n.decl.is_map
+                            for k in range(len(r.path)))]
+    return [(r.result, steps + [r.bare()]) for r in outermost]

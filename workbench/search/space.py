@@ -93,10 +93,10 @@ def _walk(expr: Expr, types, rng, depth, at, widths) -> tuple[Expr, list[Step]]:
         if choice is None:
             break
         expr = choice.result
-        steps.append(Step(choice.rule, choice.path, dict(choice.params)))
+        steps.append(choice.bare())
     if not terminal(expr):
         expr, completed = lower(expr, *types)
-        steps += [Step(s.rule, s.path, dict(s.params)) for s in completed]
+        steps += [s.bare() for s in completed]
     return expr, steps
 
 

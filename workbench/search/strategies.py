@@ -77,7 +77,7 @@ def _descent(ctx, rng: random.Random, width: int) -> None:
         options = [rng.choice(g) for g in groups[:min(width, ctx.left())]]
         batch, firsts = [], []
         for option in options:
-            first = Step(option.rule, option.path, dict(option.params))
+            first = option.bare()
             try:
                 expr, steps = random_walk(option.result, ctx.types, rng, at=ctx.at,
                                           widths=ctx.vector_widths)
@@ -116,7 +116,7 @@ def exhaustive(ctx, depth: int = 3) -> None:
             if str(low) in measured:
                 continue
             measured.add(str(low))
-            batch.append((low, steps + [Step(s.rule, s.path, dict(s.params))
+            batch.append((low, steps + [s.bare()
                                         for s in completed]))
         while batch and ctx.left() > 0:
             chunk, batch = batch[:ctx.left()], batch[ctx.left():]
@@ -129,7 +129,7 @@ def exhaustive(ctx, depth: int = 3) -> None:
             for r in moves(expr, ctx.types, ctx.at, ctx.vector_widths):
                 if str(r.result) not in seen:
                     seen.add(str(r.result))
-                    nxt.append((r.result, steps + [Step(r.rule, r.path, dict(r.params))]))
+                    nxt.append((r.result, steps + [r.bare()]))
         frontier = nxt
 
 
