@@ -73,7 +73,7 @@ class Candidates:
         low, completed, features = self.known[text]
         if features is None:
             return None
-        return Candidate(low, steps + [Step(s.rule, s.path, dict(s.params)) for s in completed],
+        return Candidate(low, steps + [s.bare() for s in completed],
                          features, self.predict(features))
 
     def _complete(self, expr: Expr) -> tuple:
@@ -136,7 +136,7 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
         tried = []
         for group in groups[:sample]:
             for option in rng.sample(group, min(2, len(group))):
-                step = Step(option.rule, option.path, dict(option.params))
+                step = option.bare()
                 done = pool.complete(option.result, steps + [step])
                 if done is not None:
                     tried.append((option.result, steps + [step], done))
@@ -184,9 +184,7 @@ def measure_default(ctx) -> None:
     recorded without it replay as they were."""
     if ctx.left() <= 0:
         return
-    done = Candidates(ctx, ctx.model).complete(ctx.start, [])
-    if done is not None and not ctx.measured(done.expr):
-        ctx.measure([_candidate(ctx, done)])
+    _measure_new(ctx, [Candidates(ctx, ctx.model).complete(ctx.start, [])])
 
 
 def measure_grids(ctx) -> None:
@@ -202,13 +200,8 @@ def measure_grids(ctx) -> None:
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, ctx.model)
-    batch = []
-    for expr, steps in grid_mappings(ctx.start, ctx.types):
-        done = pool.complete(expr, steps)
-        if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
-            batch.append(_candidate(ctx, done))
-    if batch:
-        ctx.measure(batch)
+    _measure_new(ctx, (pool.complete(expr, steps)
+                       for expr, steps in grid_mappings(ctx.start, ctx.types)))
 
 
 def measure_unrolled(ctx) -> None:
@@ -227,12 +220,17 @@ def measure_unrolled(ctx) -> None:
     if done is None:
         return
     sites = rewrites(done.expr, *ctx.types, rules=[lookup_rule("reduceSeq→reduceSeqUnroll")])
+    _measure_new(ctx, (pool.complete(r.result, done.steps + [r.bare()])
+                       for r in sorted(sites, key=lambda r: -len(r.path))))
+
+
+def _measure_new(ctx, completed) -> None:
+    """The completed candidates (None: not a candidate) that no record holds yet, as many as
+    the budget leaves, measured in one batch."""
     batch = []
-    for r in sorted(sites, key=lambda r: -len(r.path)):
-        unrolled = pool.complete(r.result, done.steps + [Step(r.rule, r.path, dict(r.params))])
-        if unrolled is not None and not ctx.measured(unrolled.expr) and \
-                len(batch) < ctx.left():
-            batch.append(_candidate(ctx, unrolled))
+    for done in completed:
+        if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
+            batch.append(_candidate(ctx, done))
     if batch:
         ctx.measure(batch)
 
@@ -256,7 +254,7 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
     below: dict[int, dict[str, Candidate]] = {}
     firsts = []
     for i, option in enumerate(options):
-        first = Step(option.rule, option.path, dict(option.params))
+        first = option.bare()
         firsts.append(first)
         done = pool.complete(option.result, fixed + [first])
         if done is not None:
