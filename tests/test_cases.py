@@ -108,3 +108,43 @@ def test_random_order_draws_a_program_then_its_parameters(explored):
     first = [id(v) for v, _ in order[:len(programs)]]
     assert len(set(first)) == len(programs)  # every program once before any twice
     assert C.random_order(explored["candidates"], seed=5) == order
+
+
+def test_an_interleaved_tile_is_read_by_neighbouring_work_items_at_neighbouring_words():
+    """The layout ``(interleaved)`` of a tile in local memory (the rule local-copy, t=3):
+    the work-items of dimension 0 read one word apart (no bank conflicts), where the tile
+    as it is puts them a k-chunk of register blocks apart (8 × 4 words); both kernels
+    compute the product."""
+    import re
+
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    options = C.Options(depth=3, mappings=("work-groups and work-items",))
+    family = [v for v in C.phase1(MM, types, options)
+              if v.label == "2d-blocking → tiling → innermost-tiling"]
+    programs = {v.label.split("; ")[-1]: v for v in C.phase2(family, types, options)
+                if "register blocks unrolled" in v.label and "packed" not in v.label}
+    a, b = (np.random.default_rng(3).uniform(-1, 1, (64, 64)).astype(np.float32)
+            for _ in range(2))
+    strides = {}
+    for layout in ("", " (interleaved)"):
+        v = programs[f"private accumulator, A tile in local memory, B tile in local memory"
+                     f"{layout}"]
+        sizes = C.size_names(v.expr)
+        env = {name: {"block": 4, "tile": 4, "chunk": 8}[C.roles(v)[name]] for name in sizes}
+        expr, _ = C.concrete(v, env)
+        source = opencl(expr, *types).source
+        # the local tiles' reads in the register block's update, by the work-items of
+        # dimension 0: lclN[… + s*lM …], lM one of their indices
+        dim0 = set(re.findall(r"int (l\d+) = get_local_id\(0\);", source))
+        updates = [line for line in source.splitlines() if "prv" in line and "kernel_f" in line]
+        steps = {int(m.group(1) or 1) for line in updates
+                 for read in re.findall(r"lcl\d+\[([^\]]*)\]", line)
+                 for m in re.finditer(r"(?:(\d+)\*)?(l\d+)\b", read) if m.group(2) in dim0}
+        assert steps, source
+        strides[layout] = steps
+        result = run(expr, a, b, repeat=1)
+        assert result.status == "ok" and result.correct, result.message
+    assert strides[""] == {32} and strides[" (interleaved)"] == {1}

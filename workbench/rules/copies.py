@@ -99,7 +99,9 @@ def _group(site: Site, level: int) -> list[Size]:
     params=(RuleParam("k", "the component of the element to copy", lambda s: [0, 1], "int"),
             RuleParam("t", "the order in which the work-items copy it: 0 as it is, 1 "
                       "transposed, 2 each element transposed (so that neighbouring work-items "
-                      "read neighbouring elements of global memory)", lambda s: [0, 1, 2],
+                      "read neighbouring elements of global memory), 3 transposed and each "
+                      "element transposed (so that neighbouring work-items of the operator "
+                      "read neighbouring elements of local memory)", lambda s: [0, 1, 2, 3],
                       "int"),
             RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
@@ -130,23 +132,28 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
                                           for n in e.names()}
     t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
-    if transposed not in (0, 1, 2):
-        return Refused(f"t is 0 (as it is), 1 (transposed) or 2 (each element transposed), "
-                       f"not {transposed}")
-    if transposed == 2 and len(shape) < 3:
+    if transposed not in (0, 1, 2, 3):
+        return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed) or 3 "
+                       f"(both), not {transposed}")
+    if transposed >= 2 and len(shape) < 3:
         return Refused(f"component {k} is not an array of matrices: its elements cannot be "
                        f"transposed")
     # the order the copy walks the part (neighbouring work-items copy neighbouring elements
-    # of it), read back through the inverse: 1 transposes the part, 2 each of its elements
-    flip = {0: None, 1: Prim("transpose"), 2: Prim("map", (Prim("transpose"),))}[transposed]
-    source: Expr = use if flip is None else Apply(flip, (use,))
-    if transposed == 1:
+    # of it), read back through the inverse: 1 transposes the part, 2 each of its elements,
+    # 3 both (the part's outer two levels, then each element's: its innermost level first)
+    each = Prim("map", (Prim("transpose"),))
+    source: Expr = use
+    if transposed in (1, 3):
+        source = Apply(Prim("transpose"), (source,))
         shape = [shape[1], shape[0], *shape[2:]]
-    elif transposed == 2:
+    if transposed in (2, 3):
+        source = Apply(each, (source,))
         shape = [shape[0], shape[2], shape[1], *shape[3:]]
     copy = local_copy(source, shape, l1, l0)
-    if flip is not None:
-        copy = Apply(flip, (copy,))
+    if transposed in (2, 3):
+        copy = Apply(each, (copy,))
+    if transposed in (1, 3):
+        copy = Apply(Prim("transpose"), (copy,))
     body = _replace(node.body, use, Var(t))
     if t in body.free_vars() and substitute(body, t, use) != node.body:
         return Refused("a name clash")  # pragma: no cover (fresh names)
