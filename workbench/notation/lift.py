@@ -477,10 +477,17 @@ def parse_lift_program(text: str):
     env = reader.env
     definitions: dict[str, Expr] = {}
     order: list[str] = []
-    for node in read_program(text):
+    nodes = read_program(text)
+    for k, node in enumerate(nodes):
         if node.kind not in ("define", "def"):
+            if k == len(nodes) - 1:  # a highLevel file's program: fun(...) after its vals
+                anonymous = _anonymous_program(reader, node, definitions)
+                order.append(ANONYMOUS)
+                definitions[ANONYMOUS] = anonymous
+                break
             raise reader.error(node, "a Lift program is a sequence of definitions "
-                                     "(val name = ...)", "val")
+                                     "(val name = ...), and only its last item may be the "
+                                     "program itself (an unnamed fun(...))", "val")
         for name, value in reader.define(node, env):
             if isinstance(value, Expr):
                 if name not in definitions:
@@ -489,4 +496,25 @@ def parse_lift_program(text: str):
     return Program(definitions, order)
 
 
-__all__ = ["parse_lift", "parse_lift_program", "looks_like_lift", "LiftReader"]
+# The name of a program written without one: the unnamed fun(...) that ends Lift's
+# highLevel files (the value of the Scala script Lift's exploration evaluates).
+ANONYMOUS = "main"
+
+
+def _anonymous_program(reader: LiftReader, node: Node, definitions: dict) -> Expr:
+    if ANONYMOUS in definitions:
+        raise reader.error(node, f"the program's unnamed last expression is named "
+                                 f"{ANONYMOUS!r}, and a definition already has that name")
+    value = reader.value(node, reader.env)
+    if not isinstance(value, Expr) or isinstance(value, UserFun):
+        raise reader.error(node, f"the last item of a Lift program, {show_node(value)}, is "
+                                 f"neither a definition nor a program (fun(types..., "
+                                 f"params => body))", "fun(...)")
+    if not getattr(value, "lift_types", None):
+        raise reader.error(node, "the program's unnamed last expression is a function without "
+                                 "parameter types: write them as Lift does (fun(ArrayType("
+                                 "Float, N), in => ...))", "fun(types..., params => body)")
+    return reader.declared(value, ANONYMOUS, node)
+
+
+__all__ = ["parse_lift", "parse_lift_program", "looks_like_lift", "LiftReader", "ANONYMOUS"]
