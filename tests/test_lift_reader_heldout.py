@@ -77,3 +77,27 @@ def test_an_unnamed_last_item_that_is_no_program_is_refused():
     refused('val N = SizeVar("N")\n3', "neither a definition nor a program")
     refused('val main = UserFun("m", "x", "{ return x; }", Float, Float)\n'
             'fun(ArrayType(Float, SizeVar("N")), xs => Map(neg) $ xs)', "already has that name")
+
+
+# --- a user function in C applied to a tuple of its arguments ------------------------------
+
+def test_a_c_user_function_mapped_over_a_zip_takes_the_tuples_components():
+    """Lift's K-means benchmark maps its ``test`` (C with if/else, two parameters) over
+    ``Zip(dist, tuple)``: each element's components are its arguments, in the interpreter
+    and in the kernel."""
+    from workbench.run import run
+
+    f = parse_program('''
+val pick = UserFun("pick", Array("a", "t"),
+  "{ if (a < t._0) { return t._1; } else { return a; } }",
+  Seq(Float, TupleType(Float, Float)), Float)
+val maxOf = UserFun("maxOf", Array("a", "b"), "{ if (a > b) return a; else return b; }",
+  Seq(Float, Float), Float)
+val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Float, SizeVar("N")),
+  ArrayType(Float, SizeVar("N")),
+  (xs, ys, zs) => MapGlb(maxOf) $ Zip(MapGlb(pick) $ Zip(xs, Zip(ys, zs)), zs))''')["f"]
+    xs, ys, zs = floats(64), floats(64), floats(64)
+    want = np.maximum(np.where(xs < ys, zs, xs), zs)
+    np.testing.assert_array_equal(evaluate(f, xs, ys, zs), want)
+    result = run(f, xs, ys, zs, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message

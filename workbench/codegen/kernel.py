@@ -321,6 +321,14 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                                    name=None if isinstance(fn, UserFun) else self.fresh(base))
         except ScalarCodegenError as err:
             raise CodegenError(f"{short(fn)}: {err}") from None
+        if isinstance(target, UserFun) and target.body is None and len(args) == 1 and \
+                len(target.params) > 1 and isinstance(args[0].type, TupleType):
+            # given as C and applied to a tuple of its arguments (MapSeq(test) over a zip in
+            # Lift's K-means benchmark): its C declaration takes them one by one
+            whole = args[0]
+            parts = [self.scalar(p) for p in whole.parts] if whole.parts else \
+                [ir.Field(self.scalar(whole), i) for i in range(len(target.params))]
+            return ir.Call(name, tuple(self.scalar(a) for a in extra) + tuple(parts))
         return ir.Call(name, tuple(self.scalar(a) for a in extra + args))
 
     def scalar(self, v: Value) -> ir.Value:
