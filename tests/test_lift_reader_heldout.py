@@ -101,3 +101,47 @@ val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Float, SizeVar("N")),
     np.testing.assert_array_equal(evaluate(f, xs, ys, zs), want)
     result = run(f, xs, ys, zs, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message
+
+
+# --- names qualified by their Scala object --------------------------------------------------
+
+def test_a_definition_named_by_its_scala_object_is_the_definition():
+    """Lift's benchmarks call their own vals through their object (``NBody.update``)."""
+    f = parse_program('''
+val plus2 = UserFun("plus2", "x", "{ return x + 2.0f; }", Float, Float)
+val f = fun(ArrayType(Float, SizeVar("N")), xs => MapGlb(Bench.plus2) $ xs)''')["f"]
+    x = floats(32)
+    np.testing.assert_allclose(evaluate(f, x), x + 2, rtol=1e-6)
+    reads_back(f)
+
+
+def test_a_qualified_name_that_is_no_definition_is_refused_where_it_is_written():
+    err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs => MapGlb(Bench.plus3) $ xs)',
+                  "unknown name 'Bench'")
+    assert err.line == 1 and err.source_line[err.column - 1:].startswith("Bench")
+
+
+# --- OpenCL vector literals in Value ---------------------------------------------------------
+
+@pytest.mark.parametrize("text", ['"(float4) 0.0f"', '"(float4)(0.0f)"',
+                                  '"(float4)(0.0f, 0.0f, 0.0f, 0.0f)"'])
+def test_a_vector_literal_value_is_the_accumulator_of_a_vector_reduction(text):
+    f = parse_program(f'''
+val add4 = UserFun("add4", Array("a", "b"), "{{ return a + b; }}", Seq(Float4, Float4), Float4)
+val f = fun(ArrayType(Float4, SizeVar("N")), xs =>
+  toGlobal(MapSeq(idF4)) o ReduceSeq(add4, Value({text}, Float4)) $ xs)''')["f"]
+    x = floats(16, 4)
+    np.testing.assert_allclose(np.asarray(evaluate(f, x)).reshape(4), x.sum(axis=0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('"(float2) 0.0f", Float4', "the literal is a float2"),
+    ('"(float4)(1.0f, 2.0f, 1.0f, 1.0f)", Float4', "every lane holds the same number"),
+    ('"(float4)(1.0f, 1.0f)", Float4', "of 2 lanes"),
+    ('"(float4) 0.0f", Float', "no vector"),
+    ('"(float4) zero", Float4', "not a number"),
+])
+def test_a_vector_literal_value_that_cannot_be_read_is_refused_where_it_is(text, words):
+    err = refused(f'val f = fun(ArrayType(Float4, SizeVar("N")), xs =>\n'
+                  f'  ReduceSeq(add, Value({text})) $ xs)', words)
+    assert err.line == 2

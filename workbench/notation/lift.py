@@ -209,7 +209,13 @@ class LiftReader:
                              for line in str(text).split("\n"))
         if name == "setScalaFun":
             return Callable_("setScalaFun", lambda r, args, n: self.value(node.parts[0], env))
-        target = self.value(node.parts[0], env)
+        owner = node.parts[0]
+        if owner.kind == "name" and owner.value not in env and owner.value[:1].isupper() \
+                and declared_pattern(owner.value) is None and name in env:
+            # NBody.update: a definition named by the Scala object that holds it, as Lift's
+            # benchmarks name their own vals (the program's definitions are that object's)
+            return env[name]
+        target = self.value(owner, env)
         if isinstance(target, Namespace):
             if name not in target.members:
                 raise self.error(node, f"{target.name} has no member {name} (it has "

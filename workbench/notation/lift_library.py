@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
 from ..sizes import Size
-from ..types import BOOL, DOUBLE, FLOAT, INT, ArrayType, TupleType, Type, VectorType
+from ..types import (
+    BOOL,
+    DOUBLE,
+    FLOAT,
+    INT,
+    ArrayType,
+    ScalarType,
+    TupleType,
+    Type,
+    VectorType,
+)
 from .c_body import CBodyError, user_function
 from .lift_layouts import layouts
 from .lift_values import Callable_, Namespace, show_node
@@ -149,6 +160,9 @@ def _value_text(reader, text: str, t: Type | None, node) -> Expr:
         kinds = t.items if isinstance(t, TupleType) else [None] * len(items)
         return TupleExpr(tuple(_value_text(reader, item, k, node)
                                for item, k in zip(items, kinds)))
+    cast = _VECTOR_CAST.match(text)
+    if cast is not None:  # OpenCL C's vector literal: "(float4) 0.0f", "(float4)(1, 1, 1, 1)"
+        return _vector_literal(reader, text, cast, t, node)
     if isinstance(t, VectorType):
         t = t.elem
     if text in ("true", "false"):
@@ -165,6 +179,31 @@ def _value_text(reader, text: str, t: Type | None, node) -> Expr:
     elif t == INT and isinstance(value, float):
         raise reader.error(node, f"Value({text!r}, Int): {text} is not a whole number")
     return Lit(value)
+
+
+_VECTOR_CAST = re.compile(r"\(\s*(float|int|double)(2|3|4|8|16)\s*\)\s*(.*)$", re.S)
+
+
+def _vector_literal(reader, text: str, cast: re.Match, t: Type | None, node) -> Expr:
+    """``(float4) 0.0f`` or ``(float4)(a, b, c, d)`` of equal lanes: the lanes' number (a
+    literal takes the vector type its context expects)."""
+    scalar, width, rest = cast.group(1), int(cast.group(2)), cast.group(3).strip()
+    if isinstance(t, VectorType) and (t.elem.name, t.size) != (scalar, Size.const(width)):
+        raise reader.error(node, f"Value({text!r}, {t}): the literal is a {scalar}{width}, "
+                                 f"the type {t}")
+    if t is not None and not isinstance(t, VectorType):
+        raise reader.error(node, f"Value({text!r}, {t}): the literal is a {scalar}{width}, "
+                                 f"the type {t} no vector", "a vector type such as Float4")
+    if rest.startswith("(") and rest.endswith(")"):
+        items = _brace_items(rest[1:-1])
+        if len(items) not in (1, width):
+            raise reader.error(node, f"Value({text!r}): a {scalar}{width} of {len(items)} "
+                                     f"lanes")
+        if len(set(items)) != 1:
+            raise reader.error(node, f"Value({text!r}): a vector value is read when every "
+                                     f"lane holds the same number")
+        rest = items[0]
+    return _value_text(reader, rest, ScalarType(scalar), node)
 
 
 def _brace_items(text: str) -> list[str]:
