@@ -145,3 +145,25 @@ def test_a_vector_literal_value_that_cannot_be_read_is_refused_where_it_is(text,
     err = refused(f'val f = fun(ArrayType(Float4, SizeVar("N")), xs =>\n'
                   f'  ReduceSeq(add, Value({text})) $ xs)', words)
     assert err.line == 2
+
+
+# --- Let --------------------------------------------------------------------------------------
+
+def test_let_binds_its_value_for_the_function_it_takes():
+    """Lift's MD benchmark: ``p._0 :>> toPrivate(idF4) :>> Let(particle => ...)``."""
+    from workbench.run import run
+
+    f = parse_program('''
+val f = fun(ArrayType(Float, SizeVar("N")), xs =>
+  MapGlb(fun(x => x :>> toPrivate(id) :>> Let(y => add(mult(y, y), y)))) $ xs)''')["f"]
+    x = floats(64)
+    np.testing.assert_allclose(evaluate(f, x), x * x + x, rtol=1e-6)
+    reads_back(f)
+    result = run(f, x, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_let_of_no_function_is_refused_where_it_is_written():
+    err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs =>\n'
+                  '  MapGlb(fun(x => Let(3.0f))) $ xs)', "Let takes a function")
+    assert err.line == 2

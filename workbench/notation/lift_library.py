@@ -221,6 +221,18 @@ def _brace_items(text: str) -> list[str]:
     return items
 
 
+def _let(reader, args, node) -> Expr:
+    """Lift's ``Let(x => body)``: the function of the one value it binds (Lift's generator
+    keeps that value in a variable; here applying the function binds it)."""
+    _expect(reader, node, args, (1,), "Let")
+    fn = args[0]
+    if not isinstance(fn, Lambda) or len(fn.params) != 1:
+        raise reader.error(reader.argument_node(node, args, 0),
+                           f"Let takes a function of the one value it binds (Let(x => ...)), "
+                           f"not {show_node(fn)}", "a lambda of one parameter")
+    return fn
+
+
 def _fun(reader, args, node) -> Expr:
     if not args or not isinstance(args[-1], Lambda):
         raise reader.error(node, "fun takes parameter types (optional) and a lambda, as in "
@@ -332,6 +344,7 @@ def library() -> dict:
     lib["VectorizeUserFun"] = Callable_("VectorizeUserFun", _vectorize_user_fun)
     lib["Value"] = Callable_("Value", _value)
     lib["fun"] = Callable_("fun", _fun)
+    lib["Let"] = Callable_("Let", _let)
     lib["UserFun"] = Callable_("UserFun", _userfun)
     lib["select"] = Callable_("select", lambda r, args, n: Apply(Prim("select"), tuple(
         r.as_expr(a, n) for a in args)))
