@@ -167,3 +167,28 @@ def test_let_of_no_function_is_refused_where_it_is_written():
     err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs =>\n'
                   '  MapGlb(fun(x => Let(3.0f))) $ xs)', "Let takes a function")
     assert err.line == 2
+
+
+# --- >>> and <<< ------------------------------------------------------------------------------
+
+def test_forward_composition_reads_as_lift_defines_it():
+    """``f >>> g`` is ``g o f`` and ``f <<< g`` is ``f o g`` (Lift's FunDecl), binding
+    tighter than ``o`` and looser than ``:>>``, as Scala ranks them by their first
+    character."""
+    program = parse_program('''
+val f = fun(ArrayType(Float, SizeVar("N")), xs =>
+  xs :>> Split(4) :>> Map(Map(plusOne) >>> Map(neg) >>> ReduceSeq(add, 0.0f)) :>> Join())
+val g = fun(ArrayType(Float, SizeVar("N")), xs =>
+  (Join() <<< Map(ReduceSeq(add, 0.0f) <<< Map(neg)) o Split(4)) $ xs)''')
+    x = floats(64)
+    want = -(x + 1).reshape(-1, 4).sum(axis=1)
+    np.testing.assert_allclose(evaluate(program["f"], x), want, rtol=1e-5)
+    np.testing.assert_allclose(evaluate(program["g"], x), -x.reshape(-1, 4).sum(axis=1),
+                               rtol=1e-5)
+    reads_back(program["f"])
+
+
+def test_a_forward_composition_missing_its_right_side_is_refused_where_it_is():
+    err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs =>\n'
+                  '  (Map(neg) >>> ) $ xs)', "expected")
+    assert err.line == 2

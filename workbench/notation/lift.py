@@ -293,8 +293,10 @@ class LiftReader:
     def infix(self, node: Node, env: dict):
         op = node.value
         left, right = (self.value(p, env) for p in node.parts)
-        if op in ("o", "∘"):
+        if op in ("o", "∘", "<<<"):
             return compose(self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+        if op == ">>>":  # f >>> g is g o f (Lift's FunDecl.>>>)
+            return compose(self.as_expr(right, node.parts[1]), self.as_expr(left, node.parts[0]))
         if op == "$" or op == "<<:":
             return self.apply(self.as_expr(left, node.parts[0]),
                               [self.as_expr(right, node.parts[1])])

@@ -3,7 +3,8 @@ definitions, ``def`` helpers with parameters (``def f(x: Param) = e``), tuple de
 ``val (a, b) = e``, calls ``f(a, b)`` and curried calls ``MapGlb(0)(f)``, method calls
 ``f.apply(x)``, lambdas ``(a, b) => e``, blocks ``{ val x = e; e }``, strings, and infix
 operators with Scala's precedence: ``o`` and ``$`` lowest, as every operator named by a
-letter or ``$``; an operator ending in ``:`` (``f <<: x``) associates to the right).
+letter or ``$``; an operator ending in ``:`` (``f <<: x``) associates to the right; Lift's
+``f >>> g`` (``g o f``) and ``f <<< g``).
 
 It builds a small syntax tree; ``lift`` gives the tree its meaning (Lift's patterns, types,
 user functions). Errors name the line and column and say what was expected.
@@ -21,9 +22,9 @@ from ..errors import ParseError
 from .lexer import MAX_INTEGER, Token, TokenCursor
 
 # Longest first.
-_OPERATORS = [":>>", "<<:", "=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}",
-              "[", "]", ",", ".", ";", ":", "=", "+", "-", "*", "/", "%", "<", ">", "!", "?", "$",
-              "\\", "_", "λ", "∘"]
+_OPERATORS = [">>>", "<<<", ":>>", "<<:", "=>", "/^", "==", "!=", "<=", ">=", "&&", "||", "(",
+              ")", "{", "}", "[", "]", ",", ".", ";", ":", "=", "+", "-", "*", "/", "%", "<",
+              ">", "!", "?", "$", "\\", "_", "λ", "∘"]
 _NUMBER = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?([fFdDlL])?", re.ASCII)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIGITS = frozenset("0123456789")
@@ -45,7 +46,7 @@ def _level(op: str) -> int:
 
 
 INFIX = {"o", "$", "∘", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%",
-         "/^", ":>>", "<<:"}
+         "/^", ":>>", "<<:", ">>>", "<<<"}
 
 
 def tokenize(text: str) -> list[Token]:
