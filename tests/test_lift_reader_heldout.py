@@ -192,3 +192,27 @@ def test_a_forward_composition_missing_its_right_side_is_refused_where_it_is():
     err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs =>\n'
                   '  (Map(neg) >>> ) $ xs)', "expected")
     assert err.line == 2
+
+
+# --- vectorised user functions of several arguments, and parameters in every lane -----------
+
+def test_a_vectorised_function_of_two_arguments_and_a_parameter_in_every_lane():
+    """Lift's VectorScaling.scalINTEL: ``mult.vectorize(4).apply(alpha.vectorize(4), x)``
+    on float4s; and a vectorised function of two vectors."""
+    from workbench.run import run
+
+    program = parse_program('''
+val f = fun(ArrayType(Float, SizeVar("N")), Float, (input, alpha) =>
+  asScalar() o MapGlb(fun(x => mult.vectorize(4).apply(alpha.vectorize(4), x))) o
+  asVector(4) $ input)
+val g = fun(ArrayType(Float4, SizeVar("N")), ArrayType(Float4, SizeVar("N")), (a, b) =>
+  MapGlb(fun(p => add.vectorize(4).apply(p._0, p._1))) $ Zip(a, b))''')
+    x, a, b = floats(64), floats(16, 4), floats(16, 4)
+    alpha = np.float32(1.5)
+    np.testing.assert_allclose(evaluate(program["f"], x, alpha), x * alpha, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(evaluate(program["g"], a, b)).reshape(16, 4), a + b,
+                               rtol=1e-6)
+    for name, args in (("f", (x, alpha)), ("g", (a, b))):
+        reads_back(program[name])
+        result = run(program[name], *args, repeat=1, warmup=0)
+        assert result.status == "ok" and result.correct, result.message

@@ -277,6 +277,11 @@ class LiftReader:
             # a vector value of one number in every lane: the literal, which takes the vector
             # type its context expects (a vector accumulator's initial value)
             return target
+        if isinstance(target, Var):
+            # a parameter in every lane (VectorScaling's mult.vectorize(4).apply(
+            # alpha.vectorize(4), x)): the scalar, which a lane-wise function widens to
+            # every lane as OpenCL C does
+            return target
         if isinstance(target, Expr):
             return Prim("mapVec", (target,))
         raise self.error(node, f"{show_node(target)}.vectorize(n): only user functions and "
@@ -377,6 +382,10 @@ class LiftReader:
         if isinstance(fn, Prim) and fn.name == "id" and len(args) == 1 and \
                 isinstance(args[0], Var | Lit):
             return args[0]  # Lift's id(x) on a value (ReduceSeq(add, id(init)))
+        if isinstance(fn, Prim) and fn.name == "mapVec" and len(args) > 1:
+            # a vectorised user function of several arguments (mult.vectorize(4).apply(a, x)):
+            # mapVec takes them as one tuple, lane by lane
+            return Apply(fn, (TupleExpr(tuple(args)),))
         return Apply(fn, tuple(args))
 
     # --- conversions -------------------------------------------------------------------
