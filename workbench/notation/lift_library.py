@@ -335,6 +335,12 @@ def library() -> dict:
     lib["Unzip"] = Callable_("Unzip", _unsupported(
         "Unzip is not supported: an array of tuples is already stored as one array per "
         "component; use Get(i) on its elements (Map(Get(0)))"))
+    for generator in ("ArrayFromUserFunGenerator", "Array2DFromUserFunGenerator",
+                      "Array3DFromUserFunGenerator"):
+        lib[generator] = Callable_(generator, _unsupported(
+            f"{generator} is not supported: its user function takes each element's indices "
+            f"and the array's lengths as values, and a symbolic size has no value inside an "
+            f"expression here; pass the array as an input of the program instead"))
     lib["Iterate"] = Callable_("Iterate", _iterate)
     lib["Zip"] = Callable_("Zip", _zip)
     lib["Get"] = Callable_("Get", _get)
