@@ -218,7 +218,10 @@ def test_a_vectorised_map_applies_user_functions_lane_by_lane(level):
     assert "float4" in result.source
 
 
-def test_vectorize_is_refused_for_user_functions_that_take_scalars_only():
+def test_vectorize_takes_tuples_and_c_bodies_and_refuses_what_has_no_lanes():
+    """A function of a pair (get) and one given as OpenCL C vectorise (the C body rewritten
+    for vectors, ``c_lanes``); a C body that leaves a loop early has no lane-wise form, and
+    the refusal says where it is."""
     from workbench import parse_program
     from workbench.expr import Apply, Lambda, Prim, UserFun, Var
     from workbench.rules import RewriteRefused, apply
@@ -226,12 +229,18 @@ def test_vectorize_is_refused_for_user_functions_that_take_scalars_only():
 
     definitions = dict(parse_program(USER_FUNCTIONS).items())
     pairs = TupleType((FLOAT, FLOAT))
-    with pytest.raises(RewriteRefused, match="the user function mulPair cannot be applied to "
-                                             "vectors: get is not a scalar operation"):
-        apply(parse("map mulPair", definitions), "vectorize", "root", f"[{pairs}]_64", n=4)
+    apply(parse("map mulPair", definitions), "vectorize", "root", f"[{pairs}]_64", n=4)
     native = UserFun("triple", type=FunctionType(FLOAT, FLOAT), c_body="{ return x * 3; }",
                      params=("x",), numpy_fn=lambda x: x * 3)
-    with pytest.raises(RewriteRefused, match="triple is given as OpenCL C, which takes "
-                                             "scalars"):
-        apply(Prim("map", (Lambda(("x",), Apply(native, (Var("x"),))),)), "vectorize",
+    lowered = apply(Prim("map", (Lambda(("x",), Apply(native, (Var("x"),))),)), "vectorize",
+                    "root", "[float]_64", n=4)
+    result = run(lowered, XS[:64], repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert "float4 uf_triple_v4(float4 x)" in result.source
+    early = UserFun("early", type=FunctionType(FLOAT, FLOAT),
+                    c_body="{ float s = 0; for (int k = 0; k < 4; k++) { if (x > k) break; "
+                           "s += x; } return s; }", params=("x",), numpy_fn=lambda x: x)
+    with pytest.raises(RewriteRefused, match=r"early, given as OpenCL C, cannot be applied "
+                                             r"lane-wise to vectors: .*line 1, column \d+.*break"):
+        apply(Prim("map", (Lambda(("x",), Apply(early, (Var("x"),))),)), "vectorize",
               "root", "[float]_64", n=4)

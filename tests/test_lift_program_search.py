@@ -89,8 +89,8 @@ def test_the_guided_search_takes_no_move_on_a_map_that_only_rearranges():
 def test_the_guided_search_measures_a_correct_kernel_of_every_lift_program(name):
     """The benchmark's search (the default strategy, a small budget and a time limit) at a
     small size: it measures correct candidates and reports the best one's time, a kernel
-    that runs the outer map on work-items or work-groups (each checked against the
-    interpreter by the search)."""
+    that runs the outer map on work-items or work-groups, or in the lanes of vectors
+    (each checked against the interpreter by the search)."""
     spec = bench.PROGRAMS[name]
     args = bench.inputs_of(name, spec.sizes["test"])
     found = search(spec.program(), *args, budget=2, time_limit=20, workers=0, repeat=2)
@@ -98,7 +98,7 @@ def test_the_guided_search_measures_a_correct_kernel_of_every_lift_program(name)
     assert found.best is not None, str(found)
     assert found.best_kernel_ms is not None and found.best_kernel_ms > 0
     assert sum(1 for r in found.log if r.get("correct")) >= 1
-    assert "mapGlobal" in str(found.best) or "mapWorkgroup" in str(found.best)
+    assert any(level in str(found.best) for level in ("mapGlobal", "mapWorkgroup", "mapVec"))
 
 
 def test_a_derivation_of_a_program_with_c_user_functions_saves_and_loads(tmp_path):

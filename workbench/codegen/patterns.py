@@ -70,6 +70,8 @@ class Patterns:
                 isinstance(result.elem, ArrayType):  # a register block (``accumulators``)
             return self.reduce_seq_array(fn, args[0], path, env, dest)
         level = decl.map_level
+        if level is MapLevel.VECTOR and dest is None:  # a SIMD value (or a struct of them)
+            return Value(result, scalar=self.scalar_call(fn.args[0], args, typing, env))
         if dest is None:
             if self.loops and (level in ("global", "workgroup") or
                                (level in ("local", "warp", "lane") and self.in_work_item())):

@@ -25,6 +25,8 @@ from ..expr import (
     Var,
     walk,
 )
+from ..notation.c_lanes import lanewise
+from ..notation.c_syntax import CBodyError
 from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
@@ -48,6 +50,8 @@ class CProgram:
     by_expression: dict[tuple, str] = field(default_factory=dict)  # (fn, types) -> C name
     order: list = field(default_factory=list)  # ir.StructDecl / ir.Function / ir.NativeFunction
     names: CNames = field(default_factory=CNames)  # the C names of its functions
+    # the parameters of the lane-wise versions of user functions written in C
+    lane_params: dict[tuple, tuple] = field(default_factory=dict)
 
     def struct(self, t: TupleType) -> str:
         if t not in self.structs:
@@ -161,9 +165,9 @@ class _Emitter:
         a)``): its scalar version cannot take the vectors, and which arguments are vectors
         (x) and which scalars (a) is not known here, so its body is generated in place, on
         the arguments as they are (OpenCL C widens a scalar in arithmetic with a vector)."""
-        if fn.body is None:
-            raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for scalars: it cannot "
-                                     f"be applied to vectors of {self.width} lanes")
+        if fn.body is None:  # its C body rewritten for vectors (``c_lanes``)
+            name, params = _lanes_native(fn, self.width, self.program)
+            return ir.Call(name, tuple(widened(a, t) for a, (t, _) in zip(args, params)))
         note = annotate(fn.body, *typing.args)
         inner = _Emitter(self.program, note.typings, self.width)
         return inner.call(fn.body, args, (), {})
@@ -250,7 +254,7 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
         # the vector version gets its own name.
         note = annotate(body, *[_lane(t) for t in types])
         form += f"_v{width}"
-        result = VectorType(note.result, Size.const(width))
+        result = _widened_type(note.result, width)
     else:
         note = annotate(body, *types)
         result = note.result
@@ -271,6 +275,10 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
     """A user function given as OpenCL C: its body is the user's code, so its parameters
     keep their names, which must be C identifiers."""
     params, result = function_parts(fn.type)
+    widths = {int(v.size.value) for t in types for v in _vectors(t)}
+    if widths and not any(_vectors(t) for t in (*params, result)) and len(widths) == 1:
+        # written for scalars, applied to vectors (mapVec): its body rewritten lane-wise
+        return _lanes_call(fn, types, widths.pop(), program, base)
     if any(_vectors(t) for t in types) and list(types) != list(params) and \
             not (len(types) == 1 and types[0] == TupleType(tuple(params))):
         raise ScalarCodegenError(f"{fn.name} is given as OpenCL C for its declared types "
@@ -293,6 +301,67 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
     return c_name
 
 
+def _lanes_native(fn: UserFun, width: int, program: CProgram
+                  ) -> tuple[str, tuple[tuple[Type, str], ...]]:
+    """The lane-wise version of a user function written in C for scalars (``c_lanes``):
+    its C name and its parameters (vectors, and tuples of vectors)."""
+    key = (fn.name, f"lanes{width}", ())
+    if key in program.functions:
+        return program.functions[key], program.lane_params[key]
+    try:
+        lanes = lanewise(fn.name, fn.c_body, fn.params, fn.type, width,
+                         lambda t: c_type(t, program))
+    except CBodyError as err:
+        raise ScalarCodegenError(f"{fn.name} cannot be applied to vectors of {width} lanes: "
+                                 f"{err}") from None
+    for t, _ in lanes.params:
+        c_type(t, program)
+    c_type(lanes.result, program)
+    c_name = program.names.unique(f"{user_function(fn.name)}_v{width}")
+    params = tuple((t, parameter_name) for t, parameter_name in lanes.params)
+    program.functions[key] = c_name
+    program.lane_params[key] = params
+    program.order.append(ir.NativeFunction(c_name, lanes.result, params, lanes.text))
+    return c_name, params
+
+
+def _lanes_call(fn: UserFun, types: list[Type], width: int, program: CProgram,
+                base: str) -> str:
+    """A function taking ``types`` (vectors, scalars widened to every lane, or one tuple
+    of all the arguments, as reduceSeq passes them) that calls the lane-wise version."""
+    name, params = _lanes_native(fn, width, program)
+    key = (fn.name, f"lanes{width}", tuple(types))
+    if key in program.functions:
+        return program.functions[key]
+    if [t for t, _ in params] == list(types):
+        program.functions[key] = name
+        return name
+    if len(types) == 1 and len(params) > 1:  # one tuple of the arguments: its fields
+        args = tuple(ir.Field(ir.Name("p0"), k) for k in range(len(params)))
+        decls: tuple = ((types[0], "p0"),)
+    else:
+        args = tuple(ir.Name(f"p{k}") for k in range(len(types)))
+        decls = tuple((t, f"p{k}") for k, t in enumerate(types))
+    for t, _ in decls:
+        c_type(t, program)
+    result = next(d.result for d in program.order
+                  if isinstance(d, ir.NativeFunction) and d.name == name)
+    c_name = program.names.unique(f"{base}_v{width}")
+    program.functions[key] = c_name
+    program.order.append(ir.Function(c_name, result, decls, ir.Call(name, tuple(
+        widened(a, t) for a, (t, _) in zip(args, params)))))
+    return c_name
+
+
+def widened(v: ir.Value, t: Type) -> ir.Value:
+    """A value passed where the lane-wise function takes ``t``: a scalar widened to every
+    lane (a vector passes as it is), a tuple rebuilt from its widened items."""
+    if isinstance(t, TupleType):
+        return ir.MakeTuple(t, tuple(widened(ir.Field(v, k), item)
+                                     for k, item in enumerate(t.items)))
+    return ir.Cast(c_type(t), v)
+
+
 def _calls_vector_c(fn: Expr) -> bool:
     """Whether a function calls a user function written in OpenCL C that takes or returns
     vectors."""
@@ -311,6 +380,14 @@ def _vectors(t: Type) -> list[VectorType]:
     if isinstance(t, TupleType):
         return [v for item in t.items for v in _vectors(item)]
     return []
+
+
+def _widened_type(t: Type, width: int) -> Type:
+    """The result of a function applied to ``width`` lanes: a vector, or a tuple of
+    vectors when the function returns a tuple (a struct of vectors)."""
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_widened_type(item, width) for item in t.items))
+    return VectorType(t, Size.const(width))
 
 
 def _lane(t: Type) -> Type:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import values as V
 from ..sizes import Size
-from ..types import ArrayType, ScalarType, TupleType, VectorType
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
 from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
 from .declaration import (
     DIM,
@@ -64,7 +64,7 @@ def reduce_seq_type(chk, node, args, env, path):
         # An untyped literal accumulator adopts the operator's result type.
         acc = chk.value(z_expr, env, path + (1,), expected=r)
         r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
-    if r != acc and literal_array(z_expr) and same_shape(acc, r):
+    if r != acc and literal_array(z_expr) and (same_shape(acc, r) or widened(acc, r)):
         acc, r = array_accumulator(chk, node, env, path, b, r)
     if r != acc:
         chk.fail(path, f"{node.name}: the operator takes ({acc}, {b}) and must return the "
@@ -75,12 +75,25 @@ def reduce_seq_type(chk, node, args, env, path):
 def literal_array(expr) -> bool:
     """``replicate n (replicate m 0)``: an array accumulator's initial value built from a
     literal, whose numbers take the type the operator gives them (as a literal 0 does)."""
-    from ..expr import Apply, Prim
+    from ..expr import Apply, Prim, TupleExpr
 
     while isinstance(expr, Apply) and isinstance(expr.fn, Prim) and expr.fn.name == "replicate" \
             and len(expr.args) == 1:
         expr = expr.args[0]
+    if isinstance(expr, TupleExpr):  # (3.4e38, 0, 0): a tuple of literals
+        return all(literal_array(item) for item in expr.items)
     return chk_literal(expr)
+
+
+def widened(a, b) -> bool:
+    """Whether b is a with some of its numbers made vectors (a tuple of vectors: the
+    accumulator of a function applied lane-wise, every lane starting at the literal)."""
+    while isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.size == b.size:
+        a, b = a.elem, b.elem
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.items) == len(b.items) and all(
+            widened(x, y) for x, y in zip(a.items, b.items))
+    return _numeric(a) and (_numeric(b) or _numeric_vector(b))
 
 
 def same_shape(a, b) -> bool:
@@ -182,16 +195,25 @@ def map_vec_type(chk, node, args, env, path):
     a reduction whose accumulator is a vector."""
     t = args[0]
     if not isinstance(t, TupleType):
-        return map_type(chk, node, args, env, path)
+        return _vectors_of(chk, map_type(chk, node, args, env, path), path)
     widths = _widths(t)
     if len(widths) != 1:
         chk.fail(path, f"mapVec applies a function lane-wise to vectors of one width; found "
                        f"{t}")
     lanes = _lanes(chk, t, t, path)
     b = chk.apply(node.args[-1], [lanes], env, path + (0,))
-    if not isinstance(b, ScalarType):
-        chk.fail(path, f"mapVec: the function must return a scalar, it returns {b}")
-    return VectorType(b, widths.pop())
+    return _vectors_of(chk, VectorType(b, widths.pop()), path)
+
+
+def _vectors_of(chk, v: VectorType, path) -> Type:
+    """The result of a lane-wise function: a vector of its scalar results, or, when it
+    returns a tuple of scalars, a tuple of vectors (one per item: a struct of vectors)."""
+    if isinstance(v.elem, ScalarType):
+        return v
+    if isinstance(v.elem, TupleType) and all(isinstance(i, ScalarType) for i in v.elem.items):
+        return TupleType(tuple(VectorType(i, v.size) for i in v.elem.items))
+    chk.fail(path, f"mapVec: the function must return a scalar or a tuple of scalars, it "
+                   f"returns {v.elem}")
 
 
 def _widths(t) -> set:
@@ -217,7 +239,10 @@ def map_vec_semantics(ev, node, args):
     x = args[0]
     if isinstance(x, tuple):  # lane-wise on a tuple of vectors (and widened scalars)
         x = V.lanes(x, ev.depth)
-    return ev.map(node.args[-1], x)
+    out = ev.map(node.args[-1], x)
+    if isinstance(out, V.Zipped):  # a tuple of scalars in every lane: a tuple of vectors
+        return tuple(out.parts)
+    return out
 
 
 define(Primitive(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..expr import Expr, Prim, UserFun, compose, subterm, walk
 from ..nesting import problem_with
+from ..notation.c_lanes import lanewise_problem
 from ..primitives import PRIMITIVES
 from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..sizes import Size
@@ -103,21 +104,24 @@ MEMORY = [
 ]
 
 _VECTORISABLE = {"abs", "min", "max", "sqrt", "exp", "log", "sin", "cos", "floor", "ceil",
-                 "pow", "fma", "select", "float", "int", "double"}
+                 "pow", "fma", "select", "float", "int", "double", "get", "id"}
 
 
 def vectorisable(f: Expr) -> str | None:
     """Why a scalar function cannot be applied lane-wise to a SIMD vector (None if it can).
     The user functions it calls are generated lane-wise too, so their bodies count; one
-    given as OpenCL C takes scalars only."""
+    given as OpenCL C is rewritten for vectors (``c_lanes``) where its body allows."""
     for _, node in walk(f):
         if isinstance(node, Prim) and node.name not in _VECTORISABLE:
             return f"{node.name} is not a scalar operation (mapVec needs a scalar function)"
         if isinstance(node, Prim) and node.name == "mapVec":
             return "the function is already vectorised"
         if isinstance(node, UserFun) and node.body is None:
-            return (f"the user function {node.name} is given as OpenCL C, which takes "
-                    f"scalars: it cannot be applied lane-wise to vectors")
+            reason = lanewise_problem(node.name, node.c_body, node.params, node.type)
+            if reason:
+                return (f"the user function {node.name}, given as OpenCL C, cannot be "
+                        f"applied lane-wise to vectors: {reason}")
+            continue
         if isinstance(node, UserFun):
             reason = vectorisable(node.body)
             if reason:
@@ -145,8 +149,9 @@ def VECTORISE(m, site: Site, p) -> Expr | Refused:
     if t is not None and not (isinstance(t, ArrayType) and _scalars(t.elem)):
         return Refused(f"vectors hold scalars; the elements here are {t.elem}" if
                        isinstance(t, ArrayType) else "the input is not an array")
-    if site.typing is not None and not isinstance(site.typing.result.elem, ScalarType):
-        return Refused("the function must return a scalar")
+    if site.typing is not None and not _scalars(site.typing.result.elem):
+        return Refused("the function must return a scalar or a tuple of scalars (a tuple of "
+                       "vectors lane-wise)")
     reason = vectorisable(f)
     if reason:
         return Refused(reason)
