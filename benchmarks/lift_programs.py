@@ -469,11 +469,14 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # coalesced) come next: the default mapping gives a 3-D stencil at 256³ 256
         # work-items (on PoCL the grids were 1.5 to 3 times slower than it at --quick sizes);
         # on a CPU the default mapping with each short reduction unrolled comes next (on
-        # PoCL K-means' kernel is 3 times faster with its distance's loop unrolled)
+        # PoCL K-means' kernel is 3 times faster with its distance's loop unrolled), then
+        # a map of arrays computed in the lanes of vectors (K-means' points 8 or 16 at a
+        # time: PoCL does not run its work-items in vector lanes)
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
                        repeat=repeat, options={"default_first": True,
                                                "grids_first": kind == "gpu",
-                                               "unrolled_first": kind == "cpu"})
+                                               "unrolled_first": kind == "cpu",
+                                               "lanes_first": kind == "cpu"})
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
                            "stopped": found.stopped,
                            "best_kernel_ms": found.best_kernel_ms}

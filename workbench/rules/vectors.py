@@ -11,13 +11,41 @@ the neutral element of ``+`` (0) or ``*`` (1), anything for ``min``/``max``.
 
 from __future__ import annotations
 
-from ..expr import BinOp, Expr, Lambda, Lit, Prim, Section, UnOp, Var, compose
+from ..errors import WorkbenchError
+from ..expr import (
+    Apply,
+    BinOp,
+    Compose,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    Section,
+    TupleExpr,
+    UnOp,
+    Var,
+    compose,
+    fresh_name,
+    substitute,
+)
+from ..primitives.opencl import literal_array
 from ..rewriting.macro import macro_rule
-from ..rewriting.match import array_length, divides, prim
+from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..rewriting.strategies import at_site, element, parent, rule, seq
-from ..types import ArrayType, ScalarType, TupleType
+from ..sizes import Size
+from ..typecheck import Checker
+from ..types import ArrayType, ScalarType, TupleType, VectorType
 from .macros import reduce_of_map
-from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
+from .opencl import vectorisable
+from .rule import (
+    OTHER_SEED,
+    Refused,
+    RuleParam,
+    Site,
+    basic_rule,
+    powers_of_two_dividing,
+    tagged,
+)
 
 # the operators a reduction over lanes may use, with the initial values every lane may
 # start from (None: any value, the operator being idempotent)
@@ -150,3 +178,243 @@ MAP_REDUCE_VECTORISE = macro_rule(
         "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
 
 RULES = [REDUCE_VECTORISE, MAP_REDUCE_VECTORISE]
+
+
+# --- a map of a function of arrays, n elements at a time in the lanes of vectors ----------
+#
+# PACT's vectorisation applies a scalar function to the lanes of a vector. A function of an
+# array (K-means' nearest cluster of a point, from the point's features) is applied to n
+# arrays at once the same way: the n arrays side by side are an array of vectors (feature f
+# of n points is one vector), every scalar function of the function's maps and reductions is
+# applied lane-wise (mapVec), and what does not depend on the n arrays (the clusters) stays
+# scalar, widened to every lane where it meets a vector. The result, an array of vectors,
+# is taken apart again into the n results.
+
+
+def _has_vectors(t) -> bool:
+    if isinstance(t, VectorType):
+        return True
+    if isinstance(t, ArrayType):
+        return _has_vectors(t.elem)
+    if isinstance(t, TupleType):
+        return any(_has_vectors(i) for i in t.items)
+    return False
+
+
+def _lane_level(t) -> bool:
+    """A vector, or a tuple of vectors and scalars: what mapVec applies a function to."""
+    return _lane_parts(t) and _has_vectors(t)
+
+
+def _lane_parts(t) -> bool:
+    if isinstance(t, VectorType | ScalarType):
+        return True
+    return isinstance(t, TupleType) and all(_lane_parts(i) for i in t.items)
+
+
+def short(e: Expr) -> str:
+    text = str(e)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _NoLanes(Exception):
+    """Why a function cannot be applied to n arrays at once in the lanes of vectors."""
+
+
+def _type_of(e: Expr, env: dict) -> object:
+    """The type of the value ``e`` with its free variables of the types ``env`` gives."""
+    try:
+        return Checker(e, None, record=False).value(e, env, ())
+    except WorkbenchError as err:
+        raise _NoLanes(f"{short(e)} does not type-check on vectors: {err}") from None
+
+
+def _bind(pattern, t, env: dict) -> None:
+    if isinstance(pattern, str):
+        env[pattern] = t
+    elif isinstance(t, TupleType) and len(t.items) == len(pattern):
+        for p, item in zip(pattern, t.items):
+            _bind(p, item, env)
+    else:
+        raise _NoLanes(f"the pattern {pattern} does not fit {t}")
+
+
+def _lanes_value(e: Expr, env: dict) -> Expr:
+    """The value ``e`` with the functions it applies made lane-wise where their arguments
+    hold vectors."""
+    if isinstance(e, Apply):
+        args = tuple(_lanes_value(a, env) for a in e.args)
+        types = [_type_of(a, env) for a in args]
+        return Apply(_lanes_fn(e.fn, types, env), args)
+    if isinstance(e, TupleExpr):
+        return TupleExpr(tuple(_lanes_value(i, env) for i in e.items))
+    if isinstance(e, BinOp | UnOp) and any(_has_vectors(env.get(v)) for v in e.free_vars()):
+        raise _NoLanes(f"{short(e)}: arithmetic outside the function of a map or reduction")
+    return e
+
+
+def _result(fn: Expr, types: list, env: dict):
+    names = [fresh_name(f"a{i}", set(env) | fn.free_vars()) for i in range(len(types))]
+    inner = {**env, **dict(zip(names, types))}
+    return _type_of(Apply(fn, tuple(Var(n) for n in names)), inner)
+
+
+def _reads_vectors(fn: Expr, env: dict) -> bool:
+    return any(_has_vectors(env.get(v)) for v in fn.free_vars())
+
+
+def _lanes_fn(fn: Expr, types: list, env: dict) -> Expr:
+    """The function ``fn`` applied to arguments of ``types`` (some holding vectors)."""
+    if not any(_has_vectors(t) for t in types) and not _reads_vectors(fn, env):
+        return fn  # the same in every lane (the clusters): scalar
+    if isinstance(fn, Compose):
+        out, t = [], types
+        for f in reversed(fn.fns):
+            g = _lanes_fn(f, t, env)
+            out.append(g)
+            t = [_result(g, t, env)]
+        return compose(*reversed(out))
+    if isinstance(fn, Lambda):
+        inner = dict(env)
+        params = fn.params
+        if len(types) == 1 and len(params) > 1:  # a reduction's operator: one pair
+            params = (tuple(params),)
+        for p, t in zip(params, types):
+            _bind(p, t, inner)
+        return Lambda(fn.params, _lanes_value(fn.body, inner))
+    if isinstance(fn, Apply):  # a partial application: (dot xs) row
+        own = tuple(_lanes_value(a, env) for a in fn.args)
+        inner = _lanes_fn(fn.fn, [_type_of(a, env) for a in own] + list(types), env)
+        return Apply(inner, own)
+    if isinstance(fn, Prim) and fn.name == "mapVec":
+        raise _NoLanes("the function is already vectorised")
+    if isinstance(fn, Prim) and fn.decl.map_level is not None and fn.args:
+        elem = types[0].elem if isinstance(types[0], ArrayType) else None
+        g = fn.args[-1]
+        if elem is not None and _lane_level(elem):
+            reason = vectorisable(g)
+            if reason:
+                raise _NoLanes(reason)
+            return Prim(fn.name, (*fn.args[:-1], Prim("mapVec", (g,))))
+        return Prim(fn.name, (*fn.args[:-1], _lanes_fn(g, [elem], env)))
+    if isinstance(fn, Prim) and fn.name in ("reduce", "reduceSeq", "reduceSeqUnroll"):
+        return _lanes_reduction(fn, types, env)
+    if isinstance(fn, Prim) and (fn.decl.category == "scalar" or fn.name == "mapVec"):
+        raise _NoLanes(f"{fn.name} applied to vectors outside the function of a map")
+    if isinstance(fn, Prim) and not any(isinstance(a, Expr) and not isinstance(a, Lit)
+                                        for a in fn.args):
+        return fn  # zip, get, transpose, split, join, …: the same on vectors
+    raise _NoLanes(f"{short(fn)} cannot be applied to vectors")
+
+
+def _lanes_reduction(fn: Prim, types: list, env: dict) -> Expr:
+    f, z = fn.args
+    elem = types[0].elem if isinstance(types[0], ArrayType) else None
+    if not literal_array(z):
+        raise _NoLanes(f"the initial value {z} must be a literal: every lane starts at it")
+    acc = _type_of(z, env)
+    if elem is not None and _lane_level(elem) and not _has_vectors(acc) and \
+            not isinstance(acc, ArrayType):
+        reason = vectorisable(f)
+        if reason:
+            raise _NoLanes(reason)
+        return Prim(fn.name, (Prim("mapVec", (f,)), z))
+    for _ in range(2):  # the accumulator holds vectors once the operator gives it them
+        g = _lanes_fn(f, [TupleType((acc, elem))], env)
+        r = _result(g, [TupleType((acc, elem))], env)
+        if r == acc:
+            return Prim(fn.name, (g, z))
+        acc = r
+    raise _NoLanes(f"the accumulator of {short(fn)} changes type on vectors")
+
+
+def _unvectorise(t, n: Size) -> list[Expr] | None:
+    """The layout functions (outermost first) from an array of vectors of n lanes to n
+    arrays: ``[<B>_n]_K → [[B]_K]_n`` is ``transpose ∘ split n ∘ joinVec``, one level more
+    a ``transpose ∘ map`` of that."""
+    if isinstance(t, ArrayType) and isinstance(t.elem, VectorType):
+        return [Prim("transpose"), Prim("split", (n,)), Prim("joinVec")]
+    if isinstance(t, ArrayType) and isinstance(t.elem, ArrayType):
+        inner = _unvectorise(t.elem, n)
+        return None if inner is None else [Prim("transpose"), Prim("map", (compose(*inner),))]
+    return None
+
+
+def _fused(outer: list[Expr], e: Expr) -> Expr:
+    """``outer`` applied to the value ``e``, a map of ``outer`` fused with a map that
+    computes ``e`` (so that the layout functions act on where it writes)."""
+    if isinstance(e, Apply) and len(e.args) == 1:
+        fns = list(e.fn.fns) if isinstance(e.fn, Compose) else [e.fn]
+        last = outer[-1]
+        first = fns[0]
+        if isinstance(last, Prim) and last.name == "map" and isinstance(first, Prim) and \
+                first.decl.map_level is not None and first.name != "mapVec":
+            inner = _fused_fn(last.args[-1], first.args[-1])
+            merged = Prim(first.name, (*first.args[:-1], inner))
+            return Apply(compose(*outer[:-1], merged, *fns[1:]), e.args)
+        return Apply(compose(*outer, *fns), e.args)
+    return Apply(compose(*outer), (e,))
+
+
+def _fused_fn(outer: Expr, inner: Expr) -> Expr:
+    outs = list(outer.fns) if isinstance(outer, Compose) else [outer]
+    ins = list(inner.fns) if isinstance(inner, Compose) else [inner]
+    last, first = outs[-1], ins[0]
+    if isinstance(last, Prim) and last.name == "map" and isinstance(first, Prim) and \
+            first.decl.map_level is not None and first.name != "mapVec":
+        merged = Prim(first.name, (*first.args[:-1], _fused_fn(last.args[-1], first.args[-1])))
+        return compose(*outs[:-1], merged, *ins[1:])
+    return compose(*outs, *ins)
+
+
+@basic_rule(
+    "vectorize-lanes",
+    "map f → join ∘ map (λc. unvec (f^vec (splitVec n (join (transpose c))))) ∘ split n",
+    "opencl", "PACT vectorization (of a function of arrays); ICFP Fig. 7e",
+    params=(RuleParam("n", "vector width (arrays computed together, one per lane)",
+                      lambda s: powers_of_two_dividing(array_length(s), 2, 16)),),
+    doc="n elements of the map (each an array of scalars) computed together, one in each "
+        "lane of vectors: f^vec is f with every scalar function of its maps and reductions "
+        "applied lane-wise (mapVec), its values that do not depend on the element left "
+        "scalar (widened where they meet a vector); unvec takes the result apart (transpose "
+        "∘ split n ∘ joinVec, a transpose ∘ map of it per array level).")
+@matches(map_of(why="it rewrites a map f"))
+def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
+    f = m.f
+    t = site.typing.args[0] if site.typing and site.typing.args else None
+    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)
+            and isinstance(t.elem.elem, ScalarType) and t.elem.elem.name in ("float", "int")):
+        return Refused("the elements must be arrays of floats or ints (their scalars go in the "
+                       "lanes of vectors)" if t is not None else "the input's type is unknown")
+    n = p["n"]
+    bad = divides(n, t.size, f"split {n}")
+    if bad:
+        return bad
+    if not n.is_integer_constant or int(n.value) not in (2, 4, 8, 16):
+        return Refused(f"vectors have 2, 4, 8 or 16 lanes, not {n}")
+    env = dict(site.typing.env)
+    chunk = fresh_name("c", set(env) | f.free_vars())
+    vec_type = ArrayType(VectorType(t.elem.elem, n), t.elem.size)
+    vec_input = Apply(Prim("splitVec", (n,)), (Apply(Prim("join"), (
+        Apply(Prim("transpose"), (Var(chunk),)),)),))
+    try:
+        if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+            inner = {**env, f.params[0]: vec_type}
+            body = _lanes_value(f.body, inner)
+            result_type = _type_of(body, inner)
+            body = substitute(body, f.params[0], vec_input)
+        else:
+            g = _lanes_fn(f, [vec_type], env)
+            result_type = _result(g, [vec_type], env)
+            body = Apply(g, (vec_input,))
+    except _NoLanes as err:
+        return Refused(str(err))
+    outer = _unvectorise(result_type, n)
+    if outer is None:
+        return Refused(f"the function returns {result_type} on vectors: the rule takes apart "
+                       f"arrays (of arrays) of vectors only")
+    return compose(Prim("join"), Prim("map", (Lambda((chunk,), _fused(outer, body)),)),
+                   Prim("split", (n,)))
+
+
+RULES.append(tagged(VECTORISE_LANES, OTHER_SEED))

