@@ -6,6 +6,8 @@ import importlib.util
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench import ParseError, evaluate, parse_program
 from workbench.notation import to_text
@@ -268,3 +270,29 @@ def test_a_temporary_in_global_memory_inside_map_global_runs_clean_under_oclgrin
     from tests.children import assert_clean, under_oclgrind
 
     assert_clean(*under_oclgrind(OCLGRIND_CHILD))
+
+
+STAGES = ["Map(neg)", "Map(plusOne)", "Map(square)", "Map(abs)", "Join() o Split(4)"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(STAGES), min_size=1, max_size=5), st.booleans())
+def test_a_chain_of_forward_compositions_is_the_reversed_chain_of_o(stages, backward):
+    """``f1 >>> f2 >>> … >>> fn`` reads as ``fn o … o f2 o f1`` and ``f1 <<< … <<< fn`` as
+    ``f1 o … o fn``, whatever the stages (each one itself perhaps a composition with o,
+    which binds looser: parenthesised)."""
+    wrap = [f"({s})" for s in stages]
+    if backward:
+        text, same = " <<< ".join(wrap), " o ".join(wrap)
+    else:
+        text, same = " >>> ".join(wrap), " o ".join(reversed(wrap))
+    head = 'val f = fun(ArrayType(Float, SizeVar("N")), xs => ('
+    f = parse_program(f"{head}{text}) $ xs)")["f"]
+    assert f == parse_program(f"{head}{same}) $ xs)")["f"]
+    x = floats(16)
+    want = x
+    for s in (reversed(stages) if backward else stages):
+        want = {"Map(neg)": np.negative, "Map(plusOne)": lambda v: v + 1,
+                "Map(square)": np.square, "Map(abs)": np.abs,
+                "Join() o Split(4)": lambda v: v}[s](want)
+    np.testing.assert_allclose(evaluate(f, x), want, rtol=1e-5)
