@@ -208,7 +208,8 @@ def test_a_stencils_nest_on_a_grid_innermost_map_on_dimension_0(name, dims):
     args = bench.inputs_of(name, 6)
     _, types = prepare_inputs(prog, args)
     found = grid_mappings(prog, tuple(types))
-    assert len(found) == 1
+    # and a 2-D nest on grids of work-items with 2 rows each (4 and 8 do not divide 6)
+    assert len(found) == (1 if dims == 3 else 2)
     grid, steps = found[0]
     assert steps[-1].rule == "map-nest→kernel"
     low, _ = lower(grid, *types)
@@ -218,6 +219,29 @@ def test_a_stencils_nest_on_a_grid_innermost_map_on_dimension_0(name, dims):
     assert f"get_global_id({dims - 1})" in program.source.split("for (")[1]  # outermost loop
     result = run(grid, *args, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message
+
+
+def test_a_2d_nest_on_grids_of_work_items_with_several_rows_each():
+    """``rows_per_work_item``: each work-item computes 2, 4 or 8 neighbouring rows of a
+    column (the loads of neighbouring rows shared), so the grid has as many times fewer
+    work-items in dimension 1; each computes what the program does."""
+    from workbench.run import run
+    from workbench.search.grids import ROWS_PER_WORK_ITEM, grid_mappings
+
+    prog = bench.PROGRAMS["convolution2D"].program()
+    args = bench.inputs_of("convolution2D", 16)
+    _, types = prepare_inputs(prog, args)
+    found = grid_mappings(prog, tuple(types))
+    assert len(found) == 1 + len(ROWS_PER_WORK_ITEM)
+    for (grid, steps), rows in zip(found[1:], ROWS_PER_WORK_ITEM):
+        assert [s.rule for s in steps[-5:]] == ["split-join", "transpose-map-map",
+                                                "map→mapSeqUnroll", "map→mapGlobal",
+                                                "map→mapGlobal"]
+        low, _ = lower(grid, *types)
+        launch = opencl(low, *types, complete=True).launches[0]
+        assert list(launch.global_size) == [16, 16 // rows]
+        result = run(grid, *args, repeat=1, warmup=0)
+        assert result.status == "ok" and result.correct, result.message
 
 
 def test_with_grids_first_the_grid_is_measured_after_the_default(tmp_path):

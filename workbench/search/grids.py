@@ -5,6 +5,9 @@ their reads coalesce). This is Futhark's kernel extraction G1–G3 (``map-nest�
 after a stencil's pads on its result are moved onto its input (``pad-map-interchange``), so
 that the kernel writes the result through its layouts with no copy after it.
 
+Each 2-D nest is also put on grids whose work-items compute 2, 4 or 8 neighbouring rows of
+a column each (``rows_per_work_item``): a stencil's neighbouring outputs share their loads.
+
 The default lowering puts only the outermost map on work-items (a 3-D stencil at 256³: 256
 work-items, each looping over 256×256 points), and the walks of a search reach a grid only
 one map at a time, each ``map→mapGlobal`` taking the lowest free dimension (the outermost
@@ -14,9 +17,10 @@ mappings first where asked (its option ``grids_first``).
 
 from __future__ import annotations
 
+from ..errors import WorkbenchError
 from ..expr import Expr, Prim, subterm
 from ..layout import mapped_layout
-from ..rewriting.application import lookup_rule, rewrites
+from ..rewriting.application import apply, lookup_rule, rewrites
 from ..rewriting.step import Step
 from ..rules.extraction import nest_depth
 from ..types import Type
@@ -52,4 +56,42 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
     outermost = [r for r in nests
                  if not any(isinstance(n := subterm(moved, r.path[:k]), Prim) and n.decl.is_map
                             for k in range(len(r.path)))]
-    return [(r.result, steps + [r.bare()]) for r in outermost]
+    blocked = [found for r in outermost if nest_depth(subterm(moved, r.path)) == 2
+               for rows in ROWS_PER_WORK_ITEM
+               if (found := rows_per_work_item(moved, r.path, rows, types)) is not None]
+    return [(r.result, steps + [r.bare()]) for r in outermost] + \
+        [(expr, steps + more) for expr, more in blocked]
+
+
+# Rows of a 2-D nest's result each work-item computes in the blocked grids.
+ROWS_PER_WORK_ITEM = (2, 4, 8)
+
+
+def rows_per_work_item(expr: Expr, path: tuple, rows: int, types: tuple[Type, ...]
+                       ) -> tuple[Expr, list[Step]] | None:
+    """The 2-D nest ``map (map f)`` at ``path`` on a grid whose work-items each compute
+    ``rows`` neighbouring rows of one column (``split-join``, ``transpose-map-map``, the
+    rows' map unrolled): on a GPU the loads of neighbouring rows are shared (a 3×3 stencil
+    reads (rows + 2)·3 values for its rows, not 9·rows) and neighbouring work-items still
+    read neighbouring addresses. None where a step does not apply (the rows do not divide
+    the nest's length)."""
+    nest = subterm(expr, path)
+    steps: list[Step] = []
+
+    def step(e: Expr, rule: str, at: tuple, **params) -> Expr:
+        steps.append(Step(rule, at, params))
+        return apply(e, rule, at, *types, **params)
+
+    try:
+        split = step(expr, "split-join", path, n=rows)
+        # the rows' map of the blocks: the nest again, now the function of a map
+        inner = next(r.path for r in rewrites(split, *types,
+                                              rules=[lookup_rule("transpose-map-map")])
+                     if subterm(split, r.path) == nest)
+        swapped = step(split, "transpose-map-map", inner)
+        lowered = step(swapped, "map→mapSeqUnroll", inner + (1, 0))
+        lowered = step(lowered, "map→mapGlobal", inner + (1,), dim=0)
+        lowered = step(lowered, "map→mapGlobal", inner[:-1], dim=1)
+    except (StopIteration, WorkbenchError):
+        return None
+    return lowered, steps
