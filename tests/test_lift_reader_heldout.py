@@ -296,3 +296,29 @@ def test_a_chain_of_forward_compositions_is_the_reversed_chain_of_o(stages, back
                 "Map(square)": np.square, "Map(abs)": np.abs,
                 "Join() o Split(4)": lambda v: v}[s](want)
     np.testing.assert_allclose(evaluate(f, x), want, rtol=1e-5)
+
+
+# --- sizes of one name created by two vals ---------------------------------------------------
+
+def test_two_vals_creating_sizes_of_one_name_create_two_sizes():
+    """Lift's Hotspot3D benchmark: ``val N = Var("N", ...)`` and ``val M = Var("N", ...)``
+    are two variables, as every SizeVar or Var is in Lift; M gets the val's name."""
+    f = parse_program('''
+val N = Var("N", StartFromRange(2))
+val M = Var("N", StartFromRange(2))
+val f = fun(ArrayType(ArrayType(Float, M), N), xs => Map(Map(neg)) $ xs)''')["f"]
+    assert str(f.declared_type) == "[[float]_M]_N -> [[float]_M]_N"
+    x = floats(3, 5)
+    np.testing.assert_array_equal(evaluate(f, x), -x)
+    reads_back(f)
+
+
+def test_a_val_defined_again_and_an_alias_keep_their_size():
+    program = parse_program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), xs => Map(neg) $ xs)
+val N = SizeVar("N")
+val K = N
+val g = fun(ArrayType(Float, N), ArrayType(Float, K), (a, b) => Map(add) $ Zip(a, b))''')
+    assert str(program["f"].declared_type) == "[float]_N -> [float]_N"
+    assert str(program["g"].declared_type) == "[float]_N -> [float]_N -> [float]_N"

@@ -59,6 +59,7 @@ class LiftReader:
         self.lines = text.split("\n")
         self.env: dict[str, object] = dict(library())
         self.sizes: dict[str, Size] = {}
+        self.size_owners: dict[str, str] = {}  # a size's name -> the val that created it
         self.helper_depth = 0  # calls of def helpers being inlined, one inside the other
 
     def error(self, node: Node, message: str, expected: str = "") -> LiftError:
@@ -81,8 +82,25 @@ class LiftReader:
         value = self.value(node.parts[0], env)
         if isinstance(value, Expr) and not isinstance(value, UserFun):
             value = self.declared(value, name, node)
+        if isinstance(value, Size) and _creates_size(node.parts[0]):
+            value = self.own_size(name, value)
         env[name] = value
         return [(name, value)]
+
+    def own_size(self, val: str, size: Size) -> Size:
+        """The size a ``val`` creates (``val M = Var("N")``): in Lift every ``SizeVar`` or
+        ``Var`` is a variable of its own, whatever its name, so a second val creating a size
+        of a name another val created gets a name of its own: the val's (Lift's Hotspot3D
+        benchmark names both of its sizes "N"). A val defined again keeps its size."""
+        (label,) = size.free_vars
+        owner = self.size_owners.setdefault(label, val)
+        if owner == val:
+            return size
+        fresh, k = val, 1
+        while not Size.is_name(fresh) or fresh in self.size_owners:
+            fresh, k = f"{val}_{k}", k + 1
+        self.size_owners[fresh] = val
+        return Size.var(fresh)
 
     def helper(self, name: str, params: tuple, body: Node, env: dict):
         """A Scala ``def`` with parameters: each call evaluates its body with the arguments
@@ -451,6 +469,12 @@ class LiftReader:
             return value
         raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
                                                                 "ArrayTypeWSWC(Float, N)")
+
+
+def _creates_size(node: Node) -> bool:
+    """Whether a val's expression is a call of SizeVar or Var (a new size variable)."""
+    return node.kind == "call" and node.parts[0].kind == "name" and \
+        node.parts[0].value in ("SizeVar", "Var")
 
 
 # --- entry points --------------------------------------------------------------------------
