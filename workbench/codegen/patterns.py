@@ -14,9 +14,10 @@ from ..expr import Apply, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, Var, walk
 from ..primitives import Kernel, MapLevel
 from ..sizes import Size
 from ..typecheck import Annotation, Typing, annotate
-from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type
+from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError, ir
 from .arith import Index, var
+from .c_types import c_type
 from .scalar import literal
 from .values import Value, leaf
 from .views import Prefix, View, is_layout
@@ -213,6 +214,13 @@ class Patterns:
         (0.0, 0.0, 0.0) computed by a function of a dummy argument)."""
         if is_literal(z):
             return ir.Literal(literal_text(z, acc_type))
+        if isinstance(acc_type, TupleType) and isinstance(z, TupleExpr) and \
+                any(isinstance(t, VectorType) for t in acc_type.items) and \
+                all(is_literal(i) for i in z.items):
+            # a tuple of vectors (a function applied lane-wise): each literal in every lane
+            c_type(acc_type, self.cprog)
+            return ir.MakeTuple(acc_type, tuple(ir.Literal(literal_text(i, t))
+                                                for i, t in zip(z.items, acc_type.items)))
         return self.scalar_call(Lambda(("_",), z), [Value(INT, scalar=ir.Literal("0"))],
                                 Typing((INT,), acc_type), env)
 

@@ -25,8 +25,6 @@ from ..expr import (
     Var,
     walk,
 )
-from ..notation.c_lanes import lanewise
-from ..notation.c_syntax import CBodyError
 from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
@@ -121,6 +119,8 @@ class _Emitter:
                              self.value(e.right, path + (1,), env))
         if isinstance(e, TupleExpr):
             t = self.type_at(path)
+            if self.width is not None:  # the tuple of a function applied to vectors
+                t = _widened_type(t, self.width)
             c_type(t, self.program)
             return ir.MakeTuple(t, tuple(self.value(x, path + (i,), env)
                                          for i, x in enumerate(e.items)))
@@ -305,6 +305,9 @@ def _lanes_native(fn: UserFun, width: int, program: CProgram
                   ) -> tuple[str, tuple[tuple[Type, str], ...]]:
     """The lane-wise version of a user function written in C for scalars (``c_lanes``):
     its C name and its parameters (vectors, and tuples of vectors)."""
+    from ..notation.c_lanes import lanewise  # notation reads programs that codegen runs
+    from ..notation.c_syntax import CBodyError
+
     key = (fn.name, f"lanes{width}", ())
     if key in program.functions:
         return program.functions[key], program.lane_params[key]

@@ -23,6 +23,7 @@ from ..expr import (
     Section,
     TupleExpr,
     UnOp,
+    UserFun,
     Var,
     compose,
     fresh_name,
@@ -245,12 +246,35 @@ def _lanes_value(e: Expr, env: dict) -> Expr:
     if isinstance(e, Apply):
         args = tuple(_lanes_value(a, env) for a in e.args)
         types = [_type_of(a, env) for a in args]
+        if _scalar_function(e.fn) and any(_has_vectors(t) for t in types) and \
+                all(_lane_parts(t) for t in types):
+            return _lane_call(e.fn, args)
         return Apply(_lanes_fn(e.fn, types, env), args)
     if isinstance(e, TupleExpr):
         return TupleExpr(tuple(_lanes_value(i, env) for i in e.items))
     if isinstance(e, BinOp | UnOp) and any(_has_vectors(env.get(v)) for v in e.free_vars()):
         raise _NoLanes(f"{short(e)}: arithmetic outside the function of a map or reduction")
     return e
+
+
+def _scalar_function(fn: Expr) -> bool:
+    """A user function, an operator section or a scalar primitive: applied to lanes it is a
+    mapVec of it."""
+    return isinstance(fn, UserFun | Section) or (
+        isinstance(fn, Prim) and fn.decl.category == "scalar")
+
+
+def _lane_call(fn: Expr, args: tuple) -> Expr:
+    """``fn a b`` on lanes: ``mapVec (λp. fn p.0 p.1) (a, b)`` (the scalars among the
+    arguments widened to every lane)."""
+    reason = vectorisable(fn)
+    if reason:
+        raise _NoLanes(reason)
+    if len(args) == 1:
+        return Apply(Prim("mapVec", (fn,)), args)
+    p = fresh_name("p", set().union(*(a.free_vars() for a in args)))
+    body = Apply(fn, tuple(Apply(Prim("get", (k,)), (Var(p),)) for k in range(len(args))))
+    return Apply(Prim("mapVec", (Lambda((p,), body),)), (TupleExpr(args),))
 
 
 def _result(fn: Expr, types: list, env: dict):
@@ -332,7 +356,9 @@ def _unvectorise(t, n: Size) -> list[Expr] | None:
     """The layout functions (outermost first) from an array of vectors of n lanes to n
     arrays: ``[<B>_n]_K → [[B]_K]_n`` is ``transpose ∘ split n ∘ joinVec``, one level more
     a ``transpose ∘ map`` of that."""
-    if isinstance(t, ArrayType) and isinstance(t.elem, VectorType):
+    if isinstance(t, ArrayType) and (isinstance(t.elem, VectorType) or (
+            isinstance(t.elem, TupleType)
+            and all(isinstance(i, VectorType) for i in t.elem.items))):
         return [Prim("transpose"), Prim("split", (n,)), Prim("joinVec")]
     if isinstance(t, ArrayType) and isinstance(t.elem, ArrayType):
         inner = _unvectorise(t.elem, n)
@@ -382,10 +408,15 @@ def _fused_fn(outer: Expr, inner: Expr) -> Expr:
 def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
     f = m.f
     t = site.typing.args[0] if site.typing and site.typing.args else None
-    if not (isinstance(t, ArrayType) and isinstance(t.elem, ArrayType)
-            and isinstance(t.elem.elem, ScalarType) and t.elem.elem.name in ("float", "int")):
-        return Refused("the elements must be arrays of floats or ints (their scalars go in the "
-                       "lanes of vectors)" if t is not None else "the input's type is unknown")
+    numbers = ("float", "int")
+    rows = isinstance(t, ArrayType) and isinstance(t.elem, ArrayType) and \
+        isinstance(t.elem.elem, ScalarType) and t.elem.elem.name in numbers
+    zipped = isinstance(t, ArrayType) and isinstance(t.elem, TupleType) and all(
+        isinstance(i, ScalarType) and i.name in numbers for i in t.elem.items)
+    if not (rows or zipped):
+        return Refused("the elements must be arrays of floats or ints, or tuples of them "
+                       "(zipped arrays): their scalars go in the lanes of vectors"
+                       if t is not None else "the input's type is unknown")
     n = p["n"]
     bad = divides(n, t.size, f"split {n}")
     if bad:
@@ -394,9 +425,13 @@ def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
         return Refused(f"vectors have 2, 4, 8 or 16 lanes, not {n}")
     env = dict(site.typing.env)
     chunk = fresh_name("c", set(env) | f.free_vars())
-    vec_type = ArrayType(VectorType(t.elem.elem, n), t.elem.size)
-    vec_input = Apply(Prim("splitVec", (n,)), (Apply(Prim("join"), (
-        Apply(Prim("transpose"), (Var(chunk),)),)),))
+    if rows:  # feature f of n rows: one vector
+        vec_type = ArrayType(VectorType(t.elem.elem, n), t.elem.size)
+        vec_input = Apply(Prim("splitVec", (n,)), (Apply(Prim("join"), (
+            Apply(Prim("transpose"), (Var(chunk),)),)),))
+    else:  # n tuples: a tuple of vectors, one per zipped array
+        vec_type = TupleType(tuple(VectorType(i, n) for i in t.elem.items))
+        vec_input = Apply(Prim("at"), (Lit(0), Apply(Prim("splitVec", (n,)), (Var(chunk),))))
     try:
         if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
             inner = {**env, f.params[0]: vec_type}
