@@ -237,11 +237,12 @@ def measure_lanes(ctx) -> None:
     vectors (n of ``LANE_WIDTHS``: ``vectorize-lanes`` where the elements are arrays of
     scalars, ``vectorize`` where they are scalars), completed by the default lowering, then
     with its innermost sequential reduction unrolled, each measured (unless a resumed log
-    holds it). On PoCL K-means' points 16 at a time, feature f of 16 points one float16,
-    ran 10 times faster than one point per work-item, which PoCL does not run in vector
-    lanes (its loop over the clusters, an argmin, is no reduction LLVM vectorises), and
-    Black-Scholes' options in float8s (its C body rewritten lane-wise) 8 to 20 times faster
-    than one option per work-item; a walk does not reach vectorize-lanes (it is left to the
+    holds it). On PoCL (--quick sizes) K-means' points 16 at a time, feature f of 16
+    points one float16, ran 11 times faster than one point per work-item with its distance
+    unrolled, which PoCL does not run in vector lanes (its loop over the clusters, an
+    argmin, is no reduction LLVM vectorises), MRI-Q's points in float16s 14 times faster
+    than the default mapping, and Black-Scholes' options in float16s (its C body rewritten
+    lane-wise) 16 times faster; a walk does not reach vectorize-lanes (it is left to the
     options: ``rule.OTHER_SEED``) and reaches vectorize only among many other moves. An
     option (``lanes_first``), off by default: the candidates of a search recorded without
     it replay as they were. Not in a search of one subtree (``at``)."""
