@@ -322,3 +322,22 @@ val K = N
 val g = fun(ArrayType(Float, N), ArrayType(Float, K), (a, b) => Map(add) $ Zip(a, b))''')
     assert str(program["f"].declared_type) == "[float]_N -> [float]_N"
     assert str(program["g"].declared_type) == "[float]_N -> [float]_N -> [float]_N"
+
+
+# --- a composition applied inside a scalar function ------------------------------------------
+
+def test_a_composition_applied_in_a_reductions_operator_is_generated():
+    """Lift's GESUMMV.fusedOptimised: ``fun(p => f(acc, p)) o toPrivate(fun(n => Tuple(...)))
+    $ next`` inside ReduceSeq's operator."""
+    from workbench.run import run
+
+    f = parse_program('''
+val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Float, SizeVar("N")), (xs, ys) =>
+  toGlobal(MapSeq(id)) o ReduceSeq(fun((acc, next) =>
+    fun(p => multAndSumUp(acc, Get(p, 1), Get(p, 0))) o
+      toPrivate(fun(n => Tuple(id(Get(n, 1)), id(Get(n, 0))))) $ next), 0.0f)
+  $ Zip(xs, ys))''')["f"]
+    x, y = floats(64), floats(64)
+    np.testing.assert_allclose(np.asarray(evaluate(f, x, y)).reshape(1), [x @ y], rtol=1e-4)
+    result = run(f, x, y, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..expr import (
     Apply,
     BinOp,
+    Compose,
     Expr,
     Lambda,
     Lit,
@@ -136,6 +137,9 @@ class _Emitter:
             name = define_function(f, list(typing.args), self.program,
                                    name=None if isinstance(f, UserFun) else "lanes")
             return ir.Call(name, tuple(args))
+        if isinstance(fn, Prim) and fn.name in ("toPrivate", "toLocal", "toGlobal"):
+            # a scalar function's value is a C value: where it is stored is its caller's
+            return self.call(fn.args[0], args, path + (0,), env)
         if isinstance(fn, Prim):
             return self.primitive(fn, args, typing)
         if isinstance(fn, Section):
@@ -158,6 +162,10 @@ class _Emitter:
             for pattern, arg in zip(params, args):
                 self.bind(pattern, arg, inner)
             return self.value(fn.body, path + (0,), inner)
+        if isinstance(fn, Compose):  # (f o g) x, as Lift writes it in a reduction's operator
+            for i in range(len(fn.fns) - 1, -1, -1):
+                args = [self.call(fn.fns[i], args, path + (i,), env)]
+            return args[0]
         raise ScalarCodegenError(f"cannot call {fn} in a scalar function")
 
     def lanewise(self, fn: UserFun, args: list[ir.Value], typing: Typing) -> ir.Value:
