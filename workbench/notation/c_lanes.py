@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import c_syntax as S
@@ -559,9 +560,11 @@ def _common(a: str, b: str) -> str:
     return "int"
 
 
+@lru_cache(maxsize=256)
 def lanewise_problem(function: str, body: str, params: tuple[str, ...], fn_type: Type,
                      width: int = 4) -> str | None:
-    """Why a user function written in C cannot be applied lane by lane (None if it can)."""
+    """Why a user function written in C cannot be applied lane by lane (None if it can);
+    remembered per function, as the rules ask at every map that calls it."""
     try:
         lanewise(function, body, params, fn_type, width, lambda t: "struct lanes")
     except CBodyError as err:
