@@ -294,3 +294,56 @@ def test_mriq_in_lanes_runs_as_the_interpreter():
     result = run(site.result, *args, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message + "\n" + result.source
     assert "uf_mapFun_v8(float8 sX" in result.source
+
+
+# --- random C bodies: the lane-wise version computes what the interpreter does -------------
+# Values are multiples of 1/4 of at most a few units and the literals exact, so every sum and
+# product is exact in float32: the device and the interpreter agree to the bit, whichever
+# branches the lanes take.
+
+def _float_exprs(names: tuple[str, ...]):
+    leaves = st.sampled_from([*names, "(float)k", "1.5f", "2", "0.25f", "-1.0f"])
+
+    def extend(inner):
+        cond = st.builds(lambda a, op, b: f"({a} {op} {b})", inner,
+                         st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), inner)
+        return st.one_of(
+            st.builds(lambda a, op, b: f"({a} {op} {b})", inner, st.sampled_from("+-*"), inner),
+            st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["fmin", "fmax"]),
+                      inner, inner),
+            st.builds(lambda a: f"fabs({a})", inner),
+            st.builds(lambda c, a, b: f"({c} ? {a} : {b})", cond, inner, inner),
+            st.builds(lambda c, d, a: f"(({c} && {d}) ? {a} : 0.5f)", cond, cond, inner))
+
+    return st.recursive(leaves, extend, max_leaves=4)
+
+
+CONDITIONS = st.builds(lambda a, op, b: f"{a} {op} {b}", _float_exprs(("x", "y")),
+                       st.sampled_from(["<", ">=", "!="]), _float_exprs(("x", "y")))
+
+
+@settings(max_examples=15, deadline=None)
+@given(_float_exprs(("x",)), _float_exprs(("x", "y")), CONDITIONS, CONDITIONS,
+       _float_exprs(("x", "y")), st.sampled_from([4, 8]), st.integers(0, 2**31 - 1))
+def test_random_c_bodies_run_lane_wise_as_the_interpreter(e1, e2, c1, c2, e3, n, seed):
+    from workbench.expr import Apply, Lambda, Prim, Var
+    from workbench.notation.c_body import user_function
+    from workbench.types import FLOAT, INT
+
+    body = (f"{{ float y = {e1}; int j = k + 1;"
+            f"  if ({c1}) {{ y = {e2}; j = j * 2; }}"
+            f"  else {{ if ({c2}) {{ return {e3}; }} y = y - j; }}"
+            f"  for (int t = 0; t < 2; t++) {{ if (y > t) y += (float)j * 0.25f; }}"
+            f"  bool big = y > 8; return big ? 8.0f : y; }}")
+    f = user_function("random", ["x", "k"], [FLOAT, INT], FLOAT, body)
+    assert f.body is None, "a body the scalar language reads exercises nothing here"
+    rng = np.random.default_rng(seed)
+    xs = (rng.integers(-8, 9, 64) / 4).astype(np.float32)
+    ks = rng.integers(-2, 3, 64).astype(np.int32)
+    program = Lambda(("xs", "ks"), Apply(Prim("map", (f,)), (
+        Apply(Prim("zip"), (Var("xs"), Var("ks"))),)))
+    vectorised = apply(program, "vectorize", (0, 0), "[float]_64", "[int]_64", n=n)
+    result = run(vectorised, xs, ks, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, \
+        f"{body}\n{result.message}\n{result.source}"
+    assert result.max_error == 0, body

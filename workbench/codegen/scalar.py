@@ -338,8 +338,8 @@ def _lanes_native(fn: UserFun, width: int, program: CProgram
 
 def _lanes_call(fn: UserFun, types: list[Type], width: int, program: CProgram,
                 base: str) -> str:
-    """A function taking ``types`` (vectors, scalars widened to every lane, or one tuple
-    of all the arguments, as reduceSeq passes them) that calls the lane-wise version."""
+    """A function taking ``types`` (vectors, or scalars widened to every lane; one tuple
+    of all the arguments is taken item by item) that calls the lane-wise version."""
     name, params = _lanes_native(fn, width, program)
     key = (fn.name, f"lanes{width}", tuple(types))
     if key in program.functions:
@@ -347,12 +347,12 @@ def _lanes_call(fn: UserFun, types: list[Type], width: int, program: CProgram,
     if [t for t, _ in params] == list(types):
         program.functions[key] = name
         return name
-    if len(types) == 1 and len(params) > 1:  # one tuple of the arguments: its fields
-        args = tuple(ir.Field(ir.Name("p0"), k) for k in range(len(params)))
-        decls: tuple = ((types[0], "p0"),)
-    else:
-        args = tuple(ir.Name(f"p{k}") for k in range(len(types)))
-        decls = tuple((t, f"p{k}") for k, t in enumerate(types))
+    if len(types) == 1 and len(params) > 1 and isinstance(types[0], TupleType):
+        # one tuple of the arguments: the kernel passes its items one by one
+        # (``KernelBuilder.scalar_call``), each a vector or a scalar for every lane
+        types = list(types[0].items)
+    args = tuple(ir.Name(f"p{k}") for k in range(len(types)))
+    decls = tuple((t, f"p{k}") for k, t in enumerate(types))
     for t, _ in decls:
         c_type(t, program)
     result = next(d.result for d in program.order

@@ -327,9 +327,13 @@ class _Writer:
         if any(t.kind == "tuple" for _, t in args):
             raise self.error(node, f"{name} of a tuple")
         if all(t.kind == "uniform" for _, t in args) and name not in _TESTS:
-            elem = "float" if name in _FLOAT_1 | _FLOAT_N or name == "fabs" else \
+            floating = name in _FLOAT_1 | _FLOAT_N
+            elem = "float" if floating else \
                 _common(*(t.elem for _, t in args)) if args else "float"
-            return f"{name}({', '.join(a for a, _ in args)})", Lanes("uniform", elem)
+            # the same in every lane; an int given to a function of floats converted (the
+            # built-ins are overloaded: fabs(2) would be ambiguous)
+            texts = [f"(({elem})({a}))" if t.elem != elem else a for a, t in args]
+            return f"{name}({', '.join(texts)})", Lanes("uniform", elem)
         if name in _FLOAT_1 or name in _FLOAT_N:
             elem = "float"
         elif name in _EITHER:
