@@ -178,6 +178,11 @@ TEMPLATES = {
                             ("λm. (map (padMirror 2 1 ∘ padWrap 1 1) ∘ map (map {F})) m",
                              [MATRIX]),
                             "padWrap 2 1 ∘ map {F}", "padMirror 1 1 ∘ map {F}"],
+    # n rows at a time in the lanes of vectors (rules.vectors)
+    "vectorize-lanes": [("map (λrow. reduce {OP} {Z} (map {F} row))", [MATRIX]),
+                        ("map (map {F})", [MATRIX]),
+                        ("λm v. map (λrow. map (λp. p.0 * p.1) (zip row v)) m",
+                         [MATRIX, "[float]_{C}"])],
 }
 
 
@@ -450,6 +455,7 @@ REFUSALS = {
     "operator-η": ("map abs", "root", {}, "it rewrites λp. p.0 ⊕ p.1"),
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
     "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "root", {}, "follows pads that repeat"),
+    "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
 }
 
 
