@@ -341,3 +341,35 @@ val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Float, SizeVar("N")), (xs,
     np.testing.assert_allclose(np.asarray(evaluate(f, x, y)).reshape(1), [x @ y], rtol=1e-4)
     result = run(f, x, y, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message
+
+
+# --- sizes declared with an offset -------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 6), st.integers(0, 40))
+def test_a_declared_size_with_an_offset_binds_its_variable(slope, offset, length):
+    """``c * N + d`` matched against a length binds N when the length is c * n + d for a
+    natural n, and does not match otherwise."""
+    from workbench.sizes import Size
+    from workbench.types import FLOAT, ArrayType, match_sizes
+
+    pattern = ArrayType(FLOAT, Size.var("N") * slope + offset)
+    bindings: dict = {}
+    matched = match_sizes(pattern, ArrayType(FLOAT, Size.const(length)), bindings)
+    n, rest = divmod(length - offset, slope)
+    assert matched == (length >= offset and rest == 0)
+    if matched:
+        assert bindings == {"N": Size.const(n)}
+
+
+def test_lifts_two_plus_a_size_var_binds_from_the_input():
+    """Lift's TestMapSeqSlide declares ``val N = 2 + SizeVar("N")``: an input of 20 floats
+    has N = 18."""
+    f = parse_program('''
+val N = 2 + SizeVar("N")
+val f = fun(ArrayTypeWSWC(Float, N), xs => MapSeqSlide(ReduceSeq(add, 0.0f), 3, 1) $ xs)''')["f"]
+    x = floats(20)
+    np.testing.assert_allclose(np.asarray(evaluate(f, x)).reshape(18),
+                               x[:-2] + x[1:-1] + x[2:], rtol=1e-5)
+    with pytest.raises(Exception, match=r"expected \[float\]_\{N \+ 2\}, got \[float\]_1"):
+        evaluate(f, floats(1))

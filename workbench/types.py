@@ -212,10 +212,19 @@ def _match_size(pattern: Size, actual: Size, bindings: dict[str, Size]) -> bool:
         # Solve the common linear case  c * n == actual  (e.g. a declared [float]_{4*N}).
         name = unbound[0]
         probe = pattern.substitute(bindings)
-        coeff = probe / Size.var(name)
-        if not coeff.free_vars:
-            bindings[name] = actual / coeff
-            return True
+        # c * n + d == actual: a [float]_{4*N}, or Lift's 2 + SizeVar("N") (two longer than
+        # N); n is a natural number where the actual size is a number
+        try:
+            offset = probe.substitute({name: 0})
+        except ZeroDivisionError:  # n divides (4096 / N): not of that form
+            offset = Size.var(name)
+        slope = (probe - offset) / Size.var(name)
+        if not offset.free_vars and not slope.free_vars and slope != Size.const(0):
+            value = (actual - offset) / slope
+            if value.free_vars or value.is_integer_constant and value.value >= 0:
+                bindings[name] = value
+                return True
+            return False
     return pattern.substitute(bindings) == actual
 
 
