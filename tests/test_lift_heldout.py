@@ -1,6 +1,6 @@
 """A held-out set of Lift programs (``tests/data/lift_heldout.py``: Lift's highLevel
 programs, benchmarks, PolyBench programs and stencil tutorial, none of them among the
-programs the reader was written against, and a second batch of its benchmarks) parse as
+programs the reader was written against, and two later batches) parse as
 written, type-check, evaluate to what NumPy computes and run on the default device, checked
 against the interpreter; those using what the workbench does not support get a located
 error."""
@@ -10,7 +10,7 @@ import importlib.util
 import pytest
 
 from tests.children import assert_clean, under_oclgrind
-from tests.data.lift_heldout import SECOND_BATCH, TESTS
+from tests.data.lift_heldout import SECOND_BATCH, TESTS, THIRD_BATCH
 from tests.test_lift_programs import assert_close, inputs
 from workbench import ParseError, evaluate, parse_program, typecheck
 from workbench.notation.lift_printer import lift_program
@@ -32,7 +32,7 @@ UNSUPPORTED = {
 SLOW = {"Convolution.blurY", "halideBlur", "RodiniaHotspot.hotspotAt",
         "RodiniaHotspot.hotspotTiled"}
 SUPPORTED = [pytest.param(t, id=t.name, marks=[pytest.mark.slow] if t.name in SLOW else [])
-             for t in TESTS + SECOND_BATCH if t.name not in UNSUPPORTED]
+             for t in TESTS + SECOND_BATCH + THIRD_BATCH if t.name not in UNSUPPORTED]
 
 
 def program_of(test):
@@ -44,7 +44,7 @@ def program_of(test):
 
 def test_about_forty_programs_of_every_kind():
     assert len(TESTS) >= 40
-    every = TESTS + SECOND_BATCH
+    every = TESTS + SECOND_BATCH + THIRD_BATCH
     assert len({t.name for t in every}) == len(every)
     sources = " ".join(t.source for t in every)
     for kind in ("highLevel/asum", "highLevel/stencil/cgo/", "src/main/benchmarks/",
@@ -97,7 +97,7 @@ def test_a_held_out_program_prints_in_lifts_spelling_and_reads_back(test):
 OCLGRIND_CHILD = """
 import json, sys
 from tests.children import assert_clean, under_oclgrind
-from tests.data.lift_heldout import SECOND_BATCH, TESTS
+from tests.data.lift_heldout import SECOND_BATCH, TESTS, THIRD_BATCH
 from tests.test_lift_heldout import program_of
 from tests.test_lift_programs import inputs
 from workbench.run import run

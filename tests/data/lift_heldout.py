@@ -1594,3 +1594,141 @@ val hotspotSM = fun(
   }
 )''', (("float", (8, 512, 512)),), _hotspot_sm),
 ]
+
+# --- a third batch ----------------------------------------------------------------------------
+# Lift's tests of MapSeqSlide and of a tiled 17 x 17 convolution, assembled after the second
+# batch ran and measured before any further change.
+
+MS = "src/test/opencl/generator/stencil/TestMapSeqSlide.scala"
+CS = "src/test/opencl/generator/stencil/TestConvolutionSeparable.scala"
+
+
+def _seven_point(a):
+    at = lambda *o: _inner(a, 3, *o)  # noqa: E731
+    return (at(2, 1, 1) + at(1, 2, 1) + at(1, 1, 2) + at(1, 1, 0) + at(1, 0, 1) + at(1, 1, 1)
+            + at(0, 1, 1))
+
+
+def _box17_clamped(m, w):
+    padded = np.pad(m, 8, mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (17, 17))
+    return np.einsum("ijab,ab->ij", windows, w.reshape(17, 17))
+
+
+THIRD_BATCH = [
+    LiftTest("TestMapSeqSlide.reduceSlide1DTestSize5Step3", MS, '''
+val N = 2 + SizeVar("N")
+
+val f = fun(
+  ArrayTypeWSWC(Float, N),
+  (input) =>
+     toGlobal(MapSeqSlide(MapSeqUnroll(id) o ReduceSeqUnroll(absAndSumUp,0.0f), 5,3)) $ input
+)''', (("float", (20,)),),
+             lambda x: np.abs(np.lib.stride_tricks.sliding_window_view(x, 5)[::3]).sum(axis=1)),
+    LiftTest("TestMapSeqSlide.reduceSlide2DTest9PointStencilAsymmetric", MS, '''
+val N = 2 + SizeVar("N")
+val M = 2 + SizeVar("M")
+
+val f = fun(
+  ArrayTypeWSWC(ArrayTypeWSWC(Float, M), N),
+  (input) =>
+    TransposeW() o
+    MapGlb(0)(fun(x => {
+      toGlobal(MapSeqSlide(MapSeq(id) o ReduceSeq(add, 0.0f) o Join(), 3, 1)) o Transpose() $ x
+    })) o Slide(3,1) o Transpose() $ input
+)''', (("float", (8, 16)),), lambda m: _windows2d(m, 3).sum(axis=(2, 3))),
+    LiftTest("TestMapSeqSlide.original3DStencil", MS, '''
+val O = 2 + SizeVar("O")
+val N = 2 + SizeVar("N")
+val M = 2 + SizeVar("M")
+
+val f = fun(
+  ArrayTypeWSWC(ArrayTypeWSWC(ArrayTypeWSWC(Float, O), N), M),
+  (mat) => {
+    (MapGlb(2)(MapGlb(1)(MapGlb(0)(fun(m => {
+
+      val `tile[0][0][0]` = m.at(0).at(0).at(0)
+
+      val `tile[1][1][1]` = m.at(1).at(1).at(1)
+      val `tile[0][1][1]` = m.at(0).at(1).at(1)
+      val `tile[1][0][1]` = m.at(1).at(0).at(1)
+      val `tile[1][1][0]` = m.at(1).at(1).at(0)
+      val `tile[1][1][2]` = m.at(1).at(1).at(2)
+      val `tile[1][2][1]` = m.at(1).at(2).at(1)
+      val `tile[2][1][1]` = m.at(2).at(1).at(1)
+
+      val stencil =  fun(x => add(x,`tile[0][1][1]`)) o
+        fun(x => add(x,`tile[1][1][1]`)) o
+        fun(x => add(x,`tile[1][0][1]`)) o
+        fun(x => add(x,`tile[1][1][0]`)) o
+        fun(x => add(x,`tile[1][1][2]`)) o
+        fun(x => add(x,`tile[1][2][1]`)) $ `tile[2][1][1]`
+
+      toGlobal(id) $ stencil
+
+    }))))
+      o Slide3D(3,1) $ mat)
+  })''', (("float", (6, 8, 10)),), _seven_point),
+    LiftTest("TestMapSeqSlide.stencil3D", MS, '''
+val O = 2 + SizeVar("O")
+val N = 2 + SizeVar("N")
+val M = 2 + SizeVar("M")
+
+val f = fun(
+  ArrayTypeWSWC(ArrayTypeWSWC(ArrayTypeWSWC(Float, O), N), M),
+  (input) =>
+    TransposeW() o Map(TransposeW()) o TransposeW() o
+    MapGlb(1)(MapGlb(0)(fun(x => {
+      toGlobal(MapSeqSlide(
+        fun(m => {
+
+          val `tile[0][0][0]` = m.at(0).at(0).at(0)
+
+          val `tile[1][1][1]` = m.at(1).at(1).at(1)
+          val `tile[0][1][1]` = m.at(0).at(1).at(1)
+          val `tile[1][0][1]` = m.at(1).at(0).at(1)
+          val `tile[1][1][0]` = m.at(1).at(1).at(0)
+          val `tile[1][1][2]` = m.at(1).at(1).at(2)
+          val `tile[1][2][1]` = m.at(1).at(2).at(1)
+          val `tile[2][1][1]` = m.at(2).at(1).at(1)
+
+          val stencil =  toPrivate(fun(x => add(x,`tile[0][1][1]`)) o
+            fun(x => add(x,`tile[1][1][1]`)) o
+            fun(x => add(x,`tile[1][0][1]`)) o
+            fun(x => add(x,`tile[1][1][0]`)) o
+            fun(x => add(x,`tile[1][1][2]`)) o
+            fun(x => add(x,`tile[1][2][1]`))) $ `tile[2][1][1]`
+
+          toGlobal(id) $ stencil
+
+        }), 3,1)) o Transpose() o Map(Transpose()) $ x }))) o Transpose() o Slide2D(3,1) o Map(Transpose()) o Transpose()  $ input
+)''', (("float", (6, 8, 10)),), _seven_point),
+    LiftTest("TestConvolutionSeparable.convolutionTiled", CS, '''
+val stencil = fun(
+  ArrayType(ArrayType(Float, Var("N", StartFromRange(100))), Var("M", StartFromRange(100))),
+  ArrayType(Float, 17 * 17),
+  (matrix, weights) => {
+    Untile2D() o MapWrg(1)(MapWrg(0)(fun(tile =>
+
+      MapLcl(1)(MapLcl(0)(
+        // stencil computation
+        fun(elem => {
+          toGlobal(MapSeqUnroll(id)) o
+            ReduceSeq(fun((acc, pair) => {
+              val pixel = Get(pair, 0)
+              val weight = Get(pair, 1)
+              multAndSumUp.apply(acc, pixel, weight)
+            }), 0.0f) $ Zip(Join() $ elem, weights)
+        })
+        // create neighbourhoods in tiles
+      )) o Slide2D(17, 1, 17, 1) o
+        // load to local memory
+        toLocal(MapLcl(1)(MapLcl(0)(id))) $ tile
+    ))) o
+      // tiling
+      Slide2D(32, 16, 32, 16) o
+      Pad2D(8, 8, 8, 8, Pad.Boundary.Clamp) $ matrix
+  }
+)''', (("float", (128, 128)), ("float", (289,))), _box17_clamped,
+             values={1: np.ones(289, np.float32)}),
+]
