@@ -34,6 +34,8 @@ val looped = UserFun("looped", Array("x"),
   "{ float s = 0.0f; for (int k = 0; k < 3; k++) { if (x * k > 0.5f) s += x; else s -= k; }" +
   "  bool big = s > 1.0f; int n = (int)(s * 4); return big ? fmin(s, 2.0f) : (float)n; }",
   Seq(Float), Float)
+val tenth = UserFun("tenth", Array("x"),
+  "{ if (x > 0.5) { return x * 0.1 + 2; } return x; }", Seq(Float), Float)
 val pick = UserFun("pick", Array("p"),
   "{ int k = p._1; if (k > 2) { p._0 = p._0 * 2; } return p._0 + k; }",
   Seq(TupleType(Float, Int)), Float)
@@ -55,7 +57,7 @@ def _vectorised(name: str, n: int, input_type: str):
 
 
 @settings(max_examples=6, deadline=None)
-@given(st.sampled_from(["clampish", "looped"]), st.sampled_from([4, 8, 16]),
+@given(st.sampled_from(["clampish", "looped", "tenth"]), st.sampled_from([4, 8, 16]),
        st.integers(0, 2**31 - 1))
 def test_a_c_function_with_branches_and_loops_runs_lane_wise_as_the_interpreter(name, n, seed):
     xs = np.random.default_rng(seed).uniform(-2, 2, 64).astype(np.float32)

@@ -227,10 +227,13 @@ class _Writer:
     # --- expressions ----------------------------------------------------------------------
     def expr(self, node: S.Node, expected: Lanes | None = None) -> tuple[str, Lanes]:
         if isinstance(node, S.Num):
-            if node.type not in ("int", "float", "uint"):
+            if node.type not in ("int", "float", "uint", "double"):
                 raise self.error(node, f"a literal of type {node.type}: lanes hold float, "
                                        f"int or uint")
-            if node.type == "float":
+            if node.type in ("float", "double"):
+                # 0.1 without f is a double in C; a vector of floats takes no double scalar,
+                # so it is the float nearest it (the interpreter's double arithmetic for that
+                # step rounds differently, within the tolerance of the kernel's check)
                 return f"{float(node.value)!r}f", Lanes("uniform", "float")
             return f"{int(node.value)}{'u' if node.type == 'uint' else ''}", \
                 Lanes("uniform", node.type)
