@@ -51,6 +51,7 @@ from .rule import (
 # the operators a reduction over lanes may use, with the initial values every lane may
 # start from (None: any value, the operator being idempotent)
 NEUTRAL = {"+": 0, "*": 1, "min": None, "max": None}
+LANES = (2, 4, 8, 16)  # the widths of OpenCL's vectors
 
 
 def operator_of(f: Expr) -> str | None:
@@ -421,7 +422,7 @@ def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
     bad = divides(n, t.size, f"split {n}")
     if bad:
         return bad
-    if not n.is_integer_constant or int(n.value) not in (2, 4, 8, 16):
+    if not n.is_integer_constant or int(n.value) not in LANES:
         return Refused(f"vectors have 2, 4, 8 or 16 lanes, not {n}")
     env = dict(site.typing.env)
     chunk = fresh_name("c", set(env) | f.free_vars())
