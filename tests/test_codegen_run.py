@@ -289,6 +289,23 @@ def test_maps_over_two_and_three_dimensions_launch_nd_ranges(text, shape, global
     assert result.status == "ok" and result.correct, result.message
 
 
+@pytest.mark.parametrize("text,shape,local_size", [
+    ("mapWorkgroup 0 (mapLocal 0 (λx. x * x))", (2, 4096), (1024,)),
+    ("mapWorkgroup 2 (mapLocal 1 (mapLocal 0 (λx. x * x)))", (2, 18, 130), (33, 18, 1)),
+    ("mapWorkgroup 0 (mapLocal 2 (mapLocal 1 (mapLocal 0 (λx. x * x))))", (1, 128, 2, 4),
+     (4, 2, 64)),
+])
+def test_local_maps_larger_than_a_gpus_work_group_stride_over_a_smaller_one(text, shape,
+                                                                            local_size):
+    """A work-group holds at most 1024 work-items (64 in dimension 2) on any GPU: larger
+    local maps (SHOC's 130 × 18 stencil tile) launch smaller groups and loop over the rest."""
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 1000
+    program = opencl(parse(text), data)
+    assert program.launches[0].local_size == local_size
+    result = run(parse(text), data, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
 def test_replicate_is_a_view_and_array_accumulators_are_private_arrays():
     rows = XS.reshape(64, 64)
     result = run(parse("mapGlobal (λrow. mapSeq (+) (zip row (replicate 64 1.0)))"), rows,
@@ -404,10 +421,20 @@ def test_layouts_after_an_intermediate_stage_are_views_of_its_result():
 
 
 def test_work_groups_larger_than_the_device_allows_are_named():
-    result = run(parse("join ∘ mapWorkgroup (mapLocal abs) ∘ split 8192"), np.tile(XS, 4),
-                 repeat=1)
-    assert result.status == "launch error"
-    assert "work-groups of 8192 work-items do not fit the device" in result.message
+    """Generated launches fit every GPU (the test above); a launch that does not is named,
+    kernel and sizes, before OpenCL says INVALID_WORK_GROUP_SIZE."""
+    from types import SimpleNamespace
+
+    from workbench.codegen import ir
+    from workbench.runtime import oversized_work_group
+
+    device = SimpleNamespace(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64))
+    launch = ir.Launch("k", (16384,), (8192,), ())
+    assert oversized_work_group(device, [launch]) == (
+        "k: work-groups of 8192 work-items do not fit the device (at most 1024 work-items)")
+    fits = run(parse("join ∘ mapWorkgroup (mapLocal abs) ∘ split 8192"), np.tile(XS, 4),
+               repeat=1)
+    assert fits.status == "ok" and fits.correct, fits.message
 
 
 def test_a_run_prints_its_outcome_and_a_failure_its_whole_message():

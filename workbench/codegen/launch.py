@@ -2,7 +2,8 @@
 parallel loops, which are the launch's sizes.
 
 Work-groups have the size of the kernel's local maps (warp maps: 32 work-items per warp of
-the largest warp map), as many as its work-group maps have elements, per dimension; a kernel
+the largest warp map; at most 1024 work-items, the local maps striding over the rest), as
+many as its work-group maps have elements, per dimension; a kernel
 without work-group maps launches as many work-items as its global maps have elements,
 capped at ``MAX_GLOBAL`` (its loops stride over the rest); a kernel with neither (a
 top-level sequential reduction) runs in one work-item.
@@ -19,6 +20,10 @@ from dataclasses import replace
 from . import CodegenError, ir
 
 MAX_GLOBAL = 1 << 20  # work-items of a mapGlobal launch (loops stride over the rest)
+# work-items of a work-group on any GPU (NVIDIA's and AMD's limits; PoCL takes 4096), and per
+# dimension (NVIDIA's third dimension holds 64): local maps stride over the rest
+MAX_LOCAL = 1024
+MAX_LOCAL_DIMS = (1024, 1024, 64)
 
 
 def infer(kernel: ir.Kernel) -> ir.Launch:
@@ -46,6 +51,8 @@ def infer(kernel: ir.Kernel) -> ir.Launch:
         size = [local.get(d, 1) for d in range(dims)]
         if warps:  # whole warps
             size[0] = -(-size[0] // ir.WARP) * ir.WARP
+        else:
+            size = _fitted(size)
         count = [groups.get(d, 1) for d in range(dims)]
         return ir.Launch(kernel.name, tuple(g * n for g, n in zip(count, size)), tuple(size),
                          args)
@@ -58,6 +65,17 @@ def infer(kernel: ir.Kernel) -> ir.Launch:
             budget = max(1, budget // capped[-1])
         return ir.Launch(kernel.name, tuple(capped), None, args)
     return ir.Launch(kernel.name, (1,), (1,), args)
+
+
+def _fitted(size: list[int]) -> list[int]:
+    """Work-group sizes that every OpenCL device takes (at most ``MAX_LOCAL`` work-items, and
+    at most ``MAX_LOCAL_DIMS`` per dimension): the largest halved until they fit, its local
+    loops then striding over the rest (Lift's MapLcl does the same with a smaller group)."""
+    size = [min(n, most) for n, most in zip(size, MAX_LOCAL_DIMS)]
+    while math.prod(size) > MAX_LOCAL:
+        d = size.index(max(size))
+        size[d] = -(-size[d] // 2)
+    return size
 
 
 def stride(loop: ir.Loop, launch: ir.Launch) -> int:
