@@ -463,20 +463,31 @@ def _elements(t) -> Size:
     return n
 
 
-_VALUES: dict = {}
+# phase 3's memo: a size's free variables, and its value for the values of them, keyed by
+# the size object's identity (a Size's hash and equality are slow next to the lookups of
+# millions of parameter choices); each entry holds its size, so that its identity is not
+# reused while the entry stands, and a hit checks it
+_NAMES: dict[int, tuple[Size, tuple[str, ...]]] = {}
+_VALUES: dict[tuple, tuple[Size, float | None]] = {}
 
 
 def _value(s: Size, env: dict[str, int]) -> float | None:
     """The value of a size (memoised: phase 3 evaluates the same few sizes very often)."""
-    key = (s, tuple(env.get(n) for n in sorted(s.free_vars)))
-    if key not in _VALUES:
+    names = _NAMES.get(id(s))
+    if names is None or names[0] is not s:
+        names = _NAMES[id(s)] = (s, tuple(sorted(s.free_vars)))
+    key = (id(s), *(env.get(n) for n in names[1]))
+    hit = _VALUES.get(key)
+    if hit is None or hit[0] is not s:
         if len(_VALUES) > 1 << 20:
             _VALUES.clear()
+            _NAMES.clear()
         try:
-            _VALUES[key] = float(s.evaluate(env))
+            value = float(s.evaluate(env))
         except (ValueError, ZeroDivisionError):
-            _VALUES[key] = None
-    return _VALUES[key]
+            value = None
+        hit = _VALUES[key] = (s, value)
+    return hit[1]
 
 
 def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = True
