@@ -17,14 +17,17 @@ mappings first where asked (its option ``grids_first``).
 
 from __future__ import annotations
 
-from ..errors import WorkbenchError
 from ..expr import Expr, Prim, subterm
 from ..layout import mapped_layout
-from ..rewriting.application import apply, lookup_rule, rewrites
+from ..rewriting.application import lookup_rule, rewrites
+from ..rewriting.match import prim
+from ..rewriting.site import Refused
 from ..rewriting.step import Step
+from ..rewriting.strategies import State, element, find, fmap, rule, rule_at, seq
 from ..rules.extraction import nest_depth
 from ..types import Type
 
+MAP = prim("map")
 PADS_MOVED_AT_MOST = 8  # pad-map-interchange moves every pad before a map in one step
 
 
@@ -76,22 +79,12 @@ def rows_per_work_item(expr: Expr, path: tuple, rows: int, types: tuple[Type, ..
     read neighbouring addresses. None where a step does not apply (the rows do not divide
     the nest's length)."""
     nest = subterm(expr, path)
-    steps: list[Step] = []
-
-    def step(e: Expr, rule: str, at: tuple, **params) -> Expr:
-        steps.append(Step(rule, at, params))
-        return apply(e, rule, at, *types, **params)
-
-    try:
-        split = step(expr, "split-join", path, n=rows)
-        # the rows' map of the blocks: the nest again, now the function of a map
-        inner = next(r.path for r in rewrites(split, *types,
-                                              rules=[lookup_rule("transpose-map-map")])
-                     if subterm(split, r.path) == nest)
-        swapped = step(split, "transpose-map-map", inner)
-        lowered = step(swapped, "map→mapSeqUnroll", inner + (1, 0))
-        lowered = step(lowered, "map→mapGlobal", inner + (1,), dim=0)
-        lowered = step(lowered, "map→mapGlobal", inner[:-1], dim=1)
-    except (StopIteration, WorkbenchError):
+    column = seq(fmap(rule("map→mapSeqUnroll")), rule("map→mapGlobal", dim=0))
+    # after split-join, the map over the blocks of rows applies the nest to each block
+    blocks = find(lambda n: MAP.fits(n) and n.args[0] == nest,
+                  seq(fmap(seq(rule("transpose-map-map"), element("map", column))),
+                      rule("map→mapGlobal", dim=1)), what="the map of the blocks")
+    done = seq(rule_at("split-join", path, n=rows), blocks)(State(expr, tuple(types)))
+    if isinstance(done, Refused):
         return None
-    return lowered, steps
+    return done.expr, [s.bare() for s in done.steps]
