@@ -371,15 +371,7 @@ def _fused(outer: list[Expr], e: Expr) -> Expr:
     """``outer`` applied to the value ``e``, a map of ``outer`` fused with a map that
     computes ``e`` (so that the layout functions act on where it writes)."""
     if isinstance(e, Apply) and len(e.args) == 1:
-        fns = list(e.fn.fns) if isinstance(e.fn, Compose) else [e.fn]
-        last = outer[-1]
-        first = fns[0]
-        if isinstance(last, Prim) and last.name == "map" and isinstance(first, Prim) and \
-                first.decl.map_level is not None and first.name != "mapVec":
-            inner = _fused_fn(last.args[-1], first.args[-1])
-            merged = Prim(first.name, (*first.args[:-1], inner))
-            return Apply(compose(*outer[:-1], merged, *fns[1:]), e.args)
-        return Apply(compose(*outer, *fns), e.args)
+        return Apply(_fused_fn(compose(*outer), e.fn), e.args)
     return Apply(compose(*outer), (e,))
 
 
