@@ -230,6 +230,8 @@ REFUSALS = [
      "it rewrites a reduction applied to an array: reduceSeq f z xs"),
     ("local-copy", "map abs", "root", {"k": 0, "t": 0, "l1": 2, "l0": 2}, F,
      "it rewrites a reduction's operator λ(acc, x). e"),
+    ("private-vectors", "map abs", "root", {"k": 0, "w": 4}, F,
+     "it rewrites a reduction's operator λ(acc, x). e"),
     ("reduce→reduceSeq (PACT)", "reduce (+) 0", "root", {}, F,
      "PACT lowers reduce to reduce-seq only inside a map-local or a map-lane (pre-condition "
      "mlc ∨ mln)"),

@@ -157,6 +157,10 @@ TEMPLATES = {
     "local-copy": [GROUP_REDUCTION],
     "private-accumulator": [GROUP_REDUCTION],
     "copy-out": [GROUP_REDUCTION],
+    "private-vectors": [("λa b. mapGlobal (λ(m, n). reduceSeq (λ(acc, x). mapSeq (λ(c, q). "
+                         "c + q) (zip acc (mapSeq (λp. p.0 * p.1) (zip x.0 x.1)))) (replicate "
+                         "{C} 0.0) (zip m n)) (zip a b)",
+                         ["[[[float]_{C}]_{K}]_{R}", "[[[float]_{C}]_{K}]_{R}"])],
     "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
               "cols) (split 2 (transpose b)))) a", MM[1])],
     # normal forms before an exploration (rules.normalisation)
@@ -446,6 +450,8 @@ REFUSALS = {
                    "a reduction's operator λ(acc, x). e"),
     "private-accumulator": ("map abs", "root", {}, "it rewrites reduceSeq f z"),
     "copy-out": ("map abs", "root", {}, "reduceSeq f z xs"),
+    "private-vectors": ("map abs", "root", {"k": 0, "w": 4},
+                        "a reduction's operator λ(acc, x). e"),
     "pack": ("map abs", "root", {"k": 0, "t": 0}, "a whole program λxs. e"),
     "tiling": ("map (λx. abs x)", "root", {"m": 4, "n": 4}, "two nested maps"),
     "reduce-map-fission": ("reduce (+) 0", "root", {}, "already an operator"),

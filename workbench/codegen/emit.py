@@ -8,12 +8,19 @@ their lanes over ``get_local_id(0)`` divided by and modulo 32), strided by the l
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from ..types import ScalarType, TupleType, Type, VectorType
 from . import ir
 from .arith import Index, to_c
 from .c_types import c_type
 
 INDENT = "    "
+# While a kernel is printed: its local arrays read or written as aligned vectors (name → the
+# C type of their elements). Such an access is printed as a dereference of a vector pointer
+# (one wide load or store, which the alignment allows), not as vloadN/vstoreN, which only
+# assume their scalars' alignment and become several narrow accesses.
+_ALIGNED: ContextVar[dict[str, str]] = ContextVar("aligned_local_vectors", default={})
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 _FIRST_OF_GROUP = "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
 
@@ -37,6 +44,8 @@ def value(v: ir.Value) -> str:
         return index(v.index)
     if isinstance(v, ir.Load):
         if v.width > 1:
+            if _aligned(v.buffer, v.offset, v.width):
+                return f"(*{_vector_pointer(v.buffer, v.offset, v.width)})"
             return f"vload{v.width}(0, {v.buffer} + {index(v.offset)})"
         return f"{v.buffer}[{index(v.offset)}]"
     if isinstance(v, ir.Call):
@@ -103,7 +112,9 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1:
+            if s.width > 1 and _aligned(s.buffer, s.offset, s.width):
+                self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
+            elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
                           f"{index(s.offset)});")
             else:
@@ -207,6 +218,38 @@ def _comment(text: str) -> str:
     return text.replace("*/", "* /").replace("\r", " ").replace("\n", " ")
 
 
+def _multiple(offset: Index, width: int) -> bool:
+    """Whether an offset is a multiple of ``width`` whatever its variables' values."""
+    return all(c % width == 0 for c in offset.terms.values())
+
+
+def _aligned(buffer: str, offset: Index, width: int) -> bool:
+    return buffer in _ALIGNED.get() and _multiple(offset, width)
+
+
+def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
+    return f"(local {_ALIGNED.get()[buffer]}{width} *)({buffer} + {index(offset)})"
+
+
+def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
+    """The local arrays every vector access of which is aligned, with the widest width."""
+    names = {b.name for b in kernel.locals}
+    widths: dict[str, int] = {}
+    unaligned: set[str] = set()
+    for stmt, _ in ir.statements(kernel.body):
+        accesses = [(x.buffer, x.offset, x.width) for v in ir.stmt_values(stmt)
+                    for x in ir.loads(v)]
+        if isinstance(stmt, ir.Store):
+            accesses.append((stmt.buffer, stmt.offset, stmt.width))
+        for buffer, offset, width in accesses:
+            if width > 1 and buffer in names:
+                if _multiple(offset, width):
+                    widths[buffer] = max(widths.get(buffer, 1), width)
+                else:
+                    unaligned.add(buffer)
+    return {k: w for k, w in widths.items() if k not in unaligned}
+
+
 def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
     """A kernel's OpenCL C; ``paths``, when given, is extended with each line's expression
     path (the innermost map loop's where known, else the kernel's stage)."""
@@ -215,11 +258,19 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
         const = "const " if b.role == "input" else ""
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
     printer = _Printer(tuple(kernel.path))
-    # Local memory is declared at kernel scope (OpenCL allows it nowhere else).
+    widths = _vector_widths(kernel)
+    # Local memory is declared at kernel scope (OpenCL allows it nowhere else); an array read
+    # as aligned vectors is aligned to the widest of them.
     for b in kernel.locals:
-        printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}];")
-    for stmt in kernel.body:
-        printer.stmt(stmt)
+        align = f" __attribute__((aligned({widths[b.name] * b.scalar_dtype().itemsize})))" \
+            if b.name in widths else ""
+        printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}]{align};")
+    token = _ALIGNED.set({b.name: c_type(b.scalar) for b in kernel.locals if b.name in widths})
+    try:
+        for stmt in kernel.body:
+            printer.stmt(stmt)
+    finally:
+        _ALIGNED.reset(token)
     head = f"kernel void {kernel.name}({', '.join(params)}) {{"
     if paths is not None:
         paths.extend([tuple(kernel.path), *printer.paths, tuple(kernel.path)])

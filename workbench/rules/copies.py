@@ -9,7 +9,10 @@ and says where it lives.
   read neighbouring elements of global memory);
 - ``private-accumulator``: the reduction's initial value computed into private memory by
   the local maps that own its parts (each work-item's register block);
-- ``copy-out``: the reduction's result copied to global memory by those same local maps.
+- ``copy-out``: the reduction's result copied to global memory by those same local maps;
+- ``private-vectors``: a part of the element that each step reads (a column of the A tile, a
+  row of the B tile) copied into private memory as vectors (``splitVec``/``joinVec``): one
+  wide load (a ``float4``) in place of several narrow ones, where the part lies contiguous.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from __future__ import annotations
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
 from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
-from ..types import ArrayType
+from ..types import ArrayType, ScalarType
 from .interchange import fresh, project
 from .rule import Refused, RuleParam, Site, basic_rule
 
 TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")
+VECTOR = 4  # the width of the vectors a tile is interleaved by (local-copy's t = 4)
 
 
 def _shape(t) -> list[Size]:
@@ -101,8 +105,9 @@ def _group(site: Site, level: int) -> list[Size]:
                       "transposed, 2 each element transposed (so that neighbouring work-items "
                       "read neighbouring elements of global memory), 3 transposed and each "
                       "element transposed (so that neighbouring work-items of the operator "
-                      "read neighbouring elements of local memory)", lambda s: [0, 1, 2, 3],
-                      "int"),
+                      "read neighbouring elements of local memory), 4 as 3 but by vectors of "
+                      f"{VECTOR} elements (neighbouring work-items read neighbouring vectors)",
+                      lambda s: [0, 1, 2, 3, 4], "int"),
             RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
     doc="A part of the reduction's element read from local memory: the work-group copies it "
@@ -132,28 +137,38 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
                                           for n in e.names()}
     t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
-    if transposed not in (0, 1, 2, 3):
-        return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed) or 3 "
-                       f"(both), not {transposed}")
+    if transposed not in (0, 1, 2, 3, 4):
+        return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed), 3 "
+                       f"(both) or 4 (both, by vectors of {VECTOR}), not {transposed}")
     if transposed >= 2 and len(shape) < 3:
         return Refused(f"component {k} is not an array of matrices: its elements cannot be "
                        f"transposed")
+    if transposed == 4 and (len(shape) != 3 or shape[2].divisible_by(VECTOR) is False):
+        return Refused(f"interleaving by vectors needs an array of matrices whose rows {VECTOR} "
+                       f"divides ({part})")
     # the order the copy walks the part (neighbouring work-items copy neighbouring elements
     # of it), read back through the inverse: 1 transposes the part, 2 each of its elements,
-    # 3 both (the part's outer two levels, then each element's: its innermost level first)
+    # 3 both (the part's outer two levels, then each element's: its innermost level first),
+    # 4 as 3 with each element's rows cut into vectors first (kept whole)
     each = Prim("map", (Prim("transpose"),))
+    vectors = Prim("map", (Prim("map", (Prim("split", (Size.const(VECTOR),)),)),))
     source: Expr = use
-    if transposed in (1, 3):
+    if transposed == 4:
+        source = Apply(vectors, (source,))
+        shape = [shape[0], shape[1], shape[2] / VECTOR, Size.const(VECTOR)]
+    if transposed in (1, 3, 4):
         source = Apply(Prim("transpose"), (source,))
         shape = [shape[1], shape[0], *shape[2:]]
-    if transposed in (2, 3):
+    if transposed in (2, 3, 4):
         source = Apply(each, (source,))
         shape = [shape[0], shape[2], shape[1], *shape[3:]]
     copy = local_copy(source, shape, l1, l0)
-    if transposed in (2, 3):
+    if transposed in (2, 3, 4):
         copy = Apply(each, (copy,))
-    if transposed in (1, 3):
+    if transposed in (1, 3, 4):
         copy = Apply(Prim("transpose"), (copy,))
+    if transposed == 4:
+        copy = Apply(Prim("map", (Prim("map", (Prim("join"),)),)), (copy,))
     body = _replace(node.body, use, Var(t))
     if t in body.free_vars() and substitute(body, t, use) != node.body:
         return Refused("a name clash")  # pragma: no cover (fresh names)
@@ -266,4 +281,61 @@ def PACK(site: Site, p) -> Expr | Refused:
     return Lambda(root.params, Apply(Lambda((name,), body), (copy,)))
 
 
-RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK]
+WIDTHS = (2, 4, 8, 16)  # OpenCL's vector widths
+
+
+def _part(site: Site, k: int):
+    """The type of component k of the element of the reduction whose operator is here."""
+    if site.typing is None or not site.typing.args:
+        return None
+    element = site.typing.args[0].items[1] if hasattr(site.typing.args[0], "items") else None
+    if not hasattr(element, "items") or not 0 <= k < len(element.items):
+        return None
+    return element.items[k]
+
+
+def _widths(site: Site) -> list[int]:
+    parts = [_part(site, k) for k in (0, 1)]
+    return [w for w in WIDTHS if any(isinstance(t, ArrayType) and t.size.divisible_by(w)
+                                     is not False for t in parts)] or list(WIDTHS)
+
+
+@basic_rule(
+    "private-vectors",
+    "λ(acc, x). e → λ(acc, x). (λv. e[v/x.k]) (joinVec (toPrivate (mapSeqUnroll id) "
+    "(splitVec w x.k)))", "memory",
+    "ICFP Fig. 5 (splitVec, joinVec); Lift's vectorised copies (asVector, toPrivate)",
+    params=(RuleParam("k", "the component of the element to read", lambda s: [0, 1], "int"),
+            RuleParam("w", "the vector width", _widths, "int")),
+    doc="A part of the reduction's element (an array of scalars) read into private memory as "
+        "vectors of w, once each step, before the operator uses it: one wide load in place of "
+        "w narrow ones. The part must lie contiguous in memory (code generation says where it "
+        "does not).")
+@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
+    node = m.op
+    acc, x = node.params[0]
+    k, w = int(p["k"]), int(p["w"])
+    if w not in WIDTHS:
+        return Refused(f"w is a width of OpenCL's vectors ({', '.join(map(str, WIDTHS))}), "
+                       f"not {w}")
+    part = _part(site, k)
+    if part is None:
+        return Refused(f"the element has no component {k} (or its type is not known here)")
+    if not isinstance(part, ArrayType) or not isinstance(part.elem, ScalarType):
+        return Refused(f"component {k} of the element is not an array of scalars ({part})")
+    if part.size.divisible_by(w) is False:
+        return Refused(f"{w} does not divide the {part.size} elements of component {k}")
+    use = project(Var(x), k)
+    if not any(n == use for n in _nodes(node.body)):
+        return Refused(f"the operator does not read {x}.{k}")
+    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
+                                          for n in e.names()}
+    v = fresh_name("AB"[k] + "vec" if k < 2 else f"vec{k}", taken)
+    copy = Apply(Prim("joinVec"), (Apply(Prim("toPrivate", (Prim("mapSeqUnroll", (Prim("id"),)),)),
+                                         (Apply(Prim("splitVec", (Size.const(w),)), (use,)),)),))
+    body = _replace(node.body, use, Var(v))
+    return Lambda(node.params, Apply(Lambda((v,), body), (copy,)))
+
+
+RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK, PRIVATE_VECTORS]

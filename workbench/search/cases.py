@@ -110,6 +110,8 @@ class Options:
     # only the phase-2 programs whose description has every one of these words (a search
     # that can measure few candidates samples the part of the space it cares about)
     keep: tuple[str, ...] = ()
+    # and none of these
+    drop: tuple[str, ...] = ()
 
 
 # What a search with the library's defaults explores on each kind of device: parameter
@@ -126,7 +128,9 @@ class Options:
 DEFAULTS: dict[str, dict] = {
     "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
             "values": {"block": (2, 4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
-            "keep": ("register blocks unrolled", "private accumulator", "(interleaved)")},
+            "keep": ("register blocks unrolled", "private accumulator", "A tile in local memory",
+                     "B tile in local memory", "A and B read as vectors"),
+            "drop": ("packed",)},
     "cpu": {"depth": 3, "mappings": ("one work-item per group",), "refine": 0.4,
             "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
             "keep": ("register blocks unrolled", "(each element transposed)")},
@@ -328,12 +332,17 @@ def subterm_of(expr: Expr, path: tuple) -> Expr:
 # transposed, each row transposed, and both (its work-items' parts interleaved, so that
 # neighbouring work-items read neighbouring words of local memory).
 LAYOUTS = (0, 1, 2, 3)
-LAYOUT_NAMES = ("", " (transposed)", " (each row transposed)", " (interleaved)")
+LAYOUT_NAMES = ("", " (transposed)", " (each row transposed)", " (interleaved)",
+                " (interleaved by vectors)")
+# with operands read as vectors: also interleaved by vectors (each work-item's part cut into
+# vectors, neighbouring work-items' vectors side by side), which only vectors make useful
+VECTOR_LAYOUTS = (*LAYOUTS, 4)
 
 
-def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
+def _memory_variants(v: Variant, types: tuple, layouts: tuple = LAYOUTS,
+                     private_only: bool = False) -> list[Variant]:
     """For a work-group's reduction: its accumulator private (or local), and the tiles of
-    its element copied into local memory (none, one or both, each in one of the LAYOUTS)."""
+    its element copied into local memory (none, one or both, each in one of the layouts)."""
     group = _group_reductions(v.expr, types)
     if not group:
         return [v]
@@ -342,10 +351,10 @@ def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
     if 0 not in extents or 1 not in extents:
         return [v]
     l1, l0 = extents[1], extents[0]
-    copies = [()] + [((k, t),) for k in (0, 1) for t in LAYOUTS] + \
-        [((0, t0), (1, t1)) for t0 in LAYOUTS for t1 in LAYOUTS]
+    copies = [()] + [((k, t),) for k in (0, 1) for t in layouts] + \
+        [((0, t0), (1, t1)) for t0 in layouts for t1 in layouts]
     out = []
-    for private in (True, False):
+    for private in (True,) if private_only else (True, False):
         for chosen in copies:
             expr, steps = v.expr, list(v.steps)
             try:
@@ -365,6 +374,43 @@ def _memory_variants(v: Variant, types: tuple) -> list[Variant]:
                 + LAYOUT_NAMES[t] for k, t in chosen)
             out.append(Variant(expr, tuple(steps), f"{v.label}; {memory}", v.sizes))
     return out
+
+
+VECTOR_WIDTH = 4  # float4: the widest load of a GPU's work-item that costs one instruction
+
+
+def _work_item_reductions(expr: Expr) -> list[tuple]:
+    """Paths of the operators of the reductions each work-item runs (inside local maps),
+    innermost last."""
+    from ..nesting import context
+
+    out = []
+    for path, node in walk(expr):
+        if isinstance(node, Prim) and node.name in ("reduceSeq", "reduceSeqUnroll") and \
+                isinstance(node.args[0], Lambda) and \
+                "local" in [lvl for lvl, _ in context(expr, path)]:
+            out.append(path + (0,))
+    return out
+
+
+def _vectors(v: Variant, types: tuple) -> Variant | None:
+    """The program with the operands each step of a work-item's reduction reads (a column
+    of the A tile, a row of the B tile) copied into private memory as vectors
+    (``private-vectors``), or None where no operand is an array of scalars."""
+    expr, steps, read = v.expr, list(v.steps), []
+    for path in _work_item_reductions(expr):
+        for k in (0, 1):
+            params = {"k": k, "w": VECTOR_WIDTH}
+            try:
+                expr = apply(expr, "private-vectors", path, *types, **params)
+            except (RewriteRefused, WorkbenchError):
+                continue
+            steps.append(Step("private-vectors", path, params))
+            read.append("AB"[k])
+    if not read:
+        return None
+    return Variant(expr, tuple(steps), f"{v.label}; {' and '.join(read)} read as vectors of "
+                   f"{VECTOR_WIDTH}", v.sizes)
 
 
 def _packed(v: Variant, types: tuple) -> list[Variant]:
@@ -400,6 +446,11 @@ def phase2(variants: list[Variant], types: tuple, options: Options) -> list[Vari
                     if mapping == "work-groups and work-items" else [lowered]
                 for memory in variants_here:
                     out.extend(_packed(memory, types))
+                if unroll and mapping == "work-groups and work-items":
+                    for memory in _memory_variants(lowered, types, VECTOR_LAYOUTS, True):
+                        vectors = _vectors(memory, types)
+                        if vectors is not None:
+                            out.extend(_packed(vectors, types))
     unique: dict[str, Variant] = {}
     for v in out:
         unique.setdefault(canonical(v.expr), v)
@@ -583,8 +634,33 @@ def phase3(programs: list[Variant], types: tuple, options: Options, limits: Limi
             pruned["programs whose types do not check"] = \
                 pruned.get("programs whose types do not check", 0) + 1
             continue
-        kept.extend((v, env) for env in assignments(v, r, options, limits, pruned))
+        found = list(assignments(v, r, options, limits, pruned))
+        if found and not _vectors_contiguous(v, found[0], types):
+            pruned[NOT_CONTIGUOUS] = pruned.get(NOT_CONTIGUOUS, 0) + len(found)
+            continue
+        kept.extend((v, env) for env in found)
     return kept, pruned
+
+
+NOT_CONTIGUOUS = "vectors not contiguous in memory"
+
+
+def _vectors_contiguous(v: Variant, env: dict, types: tuple) -> bool:
+    """Whether the parts a program reads as vectors (``private-vectors``) lie contiguous in
+    memory, as code generation finds for one choice of its parameters (the layouts of its
+    copies decide it, not the parameters' values)."""
+    if not any(s.rule == "private-vectors" for s in v.steps):
+        return True
+    from ..codegen import CodegenError
+    from ..codegen.program import opencl
+
+    try:
+        opencl(concrete(v, env)[0], *types)
+    except CodegenError as err:
+        return "contiguous" not in str(err)
+    except WorkbenchError:
+        return True  # another failure: the candidate's run reports it
+    return True
 
 
 def assign(v: Variant, values: dict[tuple[str, str], int]) -> dict[str, int]:
@@ -653,9 +729,11 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
     close = [v for v in shallow if distances[id(v)] <= least]
     once = [v for v in close if repetitions(v)]
     mapped = phase2(once, types, options)
-    described = "programs described by " + ", ".join(f"'{w}'" for w in options.keep)
-    programs = [v for v in mapped if all(word in v.label for word in options.keep)]
-    if options.keep and not programs:  # a program with no such part (a scal has no blocks)
+    described = "programs described by " + ", ".join(f"'{w}'" for w in options.keep) + \
+        "".join(f", not '{w}'" for w in options.drop)
+    programs = [v for v in mapped if all(word in v.label for word in options.keep)
+                and not any(word in v.label for word in options.drop)]
+    if (options.keep or options.drop) and not programs:  # no such part (a scal has no blocks)
         programs, described = mapped, f"no program is described by {described[22:]}: all kept"
     candidates, pruned = phase3(programs, types, options, limits)
     phases = [
@@ -671,7 +749,7 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
         {"phase": "OpenCL", "count": len(mapped), "paper": PAPER["OpenCL"],
          "what": "the fixed mapping (and one work-item per group), memory choices"},
         *([{"phase": "sampled", "count": len(programs), "paper": None, "what": described}]
-          if options.keep else []),
+          if options.keep or options.drop else []),
         {"phase": "parameters", "count": len(candidates), "paper": PAPER["parameters"],
          "what": f"powers of two that fit the device ({sum(pruned.values())} pruned)"},
     ]
