@@ -148,3 +148,86 @@ def test_an_interleaved_tile_is_read_by_neighbouring_work_items_at_neighbouring_
         result = run(expr, a, b, repeat=1)
         assert result.status == "ok" and result.correct, result.message
     assert strides[""] == {32} and strides[" (interleaved)"] == {1}
+
+
+def _family(types, label="2d-blocking → tiling → innermost-tiling"):
+    options = C.Options(depth=3, mappings=("work-groups and work-items",))
+    family = [v for v in C.phase1(MM, types, options) if v.label == label]
+    return {v.label.split("; ", 3)[-1]: v for v in C.phase2(family, types, options)
+            if "register blocks unrolled" in v.label and "packed" not in v.label}
+
+
+def _small(v):
+    env = {name: {"block": 4, "tile": 4, "chunk": 8}[C.roles(v)[name]]
+           for name in C.size_names(v.expr)}
+    return env, C.concrete(v, env)[0]
+
+
+def test_operands_read_as_vectors_are_one_aligned_wide_load_each():
+    """``private-vectors`` (phase 2, with a tile interleaved by vectors, local-copy t=4): each
+    step of a work-item's reduction reads its column of A and its row of B as float4s from
+    local memory declared aligned to 16 bytes — one wide load each, neighbouring work-items
+    a vector apart — and the kernel computes the product."""
+    import re
+
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    programs = _family(types)
+    v = programs["private accumulator, A tile in local memory, B tile in local memory "
+                 "(interleaved by vectors); A and B read as vectors of 4"]
+    assert [s.rule for s in v.steps].count("private-vectors") == 2
+    env, expr = _small(v)
+    source = opencl(expr, *types).source
+    declared = re.findall(r"local float (lcl\d+)\[\d+\] __attribute__\(\(aligned\(16\)\)\);",
+                          source)
+    assert len(declared) == 2, source
+    wide = re.findall(r"\(\*\(local float4 \*\)\((lcl\d+) \+ ([^)]*)\)\)", source)
+    assert {name for name, _ in wide} == set(declared)
+    assert "vload4" not in source
+    dim0 = re.search(r"int (l\d+) = get_local_id\(0\);", source.split("barrier")[1]).group(1)
+    assert any(re.search(rf"\b4\*{dim0}\b", offset) for _, offset in wide), wide
+    a, b = (np.random.default_rng(4).uniform(-1, 1, (64, 64)).astype(np.float32)
+            for _ in range(2))
+    result = run(expr, a, b, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_vectors_of_parts_not_contiguous_in_memory_are_pruned_before_any_run():
+    """A tile each row of which is transposed puts a work-item's column of A a k-chunk of
+    words apart: its program with vectors is pruned in phase 3 (counted), the programs whose
+    parts lie contiguous are kept."""
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    programs = _family(types)
+    apart = programs["private accumulator, A tile in local memory (each row transposed), B tile "
+                     "in local memory (transposed); A and B read as vectors of 4"]
+    together = programs["private accumulator, A tile in local memory, B tile in local memory "
+                        "(transposed); A and B read as vectors of 4"]
+    limits = C.Limits(kind="gpu", compute_units=1)
+    kept, pruned = C.phase3([apart, together], types, C.Options(), limits)
+    assert pruned[C.NOT_CONTIGUOUS] > 0
+    assert kept and {id(v) for v, _ in kept} == {id(together)}
+
+
+def test_the_register_file_of_a_work_group_prunes_large_blocks_of_large_groups():
+    types = tuple(parse_type("[[float]_256]_256") for _ in range(2))
+    v = _family(types)["private accumulator, A tile in local memory, B tile in local memory "
+                       "(transposed); A and B read as vectors of 4"]
+    r = C.resources(v, types)
+    roles = C.roles(v)
+    big = {n: {"block": 8, "tile": 16, "chunk": 8}[roles[n]] for n in C.size_names(v.expr)}
+    small = {n: {"block": 4, "tile": 8, "chunk": 8}[roles[n]] for n in C.size_names(v.expr)}
+    limits = C.Limits(kind="gpu", compute_units=1)
+    # 256 work-items, each with 8×8 accumulators and its vectors: over 64 KiB of registers
+    assert C.check(r, big, C.Limits(kind="gpu", compute_units=1, register_bytes=64 * 1024)) \
+        == "registers of a work-group"
+    assert C.check(r, big, limits) is None and C.check(r, small, limits) is None
+    assert C.check(r, big, C.Limits(kind="cpu", compute_units=1, register_bytes=0)) is None
+
+
+def test_the_options_drop_programs_by_the_words_of_their_description():
+    dropped = C.explore(MM, TYPES, C.Options(**SMALL, drop=("packed",)), CPU)
+    assert dropped["programs"] and not any("packed" in v.label for v in dropped["programs"])
+    sampled = next(p for p in dropped["phases"] if p["phase"] == "sampled")
+    assert sampled["what"].endswith("not 'packed'")

@@ -75,13 +75,17 @@ class Limits:
     private_bytes: int = 1024  # Lift's maxPrivateMemory: a register budget per work-item
     min_work_group: int = 32  # work-items of a group (a warp); 1 on a CPU
     max_work_groups: int = 1 << 20
+    # the register file a work-group's work-items share (a GPU's 65536 registers of 4 bytes
+    # per multiprocessor; 0: no such limit, a CPU's work-items keep theirs in memory)
+    register_bytes: int = 256 * 1024
 
     @classmethod
     def of(cls, info) -> Limits:
         gpu = info.kind == "gpu"
         return cls(kind=info.kind, local_memory_bytes=info.local_memory_bytes,
                    max_work_group_size=info.max_work_group_size,
-                   compute_units=info.compute_units, min_work_group=32 if gpu else 1)
+                   compute_units=info.compute_units, min_work_group=32 if gpu else 1,
+                   register_bytes=256 * 1024 if gpu else 0)
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -490,8 +494,9 @@ def resources(v: Variant, types: tuple) -> Resources:
             global_maps.append(t.size)
         elif node.name == "toLocal":
             local.append(_elements(typing.result))
-        elif node.name == "toPrivate":
-            private.append((_elements(typing.result), True))
+        elif node.name == "toPrivate":  # the group's accumulator, or a work-item's copy
+            levels = [lvl for lvl, _ in context(v.expr, path)]
+            private.append((_elements(typing.result), "local" not in levels))
         elif node.name in ("reduceSeq", "reduceSeqUnroll") and \
                 isinstance(typing.result, ArrayType) and \
                 isinstance(typing.result.elem, ArrayType):
@@ -563,7 +568,15 @@ def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = T
                   for s, shared in r.private) * 4
     if private > limits.private_bytes:
         return "private memory"
+    if limits.register_bytes and r.work_group and \
+            work_group * (private + REGISTER_OVERHEAD) > limits.register_bytes:
+        return "registers of a work-group"
     return None
+
+
+# what a work-item keeps in registers besides its private arrays (indices, addresses, loop
+# counters: about 20 registers), for the register file's share of a work-group
+REGISTER_OVERHEAD = 80
 
 
 def roles(v: Variant) -> dict[str, str]:
