@@ -12,12 +12,16 @@
    work-group's reduction, its memory: the accumulator in private memory (or local), and
    none, one or both of its element's tiles copied into local memory (each as it is,
    transposed, each row transposed, or interleaved: the work-items' parts woven so that
-   neighbouring work-items read neighbouring words; at most two copies). A second
-   mapping, one work-item per work-group (the maps below the work-groups sequential), is
-   explored too: it is what CPUs want;
+   neighbouring work-items read neighbouring words; at most two copies); with register
+   blocks unrolled and the accumulator private, also the operands each step of a
+   work-item's reduction reads copied into private memory as vectors of 4 (the tiles then
+   also interleaved by vectors). A second mapping, one work-item per work-group (the maps
+   below the work-groups sequential), is explored too: it is what CPUs want;
 3. **parameters**: every size a power of two in a range, kept when the types check (the
    sizes divide) and the kernel fits the device: local memory, private memory (a register
-   budget), work-items per group, work-groups — counted by what pruned them;
+   budget), the register file of a work-group, work-items per group, work-groups; and the
+   programs whose vectors lie contiguous in memory (code generation decides, once per
+   program) — counted by what pruned them;
 4. **code generation and runs**: candidates drawn in random order (the slides' "performance
    evolution for randomised search") — a program at random, then one of its parameter
    choices — each built, checked and timed as in every strategy; optionally (``refine``)
@@ -124,11 +128,12 @@ class Options:
 # work-item each own a block), and the part of the OpenCL programs that holds the fast
 # kernels, so that 40–60 measured candidates find them: on a GPU the programs with the
 # structure of the paper's kernels (a work-group's accumulator in private memory, register
-# blocks unrolled) and a tile read from local memory without bank conflicts (interleaved:
-# on an H100/H200 at 2048, 8×8 blocks and 16×16 work-items, 0.75 ms against 0.98–2.6 ms
-# for the other layouts of the same program), on a CPU those with register blocks unrolled
-# and an input packed, each element transposed (the panels of a CPU's BLAS). Options given
-# to a search replace these one by one.
+# blocks unrolled, both tiles in local memory) whose work-items read their operands as
+# vectors (on an H100 at 2048: 0.49 ms, where the best without vectors, a tile interleaved,
+# takes 0.58 ms and the same layouts read word by word 0.95 ms), no input packed (a packing
+# kernel costs more than it saves there: 1.8–4 ms); on a CPU those with register blocks
+# unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
+# Options given to a search replace these one by one.
 DEFAULTS: dict[str, dict] = {
     "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
             "values": {"block": (2, 4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
