@@ -20,7 +20,7 @@ INDENT = "    "
 # C type of their elements). Such an access is printed as a dereference of a vector pointer
 # (one wide load or store, which the alignment allows), not as vloadN/vstoreN, which only
 # assume their scalars' alignment and become several narrow accesses.
-_ALIGNED: ContextVar[dict[str, str]] = ContextVar("aligned_local_vectors", default={})
+_ALIGNED: ContextVar[dict[str, str] | None] = ContextVar("aligned_local_vectors", default=None)
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 _FIRST_OF_GROUP = "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
 
@@ -224,11 +224,11 @@ def _multiple(offset: Index, width: int) -> bool:
 
 
 def _aligned(buffer: str, offset: Index, width: int) -> bool:
-    return buffer in _ALIGNED.get() and _multiple(offset, width)
+    return buffer in (_ALIGNED.get() or {}) and _multiple(offset, width)
 
 
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
-    return f"(local {_ALIGNED.get()[buffer]}{width} *)({buffer} + {index(offset)})"
+    return f"(local {(_ALIGNED.get() or {})[buffer]}{width} *)({buffer} + {index(offset)})"
 
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:

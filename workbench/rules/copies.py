@@ -87,6 +87,26 @@ def _replace(e: Expr, old: Expr, new: Expr) -> Expr:
     return e.with_children(tuple(_replace(c, old, new) for c in kids))
 
 
+def _read(node: Lambda, k: int, what: str) -> tuple[Expr, str] | Refused:
+    """``x.k`` in the operator ``λ(acc, x). e``, and a fresh name for a copy of it
+    (``Atile``, ``Bvec``, …)."""
+    _, x = node.params[0]
+    use = project(Var(x), k)
+    if not any(n == use for n in _nodes(node.body)):
+        return Refused(f"the operator does not read {x}.{k}")
+    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
+                                          for n in e.names()}
+    return use, fresh_name("AB"[k] + what if k < 2 else f"{what}{k}", taken)
+
+
+def _bound(node: Lambda, use: Expr, name: str, copy: Expr) -> Expr | Refused:
+    """The operator with ``use`` read from ``name``, bound to ``copy`` each step."""
+    body = _replace(node.body, use, Var(name))
+    if name in body.free_vars() and substitute(body, name, use) != node.body:
+        return Refused("a name clash")  # pragma: no cover (fresh names)
+    return Lambda(node.params, Apply(Lambda((name,), body), (copy,)))
+
+
 def _group(site: Site, level: int) -> list[Size]:
     """The work-group's shape as the accumulator gives it (its first two lengths: the local
     maps of dimensions 1 and 0 that update it)."""
@@ -115,7 +135,6 @@ def _group(site: Site, level: int) -> list[Size]:
 @matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
 def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     node = m.op
-    acc, x = node.params[0]
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
     if site.typing is None or not site.typing.args:
         return Refused("the operator's types are not known here")
@@ -131,12 +150,10 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
         total = total * n
     if total.divisible_by(l1 * l0) is False:
         return Refused(f"{l1}×{l0} work-items do not divide the {total} elements of the copy")
-    use = project(Var(x), k)
-    if not any(n == use for n in _nodes(node.body)):
-        return Refused(f"the operator does not read {x}.{k}")
-    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
-                                          for n in e.names()}
-    t = fresh_name("AB"[k] + "tile" if k < 2 else f"tile{k}", taken)
+    read = _read(node, k, "tile")
+    if isinstance(read, Refused):
+        return read
+    use, t = read
     if transposed not in (0, 1, 2, 3, 4):
         return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed), 3 "
                        f"(both) or 4 (both, by vectors of {VECTOR}), not {transposed}")
@@ -169,10 +186,7 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
         copy = Apply(Prim("transpose"), (copy,))
     if transposed == 4:
         copy = Apply(Prim("map", (Prim("map", (Prim("join"),)),)), (copy,))
-    body = _replace(node.body, use, Var(t))
-    if t in body.free_vars() and substitute(body, t, use) != node.body:
-        return Refused("a name clash")  # pragma: no cover (fresh names)
-    return Lambda(node.params, Apply(Lambda((t,), body), (copy,)))
+    return _bound(node, use, t, copy)
 
 
 @basic_rule(
@@ -314,7 +328,6 @@ def _widths(site: Site) -> list[int]:
 @matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
 def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
     node = m.op
-    acc, x = node.params[0]
     k, w = int(p["k"]), int(p["w"])
     if w not in WIDTHS:
         return Refused(f"w is a width of OpenCL's vectors ({', '.join(map(str, WIDTHS))}), "
@@ -326,16 +339,13 @@ def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
         return Refused(f"component {k} of the element is not an array of scalars ({part})")
     if part.size.divisible_by(w) is False:
         return Refused(f"{w} does not divide the {part.size} elements of component {k}")
-    use = project(Var(x), k)
-    if not any(n == use for n in _nodes(node.body)):
-        return Refused(f"the operator does not read {x}.{k}")
-    taken = set(node.body.free_vars()) | {n for e in _nodes(node.body) if isinstance(e, Lambda)
-                                          for n in e.names()}
-    v = fresh_name("AB"[k] + "vec" if k < 2 else f"vec{k}", taken)
+    read = _read(node, k, "vec")
+    if isinstance(read, Refused):
+        return read
+    use, v = read
     copy = Apply(Prim("joinVec"), (Apply(Prim("toPrivate", (Prim("mapSeqUnroll", (Prim("id"),)),)),
                                          (Apply(Prim("splitVec", (Size.const(w),)), (use,)),)),))
-    body = _replace(node.body, use, Var(v))
-    return Lambda(node.params, Apply(Lambda((v,), body), (copy,)))
+    return _bound(node, use, v, copy)
 
 
 RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK, PRIVATE_VECTORS]
