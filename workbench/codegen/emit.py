@@ -17,7 +17,8 @@ from .c_types import c_type
 
 INDENT = "    "
 # While a kernel is printed: its local arrays read or written as aligned vectors (name → the
-# C type of their elements). Such an access is printed as a dereference of a vector pointer
+# C type of their elements; every vector access to them is aligned, ``_vector_widths``).
+# Such an access is printed as a dereference of a vector pointer
 # (one wide load or store, which the alignment allows), not as vloadN/vstoreN, which only
 # assume their scalars' alignment and become several narrow accesses.
 _ALIGNED: ContextVar[dict[str, str] | None] = ContextVar("aligned_local_vectors", default=None)
@@ -44,7 +45,7 @@ def value(v: ir.Value) -> str:
         return index(v.index)
     if isinstance(v, ir.Load):
         if v.width > 1:
-            if _aligned(v.buffer, v.offset, v.width):
+            if v.buffer in (_ALIGNED.get() or {}):
                 return f"(*{_vector_pointer(v.buffer, v.offset, v.width)})"
             return f"vload{v.width}(0, {v.buffer} + {index(v.offset)})"
         return f"{v.buffer}[{index(v.offset)}]"
@@ -112,7 +113,7 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1 and _aligned(s.buffer, s.offset, s.width):
+            if s.width > 1 and s.buffer in (_ALIGNED.get() or {}):
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
@@ -221,10 +222,6 @@ def _comment(text: str) -> str:
 def _multiple(offset: Index, width: int) -> bool:
     """Whether an offset is a multiple of ``width`` whatever its variables' values."""
     return all(c % width == 0 for c in offset.terms.values())
-
-
-def _aligned(buffer: str, offset: Index, width: int) -> bool:
-    return buffer in (_ALIGNED.get() or {}) and _multiple(offset, width)
 
 
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:

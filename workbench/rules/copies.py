@@ -87,6 +87,16 @@ def _replace(e: Expr, old: Expr, new: Expr) -> Expr:
     return e.with_children(tuple(_replace(c, old, new) for c in kids))
 
 
+def _part(site: Site, k: int):
+    """The type of component k of the element of the reduction whose operator is here."""
+    if site.typing is None or not site.typing.args:
+        return None
+    element = site.typing.args[0].items[1] if hasattr(site.typing.args[0], "items") else None
+    if not hasattr(element, "items") or not 0 <= k < len(element.items):
+        return None
+    return element.items[k]
+
+
 def _read(node: Lambda, k: int, what: str) -> tuple[Expr, str] | Refused:
     """``x.k`` in the operator ``λ(acc, x). e``, and a fresh name for a copy of it
     (``Atile``, ``Bvec``, …)."""
@@ -138,10 +148,9 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
     if site.typing is None or not site.typing.args:
         return Refused("the operator's types are not known here")
-    element = site.typing.args[0].items[1] if hasattr(site.typing.args[0], "items") else None
-    if not hasattr(element, "items") or not 0 <= k < len(element.items):
+    part = _part(site, k)
+    if part is None:
         return Refused(f"the element has no component {k}")
-    part = element.items[k]
     shape = _shape(part)
     if len(shape) < 2:
         return Refused(f"component {k} of the element is not an array of arrays ({part})")
@@ -296,16 +305,6 @@ def PACK(site: Site, p) -> Expr | Refused:
 
 
 WIDTHS = (2, 4, 8, 16)  # OpenCL's vector widths
-
-
-def _part(site: Site, k: int):
-    """The type of component k of the element of the reduction whose operator is here."""
-    if site.typing is None or not site.typing.args:
-        return None
-    element = site.typing.args[0].items[1] if hasattr(site.typing.args[0], "items") else None
-    if not hasattr(element, "items") or not 0 <= k < len(element.items):
-        return None
-    return element.items[k]
 
 
 def _widths(site: Site) -> list[int]:
