@@ -194,6 +194,43 @@ def test_operands_read_as_vectors_are_one_aligned_wide_load_each():
     assert result.status == "ok" and result.correct, result.message
 
 
+def test_prefetched_tiles_are_loaded_for_the_next_step_while_this_one_computes():
+    """``prefetch`` (phase 2, after the vectors): each work-item loads its elements of the
+    first step's tiles into registers before the reduction, and those of the next step in
+    each step, after copying the current ones into local memory and before computing on
+    them; one barrier before and one after the computation, and the product is right."""
+    import re
+
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    v = _family(types)["private accumulator, A tile in local memory, B tile in local memory "
+                       "(interleaved by vectors); A and B read as vectors of 4; next tiles "
+                       "prefetched into registers"]
+    assert [s.rule for s in v.steps][-1] == "prefetch"
+    env, expr = _small(v)
+    source = opencl(expr, *types).source
+    loop = re.search(r"for \(int (i\d+) = 0; \1 < (\d+); \1\+\+\) \{\n\s*/\* mapSeqUnroll "
+                     r"\(mapLocal 1", source)
+    assert loop, source
+    before, body = source[:loop.start()], source[loop.end():]
+    index, steps = loop.group(1), int(loop.group(2))
+    fetched = set(re.findall(r"(prv\d+)\[\d+\] = in[01]\[", before))
+    assert len(fetched) == 2  # A's and B's elements of the first step, before the loop
+    ahead = re.findall(rf"(prv\d+)\[\d+\] = in[01]\[[^;]*\(\({index} \+ 1\) % {steps}\)",
+                       body)
+    assert set(ahead) == fetched
+    stored = body.index("] = " + sorted(fetched)[0] + "[")
+    first_barrier = body.index("barrier(")
+    assert stored < body.index(f"(({index} + 1) % {steps})") < first_barrier
+    assert source.count("barrier(") == 2
+    a, b = (np.random.default_rng(5).uniform(-1, 1, (64, 64)).astype(np.float32)
+            for _ in range(2))
+    result = run(expr, a, b, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
 def test_vectors_of_parts_not_contiguous_in_memory_are_pruned_before_any_run():
     """A tile each row of which is transposed puts a work-item's column of A a k-chunk of
     words apart: its program with vectors is pruned in phase 3 (counted), the programs whose

@@ -232,6 +232,8 @@ REFUSALS = [
      "it rewrites a reduction's operator λ(acc, x). e"),
     ("private-vectors", "map abs", "root", {"k": 0, "w": 4}, F,
      "it rewrites a reduction's operator λ(acc, x). e"),
+    ("prefetch", "map abs", "root", {}, F,
+     "it rewrites a reduction's operator λ(acc, x). e"),
     ("reduce→reduceSeq (PACT)", "reduce (+) 0", "root", {}, F,
      "PACT lowers reduce to reduce-seq only inside a map-local or a map-lane (pre-condition "
      "mlc ∨ mln)"),

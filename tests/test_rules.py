@@ -45,6 +45,13 @@ GROUP_REDUCTION = (
     "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). mapLocal 1 (λ(r, p). mapLocal 0 "
     "(λ(c, q). c + at 0 p * at 1 q) (zip r x.1)) (zip acc x.0)) (replicate 4 (replicate 4 0.0)) "
     "(zip m n)) (zip a b)", ["[[[[float]_4]_4]_{K}]_{R}", "[[[[float]_4]_4]_{K}]_{R}"])
+# GROUP_REDUCTION with both tiles copied into local memory (local-copy, t = 0 and 1)
+LOCAL_TILES = (
+    "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). (λBtile. (λAtile. mapLocal 1 (λ(r, p). "
+    "mapLocal (λ(c, q). c + at 0 p * at 1 q) (zip r Btile)) (zip acc Atile)) (split 4 (join "
+    "(join (toLocal (mapSeq (mapLocal 1 (mapLocal id))) (split 2 (split 2 (join x.0)))))))) "
+    "(transpose (split 4 (join (join (toLocal (mapSeq (mapLocal 1 (mapLocal id))) (split 2 "
+    "(split 2 (join (transpose x.1)))))))))) (replicate 4 (replicate 4 0.0)) (zip m n)) (zip a b)")
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -161,6 +168,7 @@ TEMPLATES = {
                          "c + q) (zip acc (mapSeq (λp. p.0 * p.1) (zip x.0 x.1)))) (replicate "
                          "{C} 0.0) (zip m n)) (zip a b)",
                          ["[[[float]_{C}]_{K}]_{R}", "[[[float]_{C}]_{K}]_{R}"])],
+    "prefetch": [(LOCAL_TILES, GROUP_REDUCTION[1])],
     "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
               "cols) (split 2 (transpose b)))) a", MM[1])],
     # normal forms before an exploration (rules.normalisation)
@@ -452,6 +460,7 @@ REFUSALS = {
     "copy-out": ("map abs", "root", {}, "reduceSeq f z xs"),
     "private-vectors": ("map abs", "root", {"k": 0, "w": 4},
                         "a reduction's operator λ(acc, x). e"),
+    "prefetch": ("map abs", "root", {}, "a reduction's operator λ(acc, x). e"),
     "pack": ("map abs", "root", {"k": 0, "t": 0}, "a whole program λxs. e"),
     "tiling": ("map (λx. abs x)", "root", {"m": 4, "n": 4}, "two nested maps"),
     "reduce-map-fission": ("reduce (+) 0", "root", {}, "already an operator"),

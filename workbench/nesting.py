@@ -103,11 +103,11 @@ def _walk(node: Expr, path: Path, context: Context, problems: list[NestingProble
             and "workgroup" not in {lvl for lvl, _ in context}:
         problems.append(NestingProblem(
             path, "toLocal must be inside a mapWorkgroup (local memory belongs to a work-group)"))
-    elif isinstance(node, Prim) and node.name == "toPrivate" \
+    elif isinstance(node, Prim) and node.name in ("toPrivate", "prefetch") \
             and not {lvl for lvl, _ in context} & {"global", "local", "lane"} \
             and not ("workgroup" in {lvl for lvl, _ in context} and _by_work_items(node)):
         problems.append(NestingProblem(
-            path, "toPrivate must be inside a map over work-items (mapGlobal, mapLocal or "
+            path, f"{node.name} must be inside a map over work-items (mapGlobal, mapLocal or "
                   "mapLane), or inside a mapWorkgroup around the mapLocal that writes it: "
                   "private memory belongs to one work-item"))
     for i, child in enumerate(node.children()):

@@ -23,13 +23,18 @@ the ``toPrivate``/``toLocal`` of a computed initial value), as for every tempora
 
 from __future__ import annotations
 
-from ..expr import Apply, Expr, Lambda, Prim, Var
+from ..expr import Apply, Expr, Lambda, Prim, Var, subterm, walk
 from ..types import ArrayType, Type
 from . import CodegenError, ir
 from .arith import Index, var
 from .patterns import is_literal, literal_text, parallel_inside, short
-from .values import Value, shape
+from .values import Value, bind, shape
 from .views import Location, Prefix, ReplicateView, View, buffers_of
+
+
+def _names(pattern) -> tuple[str, ...]:
+    return (pattern,) if isinstance(pattern, str) else tuple(
+        n for p in pattern for n in _names(p))
 
 
 def literal_init(z: Expr) -> Expr | None:
@@ -63,9 +68,20 @@ class ArrayAccumulators:
         with self.guarded(scope):
             storage, in_place = self._accumulator(z, path, env, dest, acc_type, parallel)
             i = self.fresh("i")
+            fetches = self._prefetches(f, path, env) if parallel else []
+            fetched = {p: self._fetch(f, node, p, env, arg.element(Index.of(0)), None)
+                       for p, node in fetches}
             with self.block() as body:
                 element = arg.element(var(i, n))
-                self._step(f, storage, element, path, env, acc_type)
+                self.fetched.update(fetched)
+                try:
+                    self._step(f, storage, element, path, env, acc_type)
+                finally:
+                    for p in fetched:
+                        del self.fetched[p]
+            if fetched:
+                body[:] = self._ahead(body, fetches, fetched, f, env,
+                                      arg.element((var(i, n) + 1) % n))
             form = "unrolled" if fn.decl.unrolled else "seq"
             self.emit(ir.Loop(i, form, n, tuple(body), step=1, origin=short(fn),
                               path=self.here(path)))
@@ -79,6 +95,55 @@ class ArrayAccumulators:
             with self.guarded(self.single()):
                 self.copy(storage, Prefix((Index.of(0),), dest), acc_type)
             return Value(result, view=dest)
+
+    # --- prefetching (``prefetch``) -----------------------------------------------------
+    def _prefetches(self, f: Expr, path, env) -> list[tuple[tuple, Apply]]:
+        """The ``prefetch c e`` of the operator ``λ(acc, x). …`` whose ``e`` reads only x
+        (and names from outside the reduction), outside any map: each step can make it for
+        the next element. Their paths in the expression, in the order of the operator."""
+        if not (isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], tuple)
+                and len(f.params[0]) == 2):
+            return []
+        element_names = set(_names(f.params[0][1]))
+        outside = set(env) - set(_names(f.params[0][0]))
+        found = []
+        for rel, node in walk(f.body):
+            if not (isinstance(node, Apply) and isinstance(node.fn, Prim) and node.fn.decl.ahead
+                    and len(node.args) == 1):
+                continue
+            free = node.free_vars()
+            if not free & element_names or not free <= element_names | outside:
+                continue
+            if any(isinstance(a, Prim) and (a.decl.map_level or a.decl.kernel)
+                   for a in (subterm(f.body, rel[:k]) for k in range(len(rel)))):
+                continue  # made inside a map or a loop: once per iteration of it
+            found.append((path + (0, 0) + rel, node))
+        return found
+
+    def _fetch(self, f: Lambda, node: Apply, p: tuple, env: dict, element: Value,
+               into: Value | None) -> Value:
+        """``prefetch c e`` for one element: into a new private buffer, or into ``into``."""
+        inner = dict(env)
+        bind(f.params[0][1], element, inner)
+        if into is None:
+            return self.value(node, p, inner, None)
+        source = self.value(node.args[0], p + (1,), inner, None)
+        self.apply(node.fn.args[0], [source], p + (0, 0), inner, into.view)
+        return into
+
+    def _ahead(self, body: list, fetches, fetched: dict, f: Lambda, env: dict,
+               following: Value) -> list:
+        """The step's statements with the copies of the following element made right after
+        the last statement that reads the current ones (the last step makes element 0
+        again, which nobody reads)."""
+        names = set().union(*(buffers_of(v.view) for v in fetched.values()))
+        last = max((k for k, stmt in enumerate(body)
+                    if any(load.buffer in names for s, _ in ir.statements((stmt,))
+                           for load in ir.stmt_loads(s))), default=len(body) - 1)
+        with self.block() as made:
+            for p, node in fetches:
+                self._fetch(f, node, p, env, following, fetched[p])
+        return body[:last + 1] + made + body[last + 1:]
 
     # --- the accumulator ----------------------------------------------------------------
     def _accumulator(self, z: Expr, path, env, dest, acc_type: Type, parallel: bool

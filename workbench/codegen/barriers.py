@@ -109,16 +109,26 @@ def conflicts(pending: list[Access], later: list[Access], one: bool = False,
     for b in later:
         for a in pending:
             if a.buffer == b.buffer and (a.write or b.write) and \
-                    not same_work_item(a, b, one) and \
+                    not same_work_item(a, b, one) and not _disjoint(a, b) and \
                     not (apart is not None and _apart(a, b, apart)):
                 spaces.add(a.space)
     return spaces
 
 
+def _disjoint(a: Access, b: Access) -> bool:
+    """Whether two accesses never touch the same element, whichever work-items and
+    iterations make them: their offsets range over intervals that do not meet (the
+    unrolled rounds of a copy into local memory)."""
+    low_a, high_a = a.offset.bounds()
+    low_b, high_b = b.offset.bounds()
+    return high_a < low_b or high_b < low_a
+
+
 def conflicting_buffers(pending: list[Access], later: list[Access]) -> set[str]:
     """The buffers through which a later access depends on a pending one."""
     return {a.buffer for b in later for a in pending
-            if a.buffer == b.buffer and (a.write or b.write) and not same_work_item(a, b)}
+            if a.buffer == b.buffer and (a.write or b.write) and not same_work_item(a, b)
+            and not _disjoint(a, b)}
 
 
 def _barrier(spaces: set[str], scope: str = "workgroup") -> ir.Barrier:

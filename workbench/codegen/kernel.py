@@ -42,7 +42,7 @@ from .accumulators import ArrayAccumulators
 from .arith import Index, Opaque, var
 from .patterns import WORK_ITEM, Patterns, fused_reduction, is_literal, literal_text, short
 from .scalar import CProgram, ScalarCodegenError, c_type, define_function
-from .values import Value, component_buffers, leaf, pingpong, shape
+from .values import Value, bind, component_buffers, leaf, pingpong, shape
 from .views import (
     Calls,
     Prefix,
@@ -91,6 +91,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         # private temporaries of a work-group: each work-item holds the part its local
         # maps write (``distribute`` gives each the size of its part)
         self.group_private: set[str] = set()
+        # what the enclosing reductions made before this step (``prefetch``), by path
+        self.fetched: dict[tuple, Value] = {}
         self.calls = Calls(self._index_function)
 
     def kernel(self, kernel_name: str, params: tuple[ir.Buffer, ...], origin: str,
@@ -443,6 +445,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             raise
 
     def _value(self, e: Expr, path: Path, env: dict, dest: View | None) -> Value:
+        if dest is None and path in self.fetched:  # made by the previous step
+            return self.fetched[path]
         if isinstance(e, Var):
             value = env[e.name]
             if dest is not None:
@@ -595,14 +599,6 @@ def reads_arrays(fn: Expr, env: dict) -> bool:
 def holds_array(v: Value) -> bool:
     """A value that is an array, or a tuple with an array in it."""
     return v.view is not None or any(holds_array(p) for p in v.parts)
-
-
-def bind(pattern, value: Value, env: dict) -> None:
-    if isinstance(pattern, str):
-        env[pattern] = value
-    else:
-        for p, part in zip(pattern, value.parts):
-            bind(p, part, env)
 
 
 def constant(e: Expr) -> ir.Value:

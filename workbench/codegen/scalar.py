@@ -137,7 +137,7 @@ class _Emitter:
             name = define_function(f, list(typing.args), self.program,
                                    name=None if isinstance(f, UserFun) else "lanes")
             return ir.Call(name, tuple(args))
-        if isinstance(fn, Prim) and fn.name in ("toPrivate", "toLocal", "toGlobal"):
+        if isinstance(fn, Prim) and fn.name in ("toPrivate", "toLocal", "toGlobal", "prefetch"):
             # a scalar function's value is a C value: where it is stored is its caller's
             return self.call(fn.args[0], args, path + (0,), env)
         if isinstance(fn, Prim):

@@ -17,11 +17,11 @@ from ..typecheck import Annotation
 from ..types import INT, Type
 from . import CodegenError, c_names, ir
 from .arith import Index
-from .kernel import KernelBuilder, Names, bind, constant, replicated
+from .kernel import KernelBuilder, Names, constant, replicated
 from .memory import used_buffers
 from .patterns import is_literal, iteration_types, literal_text
 from .scalar import CProgram, define_function
-from .values import Value, component_buffers, pingpong, shape
+from .values import Value, bind, component_buffers, pingpong, shape
 from .views import (
     BufferView,
     Calls,

@@ -48,6 +48,15 @@ class Value:
         return leaf(elem, self.view.access([i]))  # a scalar, a vector (vload) or a tuple
 
 
+def bind(pattern, value: Value, env: dict) -> None:
+    """A lambda's parameter pattern (a name or a tuple of patterns) bound to a value."""
+    if isinstance(pattern, str):
+        env[pattern] = value
+    else:
+        for p, part in zip(pattern, value.parts):
+            bind(p, part, env)
+
+
 def leaf(t: Type, loc) -> Value:
     """The value at a location (a tuple of locations: a tuple of values)."""
     if isinstance(loc, tuple):

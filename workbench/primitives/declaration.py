@@ -147,6 +147,9 @@ class Primitive:
     map_level: MapLevel | None = None  # a map, and where its iterations run
     unrolled: bool = False  # a sequential loop (map or reduction) that is fully unrolled
     address_space: AddressSpace | None = None  # where its function's results are stored
+    # a private copy that an enclosing sequential reduction makes of its next element while
+    # it computes this one (``prefetch``, ``codegen.accumulators``)
+    ahead: bool = False
     kernel: Kernel | None = None  # a computation with code of its own
     view: ViewForm | None = None  # a layout whose view is the code generator's own
     c_name: str | None = None  # a scalar function: its OpenCL C name (or cast)

@@ -150,6 +150,14 @@ for name, space, aliases in (("toGlobal", "global", ("asGlobal", "to-global")),
         address_space=AddressSpace(space)))
 
 
+define(Primitive(
+    "prefetch", OPENCL, "(A -> B) -> (A -> B)", "double buffering (CUTLASS, MAGMA)",
+    "Store the results of f in private memory, made for the next element of the enclosing "
+    "sequential reduction while it computes this one (the identity on values).",
+    memory_type, lambda ev, node, args: ev.call(node.args[0], args), params=(FUN(),),
+    aliases=("Prefetch",), address_space=AddressSpace("private"), ahead=True))
+
+
 def reorder_stride_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, "reorderStride")
     s = chk.size(node.args[0])

@@ -275,7 +275,8 @@ def _child(kind: type | Callable[[Expr], bool], what: str, child: Callable[[Expr
 def _takes_function(node: Expr) -> bool:
     return isinstance(node, Prim) and bool(node.children()) \
         and node.name in ("map", "mapSeq", "mapSeqUnroll", "mapGlobal", "mapWorkgroup",
-                          "mapLocal", "mapVec", "iterate", "toLocal", "toGlobal", "toPrivate")
+                          "mapLocal", "mapVec", "iterate", "toLocal", "toGlobal", "toPrivate",
+                          "prefetch")
 
 
 body = _child(Lambda, "a lambda", lambda n: 0)

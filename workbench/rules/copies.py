@@ -12,7 +12,10 @@ and says where it lives.
 - ``copy-out``: the reduction's result copied to global memory by those same local maps;
 - ``private-vectors``: a part of the element that each step reads (a column of the A tile, a
   row of the B tile) copied into private memory as vectors (``splitVec``/``joinVec``): one
-  wide load (a ``float4``) in place of several narrow ones, where the part lies contiguous.
+  wide load (a ``float4``) in place of several narrow ones, where the part lies contiguous;
+- ``prefetch``: the local copies of the element made one step ahead, through the private
+  memory of the work-items that copy them (double buffering of k-tiles: the code generator
+  loads the next step's tiles while the work-group computes on this step's).
 """
 
 from __future__ import annotations
@@ -347,4 +350,78 @@ def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
     return _bound(node, use, v, copy)
 
 
-RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK, PRIVATE_VECTORS]
+def _local_copies(node: Lambda) -> list[Apply]:
+    """The copies into local memory of parts of the element in the operator ``λ(acc, x).
+    e``: ``toLocal (mapSeq (mapLocal … id)) v`` where v reads x and no other name the
+    operator binds (what ``local-copy`` makes)."""
+    acc, x = node.params[0]
+    out = []
+
+    def visit(e: Expr, bound: frozenset) -> None:
+        if isinstance(e, Apply) and len(e.args) == 1 and _round_copy(e.fn) is not None \
+                and x in e.args[0].free_vars() and not e.args[0].free_vars() & bound:
+            out.append(e)
+            return
+        if isinstance(e, Lambda):
+            bound = bound | set(e.names())
+        for c in e.children():
+            visit(c, bound)
+
+    visit(node.body, frozenset({acc}))
+    return out
+
+
+def _round_copy(fn: Expr) -> Expr | None:
+    """``toLocal (mapSeq L)`` with L one or two local maps of ``id``: L, else None."""
+    match fn:
+        case Prim("toLocal", (Prim("mapSeq", (Prim("mapLocal", (_, Prim("id"))) as one,)),)):
+            return one
+        case Prim("toLocal", (Prim("mapSeq", (Prim("mapLocal", (
+                _, Prim("mapLocal", (_, Prim("id"))))) as two,)),)):
+            return two
+    return None
+
+
+def _prefetched(copy: Apply) -> Expr:
+    """``toLocal (mapSeq L) v`` with v made ahead into the private memory of the work-items
+    that copy it: each holds its own elements of every round, rounds innermost (one part per
+    work-item), copied unrolled so that the rounds are registers."""
+    locals_ = _round_copy(copy.fn)
+    two = isinstance(locals_.args[1], Prim) and locals_.args[1].name == "mapLocal"
+    inner = locals_.args[1] if two else None
+    own = Prim("mapLocal", (locals_.args[0], Prim("mapLocal", (inner.args[0], _ids(1))))) \
+        if two else Prim("mapLocal", (locals_.args[0], _ids(1)))
+    each = Prim("map", (Prim("transpose"),))
+    source = Apply(Prim("transpose"), (copy.args[0],))  # [rounds][l1][l0] → [l1][rounds][l0]
+    if two:
+        source = Apply(each, (source,))  # → [l1][l0][rounds]
+    ahead: Expr = Apply(Prim("prefetch", (own,)), (source,))
+    if two:
+        ahead = Apply(each, (ahead,))
+    ahead = Apply(Prim("transpose"), (ahead,))
+    return Apply(Prim("toLocal", (Prim("mapSeqUnroll", (locals_,)),)), (ahead,))
+
+
+@basic_rule(
+    "prefetch",
+    "λ(acc, x). e[toLocal (mapSeq L) v] → λ(acc, x). e[toLocal (mapSeqUnroll L) (transpose "
+    "(map transpose (prefetch L' (map transpose (transpose v)))))], L' = L[mapSeqUnroll id/id]",
+    "memory", "double buffering of k-tiles (MAGMA's and CUTLASS's SGEMM); Lift toPrivate",
+    doc="The copies into local memory of the reduction's element made ahead: while the "
+        "work-group computes on this step's tiles, each work-item loads its elements of the "
+        "next step's into private memory (registers), and the step after copies them from "
+        "there into local memory, so that the latency of global memory overlaps computation.")
+@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+def PREFETCH(m, site: Site, p) -> Expr | Refused:
+    node = m.op
+    copies = _local_copies(node)
+    if not copies:
+        return Refused("the operator copies no part of its element into local memory by "
+                       "rounds of local maps (toLocal (mapSeq (mapLocal … id)) … x.k)")
+    body = node.body
+    for copy in copies:
+        body = _replace(body, copy, _prefetched(copy))
+    return Lambda(node.params, body)
+
+
+RULES = [LOCAL_COPY, PRIVATE_ACCUMULATOR, COPY_OUT, PACK, PRIVATE_VECTORS, PREFETCH]

@@ -422,6 +422,21 @@ def _vectors(v: Variant, types: tuple) -> Variant | None:
                    f"{VECTOR_WIDTH}", v.sizes)
 
 
+def _prefetched(v: Variant, types: tuple) -> Variant | None:
+    """The program with its work-group's copies into local memory made one step ahead, in
+    registers (``prefetch``), or None where it copies nothing."""
+    group = _group_reductions(v.expr, types)
+    if not group:
+        return None
+    path = group[0] + (0,)
+    try:
+        expr = apply(v.expr, "prefetch", path, *types)
+    except (RewriteRefused, WorkbenchError):
+        return None
+    return Variant(expr, v.steps + (Step("prefetch", path, {}),),
+                   f"{v.label}; next tiles prefetched into registers", v.sizes)
+
+
 def _packed(v: Variant, types: tuple) -> list[Variant]:
     """The program as it is, and with an array its maps read that depends only on the
     inputs computed once into global memory (``pack``; each element transposed or not)."""
@@ -460,6 +475,9 @@ def phase2(variants: list[Variant], types: tuple, options: Options) -> list[Vari
                         vectors = _vectors(memory, types)
                         if vectors is not None:
                             out.extend(_packed(vectors, types))
+                            ahead = _prefetched(vectors, types)
+                            if ahead is not None:
+                                out.extend(_packed(ahead, types))
     unique: dict[str, Variant] = {}
     for v in out:
         unique.setdefault(canonical(v.expr), v)
@@ -499,7 +517,7 @@ def resources(v: Variant, types: tuple) -> Resources:
             global_maps.append(t.size)
         elif node.name == "toLocal":
             local.append(_elements(typing.result))
-        elif node.name == "toPrivate":  # the group's accumulator, or a work-item's copy
+        elif node.name in ("toPrivate", "prefetch"):  # an accumulator, or a copy
             levels = [lvl for lvl, _ in context(v.expr, path)]
             private.append((_elements(typing.result), "local" not in levels))
         elif node.name in ("reduceSeq", "reduceSeqUnroll") and \
