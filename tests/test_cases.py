@@ -231,6 +231,42 @@ def test_prefetched_tiles_are_loaded_for_the_next_step_while_this_one_computes()
     assert result.status == "ok" and result.correct, result.message
 
 
+def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
+    """The hill climbing's neighbours of a candidate include its program one ``prefetch``
+    apart with the same parameters (a search that found a fast program without prefetching
+    tries it with, and the other way round), and it moves there when that is faster."""
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    family = _family(types)
+    name = ("private accumulator, A tile in local memory, B tile in local memory "
+            "(interleaved by vectors); A and B read as vectors of 4")
+    programs = [family[name], family[name + C.PREFETCHED]]
+    assert C._siblings(programs) == {0: [1], 1: [0]}
+    env, _ = _small(programs[0])
+
+    class Measured:
+        records = [{"correct": True, "kernel_ms": 2.0,
+                    "details": {"program": 0, "parameters": dict(env)}}]
+
+        def left(self):
+            return 12 - len(self.records)
+
+        def measure(self, batch):
+            out = [{"correct": True, "details": details,
+                    "kernel_ms": (1.0 if details["program"] == 1 else 2.0)
+                    + 0.01 * sum(details["parameters"].values())}
+                   for _, _, details in batch]
+            self.records.extend(out)
+            return out
+
+    ctx = Measured()
+    C.refine(ctx, programs, types, C.Options(), C.Limits(kind="gpu", compute_units=1,
+                                                        min_work_group=1),
+             lambda v, e: (None, None, {"program": programs.index(v), "parameters": dict(e)}))
+    moved = [r["details"] for r in ctx.records[1:]]
+    assert {"program": 1, "parameters": env} in moved
+    assert any(d["program"] == 1 and d["parameters"] != env for d in moved)
+
+
 def test_vectors_of_parts_not_contiguous_in_memory_are_pruned_before_any_run():
     """A tile each row of which is transposed puts a work-item's column of A a k-chunk of
     words apart: its program with vectors is pruned in phase 3 (counted), the programs whose

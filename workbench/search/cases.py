@@ -422,6 +422,9 @@ def _vectors(v: Variant, types: tuple) -> Variant | None:
                    f"{VECTOR_WIDTH}", v.sizes)
 
 
+PREFETCHED = "; next tiles prefetched into registers"  # the label ``_prefetched`` adds
+
+
 def _prefetched(v: Variant, types: tuple) -> Variant | None:
     """The program with its work-group's copies into local memory made one step ahead, in
     registers (``prefetch``), or None where it copies nothing."""
@@ -433,8 +436,8 @@ def _prefetched(v: Variant, types: tuple) -> Variant | None:
         expr = apply(v.expr, "prefetch", path, *types)
     except (RewriteRefused, WorkbenchError):
         return None
-    return Variant(expr, v.steps + (Step("prefetch", path, {}),),
-                   f"{v.label}; next tiles prefetched into registers", v.sizes)
+    return Variant(expr, v.steps + (Step("prefetch", path, {}),), v.label + PREFETCHED,
+                   v.sizes)
 
 
 def _packed(v: Variant, types: tuple) -> list[Variant]:
@@ -858,12 +861,34 @@ def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: L
                     yield nearby
 
 
+def _siblings(programs: list[Variant]) -> dict[int, list[int]]:
+    """For each program, the programs one ``prefetch`` apart (the same sizes, so the same
+    parameters fit both)."""
+    by_label = {v.label: i for i, v in enumerate(programs)}
+    out: dict[int, list[int]] = {}
+    for i, v in enumerate(programs):
+        other = v.label[:-len(PREFETCHED)] if v.label.endswith(PREFETCHED) \
+            else v.label + PREFETCHED
+        if other in by_label:
+            out[i] = [by_label[other]]
+    return out
+
+
 def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits: Limits,
            job) -> None:
-    """Hill climbing over the parameters of the fastest programs measured so far: the best
-    candidate's neighbours (a parameter doubled or halved) are measured, the best of them
-    taken if it is faster, until none is or the budget is spent."""
+    """Hill climbing from the fastest candidates measured so far: the best one's neighbours
+    (a parameter doubled or halved; the same parameters in the program with its tiles
+    prefetched, or not) are measured, the best of them taken if it is faster, until none is
+    or the budget is spent."""
     tried: set = set()
+    siblings = _siblings(programs)
+    found: dict[int, Resources] = {}
+
+    def used(i: int) -> Resources:
+        if i not in found:
+            found[i] = resources(programs[i], types)
+        return found[i]
+
     while ctx.left() > 0:
         measured = [r for r in ctx.records if r.get("correct") and r.get("kernel_ms")
                     and isinstance(r.get("details"), dict)
@@ -873,21 +898,26 @@ def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits:
         if start is None:
             return
         tried.add(_key(start))
-        v = programs[start["details"]["program"]]
-        env = dict(start["details"]["parameters"])
-        r = resources(v, types)
+        i, env = start["details"]["program"], dict(start["details"]["parameters"])
         while ctx.left() > 0:
-            around = [job(v, e) for e in _neighbours(v, env, options, r, limits)]
+            v = programs[i]
+            around = [(j, env) for j in siblings.get(i, ())
+                      if check(used(j), env, limits) is None]
+            around += [(i, e) for e in _neighbours(v, env, options, used(i), limits)]
+            seen = {_key(x) for x in ctx.records}
+            around = [(j, e) for j, e in around
+                      if (j, tuple(sorted(e.items()))) not in seen]
             if not around:
                 break
-            records = ctx.measure(around[:ctx.left()])
+            records = ctx.measure([job(programs[j], e) for j, e in around][:ctx.left()])
             best = min((x for x in records if x.get("correct") and x.get("kernel_ms")),
                        key=lambda x: x["kernel_ms"], default=None)
-            current = min((x["kernel_ms"] for x in ctx.records if _key(x) == _key(start)
-                           or x["details"].get("parameters") == env), default=None)
+            here = (i, tuple(sorted(env.items())))
+            current = min((x["kernel_ms"] for x in ctx.records if _key(x) == here
+                           and x.get("kernel_ms")), default=None)
             if best is None or current is None or best["kernel_ms"] >= current:
                 break
-            env = dict(best["details"]["parameters"])
+            i, env = best["details"]["program"], dict(best["details"]["parameters"])
             tried.add(_key(best))
 
 
