@@ -128,17 +128,20 @@ class Options:
 # work-item each own a block), and the part of the OpenCL programs that holds the fast
 # kernels, so that 40–60 measured candidates find them: on a GPU the programs with the
 # structure of the paper's kernels (a work-group's accumulator in private memory, register
-# blocks unrolled, both tiles in local memory) whose work-items read their operands as
-# vectors (on an H100 at 2048: 0.49 ms, where the best without vectors, a tile interleaved,
-# takes 0.58 ms and the same layouts read word by word 0.95 ms), no input packed (a packing
-# kernel costs more than it saves there: 1.8–4 ms); on a CPU those with register blocks
+# blocks unrolled, both tiles in local memory, A's as it is) whose work-items read their
+# operands as vectors (on an H100 at 2048: 0.49 ms, where the best without vectors, a tile
+# interleaved, takes 0.58 ms and the same layouts read word by word 0.95 ms; A's tile in
+# any other layout was 1.3 times slower or more at every size measured), register blocks of
+# 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each wins for some
+# sizes), no input packed (a packing kernel costs more than it saves there: 1.8–4 ms); on
+# a CPU those with register blocks
 # unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
 # Options given to a search replace these one by one.
 DEFAULTS: dict[str, dict] = {
     "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
-            "values": {"block": (2, 4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
-            "keep": ("register blocks unrolled", "private accumulator", "A tile in local memory",
-                     "B tile in local memory", "A and B read as vectors"),
+            "values": {"block": (4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
+            "keep": ("register blocks unrolled", "private accumulator",
+                     "A tile in local memory, B tile in local memory", "A and B read as vectors"),
             "drop": ("packed",)},
     "cpu": {"depth": 3, "mappings": ("one work-item per group",), "refine": 0.4,
             "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
