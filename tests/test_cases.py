@@ -231,6 +231,43 @@ def test_prefetched_tiles_are_loaded_for_the_next_step_while_this_one_computes()
     assert result.status == "ok" and result.correct, result.message
 
 
+def test_a_tile_copied_along_the_rows_of_memory_is_read_by_neighbouring_work_items():
+    """``local-copy`` with t=5: the A tile is stored as it is (each work-item's rows side by
+    side, read as vectors), but the work-items walk it along the rows of A, so that
+    neighbouring work-items of dimension 0 read neighbouring words of global memory, and
+    write each word where the computation reads it; prefetched too; the product is right."""
+    import re
+
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    name = ("private accumulator, A tile in local memory (as it is, copied along the rows of "
+            "memory), B tile in local memory (interleaved by vectors); A and B read as vectors "
+            "of 4")
+    family = _family(types)
+    for v in (family[name], family[name + C.PREFETCHED]):
+        assert {"k": 0, "t": 5} in [{k: s.params[k] for k in ("k", "t")} for s in v.steps
+                                    if s.rule == "local-copy"]
+        env, expr = _small(v)
+        source = opencl(expr, *types).source
+        dim0 = set(re.findall(r"int (l\d+) = get_local_id\(0\);", source))
+        reads = re.findall(r"= in0\[([^;]*)\];", source)
+
+        def address(offset: str, l0: int) -> int:  # the C offset, other indices 0
+            names = {n: (l0 if n in dim0 else 0) for n in re.findall(r"[a-z]+\d+", offset)}
+            return eval(offset.replace("/", "//"), {}, names)
+
+        assert reads
+        for offset in reads:  # work-items 0, 1, 2, 3 of dimension 0 read words w … w + 3
+            first = address(offset, 0)
+            assert [address(offset, l0) - first for l0 in range(4)] == [0, 1, 2, 3], offset
+        a, b = (np.random.default_rng(6).uniform(-1, 1, (64, 64)).astype(np.float32)
+                for _ in range(2))
+        result = run(expr, a, b, repeat=1)
+        assert result.status == "ok" and result.correct, result.message
+
+
 def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
     """The hill climbing's neighbours of a candidate include its program one ``prefetch``
     apart with the same parameters (a search that found a fast program without prefetching

@@ -52,6 +52,22 @@ LOCAL_TILES = (
     "(join (toLocal (mapSeq (mapLocal 1 (mapLocal id))) (split 2 (split 2 (join x.0)))))))) "
     "(transpose (split 4 (join (join (toLocal (mapSeq (mapLocal 1 (mapLocal id))) (split 2 "
     "(split 2 (join (transpose x.1)))))))))) (replicate 4 (replicate 4 0.0)) (zip m n)) (zip a b)")
+# a work-group's reduction whose element's parts are arrays of matrices (the tiles of a
+# blocked matrix multiplication), and the same with A's tile copied along the rows of memory
+# (local-copy t = 5) and B's interleaved by vectors (t = 4)
+TILED_REDUCTION = (
+    "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). mapLocal 1 (λ(r, p). mapLocal 0 (λ(c, "
+    "q). c + at 0 (at 1 p) * at 1 (at 0 q)) (zip r x.1)) (zip acc x.0)) (replicate 4 (replicate "
+    "4 0.0)) (zip m n)) (zip a b)", ["[[[[[float]_4]_2]_4]_{K}]_{R}"] * 2)
+TILED_COPIES = (
+    "λa b. mapWorkgroup (λ(m, n). reduceSeq (λ(acc, x). (λBtile. (λAtile. mapLocal 1 (λ(r, p). "
+    "mapLocal (λ(c, q). c + at 0 (at 1 p) * at 1 (at 0 q)) (zip r Btile)) (zip acc Atile)) "
+    "(toLocal (map transpose ∘ split 4 ∘ split 2 ∘ join ∘ join ∘ mapSeq (mapLocal 1 (mapLocal "
+    "id))) (split 2 (split 2 (join (join (map transpose x.0))))))) (map (map join) (transpose "
+    "(map transpose (split 1 (split 4 (split 4 (join (join (toLocal (mapSeq (mapLocal 1 "
+    "(mapLocal id))) (split 2 (split 2 (join (join (join (map transpose (transpose (map (map "
+    "(split 4)) x.1)))))))))))))))))) (replicate 4 (replicate 4 0.0)) (zip m n)) (zip a b)",
+    TILED_REDUCTION[1])
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
 
@@ -161,14 +177,14 @@ TEMPLATES = {
     "eta": ["map abs", "map (*2.5)", ("map (map {F})", [MATRIX])],
     "beta": [("λxs. (λys. map {F} ys) xs", [L]), "map (λx. (+) (x, 1.5))"],
     "map→mapSeqUnroll": ["map {F}", ("map (map {F})", [MATRIX])],
-    "local-copy": [GROUP_REDUCTION],
+    "local-copy": [GROUP_REDUCTION, TILED_REDUCTION],
     "private-accumulator": [GROUP_REDUCTION],
     "copy-out": [GROUP_REDUCTION],
     "private-vectors": [("λa b. mapGlobal (λ(m, n). reduceSeq (λ(acc, x). mapSeq (λ(c, q). "
                          "c + q) (zip acc (mapSeq (λp. p.0 * p.1) (zip x.0 x.1)))) (replicate "
                          "{C} 0.0) (zip m n)) (zip a b)",
                          ["[[[float]_{C}]_{K}]_{R}", "[[[float]_{C}]_{K}]_{R}"])],
-    "prefetch": [(LOCAL_TILES, GROUP_REDUCTION[1])],
+    "prefetch": [(LOCAL_TILES, GROUP_REDUCTION[1]), TILED_COPIES],
     "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
               "cols) (split 2 (transpose b)))) a", MM[1])],
     # normal forms before an exploration (rules.normalisation)

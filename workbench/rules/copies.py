@@ -20,7 +20,8 @@ and says where it lives.
 
 from __future__ import annotations
 
-from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute
+from ..expr import Apply, Compose, Expr, Lambda, Prim, Var, compose, fresh_name, substitute
+from ..layout import rearranges_only
 from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType
@@ -60,6 +61,20 @@ def local_copy(v: Expr, shape: list[Size], l1: Size, l0: Size) -> Expr:
     for n in reversed(shape[1:]):
         out = Apply(Prim("split", (n,)), (out,))
     return out
+
+
+def _walked_transposed(v: Expr, shape: list[Size], l1: Size, l0: Size) -> Expr:
+    """``v`` (an array of matrices) copied into local memory as it is, the work-items
+    walking each matrix transposed (``map transpose v``, flattened, in rounds of l1 × l0):
+    the copy is written through the inverse, so that each element lands where it is in v."""
+    _, rows, cols = shape
+    flat = Apply(Prim("join"), (Apply(Prim("join"), (Apply(Prim("map", (Prim("transpose"),)),
+                                                            (v,)),)),))
+    rounds = Prim("mapSeq", (Prim("mapLocal", (1, Prim("mapLocal", (0, Prim("id"))))),))
+    back = compose(Prim("map", (Prim("transpose"),)), Prim("split", (cols,)),
+                   Prim("split", (rows,)), Prim("join"), Prim("join"), rounds)
+    return Apply(Prim("toLocal", (back,)),
+                 (Apply(Prim("split", (l1,)), (Apply(Prim("split", (l0,)), (flat,)),)),))
 
 
 _OPERATOR = "it rewrites a reduction's operator λ(acc, x). e"
@@ -139,8 +154,10 @@ def _group(site: Site, level: int) -> list[Size]:
                       "read neighbouring elements of global memory), 3 transposed and each "
                       "element transposed (so that neighbouring work-items of the operator "
                       "read neighbouring elements of local memory), 4 as 3 but by vectors of "
-                      f"{VECTOR} elements (neighbouring work-items read neighbouring vectors)",
-                      lambda s: [0, 1, 2, 3, 4], "int"),
+                      f"{VECTOR} elements (neighbouring work-items read neighbouring vectors), "
+                      "5 stored as it is but walked with each element transposed (read as 2 "
+                      "reads global memory, written back through the transposition)",
+                      lambda s: [0, 1, 2, 3, 4, 5], "int"),
             RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
     doc="A part of the reduction's element read from local memory: the work-group copies it "
@@ -166,15 +183,21 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     if isinstance(read, Refused):
         return read
     use, t = read
-    if transposed not in (0, 1, 2, 3, 4):
+    if transposed not in (0, 1, 2, 3, 4, 5):
         return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed), 3 "
-                       f"(both) or 4 (both, by vectors of {VECTOR}), not {transposed}")
+                       f"(both), 4 (both, by vectors of {VECTOR}) or 5 (as it is, walked as 2), "
+                       f"not {transposed}")
     if transposed >= 2 and len(shape) < 3:
         return Refused(f"component {k} is not an array of matrices: its elements cannot be "
                        f"transposed")
     if transposed == 4 and (len(shape) != 3 or shape[2].divisible_by(VECTOR) is False):
         return Refused(f"interleaving by vectors needs an array of matrices whose rows {VECTOR} "
                        f"divides ({part})")
+    if transposed == 5:
+        if len(shape) != 3:
+            return Refused(f"walking each element transposed and storing it as it is needs an "
+                           f"array of matrices ({part})")
+        return _bound(node, use, t, _walked_transposed(use, shape, l1, l0))
     # the order the copy walks the part (neighbouring work-items copy neighbouring elements
     # of it), read back through the inverse: 1 transposes the part, 2 each of its elements,
     # 3 both (the part's outer two levels, then each element's: its innermost level first),
@@ -371,22 +394,30 @@ def _local_copies(node: Lambda) -> list[Apply]:
     return out
 
 
-def _round_copy(fn: Expr) -> Expr | None:
-    """``toLocal (mapSeq L)`` with L one or two local maps of ``id``: L, else None."""
-    match fn:
-        case Prim("toLocal", (Prim("mapSeq", (Prim("mapLocal", (_, Prim("id"))) as one,)),)):
-            return one
-        case Prim("toLocal", (Prim("mapSeq", (Prim("mapLocal", (
-                _, Prim("mapLocal", (_, Prim("id"))))) as two,)),)):
-            return two
+def _round_copy(fn: Expr) -> tuple[Expr, tuple] | None:
+    """``toLocal (g ∘ mapSeq L)`` with L one or two local maps of ``id`` and g, if any,
+    layout primitives the copy is written through: (L, g's functions), else None."""
+    if not (isinstance(fn, Prim) and fn.name == "toLocal"):
+        return None
+    f = fn.args[0]
+    through: tuple = ()
+    if isinstance(f, Compose):
+        *through, f = f.fns
+        if not all(rearranges_only(g) for g in through):
+            return None
+    match f:
+        case Prim("mapSeq", (Prim("mapLocal", (_, Prim("id"))) as one,)):
+            return one, tuple(through)
+        case Prim("mapSeq", (Prim("mapLocal", (_, Prim("mapLocal", (_, Prim("id"))))) as two,)):
+            return two, tuple(through)
     return None
 
 
 def _prefetched(copy: Apply) -> Expr:
-    """``toLocal (mapSeq L) v`` with v made ahead into the private memory of the work-items
-    that copy it: each holds its own elements of every round, rounds innermost (one part per
-    work-item), copied unrolled so that the rounds are registers."""
-    locals_ = _round_copy(copy.fn)
+    """``toLocal (g ∘ mapSeq L) v`` with v made ahead into the private memory of the
+    work-items that copy it: each holds its own elements of every round, rounds innermost
+    (one part per work-item), copied unrolled so that the rounds are registers."""
+    locals_, through = _round_copy(copy.fn)
     two = isinstance(locals_.args[1], Prim) and locals_.args[1].name == "mapLocal"
     inner = locals_.args[1] if two else None
     own = Prim("mapLocal", (locals_.args[0], Prim("mapLocal", (inner.args[0], _ids(1))))) \
@@ -399,7 +430,8 @@ def _prefetched(copy: Apply) -> Expr:
     if two:
         ahead = Apply(each, (ahead,))
     ahead = Apply(Prim("transpose"), (ahead,))
-    return Apply(Prim("toLocal", (Prim("mapSeqUnroll", (locals_,)),)), (ahead,))
+    rounds = Prim("mapSeqUnroll", (locals_,))
+    return Apply(Prim("toLocal", (compose(*through, rounds) if through else rounds,)), (ahead,))
 
 
 @basic_rule(

@@ -140,9 +140,11 @@ class Options:
 DEFAULTS: dict[str, dict] = {
     "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
             "values": {"block": (4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
-            "keep": ("register blocks unrolled", "private accumulator",
-                     "A tile in local memory, B tile in local memory", "A and B read as vectors"),
-            "drop": ("packed",)},
+            "keep": ("register blocks unrolled", "private accumulator", "A tile in local memory",
+                     "B tile in local memory", "A and B read as vectors"),
+            "drop": ("packed", "A tile in local memory (transposed)",
+                     "A tile in local memory (each row transposed)",
+                     "A tile in local memory (interleaved")},
     "cpu": {"depth": 3, "mappings": ("one work-item per group",), "refine": 0.4,
             "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
             "keep": ("register blocks unrolled", "(each element transposed)")},
@@ -345,10 +347,12 @@ def subterm_of(expr: Expr, path: tuple) -> Expr:
 # neighbouring work-items read neighbouring words of local memory).
 LAYOUTS = (0, 1, 2, 3)
 LAYOUT_NAMES = ("", " (transposed)", " (each row transposed)", " (interleaved)",
-                " (interleaved by vectors)")
+                " (interleaved by vectors)", " (as it is, copied along the rows of memory)")
 # with operands read as vectors: also interleaved by vectors (each work-item's part cut into
-# vectors, neighbouring work-items' vectors side by side), which only vectors make useful
-VECTOR_LAYOUTS = (*LAYOUTS, 4)
+# vectors, neighbouring work-items' vectors side by side), which only vectors make useful,
+# and as it is but walked with each row transposed (the copy reads neighbouring words of
+# global memory and writes them where the vectors want them)
+VECTOR_LAYOUTS = (*LAYOUTS, 4, 5)
 
 
 def _memory_variants(v: Variant, types: tuple, layouts: tuple = LAYOUTS,
