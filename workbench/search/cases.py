@@ -128,13 +128,14 @@ class Options:
 # work-item each own a block), and the part of the OpenCL programs that holds the fast
 # kernels, so that 40–60 measured candidates find them: on a GPU the programs with the
 # structure of the paper's kernels (a work-group's accumulator in private memory, register
-# blocks unrolled, both tiles in local memory, A's as it is) whose work-items read their
-# operands as vectors (on an H100 at 2048: 0.49 ms, where the best without vectors, a tile
-# interleaved, takes 0.58 ms and the same layouts read word by word 0.95 ms; A's tile in
-# any other layout was 1.3 times slower or more at every size measured), register blocks of
-# 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each wins for some
-# sizes), no input packed (a packing kernel costs more than it saves there: 1.8–4 ms); on
-# a CPU those with register blocks
+# blocks unrolled, both tiles in local memory, A's as it is, walked either way) whose
+# work-items read their operands as vectors (on an H100 at 2048: 0.49 ms, where the best
+# without vectors, a tile interleaved, takes 0.58 ms and the same layouts read word by word
+# 0.95 ms; A's tile transposed or interleaved was 1.3 times slower or more at every size
+# measured; walked along the rows of memory, 4–5 % faster than walked as stored), register
+# blocks of 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each
+# wins for some sizes), no input packed (a packing kernel costs more than it saves there:
+# 1.8–4 ms); on a CPU those with register blocks
 # unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
 # Options given to a search replace these one by one.
 DEFAULTS: dict[str, dict] = {
