@@ -19,6 +19,13 @@ operator writes the next accumulator into it in place.
 
 Nothing is decided here: the address space comes from where the reduction stands (or from
 the ``toPrivate``/``toLocal`` of a computed initial value), as for every temporary.
+
+A ``prefetch c e`` in the operator of a work-group's reduction (outside its maps, e reading
+only the element) is made one step ahead (double buffering): for element 0 before the loop,
+into private memory of its own, and in each step for element i + 1 (mod n: the last step
+makes element 0 again, which nobody reads) into that same memory, right after the last
+statement of the step that reads it — after the copy into local memory, before the
+computation, whose latency then covers the loads. Elsewhere it is a ``toPrivate``.
 """
 
 from __future__ import annotations

@@ -153,7 +153,8 @@ for name, space, aliases in (("toGlobal", "global", ("asGlobal", "to-global")),
 define(Primitive(
     "prefetch", OPENCL, "(A -> B) -> (A -> B)", "double buffering (CUTLASS, MAGMA)",
     "Store the results of f in private memory, made for the next element of the enclosing "
-    "sequential reduction while it computes this one (the identity on values).",
+    "sequential reduction while it computes this one (elsewhere as toPrivate; the identity "
+    "on values).",
     memory_type, lambda ev, node, args: ev.call(node.args[0], args), params=(FUN(),),
     aliases=("Prefetch",), address_space=AddressSpace("private"), ahead=True))
 

@@ -6,7 +6,8 @@ and says where it lives.
 - ``local-copy``: a part of the reduction's element (a tile of A or B) copied into local
   memory by the work-group, ``l1 × l0`` work-items a round, before the operator reads it
   (walked transposed, or each of its elements transposed, so that neighbouring work-items
-  read neighbouring elements of global memory);
+  read neighbouring elements of global memory; or walked so but stored as it is, written
+  through the inverse);
 - ``private-accumulator``: the reduction's initial value computed into private memory by
   the local maps that own its parts (each work-item's register block);
 - ``copy-out``: the reduction's result copied to global memory by those same local maps;
@@ -375,8 +376,9 @@ def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
 
 def _local_copies(node: Lambda) -> list[Apply]:
     """The copies into local memory of parts of the element in the operator ``λ(acc, x).
-    e``: ``toLocal (mapSeq (mapLocal … id)) v`` where v reads x and no other name the
-    operator binds (what ``local-copy`` makes)."""
+    e``: ``toLocal (mapSeq (mapLocal … id)) v``, or that copy written through layout
+    primitives (``toLocal (g ∘ mapSeq …)``), where v reads x and no other name the operator
+    binds (what ``local-copy`` makes)."""
     acc, x = node.params[0]
     out = []
 
@@ -436,8 +438,9 @@ def _prefetched(copy: Apply) -> Expr:
 
 @basic_rule(
     "prefetch",
-    "λ(acc, x). e[toLocal (mapSeq L) v] → λ(acc, x). e[toLocal (mapSeqUnroll L) (transpose "
-    "(map transpose (prefetch L' (map transpose (transpose v)))))], L' = L[mapSeqUnroll id/id]",
+    "λ(acc, x). e[toLocal (g ∘ mapSeq L) v] → λ(acc, x). e[toLocal (g ∘ mapSeqUnroll L) "
+    "(transpose (map transpose (prefetch L' (map transpose (transpose v)))))], "
+    "L' = L[mapSeqUnroll id/id]",
     "memory", "double buffering of k-tiles (MAGMA's and CUTLASS's SGEMM); Lift toPrivate",
     doc="The copies into local memory of the reduction's element made ahead: while the "
         "work-group computes on this step's tiles, each work-item loads its elements of the "
