@@ -206,9 +206,8 @@ def test_prefetched_tiles_are_loaded_for_the_next_step_while_this_one_computes()
 
     types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
     v = _family(types)["private accumulator, A tile in local memory, B tile in local memory "
-                       "(interleaved by vectors); A and B read as vectors of 4; next tiles "
-                       "prefetched into registers"]
-    assert [s.rule for s in v.steps][-1] == "prefetch"
+                       "(interleaved by vectors); A and B read as vectors of 4" + C.PREFETCHED]
+    assert [s.rule for s in v.steps][-2:] == ["prefetch", "reduceSeq→reduceSeqUnroll"]
     env, expr = _small(v)
     source = opencl(expr, *types).source
     loop = re.search(r"for \(int (i\d+) = 0; \1 < (\d+); \1\+\+\) \{\n\s*/\* mapSeqUnroll "
