@@ -134,7 +134,7 @@ class Options:
 # 0.95 ms; A's tile transposed or interleaved was 1.3 times slower or more at every size
 # measured; walked along the rows of memory, 4–5 % faster than walked as stored), register
 # blocks of 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each
-# wins for some sizes), no input packed (a packing kernel costs more than it saves there:
+# wins for some sizes; prefetched, each work-item's steps unrolled), no input packed (a packing kernel costs more than it saves there:
 # 1.8–4 ms); on a CPU those with register blocks
 # unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
 # Options given to a search replace these one by one.
@@ -430,7 +430,8 @@ def _vectors(v: Variant, types: tuple) -> Variant | None:
                    f"{VECTOR_WIDTH}", v.sizes)
 
 
-PREFETCHED = "; next tiles prefetched into registers, steps unrolled"  # ``_prefetched``'s
+# the words _prefetched adds to a program's description
+PREFETCHED = "; next tiles prefetched into registers, steps unrolled"
 
 
 def _prefetched(v: Variant, types: tuple) -> Variant | None:
@@ -926,7 +927,7 @@ def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits:
                       if (j, tuple(sorted(e.items()))) not in seen]
             if not around:
                 break
-            records = ctx.measure([job(programs[j], e) for j, e in around][:ctx.left()])
+            records = ctx.measure([job(programs[j], e) for j, e in around[:ctx.left()]])
             best = min((x for x in records if x.get("correct") and x.get("kernel_ms")),
                        key=lambda x: x["kernel_ms"], default=None)
             here = (i, tuple(sorted(env.items())))
