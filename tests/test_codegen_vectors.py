@@ -4,6 +4,8 @@ derive, run on the device and, small, under Oclgrind (races, out-of-bounds acces
 
 import json
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,7 +71,9 @@ def test_a_vector_accumulator_is_a_private_vector_variable():
     source = opencl(e, "[float]_8192").source
     assert "float8 acc" in source and "= (float8)(0.0f);" in source
     assert "vload8(0, in0 + 1024*gl" in source
-    assert "vstore8(acc" in source  # the lanes, then added across
+    # the lanes stored into an aligned private array (one wide store), then added across
+    assert re.search(r"float prv\d+\[8\] __attribute__\(\(aligned\(32\)\)\);", source)
+    assert re.search(r"\*\(float8 \*\)\(prv\d+ \+ 0\) = acc\d+;", source)
 
 
 # derivations of the reduction macros: (start, input types, steps as (rule, path, params))

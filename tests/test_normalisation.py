@@ -77,8 +77,12 @@ def types_of(texts):
 
 
 def counts(expr, types):
+    """The count after each phase; the last, the candidates before code generation judges
+    their vectors (whether a row of B lies contiguous depends on how B is given)."""
     found = C.explore(expr, types_of(types), C.Options(depth=1, keep=()), CPU)
-    return [p["count"] for p in found["phases"]]
+    out = [p["count"] for p in found["phases"]]
+    out[-1] += found["pruned"].get(C.NOT_CONTIGUOUS, 0)
+    return out
 
 
 def inputs(types, seed=0):

@@ -16,12 +16,18 @@ from .arith import Index, to_c
 from .c_types import c_type
 
 INDENT = "    "
-# While a kernel is printed: its local arrays read or written as aligned vectors (name → the
-# C type of their elements; every vector access to them is aligned, ``_vector_widths``).
-# Such an access is printed as a dereference of a vector pointer
-# (one wide load or store, which the alignment allows), not as vloadN/vstoreN, which only
-# assume their scalars' alignment and become several narrow accesses.
-_ALIGNED: ContextVar[dict[str, str] | None] = ContextVar("aligned_local_vectors", default=None)
+# While a kernel is printed: its arrays read or written as aligned vectors (name → the address
+# space and C type of their elements; every vector access to them is aligned,
+# ``_vector_widths``). Such an access is printed as a dereference of a vector pointer (one
+# wide load or store, which the alignment allows), not as vloadN/vstoreN, which only assume
+# their scalars' alignment: in local memory they become several narrow accesses (NVIDIA), and
+# a private array accessed by them is kept in memory, not registers (PoCL: a register block
+# updated by float16s ran 8 times slower). Private arrays are printed so only for vectors of
+# WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA keeps in
+# registers either way, as measured) keep vloadN/vstoreN.
+_ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
+                                                                     default=None)
+WIDE = 8
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 _FIRST_OF_GROUP = "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
 
@@ -75,6 +81,7 @@ class _Printer:
         self.path = path  # of the innermost loop with a known path, else the kernel's
         self.depth = 1
         self.warps: list[ir.Loop] = []  # enclosing warp loops
+        self.widths: dict[str, int] = {}  # arrays read as aligned vectors (_vector_widths)
 
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
@@ -127,7 +134,10 @@ class _Printer:
             self.line(f"/* {_comment(s.text)} */")
         elif isinstance(s, ir.Allocate):
             b = s.buffer
-            self.line(f"{c_type(b.scalar)} {b.name}[{b.length}];")
+            width = self.widths.get(b.name)
+            align = f" __attribute__((aligned({width * b.scalar_dtype().itemsize})))" \
+                if width else ""
+            self.line(f"{c_type(b.scalar)} {b.name}[{b.length}]{align};")
         else:
             raise TypeError(f"not a kernel IR statement: {s!r}")
 
@@ -225,12 +235,20 @@ def _multiple(offset: Index, width: int) -> bool:
 
 
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
-    return f"(local {(_ALIGNED.get() or {})[buffer]}{width} *)({buffer} + {index(offset)})"
+    space, scalar = (_ALIGNED.get() or {})[buffer]
+    return f"({space}{scalar}{width} *)({buffer} + {index(offset)})"
+
+
+def _private_arrays(kernel: ir.Kernel) -> dict[str, ir.Buffer]:
+    return {s.buffer.name: s.buffer for s, _ in ir.statements(kernel.body)
+            if isinstance(s, ir.Allocate)}
 
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
-    """The local arrays every vector access of which is aligned, with the widest width."""
+    """The local arrays every vector access of which is aligned, with the widest width; and
+    the private arrays every vector access of which is aligned and of WIDE lanes or more."""
     names = {b.name for b in kernel.locals}
+    private = set(_private_arrays(kernel))
     widths: dict[str, int] = {}
     unaligned: set[str] = set()
     for stmt, _ in ir.statements(kernel.body):
@@ -239,8 +257,8 @@ def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
         if isinstance(stmt, ir.Store):
             accesses.append((stmt.buffer, stmt.offset, stmt.width))
         for buffer, offset, width in accesses:
-            if width > 1 and buffer in names:
-                if _multiple(offset, width):
+            if width > 1 and (buffer in names or buffer in private):
+                if _multiple(offset, width) and (buffer in names or width >= WIDE):
                     widths[buffer] = max(widths.get(buffer, 1), width)
                 else:
                     unaligned.add(buffer)
@@ -255,14 +273,17 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
         const = "const " if b.role == "input" else ""
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
     printer = _Printer(tuple(kernel.path))
-    widths = _vector_widths(kernel)
+    widths = printer.widths = _vector_widths(kernel)
     # Local memory is declared at kernel scope (OpenCL allows it nowhere else); an array read
     # as aligned vectors is aligned to the widest of them.
     for b in kernel.locals:
         align = f" __attribute__((aligned({widths[b.name] * b.scalar_dtype().itemsize})))" \
             if b.name in widths else ""
         printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}]{align};")
-    token = _ALIGNED.set({b.name: c_type(b.scalar) for b in kernel.locals if b.name in widths})
+    aligned = {b.name: ("local ", c_type(b.scalar)) for b in kernel.locals if b.name in widths}
+    aligned.update({name: ("", c_type(b.scalar)) for name, b in _private_arrays(kernel).items()
+                    if name in widths})
+    token = _ALIGNED.set(aligned)
     try:
         for stmt in kernel.body:
             printer.stmt(stmt)
