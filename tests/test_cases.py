@@ -296,6 +296,21 @@ def test_rows_of_a_cpu_register_block_are_updated_as_aligned_vectors():
     assert result.status == "ok" and result.correct, result.message
 
 
+def test_vectors_the_device_does_not_run_are_left_out_counted():
+    """A device whose probe refused vectors of 16 (PoCL 3.0 on some CPUs) gets no candidate
+    with them; the others stay, and the count of those left out is reported."""
+    found = C.explore(MM, TYPES, C.Options(depth=1, mappings=("one work-item per group",)),
+                      CPU)
+    sixteen = [v for v, _ in found["candidates"] if "vectors of 16" in v.label]
+    assert sixteen and any("vectors of 8" in v.label for v, _ in found["candidates"])
+    total = len(found["candidates"])
+    C._within_device(found, (2, 4, 8))
+    assert not any("vectors of 16" in v.label for v, _ in found["candidates"])
+    assert found["pruned"][C.UNRUN_WIDTHS] == total - len(found["candidates"]) > 0
+    C._within_device(found, None)  # widths unknown (a replayed search): nothing left out
+    assert found["pruned"][C.UNRUN_WIDTHS] == total - len(found["candidates"])
+
+
 def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
     """The hill climbing's neighbours of a candidate include its program one ``prefetch``
     apart with the same parameters (a search that found a fast program without prefetching

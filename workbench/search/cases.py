@@ -847,6 +847,7 @@ def cases(ctx) -> None:
     # every candidate computes what the start does: its output, computed once, is the check
     # (interpreting a register-blocked kernel of a large matrix would take minutes)
     found = explore(ctx.start, ctx.types, options, limits)
+    _within_device(found, ctx.vector_widths)
     ctx.details = {k: v for k, v in found.items()
                    if k in ("phases", "pruned", "limits", "normalised")}
     candidates = random_order(found["candidates"], ctx.seed)
@@ -868,6 +869,21 @@ def cases(ctx) -> None:
         ctx.measure(batch)
     if options.refine:
         refine(ctx, programs, types=ctx.types, options=options, limits=limits, job=job)
+
+
+def _within_device(found: dict, widths: tuple[int, ...] | None) -> None:
+    """Leaves out the candidates whose vectors have a width the device's probe refused
+    (PoCL 3.0 runs no float16 on some CPUs), counted."""
+    from .space import fits_device
+
+    fits = {id(v): fits_device(v.expr, widths) for v in found["programs"]}
+    kept = [(v, env) for v, env in found["candidates"] if fits.get(id(v), True)]
+    if len(kept) < len(found["candidates"]):
+        found["pruned"][UNRUN_WIDTHS] = len(found["candidates"]) - len(kept)
+        found["candidates"] = kept
+
+
+UNRUN_WIDTHS = "vectors of a width the device does not run"
 
 
 def random_order(candidates: list[tuple[Variant, dict]], seed: int
