@@ -255,7 +255,8 @@ def test_a_tile_copied_along_the_rows_of_memory_is_read_by_neighbouring_work_ite
         dim0 = set(re.findall(r"int (l\d+) = get_local_id\(0\);", source))
         reads = re.findall(r"= in0\[([^;]*)\];", source)
 
-        def address(offset: str, l0: int) -> int:  # the C offset, other indices 0
+        def address(offset: str, l0: int, dim0: set[str] = dim0) -> int:
+            # the C offset, other indices 0
             names = {n: (l0 if n in dim0 else 0) for n in re.findall(r"[a-z]+\d+", offset)}
             return eval(offset.replace("/", "//"), {}, names)
 

@@ -3,7 +3,6 @@ type system, the interpreter and the code generator; and the kernels the reducti
 derive, run on the device and, small, under Oclgrind (races, out-of-bounds accesses)."""
 
 import json
-
 import re
 
 import numpy as np

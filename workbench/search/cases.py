@@ -134,9 +134,9 @@ class Options:
 # 0.95 ms; A's tile transposed or interleaved was 1.3 times slower or more at every size
 # measured; walked along the rows of memory, 4–5 % faster than walked as stored), register
 # blocks of 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each
-# wins for some sizes; prefetched, each work-item's steps unrolled), no input packed (a packing kernel costs more than it saves there:
-# 1.8–4 ms); on a CPU those with register blocks
-# unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
+# wins for some sizes; prefetched, each work-item's steps unrolled), no input packed (a
+# packing kernel costs more than it saves there: 1.8–4 ms); on a CPU those with register
+# blocks unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
 # Options given to a search replace these one by one.
 DEFAULTS: dict[str, dict] = {
     "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
