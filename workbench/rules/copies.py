@@ -89,6 +89,11 @@ def _pair_parameter(f: Lambda) -> bool:
     return False
 
 
+# a reduction's operator λ(acc, x). e, the node the rules that copy its operands rewrite
+OPERATOR = kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op),
+                                                         _OPERATOR)
+
+
 def _nodes(e: Expr):
     yield e
     for c in e.children():
@@ -163,7 +168,7 @@ def _group(site: Site, level: int) -> list[Size]:
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
     doc="A part of the reduction's element read from local memory: the work-group copies it "
         "there, l1 × l0 work-items a round, each step of the reduction.")
-@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+@matches(OPERATOR)
 def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     node = m.op
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
@@ -351,7 +356,7 @@ def _widths(site: Site) -> list[int]:
         "vectors of w, once each step, before the operator uses it: one wide load in place of "
         "w narrow ones. The part must lie contiguous in memory (code generation says where it "
         "does not).")
-@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+@matches(OPERATOR)
 def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
     node = m.op
     k, w = int(p["k"]), int(p["w"])
@@ -446,7 +451,7 @@ def _prefetched(copy: Apply) -> Expr:
         "work-group computes on this step's tiles, each work-item loads its elements of the "
         "next step's into private memory (registers), and the step after copies them from "
         "there into local memory, so that the latency of global memory overlaps computation.")
-@matches(kind(Lambda, name="op", why=_OPERATOR).where(lambda m: _pair_parameter(m.op), _OPERATOR))
+@matches(OPERATOR)
 def PREFETCH(m, site: Site, p) -> Expr | Refused:
     node = m.op
     copies = _local_copies(node)
