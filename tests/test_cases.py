@@ -385,3 +385,63 @@ def test_the_options_drop_programs_by_the_words_of_their_description():
     assert dropped["programs"] and not any("packed" in v.label for v in dropped["programs"])
     sampled = next(p for p in dropped["phases"] if p["phase"] == "sampled")
     assert sampled["what"].endswith("not 'packed'")
+
+
+def test_the_model_share_measures_the_candidates_a_fitted_model_ranks_fastest(explored):
+    """After the random share, ``modelled`` fits ``search.surrogate`` to the measured
+    candidates and measures those it ranks fastest: on times that follow the candidates'
+    features (a best work-group size in the middle, a program choice that pays), its picks
+    are faster than the random ones, spread over several programs."""
+    candidates = C.random_order(explored["candidates"], seed=1)
+    programs = explored["programs"]
+    used = {id(v): C.resources(v, TYPES) for v in programs}
+
+    def ms(v, env) -> float:
+        f = C.candidate_features(v, env, used[id(v)], CPU)
+        return float(np.exp(0.3 * (f["work-items per group"] - 3) ** 2
+                            + 0.8 * f.get("program: register blocks unrolled", 0)))
+
+    class Measured:
+        batch, records = 4, []
+
+        def left(self):
+            return 24 - len(self.records)
+
+        def measure(self, batch):
+            out = [{"correct": True, "details": d, "kernel_ms": ms(*key)}
+                   for key, d in batch]
+            self.records.extend(out)
+            return out
+
+    ctx = Measured()
+    ctx.types, ctx.details = TYPES, {}
+
+    def job(v, env, chosen="random"):
+        return (v, env), {"program": programs.index(v), "parameters": dict(env),
+                          "chosen": chosen}
+
+    first = [job(v, env) for v, env in candidates[:8]]
+    ctx.measure(first)
+    C.modelled(ctx, candidates[8:], programs, CPU, until=24, job=job)
+    picked = [r for r in ctx.records if r["details"]["chosen"] == "model"]
+    assert len(picked) == 16 and ctx.details["model"]["fitted_on"] >= 8
+    assert np.mean([r["kernel_ms"] for r in picked]) < \
+        np.mean([r["kernel_ms"] for r in ctx.records[:8]])
+    # half its picks are faster than the fastest of the random share
+    assert np.median([r["kernel_ms"] for r in picked]) < \
+        min(r["kernel_ms"] for r in ctx.records[:8])
+    # and they spread over programs
+    assert len({r["details"]["program"] for r in picked}) >= 4
+
+
+def test_a_search_with_a_model_share_logs_which_candidates_the_model_chose(tmp_path):
+    a = np.random.default_rng(7).uniform(-1, 1, (32, 64)).astype(np.float32)
+    b = np.random.default_rng(8).uniform(-1, 1, (64, 32)).astype(np.float32)
+    options = {**SMALL, "limits": CPU.as_json(), "model": 0.4, "refine": 0,
+               "keep": ["one work-item per group"]}
+    result = search(MM, a, b, strategy="cases", budget=10, workers=0, options=options)
+    chosen = [r["details"]["chosen"] for r in result.log]
+    assert chosen == ["random"] * 6 + ["model"] * 4, chosen
+    assert all(r["correct"] for r in result.log)
+    model = result.details["model"]
+    assert model["chosen"] == 4 and model["fitted_on"] >= 6 and model["strongest"]

@@ -175,7 +175,7 @@ DEFAULT_STRATEGY = "guided"
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
-                            "guided": 2, "cases": 2}
+                            "guided": 2, "cases": 3}
 
 
 def option_names(strategy: str) -> dict[str, object]:
