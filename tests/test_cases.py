@@ -445,3 +445,22 @@ def test_a_search_with_a_model_share_logs_which_candidates_the_model_chose(tmp_p
     assert all(r["correct"] for r in result.log)
     model = result.details["model"]
     assert model["chosen"] == 4 and model["fitted_on"] >= 6 and model["strongest"]
+
+
+@pytest.mark.parametrize("limits", [CPU, C.Limits(kind="gpu", compute_units=4)],
+                         ids=["cpu", "gpu"])
+def test_phase_three_at_once_keeps_and_counts_what_one_by_one_does(explored, limits):
+    """Phase 3 checks every parameter choice of a program at once (NumPy); the choices kept,
+    their order and the counts of what pruned the others are those of the depth-first
+    check of one choice at a time, and values that are not powers of two are checked that
+    way."""
+    options = C.Options(**SMALL)
+    for v in explored["programs"][::3]:
+        r = C.resources(v, TYPES)
+        one, at_once = {}, {}
+        expected = list(C.assignments(v, r, options, limits, one))
+        assert C._assignments_at_once(v, r, options, limits, at_once) == expected, v.label
+        assert {k: n for k, n in at_once.items() if n} == one, v.label
+    odd = C.Options(**SMALL, values={"block": (3, 4), "tile": (2, 6), "chunk": (4,)})
+    assert C._assignments_at_once(explored["programs"][0], C.resources(
+        explored["programs"][0], TYPES), odd, limits, {}) is None

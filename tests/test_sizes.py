@@ -361,3 +361,15 @@ def test_building_many_sizes_runs():
     # Not a timing assertion: type checking builds sizes like these by the hundred.
     built = {Size.var("N") / 128 * 128 for _ in range(10_000)}
     assert built == {Size.var("N")}
+
+
+def test_evaluate_many_gives_the_exact_values_of_many_choices_or_none():
+    import numpy as np
+
+    n, k = Size.var("n"), Size.var("k")
+    columns = {"n": np.array([4.0, 8.0, 16.0]), "k": np.array([2.0, 2.0, 4.0])}
+    size = Size.const(512) / n * k + n * n
+    assert list(size.evaluate_many(columns)) == [
+        float(size.evaluate({"n": a, "k": b})) for a, b in ((4, 2), (8, 2), (16, 4))]
+    assert (Size.const(1) / 3 * n).evaluate_many(columns) is None  # a third is not exact
+    assert n.evaluate_many({"k": columns["k"]}) is None  # n has no values

@@ -302,6 +302,23 @@ class Size:
             total += c
         return _plain(total)
 
+    def evaluate_many(self, columns: Mapping[str, object]):
+        """The values for many choices at once: ``columns`` maps each variable to an array
+        of its values (NumPy float64, one per choice). None where the values would not be
+        exact in floating point: a symbolic power or division, or a coefficient whose
+        denominator is not a power of two (the caller evaluates those one by one)."""
+        total = 0.0
+        for m, c in self._terms.items():
+            if c.denominator & (c.denominator - 1):
+                return None
+            term = float(c)
+            for atom, e in m:
+                if not isinstance(atom, str) or atom not in columns:
+                    return None
+                term = term * columns[atom] ** e
+            total = total + term
+        return total
+
     def substitute(self, mapping: Mapping[str, Size | int]) -> Size:
         """Replace variables by sizes or numbers; the result is built canonical."""
         if not mapping or self.free_vars.isdisjoint(mapping):

@@ -41,6 +41,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import WorkbenchError
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Prim, Section, bind_sizes, walk
 from ..layout import mapped_layout, needs_lowering
@@ -614,7 +616,7 @@ def _value(s: Size, env: dict[str, int]) -> float | None:
     names = _NAMES.get(id(s))
     if names is None or names[0] is not s:
         names = _NAMES[id(s)] = (s, tuple(sorted(s.free_vars)))
-    key = (id(s), *(env.get(n) for n in names[1]))
+    key = (id(s), tuple(map(env.get, names[1])))
     hit = _VALUES.get(key)
     if hit is None or hit[0] is not s:
         if len(_VALUES) > 1 << 20:
@@ -711,6 +713,77 @@ def assignments(v: Variant, r: Resources, options: Options, limits: Limits,
     yield from visit(0, {})
 
 
+def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Limits,
+                         pruned: dict[str, int]) -> list[dict] | None:
+    """``assignments`` with every parameter choice checked at once (NumPy), in the same
+    order and with the same counts; None (nothing counted) where a value might not be exact
+    in floating point — a value tried that is not a power of two, a size with a symbolic
+    power or division — or the choices are too many to hold."""
+    names = size_names(v.expr)
+    kinds = roles(v)
+    ranges = [options.values.get(kinds.get(n, "tile"), (2, 4, 8, 16)) for n in names]
+    if not all(isinstance(x, int) and x >= 1 and not x & (x - 1) for xs in ranges for x in xs):
+        return None
+    count = math.prod(len(xs) for xs in ranges)
+    if count > 1 << 22:
+        return None
+    grid = np.array(list(itertools.product(*ranges)), dtype=np.int64).reshape(count, len(names))
+    columns = {n: grid[:, i].astype(float) for i, n in enumerate(names)}
+    values: dict[int, np.ndarray] = {}
+
+    def value(size: Size) -> np.ndarray:
+        if id(size) not in values:
+            x = size.evaluate_many(columns)
+            if x is None:
+                raise _NotExact
+            values[id(size)] = np.broadcast_to(np.asarray(x, dtype=float), (count,))
+        return values[id(size)]
+
+    def whole(x: np.ndarray) -> np.ndarray:
+        return (x >= 1) & (x == np.floor(x))
+
+    counts: dict[str, int] = {}
+    try:
+        ok = np.ones(count, dtype=bool)
+        for total, divisor in r.divides:
+            t, d = value(total), value(divisor)
+            fits = whole(t) & whole(d)
+            ok &= fits & (np.fmod(t, np.where(fits, d, 1.0)) == 0)
+        counts["sizes that do not divide"] = int(count - ok.sum())
+        ones = np.ones(count)
+        per_dim = [np.maximum.reduce([value(s) for s in sizes]) for sizes in r.work_group]
+        work_group = np.prod(per_dim, axis=0) if per_dim else ones
+        groups = np.prod([value(s) for s in (r.groups or r.global_maps)], axis=0) \
+            if (r.groups or r.global_maps) else ones
+        local = sum((value(s) for s in r.local), np.zeros(count)) * 4
+        private = sum((value(s) / (work_group if shared else 1) for s, shared in r.private),
+                      np.zeros(count)) * 4
+    except _NotExact:
+        return None
+    reasons = [("work-groups larger than the device allows",
+                work_group > limits.max_work_group_size),
+               ("work-groups too small",
+                (work_group < limits.min_work_group) if r.work_group else ~ones.astype(bool)),
+               ("too few or too many work-groups",
+                (groups < limits.compute_units) | (groups > limits.max_work_groups)),
+               ("local memory", local > limits.local_memory_bytes),
+               ("private memory", private > limits.private_bytes),
+               ("registers of a work-group",
+                work_group * (private + REGISTER_OVERHEAD) > limits.register_bytes
+                if limits.register_bytes and r.work_group else ~ones.astype(bool))]
+    for why, fails in reasons:  # each choice counted by the first reason that prunes it
+        counts[why] = int((ok & fails).sum())
+        ok &= ~fails
+    for why, n in counts.items():
+        if n:
+            pruned[why] = pruned.get(why, 0) + n
+    return [dict(zip(names, row)) for row in grid[ok].tolist()]
+
+
+class _NotExact(Exception):
+    """A size whose values floating point might not give exactly."""
+
+
 def _divides(total: Size, divisor: Size, env: dict) -> bool:
     t, d = _value(total, env), _value(divisor, env)
     return t is not None and d is not None and d >= 1 and t >= 1 and t == int(t) and \
@@ -729,7 +802,9 @@ def phase3(programs: list[Variant], types: tuple, options: Options, limits: Limi
             pruned["programs whose types do not check"] = \
                 pruned.get("programs whose types do not check", 0) + 1
             continue
-        found = list(assignments(v, r, options, limits, pruned))
+        found = _assignments_at_once(v, r, options, limits, pruned)
+        if found is None:
+            found = list(assignments(v, r, options, limits, pruned))
         if found and not _vectors_contiguous(v, found[0], types):
             pruned[NOT_CONTIGUOUS] = pruned.get(NOT_CONTIGUOUS, 0) + len(found)
             continue
