@@ -630,30 +630,37 @@ def _value(s: Size, env: dict[str, int]) -> float | None:
     return hit[1]
 
 
+def usage(r: Resources, env: dict[str, int]) -> tuple[float, float, float, float]:
+    """What a program uses with these parameters: work-items per group, work-groups,
+    elements of local memory per group and of private memory per work-item."""
+    per_dim = [max((_value(s, env) or 0) for s in sizes) for sizes in r.work_group]
+    work_group = math.prod(per_dim) if per_dim else 1
+    groups = math.prod((_value(s, env) or 1) for s in r.groups) if r.groups else \
+        math.prod((_value(s, env) or 1) for s in r.global_maps)
+    local = sum((_value(s, env) or 0) for s in r.local)
+    private = sum((_value(s, env) or 0) / (work_group if shared else 1)
+                  for s, shared in r.private)
+    return work_group, groups, local, private
+
+
 def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = True
           ) -> str | None:
     """Why the parameters ``env`` are pruned (None: kept)."""
     if divisions and not all(_divides(t, d, env) for t, d in r.divides):
         return "sizes that do not divide"
-    per_dim = [max((_value(s, env) or 0) for s in sizes) for sizes in r.work_group]
-    work_group = math.prod(per_dim) if per_dim else 1
+    work_group, groups, local, private = usage(r, env)
     if work_group > limits.max_work_group_size:
         return "work-groups larger than the device allows"
     if r.work_group and work_group < limits.min_work_group:
         return "work-groups too small"
-    groups = math.prod((_value(s, env) or 1) for s in r.groups) if r.groups else \
-        math.prod((_value(s, env) or 1) for s in r.global_maps)
     if groups < limits.compute_units or groups > limits.max_work_groups:
         return "too few or too many work-groups"
-    local = sum((_value(s, env) or 0) for s in r.local) * 4
-    if local > limits.local_memory_bytes:
+    if local * 4 > limits.local_memory_bytes:
         return "local memory"
-    private = sum((_value(s, env) or 0) / (work_group if shared else 1)
-                  for s, shared in r.private) * 4
-    if private > limits.private_bytes:
+    if private * 4 > limits.private_bytes:
         return "private memory"
     if limits.register_bytes and r.work_group and \
-            work_group * (private + REGISTER_OVERHEAD) > limits.register_bytes:
+            work_group * (private * 4 + REGISTER_OVERHEAD) > limits.register_bytes:
         return "registers of a work-group"
     return None
 
@@ -971,13 +978,7 @@ def candidate_features(v: Variant, env: dict[str, int], r: Resources, limits: Li
     groups, its work-groups per compute unit, the local memory of a group, the private
     memory of a work-item and the product of its sizes of each role (blocks, tiles, chunks;
     log2, and squared), and each part of its program's description."""
-    per_dim = [max((_value(s, env) or 0) for s in sizes) for sizes in r.work_group]
-    work_group = math.prod(per_dim) if per_dim else 1
-    groups = math.prod((_value(s, env) or 1) for s in r.groups) if r.groups else \
-        math.prod((_value(s, env) or 1) for s in r.global_maps)
-    local = sum((_value(s, env) or 0) for s in r.local)
-    private = sum((_value(s, env) or 0) / (work_group if shared else 1)
-                  for s, shared in r.private)
+    work_group, groups, local, private = usage(r, env)
     sized: dict[str, float] = {}
     for name, role in roles(v).items():  # the product of the sizes of each role
         sized[role + " sizes"] = sized.get(role + " sizes", 1.0) * env.get(name, 1)
