@@ -19,11 +19,9 @@ kernel void blackscholes_0(global const float *restrict in0, global float *restr
             /* mapLocal compCallPut */
             {
                 int l2 = get_local_id(0);
-                if (l2 < 256) {
-                    struct Tuple_float_float t3 = uf_compCallPut(in0[l2 + 256*wg1]);
-                    out_0[l2 + 256*wg1] = t3._0;
-                    out_1[l2 + 256*wg1] = t3._1;
-                }
+                struct Tuple_float_float t3 = uf_compCallPut(in0[l2 + 256*wg1]);
+                out_0[l2 + 256*wg1] = t3._0;
+                out_1[l2 + 256*wg1] = t3._1;
             }
         }
     }

@@ -12,9 +12,7 @@ kernel void blas_scal_0(global const float *restrict in0, global const float *re
             /* mapLocal (*a) */
             {
                 int l2 = get_local_id(0);
-                if (l2 < 256) {
-                    out[l2 + 256*wg1] = blas_scal_f3(in0[0], in1[l2 + 256*wg1]);
-                }
+                out[l2 + 256*wg1] = blas_scal_f3(in0[0], in1[l2 + 256*wg1]);
             }
         }
     }

@@ -33,14 +33,12 @@ kernel void reduction_listing5_13_0(global const float *restrict in0, global flo
         /* mapLocal (reduceSeq (+) 0) */
         {
             int l4 = get_local_id(0);
-            if (l4 < 128) {
-                float acc5 = 0.0f;
-                /* reduceSeq (+) 0 */
-                for (int i6 = 0; i6 < 16; i6++) {
-                    acc5 = reduction_listing5_13_f7(((struct Tuple_float_float){acc5, in0[128*i6 + l4 + 2048*wg2]}));
-                }
-                lcl3[l4] = acc5;
+            float acc5 = 0.0f;
+            /* reduceSeq (+) 0 */
+            for (int i6 = 0; i6 < 16; i6++) {
+                acc5 = reduction_listing5_13_f7(((struct Tuple_float_float){acc5, in0[128*i6 + l4 + 2048*wg2]}));
             }
+            lcl3[l4] = acc5;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* mapLocal (reduceSeq (+) 0) */

@@ -19,11 +19,9 @@ kernel void reduction_v3_sequential_0(global const float *restrict in0, global f
         /* mapLocal (mapSeq id) */
         {
             int l4 = get_local_id(0);
-            if (l4 < 128) {
-                /* mapSeq id */
-                for (int i5 = 0; i5 < 1; i5++) {
-                    lcl3[i5 + l4] = in0[i5 + l4 + 128*wg2];
-                }
+            /* mapSeq id */
+            for (int i5 = 0; i5 < 1; i5++) {
+                lcl3[i5 + l4] = in0[i5 + l4 + 128*wg2];
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);

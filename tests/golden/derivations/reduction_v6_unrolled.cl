@@ -33,13 +33,11 @@ kernel void reduction_v6_unrolled_0(global const float *restrict in0, global flo
         /* mapLocal (reduceSeqUnroll (+) 0) */
         {
             int l4 = get_local_id(0);
-            if (l4 < 128) {
-                float acc5 = 0.0f;
-                /* reduceSeqUnroll (+) 0 (unrolled) */
-                acc5 = reduction_v6_unrolled_f7(((struct Tuple_float_float){acc5, in0[l4 + 256*wg2]}));
-                acc5 = reduction_v6_unrolled_f7(((struct Tuple_float_float){acc5, in0[l4 + 256*wg2 + 128]}));
-                lcl3[l4] = acc5;
-            }
+            float acc5 = 0.0f;
+            /* reduceSeqUnroll (+) 0 (unrolled) */
+            acc5 = reduction_v6_unrolled_f7(((struct Tuple_float_float){acc5, in0[l4 + 256*wg2]}));
+            acc5 = reduction_v6_unrolled_f7(((struct Tuple_float_float){acc5, in0[l4 + 256*wg2 + 128]}));
+            lcl3[l4] = acc5;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* mapLocal (reduceSeqUnroll (+) 0) */

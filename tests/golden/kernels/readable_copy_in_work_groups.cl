@@ -8,11 +8,9 @@ kernel void kernel_0(global const float *restrict in0, global float *restrict ou
             /* mapLocal (mapSeq id) */
             {
                 int l2 = get_local_id(0);
-                if (l2 < 256) {
-                    /* mapSeq id */
-                    for (int i3 = 0; i3 < 4; i3++) {
-                        out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];
-                    }
+                /* mapSeq id */
+                for (int i3 = 0; i3 < 4; i3++) {
+                    out[i3 + 4*l2 + 1024*wg1] = in0[i3 + 4*l2 + 1024*wg1];
                 }
             }
         }

@@ -17,34 +17,30 @@ kernel void kernel_0(global const float *restrict in0, global const float *restr
             /* mapLocal 1 (mapLocal (mapSeqUnroll (mapSeqUnroll id))) */
             {
                 int l4 = get_local_id(1);
-                if (l4 < 4) {
-                    /* mapLocal (mapSeqUnroll (mapSeqUnroll id)) */
-                    {
-                        int l5 = get_local_id(0);
-                        if (l5 < 4) {
-                            /* mapSeqUnroll (mapSeqUnroll id) (unrolled) */
-                            /* mapSeqUnroll id (unrolled) */
-                            prv3[0] = 0.0f;
-                            prv3[1] = 0.0f;
-                            prv3[2] = 0.0f;
-                            prv3[3] = 0.0f;
-                            /* mapSeqUnroll id (unrolled) */
-                            prv3[4] = 0.0f;
-                            prv3[5] = 0.0f;
-                            prv3[6] = 0.0f;
-                            prv3[7] = 0.0f;
-                            /* mapSeqUnroll id (unrolled) */
-                            prv3[8] = 0.0f;
-                            prv3[9] = 0.0f;
-                            prv3[10] = 0.0f;
-                            prv3[11] = 0.0f;
-                            /* mapSeqUnroll id (unrolled) */
-                            prv3[12] = 0.0f;
-                            prv3[13] = 0.0f;
-                            prv3[14] = 0.0f;
-                            prv3[15] = 0.0f;
-                        }
-                    }
+                /* mapLocal (mapSeqUnroll (mapSeqUnroll id)) */
+                {
+                    int l5 = get_local_id(0);
+                    /* mapSeqUnroll (mapSeqUnroll id) (unrolled) */
+                    /* mapSeqUnroll id (unrolled) */
+                    prv3[0] = 0.0f;
+                    prv3[1] = 0.0f;
+                    prv3[2] = 0.0f;
+                    prv3[3] = 0.0f;
+                    /* mapSeqUnroll id (unrolled) */
+                    prv3[4] = 0.0f;
+                    prv3[5] = 0.0f;
+                    prv3[6] = 0.0f;
+                    prv3[7] = 0.0f;
+                    /* mapSeqUnroll id (unrolled) */
+                    prv3[8] = 0.0f;
+                    prv3[9] = 0.0f;
+                    prv3[10] = 0.0f;
+                    prv3[11] = 0.0f;
+                    /* mapSeqUnroll id (unrolled) */
+                    prv3[12] = 0.0f;
+                    prv3[13] = 0.0f;
+                    prv3[14] = 0.0f;
+                    prv3[15] = 0.0f;
                 }
             }
             /* reduceSeq (λ(acc, p). (λtA tB. mapLocal 1 (λ(accRow, aBlk). mapLoca... */
@@ -54,14 +50,10 @@ kernel void kernel_0(global const float *restrict in0, global const float *restr
                     /* mapLocal 1 (mapLocal id) */
                     {
                         int l11 = get_local_id(1);
-                        if (l11 < 4) {
-                            /* mapLocal id */
-                            {
-                                int l12 = get_local_id(0);
-                                if (l12 < 4) {
-                                    lcl9[16*i10 + 4*l11 + l12] = in0[16*((4*l11 + l12) / 8) + ((4*l11 + l12) % 8) + 32*i10 + 8*i8 + 256*wg1];
-                                }
-                            }
+                        /* mapLocal id */
+                        {
+                            int l12 = get_local_id(0);
+                            lcl9[16*i10 + 4*l11 + l12] = in0[16*((4*l11 + l12) / 8) + ((4*l11 + l12) % 8) + 32*i10 + 8*i8 + 256*wg1];
                         }
                     }
                 }
@@ -70,14 +62,10 @@ kernel void kernel_0(global const float *restrict in0, global const float *restr
                     /* mapLocal 1 (mapLocal id) */
                     {
                         int l15 = get_local_id(1);
-                        if (l15 < 4) {
-                            /* mapLocal id */
-                            {
-                                int l16 = get_local_id(0);
-                                if (l16 < 4) {
-                                    lcl13[16*i14 + 4*l15 + l16] = in1[32*i14 + 256*i8 + 4*l15 + l16 + 16*wg2];
-                                }
-                            }
+                        /* mapLocal id */
+                        {
+                            int l16 = get_local_id(0);
+                            lcl13[16*i14 + 4*l15 + l16] = in1[32*i14 + 256*i8 + 4*l15 + l16 + 16*wg2];
                         }
                     }
                 }
@@ -85,36 +73,32 @@ kernel void kernel_0(global const float *restrict in0, global const float *restr
                 /* mapLocal 1 (λ(accRow, aBlk). mapLocal (λ(accBlk, bBlk). join (reduc... */
                 {
                     int l17 = get_local_id(1);
-                    if (l17 < 4) {
-                        /* mapLocal (λ(accBlk, bBlk). join (reduceSeq (λ(racc, q). mapSeqUnrol... */
-                        {
-                            int l18 = get_local_id(0);
-                            if (l18 < 4) {
-                                /* reduceSeq (λ(racc, q). mapSeqUnroll (λ(rrow, av). mapSeqUnroll (λ(x... */
-                                for (int i19 = 0; i19 < 8; i19++) {
-                                    /* mapSeqUnroll (λ(rrow, av). mapSeqUnroll (λ(x, bv). x + av * bv) (zi... (unrolled) */
-                                    /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
-                                    prv3[0] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[0], lcl13[16*i19 + 4*l18]}));
-                                    prv3[1] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[1], lcl13[16*i19 + 4*l18 + 1]}));
-                                    prv3[2] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[2], lcl13[16*i19 + 4*l18 + 2]}));
-                                    prv3[3] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[3], lcl13[16*i19 + 4*l18 + 3]}));
-                                    /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
-                                    prv3[4] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[4], lcl13[16*i19 + 4*l18]}));
-                                    prv3[5] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[5], lcl13[16*i19 + 4*l18 + 1]}));
-                                    prv3[6] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[6], lcl13[16*i19 + 4*l18 + 2]}));
-                                    prv3[7] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[7], lcl13[16*i19 + 4*l18 + 3]}));
-                                    /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
-                                    prv3[8] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[8], lcl13[16*i19 + 4*l18]}));
-                                    prv3[9] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[9], lcl13[16*i19 + 4*l18 + 1]}));
-                                    prv3[10] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[10], lcl13[16*i19 + 4*l18 + 2]}));
-                                    prv3[11] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[11], lcl13[16*i19 + 4*l18 + 3]}));
-                                    /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
-                                    prv3[12] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[12], lcl13[16*i19 + 4*l18]}));
-                                    prv3[13] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[13], lcl13[16*i19 + 4*l18 + 1]}));
-                                    prv3[14] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[14], lcl13[16*i19 + 4*l18 + 2]}));
-                                    prv3[15] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[15], lcl13[16*i19 + 4*l18 + 3]}));
-                                }
-                            }
+                    /* mapLocal (λ(accBlk, bBlk). join (reduceSeq (λ(racc, q). mapSeqUnrol... */
+                    {
+                        int l18 = get_local_id(0);
+                        /* reduceSeq (λ(racc, q). mapSeqUnroll (λ(rrow, av). mapSeqUnroll (λ(x... */
+                        for (int i19 = 0; i19 < 8; i19++) {
+                            /* mapSeqUnroll (λ(rrow, av). mapSeqUnroll (λ(x, bv). x + av * bv) (zi... (unrolled) */
+                            /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
+                            prv3[0] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[0], lcl13[16*i19 + 4*l18]}));
+                            prv3[1] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[1], lcl13[16*i19 + 4*l18 + 1]}));
+                            prv3[2] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[2], lcl13[16*i19 + 4*l18 + 2]}));
+                            prv3[3] = kernel_f22(lcl9[i19 + 32*l17], ((struct Tuple_float_float){prv3[3], lcl13[16*i19 + 4*l18 + 3]}));
+                            /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
+                            prv3[4] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[4], lcl13[16*i19 + 4*l18]}));
+                            prv3[5] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[5], lcl13[16*i19 + 4*l18 + 1]}));
+                            prv3[6] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[6], lcl13[16*i19 + 4*l18 + 2]}));
+                            prv3[7] = kernel_f22(lcl9[i19 + 32*l17 + 8], ((struct Tuple_float_float){prv3[7], lcl13[16*i19 + 4*l18 + 3]}));
+                            /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
+                            prv3[8] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[8], lcl13[16*i19 + 4*l18]}));
+                            prv3[9] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[9], lcl13[16*i19 + 4*l18 + 1]}));
+                            prv3[10] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[10], lcl13[16*i19 + 4*l18 + 2]}));
+                            prv3[11] = kernel_f22(lcl9[i19 + 32*l17 + 16], ((struct Tuple_float_float){prv3[11], lcl13[16*i19 + 4*l18 + 3]}));
+                            /* mapSeqUnroll (λ(x, bv). x + av * bv) (unrolled) */
+                            prv3[12] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[12], lcl13[16*i19 + 4*l18]}));
+                            prv3[13] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[13], lcl13[16*i19 + 4*l18 + 1]}));
+                            prv3[14] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[14], lcl13[16*i19 + 4*l18 + 2]}));
+                            prv3[15] = kernel_f22(lcl9[i19 + 32*l17 + 24], ((struct Tuple_float_float){prv3[15], lcl13[16*i19 + 4*l18 + 3]}));
                         }
                     }
                 }
@@ -123,34 +107,30 @@ kernel void kernel_0(global const float *restrict in0, global const float *restr
             /* mapLocal 1 (mapLocal (mapSeqUnroll (mapSeqUnroll id))) */
             {
                 int l23 = get_local_id(1);
-                if (l23 < 4) {
-                    /* mapLocal (mapSeqUnroll (mapSeqUnroll id)) */
-                    {
-                        int l24 = get_local_id(0);
-                        if (l24 < 4) {
-                            /* mapSeqUnroll (mapSeqUnroll id) (unrolled) */
-                            /* mapSeqUnroll id (unrolled) */
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2] = prv3[0];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 1] = prv3[1];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 2] = prv3[2];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 3] = prv3[3];
-                            /* mapSeqUnroll id (unrolled) */
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 32] = prv3[4];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 33] = prv3[5];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 34] = prv3[6];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 35] = prv3[7];
-                            /* mapSeqUnroll id (unrolled) */
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 64] = prv3[8];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 65] = prv3[9];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 66] = prv3[10];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 67] = prv3[11];
-                            /* mapSeqUnroll id (unrolled) */
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 96] = prv3[12];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 97] = prv3[13];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 98] = prv3[14];
-                            out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 99] = prv3[15];
-                        }
-                    }
+                /* mapLocal (mapSeqUnroll (mapSeqUnroll id)) */
+                {
+                    int l24 = get_local_id(0);
+                    /* mapSeqUnroll (mapSeqUnroll id) (unrolled) */
+                    /* mapSeqUnroll id (unrolled) */
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2] = prv3[0];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 1] = prv3[1];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 2] = prv3[2];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 3] = prv3[3];
+                    /* mapSeqUnroll id (unrolled) */
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 32] = prv3[4];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 33] = prv3[5];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 34] = prv3[6];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 35] = prv3[7];
+                    /* mapSeqUnroll id (unrolled) */
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 64] = prv3[8];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 65] = prv3[9];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 66] = prv3[10];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 67] = prv3[11];
+                    /* mapSeqUnroll id (unrolled) */
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 96] = prv3[12];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 97] = prv3[13];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 98] = prv3[14];
+                    out[128*l23 + 4*l24 + 512*wg1 + 16*wg2 + 99] = prv3[15];
                 }
             }
         }

@@ -12,9 +12,7 @@ kernel void vectorScalLow_0(global const float *restrict in0, global float *rest
             /* mapLocal (mapVec mul3) */
             {
                 int l2 = get_local_id(0);
-                if (l2 < 256) {
-                    vstore4(uf_mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);
-                }
+                vstore4(uf_mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);
             }
         }
     }
