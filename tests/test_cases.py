@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from workbench import load, parse_type
+from workbench.errors import WorkbenchError
 from workbench.search import cases as C
 from workbench.search import search
 
@@ -464,3 +465,33 @@ def test_phase_three_at_once_keeps_and_counts_what_one_by_one_does(explored, lim
     odd = C.Options(**SMALL, values={"block": (3, 4), "tile": (2, 6), "chunk": (4,)})
     assert C._assignments_at_once(explored["programs"][0], C.resources(
         explored["programs"][0], TYPES), odd, limits, {}) is None
+
+
+def test_the_groups_in_the_other_order_walk_down_the_outer_map():
+    """The third mapping puts the outer map's work-groups on dimension 0 (consecutive groups
+    walk down the rows of A and share a panel of B): the same program otherwise, its
+    siblings for the hill climbing, and the same product."""
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    options = C.Options(depth=3, mappings=(C.ONE_PER_GROUP, C.ONE_PER_GROUP_DOWN))
+    family = [v for v in C.phase1(MM, types, options) if v.label == "2d-blocking"]
+    programs = C.phase2(family, types, options)
+    labels = [v.label for v in programs]
+    across = "2d-blocking; one work-item per group; register blocks unrolled"
+    down = f"2d-blocking; {C.ONE_PER_GROUP_DOWN}; register blocks unrolled"
+    i, j = labels.index(across), labels.index(down)
+    dims = [[s.params["dim"] for s in programs[k].steps if s.rule == "map→mapWorkgroup"]
+            for k in (i, j)]
+    assert dims == [[1, 0], [0, 1]]
+    assert j in C._siblings(programs)[i] and i in C._siblings(programs)[j]
+    env = {name: 8 for name in C.size_names(programs[j].expr)}
+    a, b = (np.random.default_rng(3).uniform(-1, 1, (64, 64)).astype(np.float32)
+            for _ in range(2))
+    result = run(C.concrete(programs[j], env)[0], a, b, repeat=1)
+    assert result.status == "ok" and result.correct, result.message
+
+
+def test_an_unknown_mapping_is_refused_with_the_known_ones():
+    with pytest.raises(WorkbenchError, match="no mapping 'threads'.*one work-item per group"):
+        C.phase2([], TYPES, C.Options(mappings=("threads",)))

@@ -16,7 +16,10 @@
    blocks unrolled and the accumulator private, also the operands each step of a
    work-item's reduction reads copied into private memory as vectors of 4 (the tiles then
    also interleaved by vectors). A second mapping, one work-item per work-group (the maps
-   below the work-groups sequential), is explored too: it is what CPUs want;
+   below the work-groups sequential), is explored too: it is what CPUs want; and a third,
+   the same with the outer map's work-groups on dimension 0, so that consecutive groups walk
+   down the outer map and share the inner map's operand (a CPU's core keeps a panel of ``B``
+   in its cache while it computes a column of blocks);
 3. **parameters**: every size a power of two in a range, kept when the types check (the
    sizes divide) and the kernel fits the device: local memory, private memory (a register
    budget), the register file of a work-group, work-items per group, work-groups; and the
@@ -58,6 +61,13 @@ from . import surrogate
 MACROS = ("1d-blocking", "2d-blocking", "tiling", "innermost-tiling")
 PARAMS = {"1d-blocking": ("k",), "2d-blocking": ("k", "l"), "tiling": ("m", "n"),
           "innermost-tiling": ("s",)}
+# The mappings of phase 2: the paper's fixed mapping; one work-item per group (the maps below
+# the groups sequential); and that one with the two group dimensions exchanged (the outer map
+# on dimension 0: consecutive groups walk down it, sharing the inner map's operand).
+GROUPS_AND_ITEMS = "work-groups and work-items"
+ONE_PER_GROUP = "one work-item per group"
+ONE_PER_GROUP_DOWN = "one work-item per group, consecutive groups down the outer map"
+MAPPINGS = (GROUPS_AND_ITEMS, ONE_PER_GROUP, ONE_PER_GROUP_DOWN)
 # The counts of CASES 2016 Sect. 5 (matrix multiplication), for comparison.
 PAPER = {"algorithmic": 20000, "nesting depth": 100, "add/multiply distance": 8,
          "OpenCL": 760, "parameters": 46000}
@@ -116,7 +126,7 @@ class Options:
     values: dict = field(default_factory=lambda: {
         "block": (1, 2, 4, 8, 16), "tile": (2, 4, 8, 16, 32, 64),
         "chunk": (4, 8, 16, 32, 64)})
-    mappings: tuple[str, ...] = ("work-groups and work-items", "one work-item per group")
+    mappings: tuple[str, ...] = (GROUPS_AND_ITEMS, ONE_PER_GROUP)
     limits: Limits | None = None
     # after the random candidates (this share of the budget), the parameters of the fastest
     # programs refined: a neighbour is a parameter doubled or halved (0: random only)
@@ -146,7 +156,10 @@ class Options:
 # blocks of 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each
 # wins for some sizes; prefetched, each work-item's steps unrolled), no input packed (a
 # packing kernel costs more than it saves there: 1.8–4 ms); on a CPU those with register
-# blocks unrolled and an input packed, each element transposed (the panels of a CPU's BLAS).
+# blocks unrolled and an input packed, each element transposed (the panels of a CPU's BLAS),
+# the groups in either order (consecutive groups down the rows of A, sharing a panel of B:
+# PoCL, 2 Zen 4 cores, 8×32 blocks, 82–86 ms at 2048 against 104–109 ms across the columns;
+# 4×32: 85–89 ms against 88–102 ms; 1024: 10.2 ms against 11.0–11.3 ms; 512: the same).
 # On both, 30 % of the budget is chosen by the model of ``search.surrogate`` after 30 % in
 # random order, and 40 % refines (PoCL, 1024³, budget 48, seeds 0–8: best kernel median
 # 9.94 ms against 9.99 ms with random order only, better for 6 seeds of 9, searches 33 s
@@ -154,7 +167,7 @@ class Options:
 # fastest of 20 others among its 8 first in 93 % of draws, a random pick in 61 %).
 # Options given to a search replace these one by one.
 DEFAULTS: dict[str, dict] = {
-    "gpu": {"depth": 3, "mappings": ("work-groups and work-items",), "refine": 0.4,
+    "gpu": {"depth": 3, "mappings": (GROUPS_AND_ITEMS,), "refine": 0.4,
             "model": 0.3,
             "values": {"block": (4, 8), "tile": (8, 16, 32), "chunk": (8, 16, 32)},
             "keep": ("register blocks unrolled", "private accumulator", "A tile in local memory",
@@ -162,7 +175,7 @@ DEFAULTS: dict[str, dict] = {
             "drop": ("packed", "A tile in local memory (transposed)",
                      "A tile in local memory (each row transposed)",
                      "A tile in local memory (interleaved")},
-    "cpu": {"depth": 3, "mappings": ("one work-item per group",), "refine": 0.4,
+    "cpu": {"depth": 3, "mappings": (ONE_PER_GROUP, ONE_PER_GROUP_DOWN), "refine": 0.4,
             "model": 0.3,
             "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
             "keep": ("register blocks unrolled", "(each element transposed)")},
@@ -310,8 +323,8 @@ def _targets(expr: Expr, mapping: str) -> list[tuple[tuple, str, dict]]:
 
 def _lowering(depth: int, in_operator: bool, mapping: str) -> tuple[str, dict]:
     if depth < 2:
-        return "map→mapWorkgroup", {"dim": 1 - depth}
-    if mapping == "work-groups and work-items" and depth < 4:
+        return "map→mapWorkgroup", {"dim": depth if mapping == ONE_PER_GROUP_DOWN else 1 - depth}
+    if mapping == GROUPS_AND_ITEMS and depth < 4:
         return "map→mapLocal", {"dim": 3 - depth}
     return ("map→mapSeqUnroll" if in_operator else "map→mapSeq"), {}
 
@@ -512,6 +525,10 @@ def _packed(v: Variant, types: tuple) -> list[Variant]:
 
 
 def phase2(variants: list[Variant], types: tuple, options: Options) -> list[Variant]:
+    unknown = [m for m in options.mappings if m not in MAPPINGS]
+    if unknown:
+        raise WorkbenchError(f"cases: no mapping {unknown[0]!r}; the mappings are "
+                             + ", ".join(repr(m) for m in MAPPINGS))
     out = []
     for v in variants:
         for mapping in options.mappings:
@@ -522,16 +539,16 @@ def phase2(variants: list[Variant], types: tuple, options: Options) -> list[Vari
                 lowered.label = (f"{v.label}; {mapping}"
                                  + ("; register blocks unrolled" if unroll else ""))
                 variants_here = _memory_variants(lowered, types) \
-                    if mapping == "work-groups and work-items" else [lowered]
+                    if mapping == GROUPS_AND_ITEMS else [lowered]
                 for memory in variants_here:
                     out.extend(_packed(memory, types))
-                if unroll and mapping == "one work-item per group":
+                if unroll and mapping in (ONE_PER_GROUP, ONE_PER_GROUP_DOWN):
                     for width in ROW_WIDTHS:
                         rows = _lower(v, types, mapping, unroll, width)
                         if rows is not None:
                             rows.label = f"{lowered.label}; rows computed as vectors of {width}"
                             out.extend(_packed(rows, types))
-                if unroll and mapping == "work-groups and work-items":
+                if unroll and mapping == GROUPS_AND_ITEMS:
                     for memory in _memory_variants(lowered, types, VECTOR_LAYOUTS, True):
                         vectors = _vectors(memory, types)
                         if vectors is not None:
@@ -1098,15 +1115,18 @@ def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: L
 
 
 def _siblings(programs: list[Variant]) -> dict[int, list[int]]:
-    """For each program, the programs one ``prefetch`` apart (the same sizes, so the same
-    parameters fit both)."""
+    """For each program, the programs one choice apart with the same sizes (so the same
+    parameters fit both): its tiles prefetched or not; its groups in the other order."""
     by_label = {v.label: i for i, v in enumerate(programs)}
+    other_order = {ONE_PER_GROUP: ONE_PER_GROUP_DOWN, ONE_PER_GROUP_DOWN: ONE_PER_GROUP}
     out: dict[int, list[int]] = {}
     for i, v in enumerate(programs):
-        other = v.label[:-len(PREFETCHED)] if v.label.endswith(PREFETCHED) \
+        prefetched = v.label[:-len(PREFETCHED)] if v.label.endswith(PREFETCHED) \
             else v.label + PREFETCHED
-        if other in by_label:
-            out[i] = [by_label[other]]
+        reordered = "; ".join(other_order.get(p, p) for p in v.label.split("; "))
+        found = [by_label[x] for x in (prefetched, reordered) if x != v.label and x in by_label]
+        if found:
+            out[i] = found
     return out
 
 
@@ -1114,8 +1134,8 @@ def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits:
            job) -> None:
     """Hill climbing from the fastest candidates measured so far: the best one's neighbours
     (a parameter doubled or halved; the same parameters in the program with its tiles
-    prefetched, or not) are measured, the best of them taken if it is faster, until none is
-    or the budget is spent."""
+    prefetched, or not, or with its groups in the other order) are measured, the best of
+    them taken if it is faster, until none is or the budget is spent."""
     tried: set = set()
     siblings = _siblings(programs)
     found: dict[int, Resources] = {}
