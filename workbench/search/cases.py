@@ -666,20 +666,27 @@ def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = T
     if divisions and not all(_divides(t, d, env) for t, d in r.divides):
         return "sizes that do not divide"
     work_group, groups, local, private = usage(r, env)
-    if work_group > limits.max_work_group_size:
-        return "work-groups larger than the device allows"
-    if r.work_group and work_group < limits.min_work_group:
-        return "work-groups too small"
-    if groups < limits.compute_units or groups > limits.max_work_groups:
-        return "too few or too many work-groups"
-    if local * 4 > limits.local_memory_bytes:
-        return "local memory"
-    if private * 4 > limits.private_bytes:
-        return "private memory"
-    if limits.register_bytes and r.work_group and \
-            work_group * (private * 4 + REGISTER_OVERHEAD) > limits.register_bytes:
-        return "registers of a work-group"
-    return None
+    return next((why for why, fails in _beyond(r, limits, work_group, groups, local * 4,
+                                               private * 4) if fails), None)
+
+
+def _beyond(r: Resources, limits: Limits, work_group, groups, local_bytes, private_bytes
+            ) -> list[tuple[str, object]]:
+    """Each device limit in the order ``check`` names it, with whether the program's use
+    exceeds it: for one choice of parameters (numbers) or for many at once (NumPy arrays of
+    the choices, as phase 3 checks them)."""
+    no = np.zeros(np.shape(work_group), dtype=bool)
+    return [("work-groups larger than the device allows",
+             work_group > limits.max_work_group_size),
+            ("work-groups too small",
+             work_group < limits.min_work_group if r.work_group else no),
+            ("too few or too many work-groups",
+             (groups < limits.compute_units) | (groups > limits.max_work_groups)),
+            ("local memory", local_bytes > limits.local_memory_bytes),
+            ("private memory", private_bytes > limits.private_bytes),
+            ("registers of a work-group",
+             work_group * (private_bytes + REGISTER_OVERHEAD) > limits.register_bytes
+             if limits.register_bytes and r.work_group else no)]
 
 
 # what a work-item keeps in registers besides its private arrays (indices, addresses, loop
@@ -784,17 +791,7 @@ def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Lim
                       np.zeros(count)) * 4
     except _NotExact:
         return None
-    reasons = [("work-groups larger than the device allows",
-                work_group > limits.max_work_group_size),
-               ("work-groups too small",
-                (work_group < limits.min_work_group) if r.work_group else ~ones.astype(bool)),
-               ("too few or too many work-groups",
-                (groups < limits.compute_units) | (groups > limits.max_work_groups)),
-               ("local memory", local > limits.local_memory_bytes),
-               ("private memory", private > limits.private_bytes),
-               ("registers of a work-group",
-                work_group * (private + REGISTER_OVERHEAD) > limits.register_bytes
-                if limits.register_bytes and r.work_group else ~ones.astype(bool))]
+    reasons = _beyond(r, limits, work_group, groups, local, private)
     for why, fails in reasons:  # each choice counted by the first reason that prunes it
         counts[why] = int((ok & fails).sum())
         ok &= ~fails
