@@ -495,3 +495,30 @@ def test_the_groups_in_the_other_order_walk_down_the_outer_map():
 def test_an_unknown_mapping_is_refused_with_the_known_ones():
     with pytest.raises(WorkbenchError, match="no mapping 'threads'.*one work-item per group"):
         C.phase2([], TYPES, C.Options(mappings=("threads",)))
+
+
+@pytest.mark.parametrize("prefetched", [False, True])
+def test_a_tile_copied_as_vectors_is_one_wide_load_and_one_wide_store_each(prefetched):
+    """``local-copy`` t=6 (B's tile interleaved by vectors, each vector copied whole): the
+    copy from global memory reads float4s (vload4), into registers first when prefetched,
+    and writes each as one float4 into local memory declared aligned; the product is right."""
+    import re
+
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    types = tuple(parse_type("[[float]_64]_64") for _ in range(2))
+    v = _family(types)["private accumulator, A tile in local memory, B tile in local memory "
+                       "(interleaved by vectors, copied as vectors); A and B read as vectors "
+                       "of 4" + (C.PREFETCHED if prefetched else "")]
+    assert ("local-copy", 6) in [(s.rule, s.params.get("t")) for s in v.steps]
+    env, expr = _small(v)
+    source = opencl(expr, *types).source
+    assert re.search(r"vload4\(0, in1 \+ ", source), source
+    stores = re.findall(r"\*\(local float4 \*\)\(lcl\d+ \+ [^)]*\) = ([^;]*);", source)
+    assert stores and all(("vload4(0, prv" if prefetched else "vload4(0, in1") in s
+                          for s in stores), stores
+    a, b = (np.random.default_rng(9).uniform(-1, 1, (64, 64)).astype(np.float32)
+            for _ in range(2))
+    result = run(expr, a, b, repeat=1)
+    assert result.status == "ok" and result.correct, result.message

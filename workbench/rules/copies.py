@@ -49,16 +49,21 @@ def _ids(levels: int, inner: str = "mapSeqUnroll") -> Expr:
     return f
 
 
-def local_copy(v: Expr, shape: list[Size], l1: Size, l0: Size) -> Expr:
+def local_copy(v: Expr, shape: list[Size], l1: Size, l0: Size, width: int = 1) -> Expr:
     """``v`` (an array of the given lengths) copied into local memory by l1 × l0 work-items
-    a round: flattened, cut into rounds of l1 × l0 elements, copied, put back in shape."""
+    a round: flattened, cut into rounds of l1 × l0 elements (with ``width``, of vectors of
+    that many consecutive elements, each copied whole), copied, put back in shape."""
     flat = v
     for _ in shape[1:]:
         flat = Apply(Prim("join"), (flat,))
+    if width > 1:
+        flat = Apply(Prim("splitVec", (Size.const(width),)), (flat,))
     rounds = Prim("mapSeq", (Prim("mapLocal", (1, Prim("mapLocal", (0, Prim("id"))))),))
     copied = Apply(Prim("toLocal", (rounds,)),
                    (Apply(Prim("split", (l1,)), (Apply(Prim("split", (l0,)), (flat,)),)),))
     out: Expr = Apply(Prim("join"), (Apply(Prim("join"), (copied,)),))
+    if width > 1:
+        out = Apply(Prim("joinVec"), (out,))
     for n in reversed(shape[1:]):
         out = Apply(Prim("split", (n,)), (out,))
     return out
@@ -162,8 +167,9 @@ def _group(site: Site, level: int) -> list[Size]:
                       "read neighbouring elements of local memory), 4 as 3 but by vectors of "
                       f"{VECTOR} elements (neighbouring work-items read neighbouring vectors), "
                       "5 stored as it is but walked with each element transposed (read as 2 "
-                      "reads global memory, written back through the transposition)",
-                      lambda s: [0, 1, 2, 3, 4, 5], "int"),
+                      "reads global memory, written back through the transposition), 6 as 4 "
+                      f"with each vector copied whole (one load and one store of {VECTOR})",
+                      lambda s: [0, 1, 2, 3, 4, 5, 6], "int"),
             RuleParam("l1", "work-items of dimension 1", lambda s: _group(s, 0)),
             RuleParam("l0", "work-items of dimension 0", lambda s: _group(s, 1))),
     doc="A part of the reduction's element read from local memory: the work-group copies it "
@@ -189,14 +195,14 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     if isinstance(read, Refused):
         return read
     use, t = read
-    if transposed not in (0, 1, 2, 3, 4, 5):
+    if transposed not in (0, 1, 2, 3, 4, 5, 6):
         return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed), 3 "
                        f"(both), 4 (both, by vectors of {VECTOR}) or 5 (as it is, walked as 2), "
                        f"not {transposed}")
     if transposed >= 2 and len(shape) < 3:
         return Refused(f"component {k} is not an array of matrices: its elements cannot be "
                        f"transposed")
-    if transposed == 4 and (len(shape) != 3 or shape[2].divisible_by(VECTOR) is False):
+    if transposed in (4, 6) and (len(shape) != 3 or shape[2].divisible_by(VECTOR) is False):
         return Refused(f"interleaving by vectors needs an array of matrices whose rows {VECTOR} "
                        f"divides ({part})")
     if transposed == 5:
@@ -211,21 +217,26 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     each = Prim("map", (Prim("transpose"),))
     vectors = Prim("map", (Prim("map", (Prim("split", (Size.const(VECTOR),)),)),))
     source: Expr = use
-    if transposed == 4:
+    if transposed in (4, 6):
         source = Apply(vectors, (source,))
         shape = [shape[0], shape[1], shape[2] / VECTOR, Size.const(VECTOR)]
-    if transposed in (1, 3, 4):
+    if transposed in (1, 3, 4, 6):
         source = Apply(Prim("transpose"), (source,))
         shape = [shape[1], shape[0], *shape[2:]]
-    if transposed in (2, 3, 4):
+    if transposed in (2, 3, 4, 6):
         source = Apply(each, (source,))
         shape = [shape[0], shape[2], shape[1], *shape[3:]]
-    copy = local_copy(source, shape, l1, l0)
-    if transposed in (2, 3, 4):
+    if transposed == 6:
+        total_vectors = total / VECTOR
+        if total_vectors.divisible_by(l1 * l0) is False:
+            return Refused(f"{l1}×{l0} work-items do not divide the {total_vectors} vectors of "
+                           f"the copy")
+    copy = local_copy(source, shape, l1, l0, VECTOR if transposed == 6 else 1)
+    if transposed in (2, 3, 4, 6):
         copy = Apply(each, (copy,))
-    if transposed in (1, 3, 4):
+    if transposed in (1, 3, 4, 6):
         copy = Apply(Prim("transpose"), (copy,))
-    if transposed == 4:
+    if transposed in (4, 6):
         copy = Apply(Prim("map", (Prim("map", (Prim("join"),)),)), (copy,))
     return _bound(node, use, t, copy)
 

@@ -155,7 +155,9 @@ class Options:
 # measured; walked along the rows of memory, 4–5 % faster than walked as stored), register
 # blocks of 4 or 8 (never 2 in the fastest kernels), with and without prefetching (each
 # wins for some sizes; prefetched, each work-item's steps unrolled), no input packed (a
-# packing kernel costs more than it saves there: 1.8–4 ms); on a CPU those with register
+# packing kernel costs more than it saves there: 1.8–4 ms), no tile copied a vector at a time
+# (the winners' B tile so: 0.417 ms against 0.399 ms at 2048, 3.14 against 3.00 ms at 4096,
+# prefetched; as fast at best for 16×16 work-items); on a CPU those with register
 # blocks unrolled and an input packed, each element transposed (the panels of a CPU's BLAS),
 # the groups in either order (consecutive groups down the rows of A, sharing a panel of B:
 # PoCL, 2 Zen 4 cores, 8×32 blocks, 82–86 ms at 2048 against 104–109 ms across the columns;
@@ -174,7 +176,7 @@ DEFAULTS: dict[str, dict] = {
                      "B tile in local memory", "A and B read as vectors"),
             "drop": ("packed", "A tile in local memory (transposed)",
                      "A tile in local memory (each row transposed)",
-                     "A tile in local memory (interleaved")},
+                     "A tile in local memory (interleaved", "copied as vectors")},
     "cpu": {"depth": 3, "mappings": (ONE_PER_GROUP, ONE_PER_GROUP_DOWN), "refine": 0.4,
             "model": 0.3,
             "values": {"block": (2, 4, 8, 16, 32), "tile": (2, 4, 8), "chunk": (16, 32, 64)},
@@ -391,12 +393,15 @@ def subterm_of(expr: Expr, path: tuple) -> Expr:
 # neighbouring work-items read neighbouring words of local memory).
 LAYOUTS = (0, 1, 2, 3)
 LAYOUT_NAMES = ("", " (transposed)", " (each row transposed)", " (interleaved)",
-                " (interleaved by vectors)", " (as it is, copied along the rows of memory)")
+                " (interleaved by vectors)", " (as it is, copied along the rows of memory)",
+                " (interleaved by vectors, copied as vectors)")
 # with operands read as vectors: also interleaved by vectors (each work-item's part cut into
 # vectors, neighbouring work-items' vectors side by side), which only vectors make useful,
 # and as it is but walked with each row transposed (the copy reads neighbouring words of
-# global memory and writes them where the vectors want them)
-VECTOR_LAYOUTS = (*LAYOUTS, 4, 5)
+# global memory and writes them where the vectors want them), and interleaved by vectors
+# copied a vector at a time (one float4 load from global memory and one store into local
+# memory each, where the others copy word by word)
+VECTOR_LAYOUTS = (*LAYOUTS, 4, 5, 6)
 
 
 def _memory_variants(v: Variant, types: tuple, layouts: tuple = LAYOUTS,
