@@ -655,13 +655,18 @@ def _value(s: Size, env: dict[str, int]) -> float | None:
 def usage(r: Resources, env: dict[str, int]) -> tuple[float, float, float, float]:
     """What a program uses with these parameters: work-items per group, work-groups,
     elements of local memory per group and of private memory per work-item."""
-    per_dim = [max((_value(s, env) or 0) for s in sizes) for sizes in r.work_group]
-    work_group = math.prod(per_dim) if per_dim else 1
-    groups = math.prod((_value(s, env) or 1) for s in r.groups) if r.groups else \
-        math.prod((_value(s, env) or 1) for s in r.global_maps)
-    local = sum((_value(s, env) or 0) for s in r.local)
-    private = sum((_value(s, env) or 0) / (work_group if shared else 1)
-                  for s, shared in r.private)
+    return _use(r, lambda s, unknown: _value(s, env) or unknown)
+
+
+def _use(r: Resources, value) -> tuple:
+    """``usage`` from ``value(size, unknown)``: a size's value (``unknown`` where it has
+    none), a number for one choice of parameters or a NumPy array of one per choice."""
+    per_dim = [np.maximum.reduce([value(s, 0) for s in sizes]) for sizes in r.work_group]
+    work_group = np.prod(per_dim, axis=0) if per_dim else 1
+    maps = r.groups or r.global_maps
+    groups = np.prod([value(s, 1) for s in maps], axis=0) if maps else 1
+    local = sum(value(s, 0) for s in r.local)
+    private = sum(value(s, 0) / (work_group if shared else 1) for s, shared in r.private)
     return work_group, groups, local, private
 
 
@@ -680,18 +685,17 @@ def _beyond(r: Resources, limits: Limits, work_group, groups, local_bytes, priva
     """Each device limit in the order ``check`` names it, with whether the program's use
     exceeds it: for one choice of parameters (numbers) or for many at once (NumPy arrays of
     the choices, as phase 3 checks them)."""
-    no = np.zeros(np.shape(work_group), dtype=bool)
     return [("work-groups larger than the device allows",
              work_group > limits.max_work_group_size),
             ("work-groups too small",
-             work_group < limits.min_work_group if r.work_group else no),
+             work_group < limits.min_work_group if r.work_group else False),
             ("too few or too many work-groups",
              (groups < limits.compute_units) | (groups > limits.max_work_groups)),
             ("local memory", local_bytes > limits.local_memory_bytes),
             ("private memory", private_bytes > limits.private_bytes),
             ("registers of a work-group",
              work_group * (private_bytes + REGISTER_OVERHEAD) > limits.register_bytes
-             if limits.register_bytes and r.work_group else no)]
+             if limits.register_bytes and r.work_group else False)]
 
 
 # what a work-item keeps in registers besides its private arrays (indices, addresses, loop
@@ -711,13 +715,18 @@ def roles(v: Variant) -> dict[str, str]:
     return out
 
 
+def _ranges(v: Variant, options: Options) -> tuple[list[str], list[tuple[int, ...]]]:
+    """A program's size variables, in order, and the values tried for each (by its role)."""
+    names = size_names(v.expr)
+    kinds = roles(v)
+    return names, [options.values.get(kinds.get(n, "tile"), (2, 4, 8, 16)) for n in names]
+
+
 def assignments(v: Variant, r: Resources, options: Options, limits: Limits,
                 pruned: dict[str, int]):
     """The parameter choices of one program that fit, depth first: a choice is pruned as
     soon as the sizes it fixes do not divide (counting every choice it stands for)."""
-    names = size_names(v.expr)
-    kinds = roles(v)
-    ranges = [options.values.get(kinds.get(n, "tile"), (2, 4, 8, 16)) for n in names]
+    names, ranges = _ranges(v, options)
     # each divisibility the types assume is checked once its sizes are all chosen
     checks: dict[int, list] = {}
     for total, divisor in r.divides:
@@ -755,9 +764,7 @@ def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Lim
     order and with the same counts; None (nothing counted) where a value might not be exact
     in floating point — a value tried that is not a power of two, a size with a symbolic
     power or division — or the choices are too many to hold."""
-    names = size_names(v.expr)
-    kinds = roles(v)
-    ranges = [options.values.get(kinds.get(n, "tile"), (2, 4, 8, 16)) for n in names]
+    names, ranges = _ranges(v, options)
     if not all(isinstance(x, int) and x >= 1 and not x & (x - 1) for xs in ranges for x in xs):
         return None
     count = math.prod(len(xs) for xs in ranges)
@@ -786,18 +793,12 @@ def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Lim
             fits = whole(t) & whole(d)
             ok &= fits & (np.fmod(t, np.where(fits, d, 1.0)) == 0)
         counts["sizes that do not divide"] = int(count - ok.sum())
-        ones = np.ones(count)
-        per_dim = [np.maximum.reduce([value(s) for s in sizes]) for sizes in r.work_group]
-        work_group = np.prod(per_dim, axis=0) if per_dim else ones
-        groups = np.prod([value(s) for s in (r.groups or r.global_maps)], axis=0) \
-            if (r.groups or r.global_maps) else ones
-        local = sum((value(s) for s in r.local), np.zeros(count)) * 4
-        private = sum((value(s) / (work_group if shared else 1) for s, shared in r.private),
-                      np.zeros(count)) * 4
+        work_group, groups, local, private = _use(r, lambda s, unknown: value(s))
     except _NotExact:
         return None
-    reasons = _beyond(r, limits, work_group, groups, local, private)
+    reasons = _beyond(r, limits, work_group, groups, local * 4, private * 4)
     for why, fails in reasons:  # each choice counted by the first reason that prunes it
+        fails = np.broadcast_to(np.asarray(fails, dtype=bool), ok.shape)
         counts[why] = int((ok & fails).sum())
         ok &= ~fails
     for why, n in counts.items():
