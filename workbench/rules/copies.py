@@ -197,8 +197,8 @@ def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
     use, t = read
     if transposed not in (0, 1, 2, 3, 4, 5, 6):
         return Refused(f"t is 0 (as it is), 1 (transposed), 2 (each element transposed), 3 "
-                       f"(both), 4 (both, by vectors of {VECTOR}) or 5 (as it is, walked as 2), "
-                       f"not {transposed}")
+                       f"(both), 4 (both, by vectors of {VECTOR}), 5 (as it is, walked as 2) "
+                       f"or 6 (as 4, each vector copied whole), not {transposed}")
     if transposed >= 2 and len(shape) < 3:
         return Refused(f"component {k} is not an array of matrices: its elements cannot be "
                        f"transposed")
