@@ -11,7 +11,7 @@ import pytest
 def default_tag() -> tuple[str, str]:
     """How the result files name the default device, and its kind as the harness sees it."""
     from benchmarks.search import device_tag
-    from workbench.opencl_devices import find_device
+    from workbench.device.opencl import find_device
 
     info, _ = find_device(None)
     return device_tag(info), "gpu" if info.kind == "gpu" else "cpu"
@@ -254,7 +254,7 @@ def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
     import sys
 
     from tests.children import ROOT, child_env
-    from workbench.opencl_devices import devices
+    from workbench.device.opencl import devices
 
     if not any(d.is_pocl and d.ok for d in devices()):
         pytest.skip("no PoCL here (a GPU host): the two-GPU run is benchmarks.devices itself")

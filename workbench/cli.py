@@ -374,7 +374,7 @@ def show_derive(doc: dict) -> str:
 
 
 def cmd_devices(args) -> dict:
-    from . import opencl_devices as devices
+    from .device import opencl as devices
 
     found = devices.devices(check=args.check, progress=_say_probe)
     try:

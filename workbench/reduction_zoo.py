@@ -60,7 +60,7 @@ def measure(n: int = 1 << 20, device=None, repeat: int = 10, rounds: int = 3,
     """Each version's first kernel on ``n`` floats, timed in interleaved rounds (the device's
     speed drifts over seconds) and checked against the interpreter: a document as
     ``benchmarks.reductions`` records it."""
-    from .opencl_devices import find_device
+    from .device.opencl import find_device
     from .run import run
 
     info, handle = find_device(device)
