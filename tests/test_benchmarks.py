@@ -169,7 +169,7 @@ def test_the_peers_compute_what_the_programs_do():
 
 def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):
     from benchmarks import reductions
-    from workbench.reduction_zoo import recorded
+    from workbench.studies.reductions import recorded
 
     monkeypatch.setattr(reductions, "RESULTS", tmp_path)
     doc = reductions.main(["--n", "65536", "--repeat", "1", "--rounds", "1"])

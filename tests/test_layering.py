@@ -13,8 +13,8 @@ lower layer, and no module imports itself back through others (no import cycle).
     several    one program on several devices (several: distributions, the several-device
                run above the one-device run, Dask clusters of pinned workers)
     searching  search, plots
-    using      cli, demo, the catalogue and reduction-zoo listings, the package's public
-               surface; widgets and benchmarks
+    using      cli, the case studies (studies: the demo, the reductions), the catalogue
+               listing, the package's public surface; widgets and benchmarks
 
 Imports are read from the source (module level and inside functions alike), so a deferred
 import does not hide a backward edge.
@@ -35,8 +35,7 @@ LAYERS = [
     ("running", ["device", "runtime", "run", "memory", "ceilings"]),
     ("several", ["several"]),
     ("searching", ["search", "plots"]),
-    ("using", ["cli", "demo", "__main__", "", "catalogue", "reduction_zoo", "widgets",
-               "benchmarks"]),
+    ("using", ["cli", "studies", "__main__", "", "catalogue", "widgets", "benchmarks"]),
 ]
 
 
