@@ -22,7 +22,7 @@ written. Every stage is split, run and checked like a program of its own; the ru
 add the stages' up, with the host's time for each redistribution among the transfers, and
 ``stages`` has each stage's rule and times.
 
-Every device's run is the single-device ``run`` (``workbench.run``), the very same code path
+Every device's run is the single-device ``run`` (``workbench.run.run``), the same code path
 as a run on one device, and the combined output is checked by its ``compare``. ``run`` here
 is the one the package exports: on one device it is that ``run``, with ``devices`` or
 ``distributions`` it runs on several.
