@@ -7,7 +7,7 @@ writes both to benchmarks/results/devices_<tag>.json and .md.
   device against two (kernels only: the slowest device's median; both run at once);
 - SkelCL's 3×3 Gaussian blur on an overlap-distributed 16384×16384 image, the same way;
 - a random search of 400 candidates of dot (2^22 floats) on a Dask cluster with one worker
-  per device, pinned (``workbench.cluster.device_cluster``): candidates measured per minute
+  per device, pinned (``workbench.several.cluster.device_cluster``): candidates measured per minute
   with one device and with two. Both searches draw the same candidates (one seed), and each
   compiles them cold: its workers have driver caches of their own, empty at the start
   (NVIDIA's ``CUDA_CACHE_PATH``, PoCL's ``POCL_CACHE_DIR``), so neither reuses the other's
@@ -46,7 +46,7 @@ QUICK = {"vector": 1 << 20, "image": 512, "search_n": 1 << 12, "budget": 12, "re
 def pair_of_devices(kind: str) -> list[str]:
     """The first two working devices of ``kind``; for ``cpu``, two PoCL devices of one
     platform (``POCL_DEVICES="pthread pthread"``)."""
-    from workbench.opencl_devices import devices
+    from workbench.device.opencl import devices
 
     found = [d for d in devices() if d.kind == kind and d.ok]
     if kind == "cpu":
@@ -138,9 +138,9 @@ def searches(pair: list[str], sizes: dict, kind: str) -> dict:
     log's header names that kind's first device, not this process's default)."""
     from distributed import Client
 
-    from workbench.cluster import device_cluster
     from workbench.programs import library
     from workbench.rewriting.macro import forget_outcomes
+    from workbench.several.cluster import device_cluster
 
     dot = library("blas")["dot"]
     types = [f"[float]_{sizes['search_n']}"] * 2
@@ -238,7 +238,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.quick and not args.devices:
         os.environ.setdefault("POCL_DEVICES", "pthread pthread")  # before PoCL loads
-    from workbench.opencl_devices import find_device
+    from workbench.device.opencl import find_device
 
     sizes = dict(QUICK if args.quick else FULL)
     if args.budget is not None:

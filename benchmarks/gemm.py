@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks.search import device_tag
 from benchmarks.timing import Spread, cuda_spread, host_spread, pooled, with_range
 from workbench.ceilings import ceilings
-from workbench.opencl_devices import find_device
+from workbench.device.opencl import find_device
 from workbench.programs import library
 from workbench.search import StopSearch, read, search
 from workbench.search.cases import DEFAULTS

@@ -552,7 +552,7 @@ def table(doc: dict) -> str:
 
 
 def main(argv=None) -> dict:
-    from workbench.opencl_devices import find_device
+    from workbench.device.opencl import find_device
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (minutes on a CPU)")

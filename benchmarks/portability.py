@@ -27,9 +27,9 @@ from benchmarks.search import (
     typed_inputs_of,
 )
 from benchmarks.timing import Spread, pooled
+from workbench.device.opencl import find_device
 from workbench.notation import parse
 from workbench.notation.program import user_functions, user_functions_text
-from workbench.opencl_devices import find_device
 from workbench.plots import with_range
 from workbench.run import run
 from workbench.semantics import evaluate

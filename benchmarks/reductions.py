@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from workbench.reduction_zoo import measure
+from workbench.studies.reductions import measure
 
 RESULTS = Path(__file__).parent / "results"
 

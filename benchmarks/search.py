@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.timing import Spread, cuda_spread, host_spread, pooled, with_range
-from workbench.opencl_devices import find_device
+from workbench.device.opencl import find_device
 from workbench.programs import library
 from workbench.search import read, search
 

@@ -21,7 +21,7 @@ import numpy as np
 from benchmarks.search import device_tag
 from benchmarks.timing import Spread, pooled, with_range
 from workbench import evaluate, load, parse_program
-from workbench.opencl_devices import find_device
+from workbench.device.opencl import find_device
 from workbench.run import run
 from workbench.search import search
 

@@ -11,7 +11,7 @@ import pytest
 def default_tag() -> tuple[str, str]:
     """How the result files name the default device, and its kind as the harness sees it."""
     from benchmarks.search import device_tag
-    from workbench.opencl_devices import find_device
+    from workbench.device.opencl import find_device
 
     info, _ = find_device(None)
     return device_tag(info), "gpu" if info.kind == "gpu" else "cpu"
@@ -169,7 +169,7 @@ def test_the_peers_compute_what_the_programs_do():
 
 def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatch):
     from benchmarks import reductions
-    from workbench.reduction_zoo import recorded
+    from workbench.studies.reductions import recorded
 
     monkeypatch.setattr(reductions, "RESULTS", tmp_path)
     doc = reductions.main(["--n", "65536", "--repeat", "1", "--rounds", "1"])
@@ -254,7 +254,7 @@ def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
     import sys
 
     from tests.children import ROOT, child_env
-    from workbench.opencl_devices import devices
+    from workbench.device.opencl import devices
 
     if not any(d.is_pocl and d.ok for d in devices()):
         pytest.skip("no PoCL here (a GPU host): the two-GPU run is benchmarks.devices itself")

@@ -361,7 +361,7 @@ def _failed_run_message() -> str:
 def test_a_failed_runs_whole_message_opens_in_jupyterlab(browser, lab):
     from playwright.sync_api import expect
 
-    from workbench.opencl_devices import DeviceError, find_device
+    from workbench.device.opencl import DeviceError, find_device
 
     try:
         find_device()

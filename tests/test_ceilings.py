@@ -36,7 +36,7 @@ def test_the_arithmetic_ceiling_of_a_cpu_is_timed_on_a_thousand_work_items_per_c
     """On 16 work-items per core the launch and the thread pool's start dominated and the
     ceiling came out at half the cores' peak, below OpenBLAS's sgemm rate."""
     from workbench import runtime
-    from workbench.opencl_devices import find_device
+    from workbench.device.opencl import find_device
 
     info = find_device(None)[0]
     if info.kind != "cpu":

@@ -131,7 +131,7 @@ def test_rule_command_errors(capsys, argv, words):
 
 
 def test_devices_lists_the_default_device(capsys):
-    from workbench.opencl_devices import default_device
+    from workbench.device.opencl import default_device
 
     code, out, _ = run(capsys, "devices", "--json")
     assert code == 0
@@ -151,7 +151,7 @@ def test_version_is_the_installed_packages():
 
 
 def _fake_device(id: str, kind: str, health: str = "ok"):
-    from workbench.opencl_devices import DeviceInfo
+    from workbench.device.opencl import DeviceInfo
 
     return DeviceInfo(id=id, platform="Fake", name=f"fake {kind}", kind=kind, driver="1",
                       compute_units=2, max_work_group_size=256, local_memory_bytes=32768,
@@ -166,7 +166,7 @@ def _fake_device(id: str, kind: str, health: str = "ok"):
 ])
 def test_devices_says_when_a_working_gpu_waits_beside_the_cpu_default(
         capsys, monkeypatch, gpu_health, environment, says):
-    from workbench import opencl_devices
+    from workbench.device import opencl as opencl_devices
 
     cpu, gpu = _fake_device("0:0", "cpu"), _fake_device("1:0", "gpu", gpu_health)
     monkeypatch.setattr(opencl_devices, "devices", lambda check=False, progress=None: [cpu, gpu])

@@ -2,7 +2,7 @@
 its device: on the two PoCL CPU devices ``POCL_DEVICES="pthread pthread"`` gives (set before
 PoCL loads, so the searches run in a child process). Both ways a user gets such a cluster are
 tested: ``device_cluster()`` on this host, and workers started with ``python -m
-workbench.cluster SCHEDULER`` joining a scheduler by its address (as on every host of a
+workbench.several.cluster SCHEDULER`` joining a scheduler by its address (as on every host of a
 cluster that spans hosts)."""
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ import sys
 import pytest
 
 from tests.children import ROOT, child_env
-from workbench.cluster import WORKER_DEVICE_ENV, matches, pinned_device
-from workbench.opencl_devices import find_device
+from workbench.device.opencl import find_device
+from workbench.several.cluster import WORKER_DEVICE_ENV, matches, pinned_device
 
 pytest.importorskip("distributed")
 
 CHILD = r"""
 import json, subprocess, sys
 from distributed import Client, LocalCluster
-from workbench.cluster import device_cluster, pinned_workers
-from workbench.opencl_devices import devices
+from workbench.several.cluster import device_cluster, pinned_workers
+from workbench.device.opencl import devices
 from workbench.programs import library
 from workbench.search import search
 
@@ -54,7 +54,7 @@ if sys.argv[1] == "local":
         out["search"] = searched(client)
 else:
     with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster:
-        workers = subprocess.Popen([sys.executable, "-m", "workbench.cluster",
+        workers = subprocess.Popen([sys.executable, "-m", "workbench.several.cluster",
                                     cluster.scheduler_address, "--devices", *pair])
         try:
             with Client(cluster.scheduler_address) as client:
@@ -114,7 +114,7 @@ def test_a_pinned_worker_runs_what_asks_for_the_default_or_a_device_it_matches(m
 
 
 def test_the_worker_command_refuses_a_device_it_cannot_find():
-    done = subprocess.run([sys.executable, "-m", "workbench.cluster", "tcp://127.0.0.1:1",
+    done = subprocess.run([sys.executable, "-m", "workbench.several.cluster", "tcp://127.0.0.1:1",
                            "--devices", "no such device"], cwd=ROOT, env=child_env(),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1

@@ -44,7 +44,7 @@ def verdict(module):
 
 
 def _context():
-    from workbench.opencl_devices import DeviceError
+    from workbench.device.opencl import DeviceError
     from workbench.runtime import context_for
 
     try:

@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from tests.jupyter import require_notebook
-from workbench import opencl_devices, parse, userdirs
+from workbench import parse
+from workbench.device import opencl as opencl_devices
+from workbench.device import userdirs
 from workbench.run import run
 
 ROOT = Path(__file__).parent.parent
@@ -261,7 +263,7 @@ def test_vector_widths_are_a_probed_fact_of_each_device():
     assert "ok (vectors of 2, 4, 8)" in text
 
 
-PINNED = ("import os; from workbench import opencl_devices as d; d.opencl(); "
+PINNED = ("import os; from workbench.device import opencl as d; d.opencl(); "
           "print(os.environ.get('POCL_AFFINITY')); print(d.notes())")
 
 

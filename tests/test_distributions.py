@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import evaluate, load, parse
-from workbench.distribution import (
+from workbench.errors import ArgumentError, WorkbenchError
+from workbench.semantics import prepare_inputs
+from workbench.several.distribution import (
     SPLIT_RULES,
     Block,
     Copy,
@@ -22,8 +24,6 @@ from workbench.distribution import (
     redistribute,
     split,
 )
-from workbench.errors import ArgumentError, WorkbenchError
-from workbench.semantics import prepare_inputs
 
 BLAS = load("workbench/programs/blas.lift")
 SKELCL = load("workbench/programs/skelcl.lift")

@@ -6,9 +6,10 @@ import gc
 import numpy as np
 import pytest
 
-from workbench import host_arrays, runtime
-from workbench.host_arrays import HUGE_PAGE, huge_page_array, in_place_copy
-from workbench.opencl_devices import find_device
+from workbench import runtime
+from workbench.device import host_arrays
+from workbench.device.host_arrays import HUGE_PAGE, huge_page_array, in_place_copy
+from workbench.device.opencl import find_device
 from workbench.runtime import Launch, run_kernels
 
 HALF = """

@@ -170,7 +170,7 @@ def test_a_derivation_keeps_the_ranges_of_its_start(tmp_path):
 
 
 def test_the_demo_draws_its_inputs_from_the_derivations_ranges():
-    from workbench.demo import _inputs
+    from workbench.studies.demo import _inputs
 
     d = Derivation.load(LIBRARY.parent / "derivations" / "blackscholes.json")
     (xs,) = _inputs(d, {"N": 4096}, 0)

@@ -5,7 +5,7 @@ import os
 import signal
 import time
 
-from workbench.isolation import CRASHED, TIMEOUT, WorkerPool
+from workbench.device.isolation import CRASHED, TIMEOUT, WorkerPool
 from workbench.search.evaluation import PoolEvaluator
 
 

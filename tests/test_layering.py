@@ -8,10 +8,13 @@ lower layer, and no module imports itself back through others (no import cycle).
                the rules, derivation; the engine imports no rule (only what a rule is and
                the catalogue it looks rules up in)
     codegen    codegen
-    running    runtime, run, devices and their probes, device locks, isolation
+    running    the devices (device: found and probed, locks, isolation, host arrays), runtime,
+               run on one device, the memory guard, the devices' ceilings
+    several    one program on several devices (several: distributions, the several-device
+               run above the one-device run, Dask clusters of pinned workers)
     searching  search, plots
-    using      cli, demo, the catalogue and reduction-zoo listings, the package's public
-               surface; widgets and benchmarks
+    using      cli, the case studies (studies: the demo, the reductions), the catalogue
+               listing, the package's public surface; widgets and benchmarks
 
 Imports are read from the source (module level and inside functions alike), so a deferred
 import does not hide a backward edge.
@@ -27,13 +30,12 @@ LAYERS = [
     ("core", ["errors", "sizes", "types", "values", "expr", "primitives", "typecheck",
               "nesting", "domain", "layout"]),
     ("language", ["notation", "semantics", "inputs", "programs"]),
-    ("rewriting", ["rewriting", "rules", "derivation", "distribution"]),
+    ("rewriting", ["rewriting", "rules", "derivation"]),
     ("codegen", ["codegen"]),
-    ("running", ["runtime", "run", "memory", "opencl_devices", "probe", "device_lock", "isolation",
-                 "userdirs", "multidevice", "cluster", "ceilings", "host_arrays"]),
+    ("running", ["device", "runtime", "run", "memory", "ceilings"]),
+    ("several", ["several"]),
     ("searching", ["search", "plots"]),
-    ("using", ["cli", "demo", "__main__", "", "catalogue", "reduction_zoo", "widgets",
-               "benchmarks"]),
+    ("using", ["cli", "studies", "__main__", "", "catalogue", "widgets", "benchmarks"]),
 ]
 
 

@@ -14,13 +14,13 @@ import pytest
 
 from tests.children import ROOT, child_env
 from workbench import load, run
-from workbench.opencl_devices import devices
+from workbench.device.opencl import devices
 
 TWO_POCL = {"POCL_DEVICES": "pthread pthread"}
 
 # the child scripts' two PoCL devices of one platform
 PAIR = r"""
-from workbench.opencl_devices import devices
+from workbench.device.opencl import devices
 
 pocl = [d for d in devices() if d.is_pocl and d.kind == "cpu" and d.ok]
 by_platform = {}
@@ -33,7 +33,7 @@ CHILD = r"""
 import json, sys
 import numpy as np
 from workbench import Derivation, load, run
-from workbench.distribution import distribute, redistribute
+from workbench.several.distribution import distribute, redistribute
 """ + PAIR + r"""
 blas, skelcl = load("workbench/programs/blas.lift"), load("workbench/programs/skelcl.lift")
 rng = np.random.default_rng(1)

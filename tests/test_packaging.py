@@ -89,7 +89,9 @@ import workbench
 for module in pkgutil.walk_packages(workbench.__path__, "workbench."):
     if module.name != "workbench.__main__":
         __import__(module.name)
-from workbench import device_lock, isolation, opencl_devices
+from workbench.device import isolation
+from workbench.device import lock as device_lock
+from workbench.device import opencl as opencl_devices
 assert opencl_devices.fcntl is None
 with device_lock.exclusive("a device"):
     pass

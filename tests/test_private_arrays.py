@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from workbench import opencl_devices, parse, probe, runtime
+from workbench import parse, runtime
 from workbench.codegen.program import opencl
+from workbench.device import opencl as opencl_devices
+from workbench.device import probe
 from workbench.programs import library
 from workbench.run import private_bytes, runtime_launches
 from workbench.runtime import Launch, fit_private_arrays
@@ -90,7 +92,8 @@ def test_a_device_without_a_limit_keeps_its_launches(monkeypatch):
 
 LIMIT = """
 import json, sys
-from workbench import opencl_devices, probe
+from workbench.device import opencl as opencl_devices
+from workbench.device import probe
 info = opencl_devices.find_device(sys.argv[1])[0]
 print(json.dumps(probe.private_group_limit(info, opencl_devices.health_key(info))))
 """

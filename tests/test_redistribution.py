@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import evaluate, parse, run
-from workbench.distribution import Block, Copy, Overlap, evaluate_distributed, stages
 from workbench.errors import ParseError, TypeCheckError, WorkbenchError
 from workbench.expr import Prim
 from workbench.notation.parser import parse_type
 from workbench.rules import rewrites
+from workbench.several.distribution import Block, Copy, Overlap, evaluate_distributed, stages
 from workbench.typecheck import typecheck
 
 # a program of each kind with redistributions, the distributions its inputs take, and how

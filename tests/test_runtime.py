@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from workbench import opencl_devices, runtime
+from workbench import runtime
+from workbench.device import opencl as opencl_devices
 from workbench.runtime import Launch, run_isolated, run_kernels
 
 SCALE3 = """

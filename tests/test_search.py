@@ -261,7 +261,7 @@ if __name__ == "__main__":
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
 def test_a_worker_busy_with_the_device_dies_with_its_search_and_frees_the_device(tmp_path):
-    from workbench import device_lock
+    from workbench.device import lock as device_lock
 
     key = f"test device {time.time()}"
     script = tmp_path / "holds.py"
@@ -289,7 +289,7 @@ def test_a_worker_busy_with_the_device_dies_with_its_search_and_frees_the_device
 def test_a_lock_held_by_an_orphaned_search_worker_is_taken_back(tmp_path):
     """A worker whose search is gone but that still holds the device (one started before
     workers died with their parent, or on a system without the parent-death signal)."""
-    from workbench import device_lock
+    from workbench.device import lock as device_lock
 
     key = f"test device {time.time()}"
     path = device_lock.lock_path(key)
@@ -374,7 +374,7 @@ def test_random_derivations_never_generate_a_wrong_kernel(program, types, seed):
 def _take_the_device_then(job: dict) -> dict:
     """A stand-in for evaluate_candidate: takes the device lock (as a CPU device is held
     from the build on), then sleeps for "hang" and returns at once otherwise."""
-    from workbench import device_lock
+    from workbench.device import lock as device_lock
 
     if job["expression"] != "hang":
         time.sleep(1)  # the hanging one takes the device first

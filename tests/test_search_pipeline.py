@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from workbench.device.opencl import find_device
 from workbench.notation import parse_type
-from workbench.opencl_devices import find_device
 from workbench.programs import library
 from workbench.search import search
 from workbench.search.evaluation import ExecutorEvaluator

@@ -42,7 +42,7 @@ def scal():
 
 
 def has_device() -> bool:
-    from workbench.opencl_devices import devices
+    from workbench.device.opencl import devices
 
     try:
         return bool(devices())
@@ -182,7 +182,7 @@ def test_opencl_of_the_step_is_what_run_compiles_and_names_default_completion():
 @needs_device
 def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device():
     from widgets.device_menu import DEFAULT
-    from workbench.opencl_devices import default_device, devices
+    from workbench.device.opencl import default_device, devices
 
     wb = Workbench(scal(), sizes={"N": 1024}, repeat=3, auto_run=False)
     labels = dict((value, label) for label, value in wb.device_menu.menu.options)
@@ -208,7 +208,7 @@ def test_the_device_menu_shows_each_devices_health_and_chooses_the_runs_device()
 
 
 def _fake_device(id: str, kind: str, health: str = "ok"):
-    from workbench.opencl_devices import DeviceInfo
+    from workbench.device.opencl import DeviceInfo
 
     return DeviceInfo(id=id, platform="Fake", name=f"fake {kind}", kind=kind, driver="1",
                       compute_units=2, max_work_group_size=256, local_memory_bytes=32768,
@@ -224,7 +224,7 @@ def _fake_device(id: str, kind: str, health: str = "ok"):
 def test_the_device_menu_says_when_a_working_gpu_waits_beside_the_cpu_default(
         monkeypatch, gpu_health, environment, says):
     from widgets.device_menu import DeviceMenu
-    from workbench import opencl_devices
+    from workbench.device import opencl as opencl_devices
 
     cpu, gpu = _fake_device("0:0", "cpu"), _fake_device("1:0", "gpu", gpu_health)
     monkeypatch.setattr(opencl_devices, "devices", lambda check=False, progress=None: [cpu, gpu])

@@ -15,9 +15,9 @@ from widgets import Workbench  # noqa: E402
 from widgets.device_menu import SeveralDevices  # noqa: E402
 from widgets.tree import tree_html  # noqa: E402
 from workbench import Derivation, parse  # noqa: E402
+from workbench.device.opencl import devices  # noqa: E402
 from workbench.errors import format_path  # noqa: E402
 from workbench.expr import walk  # noqa: E402
-from workbench.opencl_devices import devices  # noqa: E402
 
 STAGED = "λxs. map abs (redistribute copy (map (*2) xs))"
 

@@ -1,6 +1,6 @@
 """The device menu (SPEC 11): every OpenCL device with its health, the default first.
 
-Devices are probed by the core (``workbench.opencl_devices``); the menu only shows the
+Devices are probed by the core (``workbench.device.opencl``); the menu only shows the
 answers: ``ok``, or ``broken`` with the reason, so a user sees why a device is not used.
 Choosing a broken device is allowed (the runs then say why they fail) but the menu says
 what is wrong with it right away. When the default is the CPU while a GPU works, the menu
@@ -13,7 +13,7 @@ import html
 
 import ipywidgets as w
 
-from workbench import opencl_devices
+from workbench.device import opencl as opencl_devices
 
 DEFAULT = "default"  # the menu's value for "the default device"
 

@@ -11,14 +11,14 @@ The public surface (SPEC 14) is importable from here:
 from .codegen import CodegenError
 from .codegen.program import opencl
 from .derivation import Derivation, DerivationError
+from .device.opencl import devices
 from .errors import EvaluationError, ParseError, SizeError, TypeCheckError, WorkbenchError
 from .expr import Expr
 from .notation import Program, load, parse, parse_program, parse_type, to_text
-from .opencl_devices import devices
 from .rules import RewriteRefused, apply, rewrites, rules
-from .run import run
 from .search import SearchResult, search
 from .semantics import evaluate
+from .several.run import run
 from .typecheck import annotate, typecheck
 
 __version__ = "0.1.0"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .opencl_devices import find_device
+from .device.opencl import find_device
 from .runtime import device_key
 
 CHAINS = 8  # independent multiply-add chains of float8 per work-item: enough to hide the

@@ -374,7 +374,7 @@ def show_derive(doc: dict) -> str:
 
 
 def cmd_devices(args) -> dict:
-    from . import opencl_devices as devices
+    from .device import opencl as devices
 
     found = devices.devices(check=args.check, progress=_say_probe)
     try:
@@ -499,7 +499,7 @@ def show_run(doc: dict) -> str:
 
 
 def cmd_demo(args) -> dict:
-    from .demo import demo
+    from .studies.demo import demo
 
     doc = demo(args.derivation, parse_sizes(args.size) or None, device=args.device,
                repeat=args.repeat)
@@ -664,7 +664,7 @@ def show_search(doc: dict) -> str:
 
 
 def show_demo(doc: dict) -> str:
-    from .demo import show
+    from .studies.demo import show
 
     return show(doc)
 

@@ -402,7 +402,7 @@ def _length(t: Type) -> int:
 def _device_on_host(device: str | None) -> bool:
     """Whether the device's buffers are host memory (a CPU device; also when the device
     cannot be found: running says why)."""
-    from .opencl_devices import DeviceError, find_device
+    from .device.opencl import DeviceError, find_device
     try:
         info, _ = find_device(device)
     except DeviceError:

@@ -393,9 +393,9 @@ def portability_table(results: Mapping[tuple[str, str], float]) -> str:
 def efficiency_by_device(records: Sequence[dict], title: str = "", ax=None,
                          path: str | Path | None = None):
     """The search-efficiency curve of a search spread over several devices (a Dask cluster
-    of pinned workers, ``workbench.cluster``): every candidate a point coloured by the device
-    that measured it (its host and device id, as the record names them), the best so far a
-    line."""
+    of pinned workers, ``workbench.several.cluster``): every candidate a point coloured by
+    the device that measured it (its host and device id, as the record names them), the best
+    so far a line."""
     fig = None
     if ax is None:
         fig = _figure()

@@ -10,6 +10,10 @@ The check (``compare``) is NaN-aware and strict: where the interpreter's result 
 ±inf the kernel's must be the same; everywhere else it must be a finite number within the
 tolerance. Outputs are NaN-filled before a run, so an element a kernel never writes is
 caught too.
+
+This is the run on one device; ``several.run`` runs a program on several at once, each
+device's part through this same ``run``, and is the ``run`` the package exports (one
+device, or several with ``devices=[...]``).
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ import numpy as np
 
 from .codegen import CodegenError, ir
 from .codegen.program import OpenCLProgram, opencl
+from .device.opencl import DeviceError, find_device
 from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
 from .expr import Expr
 from .memory import COMPARE_BLOCK, check_run_memory
-from .opencl_devices import DeviceError, find_device
 from .runtime import Launch as RuntimeLaunch
 from .runtime import fit_private_arrays, run_kernels
 from .semantics import evaluate, prepare_inputs
@@ -53,7 +57,7 @@ class RunResult:
     source_sha256: str = ""
     completed: list = None  # default-completion steps applied before generation
     error: WorkbenchError | None = None  # for "invalid input": the located error
-    per_device: list | None = None  # several devices: one entry each (multidevice)
+    per_device: list | None = None  # several devices: one entry each (several.run)
     stages: list | None = None  # several devices, with redistributions: one entry a stage
 
     def as_json(self) -> dict:
@@ -165,29 +169,16 @@ def compare(output, expected) -> Comparison:
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
-        expected=None, cutoff_ms: float | None = None, devices=None,
-        distributions=None) -> RunResult:
+        expected=None, cutoff_ms: float | None = None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
     search computes its start program's output once for all its candidates). With
     ``time_limit_ms`` the repetitions stop once they have taken that long (three at least);
     with ``cutoff_ms`` a kernel whose first two runs each take longer is timed once (a
     search gives up on a candidate far slower than its best): ``runs`` says how many
-    times were taken. With ``devices`` and ``distributions`` it runs on several devices at
-    once, one distribution per input (``multidevice``)."""
-    if devices is not None or distributions is not None:
-        from .multidevice import run_distributed
-
-        try:
-            _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
-        except WorkbenchError as err:
-            return RunResult("invalid input", str(err), error=err)
-        return run_distributed(expr, arrays, devices, distributions, run_one=run,
-                               result_type=RunResult, compare=compare, repeat=repeat,
-                               warmup=warmup, sizes=sizes, time_limit_ms=time_limit_ms,
-                               expected=expected)
+    times were taken."""
     try:
-        _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
+        check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
@@ -301,7 +292,8 @@ def private_arrays_refused(program: OpenCLProgram, device: str | None = None) ->
     return fit_private_arrays(info, runtime_launches(program), private_bytes(program))[1]
 
 
-def _check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None) -> None:
+def check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None) -> None:
+    """Refuse repetitions, warm-up runs and time limits a run cannot take."""
     for name, value, least in (("repeat", repeat, 1), ("warmup", warmup, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
             raise ArgumentError(f"{name} = {value!r}: give a whole number of at least {least} "

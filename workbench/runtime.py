@@ -1,6 +1,6 @@
 """OpenCL devices, compilation, timing and isolation (SPEC 7).
 
-Devices, their health and the default device are ``opencl_devices``'s; this module builds and
+Devices, their health and the default device are ``device.opencl``'s; this module builds and
 runs on them.
 
 Kernels are timed like the tuners do it: warm-up launches, then repetitions timed with
@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import device_lock, isolation, probe
-from .host_arrays import in_place_copy
-from .opencl_devices import DeviceError, DeviceInfo, find_device, health_key, opencl
+from .device import isolation, probe
+from .device import lock as device_lock
+from .device.host_arrays import in_place_copy
+from .device.opencl import DeviceError, DeviceInfo, find_device, health_key, opencl
 
 # --- compilation ------------------------------------------------------------------------------
 
@@ -212,7 +213,7 @@ def device_key(info: DeviceInfo) -> str:
 
 @contextmanager
 def exclusive(info: DeviceInfo) -> Iterator[None]:
-    """Hold the device alone while timing on it (``device_lock``). A CPU device is held from
+    """Hold the device alone while timing on it (``device.lock``). A CPU device is held from
     the build on, since compiling uses the same cores the kernels run on."""
     with device_lock.exclusive(device_key(info)):
         yield

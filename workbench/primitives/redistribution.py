@@ -4,7 +4,7 @@ spread over the devices that way (Steuwer's thesis, Sect. 3.2.3).
 
 A distribution never changes what a program computes, so its meaning is the identity
 (``[A]_N -> [A]_N``), and on one device the code generator treats it as a view that moves no
-element. On several devices (``multidevice``) a program runs in stages between its
+element. On several devices (``several.run``) a program runs in stages between its
 redistributions: each stage's output is gathered and spread again as the redistribution
 says before the next stage runs on it.
 """

@@ -338,7 +338,7 @@ class Context:
         if self.replayed is not None:
             return None
         if self._widths is None:
-            from ..opencl_devices import find_device
+            from ..device.opencl import find_device
 
             try:
                 self._widths = find_device(self.device)[0].vector_widths
@@ -672,7 +672,7 @@ def _json_options(options: dict) -> dict:
 def _identity(device: str | None, executor) -> dict:
     """The device a search's times are taken on. With an executor the workers may see other
     devices than this process: where this process cannot find it, the spec stands for it."""
-    from ..opencl_devices import find_device
+    from ..device.opencl import find_device
 
     try:
         return device_identity(find_device(device)[0])

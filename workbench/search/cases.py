@@ -908,7 +908,7 @@ def device_limits(ctx) -> Limits:
         for r in recorded.values():
             if isinstance(r.get("details"), dict) and r["details"].get("limits"):
                 return Limits(**r["details"]["limits"])
-    from ..opencl_devices import find_device
+    from ..device.opencl import find_device
 
     try:
         return Limits.of(find_device(ctx.device)[0])

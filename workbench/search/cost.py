@@ -223,7 +223,7 @@ def kind_of_name(name: str) -> str:
 
 def model_for_device(spec: str | None) -> CostModel:
     """The prior of the device a search runs on (None: the default device)."""
-    from ..opencl_devices import find_device
+    from ..device.opencl import find_device
 
     info, _ = find_device(spec)
     kind = "gpu" if info.kind == "gpu" else "cpu"

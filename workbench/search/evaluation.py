@@ -44,10 +44,10 @@ def evaluate_candidate(job: dict) -> dict:
               "sizes": job["sizes"], "device": job.get("device") or "default",
               **_ranking(job)}
     try:
-        from ..cluster import pinned_device, placement
         from ..notation import parse
         from ..notation.reading import user_functions
         from ..run import run
+        from ..several.cluster import pinned_device, placement
 
         functions = user_functions(job.get("definitions", ""))
         expr = declared_for(parse(job["expression"], functions), job["types"])
@@ -210,7 +210,7 @@ class PoolEvaluator:
     candidates that crashed or overran and on starting their replacements."""
 
     def __init__(self, workers: int = 2, timeout: float = 60.0, task=None):
-        from ..isolation import WorkerPool
+        from ..device.isolation import WorkerPool
 
         self.workers = max(1, workers)
         self.timeout = timeout

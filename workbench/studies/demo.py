@@ -10,19 +10,19 @@ from pathlib import Path
 
 import numpy as np
 
-from .derivation import Derivation
-from .errors import WorkbenchError
-from .run import run
-from .semantics import evaluate
-from .types import function_parts, substitute_sizes
+from ..derivation import Derivation
+from ..errors import WorkbenchError
+from ..run import run
+from ..semantics import evaluate
+from ..types import function_parts, substitute_sizes
 
-DERIVATIONS = Path(__file__).parent / "derivations"
+DERIVATIONS = Path(__file__).parent.parent / "derivations"
 DEFAULT = DERIVATIONS / "icfp_fig3_vector_scaling.json"
 
 
 def _inputs(d: Derivation, sizes: dict[str, int], seed: int) -> list:
-    from .domain import ranges_of
-    from .inputs import random_inputs
+    from ..domain import ranges_of
+    from ..inputs import random_inputs
 
     declared = getattr(d.start, "declared_type", None)
     if declared is None:

@@ -10,7 +10,7 @@ Workers die with their parent (``die_with_parent``): a search that is killed lea
 worker behind holding the device. Workers ignore SIGINT: Ctrl-C in a terminal and a
 Jupyter kernel interrupt signal the whole process group, and only the parent decides what
 an interrupt ends (a job cut short by it must not be reported as the job's own failure).
-The time a job spends waiting for the device lock (``device_lock``) is not counted against
+The time a job spends waiting for the device lock (``lock``) is not counted against
 its time limit: the worker tells its parent when it waits and when it has the device.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_for
 
-from . import device_lock
+from . import lock as device_lock
 
 TIMEOUT, CRASHED = "timeout", "crashed"
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .derivation import Derivation
-from .expr import Expr
-from .notation import parse
+from ..derivation import Derivation
+from ..expr import Expr
+from ..notation import parse
 
-DERIVATIONS = Path(__file__).parent / "derivations"
-RESULTS = Path(__file__).parent.parent / "benchmarks" / "results"
+DERIVATIONS = Path(__file__).parent.parent / "derivations"
+RESULTS = Path(__file__).parent.parent.parent / "benchmarks" / "results"
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ def measure(n: int = 1 << 20, device=None, repeat: int = 10, rounds: int = 3,
     """Each version's first kernel on ``n`` floats, timed in interleaved rounds (the device's
     speed drifts over seconds) and checked against the interpreter: a document as
     ``benchmarks.reductions`` records it."""
-    from .opencl_devices import find_device
-    from .run import run
+    from ..device.opencl import find_device
+    from ..run import run
 
     info, handle = find_device(device)
     extensions = getattr(handle, "extensions", "") or ""

@@ -10,15 +10,15 @@ device the pinned one matches (``gpu``, a model name), runs on the pinned device
 
 On one host::
 
-    from workbench.cluster import device_cluster
+    from workbench.several.cluster import device_cluster
     from distributed import Client
     with device_cluster() as cluster, Client(cluster) as client:  # one worker per GPU
         result = search(expr, *arrays, executor=client)
 
 On several hosts: start a scheduler anywhere (``dask scheduler``), then on every host start
-its workers, one per device, pinned (``python -m workbench.cluster tcp://HOST:8786`` for every
-GPU of the host, ``--devices 0:0 0:1`` to choose), and give the search a client of that
-scheduler: ``Client("tcp://HOST:8786")``. Workers started another way need
+its workers, one per device, pinned (``python -m workbench.several.cluster tcp://HOST:8786``
+for every GPU of the host, ``--devices 0:0 0:1`` to choose), and give the search a client of
+that scheduler: ``Client("tcp://HOST:8786")``. Workers started another way need
 ``WORKBENCH_WORKER_DEVICE`` (the device's id) and ``DASK_DISTRIBUTED__WORKER__DAEMON=False``
 (each candidate runs in a process of its own) in their environment, one thread each.
 """
@@ -32,8 +32,8 @@ import os
 import socket
 import sys
 
-from .errors import WorkbenchError
-from .opencl_devices import DeviceError, DeviceInfo, devices, find_device
+from ..device.opencl import DeviceError, DeviceInfo, devices, find_device
+from ..errors import WorkbenchError
 
 WORKER_DEVICE_ENV = "WORKBENCH_WORKER_DEVICE"
 
@@ -157,7 +157,7 @@ async def serve(scheduler: str, device_list: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m workbench.cluster",
+        prog="python -m workbench.several.cluster",
         description="Start this host's Dask workers for a workbench search, one per device, "
                     "each pinned to its device.")
     parser.add_argument("scheduler", help="the scheduler's address, e.g. tcp://10.0.0.1:8786")

@@ -22,18 +22,27 @@ written. Every stage is split, run and checked like a program of its own; the ru
 add the stages' up, with the host's time for each redistribution among the transfers, and
 ``stages`` has each stage's rule and times.
 
-``run`` hands itself in (``run_one``) with its result type and its check, so that every
-device's run is the very same code path as a single-device run.
+Every device's run is the single-device ``run`` (``workbench.run.run``), the same code path
+as a run on one device, and the combined output is checked by its ``compare``. ``run`` here
+is the one the package exports: on one device it is that ``run``, with ``devices`` or
+``distributions`` it runs on several.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..device.opencl import DeviceError, find_device
+from ..errors import ArgumentError, WorkbenchError
+from ..expr import Expr
+from ..run import RunResult, check_arguments, compare
+from ..run import run as run_one
+from ..semantics import evaluate, prepare_inputs
+from ..values import leaves
 from .distribution import (
     DistributedArray,
     Overlap,
@@ -45,15 +54,29 @@ from .distribution import (
     stage_inputs,
     stages,
 )
-from .errors import ArgumentError, WorkbenchError
-from .opencl_devices import DeviceError, find_device
-from .semantics import evaluate, prepare_inputs
-from .values import leaves
 
 
-def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: Callable,
-                    result_type: type, compare: Callable, repeat: int = 20, warmup: int = 2,
-                    sizes=None, time_limit_ms: float | None = None, expected=None):
+def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20, sizes=None,
+        warmup: int = 2, time_limit_ms: float | None = None, expected=None,
+        cutoff_ms: float | None = None, devices=None, distributions=None) -> RunResult:
+    """``expr`` run on ``arrays``, timed and checked against the interpreter: on one device
+    (``device``; the single-device ``workbench.run.run``, whose arguments these are), or with
+    ``devices`` and ``distributions`` on several devices at once, one distribution per input
+    (``run_distributed``; ``cutoff_ms`` applies to one device only)."""
+    if devices is None and distributions is None:
+        return run_one(expr, *arrays, device=device, repeat=repeat, sizes=sizes, warmup=warmup,
+                       time_limit_ms=time_limit_ms, expected=expected, cutoff_ms=cutoff_ms)
+    try:
+        check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
+    except WorkbenchError as err:
+        return RunResult("invalid input", str(err), error=err)
+    return run_distributed(expr, arrays, devices, distributions, repeat=repeat, warmup=warmup,
+                           sizes=sizes, time_limit_ms=time_limit_ms, expected=expected)
+
+
+def run_distributed(expr, arrays: Sequence, devices, distributions, *, repeat: int = 20,
+                    warmup: int = 2, sizes=None, time_limit_ms: float | None = None,
+                    expected=None) -> RunResult:
     """``expr`` on ``arrays`` across ``devices`` (names as ``WORKBENCH_DEVICE`` takes them:
     ``1:0``, ``cpu``, ``gpu``, part of a name) with one distribution per input (None: SkelCL's
     default, ``block`` for arrays and ``copy`` for scalars). An input may be a
@@ -72,9 +95,8 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
         if staged is None:
             plan = split(expr, values, dists, len(infos))
     except WorkbenchError as err:
-        return result_type("invalid input", str(err), error=err)
-    options = {"run_one": run_one, "result_type": result_type, "compare": compare,
-               "repeat": repeat, "warmup": warmup, "sizes": sizes,
+        return RunResult("invalid input", str(err), error=err)
+    options = {"repeat": repeat, "warmup": warmup, "sizes": sizes,
                "time_limit_ms": time_limit_ms}
     if staged is not None:
         return _run_stages(expr, staged, values, dists, infos, expected_value, **options)
@@ -82,15 +104,14 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, run_one: 
     return result
 
 
-def _run_split(expr, plan, infos, expected_value, *, run_one, result_type, compare, repeat,
-               warmup, sizes, time_limit_ms):
+def _run_split(expr, plan, infos, expected_value, *, repeat, warmup, sizes, time_limit_ms):
     """One split program run on its devices side by side, its combined output checked
     against ``expected_value``: the result, and the combined output (None if a device
     failed)."""
     try:
         part_expected = plan.outputs_of(expected_value) if plan.outputs_of else None
     except WorkbenchError as err:
-        return result_type("invalid input", str(err), error=err), None
+        return RunResult("invalid input", str(err), error=err), None
     expected = _stacked(expected_value)
 
     def one(k: int):
@@ -103,7 +124,7 @@ def _run_split(expr, plan, infos, expected_value, *, run_one, result_type, compa
         parts = list(pool.map(one, range(len(plan.devices))))
     per_device = [_entry(infos[d], rows, r) for d, rows, r in zip(plan.devices, plan.rows, parts)]
     names = " + ".join(f"{infos[d].id} {infos[d].name}" for d in plan.devices)
-    result = result_type(parts[0].status, expected=expected, device=names,
+    result = RunResult(parts[0].status, expected=expected, device=names,
                          source=parts[0].source, source_sha256=parts[0].source_sha256,
                          completed=parts[0].completed, per_device=per_device)
     result.codegen_ms = sum(p.codegen_ms or 0.0 for p in parts)
@@ -133,8 +154,7 @@ def _run_split(expr, plan, infos, expected_value, *, run_one, result_type, compa
     return result, combined
 
 
-def _run_stages(expr, staged, values, dists, infos, expected_value, *, result_type, compare,
-                sizes, **options):
+def _run_stages(expr, staged, values, dists, infos, expected_value, *, sizes, **options):
     """A program with redistributions run stage by stage (``distribution.stages``): each
     stage split by its rule and run on the devices, checked against the interpreter on its
     inputs; its output, distributed as the rule leaves it, is redistributed for the next
@@ -150,9 +170,8 @@ def _run_stages(expr, staged, values, dists, infos, expected_value, *, result_ty
             plan = split_stage(stage, stage_values, stage_dists, len(infos))
             stage_expected = evaluate(stage.program, *stage_values, sizes=sizes)
         except WorkbenchError as err:
-            return result_type("invalid input", str(err), error=err)
-        result, output = _run_split(stage.program, plan, infos, stage_expected,
-                                    result_type=result_type, compare=compare, sizes=sizes,
+            return RunResult("invalid input", str(err), error=err)
+        result, output = _run_split(stage.program, plan, infos, stage_expected, sizes=sizes,
                                     **options)
         results.append(result)
         per_device += [dict(entry, stage=stage.number + 1)
@@ -175,7 +194,7 @@ def _run_stages(expr, staged, values, dists, infos, expected_value, *, result_ty
     expected = _stacked(expected_value)
     out = _stacked(previous.gather())
     first = results[0]
-    result = result_type(first.status, expected=expected, device=first.device,
+    result = RunResult(first.status, expected=expected, device=first.device,
                          source="\n".join(r.source for r in results),
                          source_sha256=first.source_sha256, completed=first.completed,
                          per_device=per_device)
@@ -240,7 +259,7 @@ def _given(arrays: Sequence, distributions, devices: int) -> tuple[list, list]:
                 raise ArgumentError(
                     f"input {i} is distributed as {a.distribution} over {a.devices} devices, "
                     f"the run asks for {d} over {devices}: redistribute it explicitly "
-                    f"(workbench.distribution.redistribute)", "distributions")
+                    f"(workbench.several.distribution.redistribute)", "distributions")
             a = a.gather()
         out.append(a)
     return out, dists
@@ -258,4 +277,4 @@ def _entry(info, rows: tuple[int, int], r) -> dict:
             "build_ms": r.build_ms, "source_sha256": r.source_sha256, "message": r.message}
 
 
-__all__ = ["run_distributed"]
+__all__ = ["run", "run_distributed"]

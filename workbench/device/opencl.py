@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import WorkbenchError
+from ..errors import WorkbenchError
 from .probe import INJECT_ENV, PROBE_VERSION, VECTOR_WIDTHS, injected
 from .userdirs import private_dir
 
@@ -49,7 +49,7 @@ PROBE_TIMEOUT_S = 120.0  # per device; a first build on a GPU can take seconds
 PROBE_TIMEOUT_ENV = "WORKBENCH_PROBE_TIMEOUT"
 FIX_POCL = "apt-get install -y pocl-opencl-icd"
 
-PROBE_CHILD = "import sys; from workbench.probe import main; sys.exit(main(sys.argv[1:]))"
+PROBE_CHILD = "import sys; from workbench.device.probe import main; sys.exit(main(sys.argv[1:]))"
 
 _NOTES: list[str] = []
 _cl = None
@@ -282,7 +282,7 @@ Progress = Callable[[DeviceInfo], None]
 def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
                     ) -> dict[str, tuple[str, tuple[int, ...]]]:
     """Health and vector widths of each device, probed in child processes (``python -m
-    workbench.probe``): a device whose probe kills or hangs its process is broken, and the
+    workbench.device.probe``): a device whose probe kills or hangs its process is broken, and the
     others are probed by a fresh one; a vector width whose probe kills or hangs it is
     missing from the device's widths, and the next widths are probed by a fresh one.
     ``progress`` is told of each device as its probe starts (health ``unknown``) and as it

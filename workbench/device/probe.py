@@ -7,7 +7,7 @@ hang there only marks the device broken), and the answer is kept per device, dri
 host CPU: in this process and in the user's cache folder (``userdirs``).
 
 ``main(ids)`` runs in that separate process: it probes the devices with
-those ids (``P:D`` as ``opencl_devices`` numbers them) one after the other and prints a JSON line
+those ids (``P:D`` as ``opencl`` numbers them) one after the other and prints a JSON line
 before (``{"probing": id}``) and after (``{"id": …, "ok": …, "reason": …}``) each.
 
 ``WORKBENCH_PROBE_FAIL`` (device ids or parts of names, comma-separated) makes the probe of
@@ -178,7 +178,7 @@ def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
 
 
 def _found() -> dict:
-    """``P:D`` -> (platform, device), numbered as ``opencl_devices`` numbers them."""
+    """``P:D`` -> (platform, device), numbered as ``opencl`` numbers them."""
     import pyopencl as cl
 
     found = {}
@@ -247,7 +247,7 @@ kernel void workbench_private(global const float *xs, global float *out) {
     out[i] = sum;
 }
 """
-PRIVATE_CHILD = ("import sys; from workbench.probe import main_private; "
+PRIVATE_CHILD = ("import sys; from workbench.device.probe import main_private; "
                  "sys.exit(main_private(sys.argv[1], int(sys.argv[2])))")
 
 

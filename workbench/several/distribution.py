@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ArgumentError, WorkbenchError
-from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, UnOp, Var, compose, fresh_name
-from .semantics import evaluate, prepare_inputs
+from ..errors import ArgumentError, WorkbenchError
+from ..expr import Apply, Compose, Expr, Lambda, Lit, Prim, UnOp, Var, compose, fresh_name
+from ..semantics import evaluate, prepare_inputs
 
 # --- distributions ---------------------------------------------------------------------------
 
