@@ -1,26 +1,146 @@
-"""The README's 30-second example runs as written."""
+"""The README and the pages of docs/ say what the code does: their Python examples run as
+written, the README's command lines run, every link to a file of the checkout leads to one,
+and their generated parts (the README's map of the folders, the catalogue) are what
+``python scripts/write_docs.py`` writes from the code today."""
+
+from __future__ import annotations
 
 import doctest
+import importlib.util
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 
-def test_readme_python_examples():
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    blocks = [part.split("```", 1)[0] for part in text.split("```python")[1:]]
-    assert blocks
+ROOT = Path(__file__).parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _write_docs():
+    spec = importlib.util.spec_from_file_location("write_docs", ROOT / "scripts" / "write_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_python_examples_run_as_written(page):
+    """The README's 30-second example, and every example of docs/ written as a doctest."""
+    blocks = _blocks(_text(page), "python")
     runner = doctest.DocTestRunner()
     for i, block in enumerate(blocks):
-        test = doctest.DocTestParser().get_doctest(block, {}, f"README block {i}", "README.md", 0)
+        test = doctest.DocTestParser().get_doctest(block, {}, f"{page.name} block {i}",
+                                                   page.name, 0)
         runner.run(test)
-    assert runner.failures == 0 and runner.tries > 0
+    assert runner.failures == 0
+    if page.name == "README.md":
+        assert runner.tries > 0
 
 
-def test_readme_catalogue_lists_every_primitive_and_rule():
+def _command_lines(page: Path) -> list[list[str]]:
+    """The ``workbench`` commands of a page's bash blocks, as arguments."""
+    out = []
+    for block in _blocks(_text(page), "bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            args = shlex.split(line, comments=True)
+            if args[:1] == ["workbench"]:
+                out.append(args[1:])
+    return out
+
+
+def _run_command(args: list[str]) -> None:
+    from tests.children import child_env
+
+    done = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=ROOT,
+                          capture_output=True, text=True, env=child_env(), timeout=600)
+    assert done.returncode == 0, (args, done.stderr[-2000:])
+
+
+def test_the_readme_command_lines_run():
+    commands = _command_lines(ROOT / "README.md")
+    assert commands
+    for args in commands:
+        _run_command(args)
+
+
+@pytest.mark.slow
+def test_the_command_lines_of_the_command_line_page_run():
+    """docs/cli.md's examples (runs and the demo among them: a minute on PoCL)."""
+    commands = _command_lines(ROOT / "docs" / "cli.md")
+    assert len(commands) > 5
+    for args in commands:
+        _run_command(args)
+
+
+def test_links_lead_to_files_and_every_page_is_linked():
+    linked = set()
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", _text(page)):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path = (page.parent / target).resolve()
+            assert path.exists(), f"{page.name} links to {target}, which is not there"
+            linked.add(path)
+    unlinked = [p.name for p in PAGES[1:] if p.resolve() not in linked]
+    assert not unlinked, f"pages of docs/ that nothing links to: {unlinked}"
+
+
+def test_the_generated_parts_are_what_the_code_gives():
+    """The README's map of the folders and docs/catalogue.md's tables."""
+    write_docs = _write_docs()
+    for (name, begin, end), part in write_docs.parts():
+        text = _text(ROOT / name)
+        assert begin in text and end in text, f"{name} lost a marker of its generated part"
+        assert write_docs.current(text, begin, end) == part, (
+            f"{name} is not what the code gives: run {write_docs.COMMAND}")
+
+
+def test_every_module_has_a_docstring_for_the_map():
+    missing = _write_docs().undocumented()
+    assert not missing, f"without a docstring (or heading, or header comment): {missing}"
+
+
+def test_the_map_has_every_module_and_notebook():
+    text = _text(ROOT / "README.md")
+    for package in ("workbench", "widgets", "benchmarks"):
+        for path in (ROOT / package).rglob("*.py"):
+            if "__pycache__" not in path.parts:
+                name = path.parent.name + "/" if path.name == "__init__.py" else path.name
+                assert f"`{name}`" in text, path
+    for notebook in (ROOT / "notebooks").glob("*.ipynb"):
+        assert f"`{notebook.name}`" in text, notebook
+
+
+def test_the_summary_is_the_first_sentence_up_to_a_clause():
+    summary = _write_docs().summary
+    assert summary("Derivations.\n\nMore.") == "Derivations"
+    assert summary("Types (ICFP Sect. 3, Fig. 8). Then.") == "Types (ICFP Sect. 3, Fig. 8)"
+    assert summary("Parser (SPEC 3): text -> ``Expr``.") == "Parser (SPEC 3): text -> `Expr`"
+    long = "A reader for Scala (" + "x, " * 60 + "y): and more"
+    assert summary(long) == "A reader for Scala"
+    assert summary("The ``a: b`` form. Next.") == "The `a: b` form"
+
+
+def test_the_catalogue_lists_every_primitive_and_rule():
     from workbench.primitives import PRIMITIVES
     from workbench.rules import rules
 
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    catalogue = text[text.index("## The catalogue"):text.index("## Map of the folders")]
+    catalogue = _text(ROOT / "docs" / "catalogue.md")
     missing = [name for name in [*PRIMITIVES, *(r.name for r in rules)]
                if f"`{name}`" not in catalogue]
-    assert not missing, f"not in the README's catalogue (python -m workbench.catalogue): {missing}"
+    assert not missing, f"not in docs/catalogue.md (python scripts/write_docs.py): {missing}"
+
+
+def test_the_readme_stays_a_map():
+    assert len(_text(ROOT / "README.md").splitlines()) <= 320

@@ -1,15 +1,15 @@
-"""The README's map of the folders, generated from the tree: ``python scripts/readme_map.py``
-writes it into README.md between its two marker comments; ``--check`` only says whether the
-README's map is the tree's.
+"""The generated parts of the README and of ``docs/``: ``python scripts/write_docs.py`` writes
+the README's map of the folders (from the tree) and the catalogue of ``docs/catalogue.md``
+(``workbench.catalogue``), each between its two marker comments; ``--check`` only says which
+of them is not what the code gives.
 
 The map walks the tree, so a module added, moved or removed shows in it without a list to
 keep. Every package and module of ``workbench/``, ``widgets/`` and ``benchmarks/`` (and of
-their subpackages, recursively) is one line: its docstring's summary, the first sentence up
-to its first colon or semicolon outside brackets and code. A folder inside a package that is
-no package (data: saved derivations, programs, results) says which kinds of files it holds.
-The notebooks give their first Markdown heading, the pages of ``docs/`` theirs, the scripts
-their docstring or the comment below their ``#!`` line; ``tests/`` is one line (its
-package's docstring) and ``binder/`` names its files.
+their subpackages, recursively) is one line: its docstring's summary (``summary``). A folder
+inside a package that is no package (data: saved derivations, programs, results) says which
+kinds of files it holds. The notebooks give their first Markdown heading, the pages of
+``docs/`` theirs (as links), the scripts their docstring or the comment below their ``#!``
+line; ``tests/`` is one line (its package's docstring) and ``binder/`` names its files.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BEGIN = "<!-- map: written by `python scripts/readme_map.py` from the docstrings; edit those -->"
-END = "<!-- end of the map -->"
+COMMAND = "python scripts/write_docs.py"
+MAP = ("README.md", f"<!-- the map: `{COMMAND}` writes it from the docstrings; edit those -->",
+       "<!-- end of the map -->")
+CATALOGUE = ("docs/catalogue.md",
+             f"<!-- the catalogue: `{COMMAND}` writes it from the declarations; edit those -->",
+             "<!-- end of the catalogue -->")
 PACKAGES = ("workbench", "widgets", "benchmarks")
 SKIPPED = ("__pycache__",)
 
@@ -123,8 +127,9 @@ def _entries(folder: Path) -> list[Path]:
                   key=lambda p: p.name.lower())
 
 
-def _line(depth: int, name: str, text: str | None) -> str:
-    return "  " * depth + f"- `{name}`" + (f" — {text}" if text else "")
+def _line(depth: int, name: str, text: str | None, link: str | None = None) -> str:
+    entry = f"[`{name}`]({link})" if link else f"`{name}`"
+    return "  " * depth + f"- {entry}" + (f" — {text}" if text else "")
 
 
 def _kinds(folder: Path) -> str:
@@ -168,7 +173,8 @@ def generate(root: Path = ROOT) -> str:
     lines.append(_line(0, "notebooks/", "the tutorials, each run by the tests"))
     lines += _folder_of(root / "notebooks", notebook_heading, "*.ipynb")
     lines.append(_line(0, "docs/", "the manual, one page per topic"))
-    lines += _folder_of(root / "docs", lambda p: _heading(p.read_text(encoding="utf-8")), "*.md")
+    lines += [_line(1, p.name, _heading(p.read_text(encoding="utf-8")), f"docs/{p.name}")
+              for p in _entries(root / "docs") if p.suffix == ".md"]
     lines.append(_line(0, "scripts/", "the two commands, and the tools they use"))
     lines += _folder_of(root / "scripts", _script, "*")
     lines.append(_line(0, "tests/", summary(docstring(root / "tests" / "__init__.py") or "")))
@@ -192,32 +198,49 @@ def undocumented(root: Path = ROOT) -> list[str]:
     return missing
 
 
-def current(readme: str) -> str:
-    """The map the README holds now (between the markers)."""
-    start, end = readme.index(BEGIN) + len(BEGIN) + 1, readme.index(END)
-    return readme[start:end]
+def catalogue(root: Path = ROOT) -> str:
+    """The catalogue's tables, as ``python -m workbench.catalogue`` prints them."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from workbench.catalogue import markdown
+
+    return markdown()
 
 
-def written(readme: str, root: Path = ROOT) -> str:
-    """The README with its map replaced by the tree's."""
-    start, end = readme.index(BEGIN) + len(BEGIN) + 1, readme.index(END)
-    return readme[:start] + generate(root) + readme[end:]
+def parts(root: Path = ROOT) -> list[tuple[tuple[str, str, str], str]]:
+    """Each generated part ((file, begin marker, end marker), text) as the code gives it."""
+    return [(MAP, generate(root)), (CATALOGUE, catalogue(root))]
+
+
+def current(text: str, begin: str, end: str) -> str:
+    """What a file holds now between two markers."""
+    return text[text.index(begin) + len(begin) + 1:text.index(end)]
+
+
+def written(text: str, begin: str, end: str, part: str) -> str:
+    """The text with what stands between two markers replaced by ``part``."""
+    return text[:text.index(begin) + len(begin) + 1] + part + text[text.index(end):]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
-                        help="say whether the README's map is the tree's; write nothing")
+                        help="say which generated part is out of date; write nothing")
     args = parser.parse_args(argv)
-    path = ROOT / "README.md"
-    readme = path.read_text(encoding="utf-8")
-    if args.check:
-        if current(readme) != generate():
-            print("README.md's map is not the tree's: run python scripts/readme_map.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    path.write_text(written(readme), encoding="utf-8")
+    stale = []
+    for (name, begin, end), part in parts():
+        path = ROOT / name
+        text = path.read_text(encoding="utf-8")
+        if current(text, begin, end) == part:
+            continue
+        stale.append(name)
+        if not args.check:
+            path.write_text(written(text, begin, end, part), encoding="utf-8")
+    if args.check and stale:
+        print(f"not what the code gives: {', '.join(stale)}; run {COMMAND}", file=sys.stderr)
+        return 1
+    for name in stale if not args.check else []:
+        print(f"wrote {name}")
     return 0
 
 
