@@ -96,6 +96,56 @@ def test_links_lead_to_files_and_every_page_is_linked():
     assert not unlinked, f"pages of docs/ that nothing links to: {unlinked}"
 
 
+_FILE = re.compile(r"(?<![\w/.<])((?:[\w.-]+/)+[\w.-]+\.(?:py|json|lift|ipynb|md))\b")
+_DOTTED = re.compile(r"(?<![\w.])([a-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w.])")
+_SUFFIXES = (".py", ".md", ".json", ".lift", ".ipynb", ".png", ".jsonl", ".txt")
+# the top-level modules and subpackages of workbench/, which the pages also name without
+# the package's name (``search.cases``, ``runtime.ProgramCache``); ``expr`` is also what the
+# pages call an expression (``expr.structure()``)
+_WORKBENCH = {p.stem for p in (ROOT / "workbench").iterdir()
+              if p.suffix == ".py" or (p / "__init__.py").exists()} - {"expr"}
+
+
+def _qualified(name: str) -> str | None:
+    """A dotted name of the packages, qualified; None for any other dotted text."""
+    if name.endswith(_SUFFIXES):
+        return None
+    top = name.split(".", 1)[0]
+    if top in ("workbench", "widgets", "benchmarks"):
+        return name
+    return f"workbench.{name}" if top in _WORKBENCH else None
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether a dotted name is a module, or an attribute of one."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def test_the_files_and_modules_the_pages_name_exist():
+    """A path with a folder in it (from the checkout's root or from workbench/) and a dotted
+    name of the packages, in the pages' code, name what is there: a module moved elsewhere
+    shows here."""
+    missing = []
+    for page in PAGES:
+        for span in re.findall(r"`([^`\n]+)`", _text(page)):
+            missing += [f"{page.name}: {path}" for path in _FILE.findall(span)
+                        if not any((base / path).exists() for base in (ROOT, ROOT / "workbench"))]
+            names = filter(None, map(_qualified, _DOTTED.findall(span)))
+            missing += [f"{page.name}: {name}" for name in names if not _resolves(name)]
+    assert not missing, f"named in the docs, not in the checkout: {missing}"
+
+
 def test_the_generated_parts_are_what_the_code_gives():
     """The README's map of the folders and docs/catalogue.md's tables."""
     write_docs = _write_docs()
