@@ -143,9 +143,10 @@ def _kinds(folder: Path) -> str:
 def package_lines(folder: Path, depth: int = 0) -> list[str]:
     """A package's line, then one per module and subpackage inside it, recursively."""
     init = folder / "__init__.py"
-    if not init.exists():
+    if not init.exists() and not any(folder.glob("*.py")):
         return [_line(depth, folder.name + "/", _kinds(folder))]
-    lines = [_line(depth, folder.name + "/", summary(docstring(init) or ""))]
+    lines = [_line(depth, folder.name + "/", summary(docstring(init) or "") if init.exists()
+                   else "modules without a package")]
     for path in _entries(folder):
         if path.is_dir():
             lines += package_lines(path, depth + 1)
@@ -155,7 +156,8 @@ def package_lines(folder: Path, depth: int = 0) -> list[str]:
 
 
 def _folder_of(folder: Path, describe, pattern: str) -> list[str]:
-    return [_line(1, p.name, describe(p)) for p in _entries(folder) if p.match(pattern)]
+    return [_line(1, p.name, describe(p)) for p in _entries(folder)
+            if p.is_file() and p.match(pattern)]
 
 
 def _script(path: Path) -> str | None:

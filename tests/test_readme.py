@@ -172,6 +172,44 @@ def test_the_map_has_every_module_and_notebook():
         assert f"`{notebook.name}`" in text, notebook
 
 
+def test_the_map_walks_the_tree(tmp_path):
+    """A module moved into a new package shows in the map at its new place, without a list
+    to update; one without a docstring is named."""
+    files = {"workbench/__init__.py": '"""The core."""',
+             "workbench/devices/__init__.py": '"""Devices: found and probed."""',
+             "workbench/devices/probe.py": '"""Probes."""',
+             "workbench/search/__init__.py": '"""Search."""',
+             "workbench/search/cases/__init__.py": '"""CASES 2016."""',
+             "workbench/search/cases/phases.py": "PHASES = 4",
+             "workbench/derivations/a.json": "{}",
+             "widgets/__init__.py": '"""Widgets."""', "benchmarks/__init__.py": '"""Bench."""',
+             "tests/__init__.py": '"""Tests."""', "docs/page.md": "# A page\n",
+             "scripts/go": "#!/bin/sh\n# Goes. Then stops.\n", "binder/apt.txt": "graphviz"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "notebooks").mkdir()
+    write_docs = _write_docs()
+    assert write_docs.generate(tmp_path).splitlines() == [
+        "- `workbench/` — The core",
+        "  - `derivations/` — data: `*.json`",
+        "  - `devices/` — Devices: found and probed",
+        "    - `probe.py` — Probes",
+        "  - `search/` — Search",
+        "    - `cases/` — CASES 2016",
+        "      - `phases.py`",
+        "- `widgets/` — Widgets",
+        "- `benchmarks/` — Bench",
+        "- `notebooks/` — the tutorials, each run by the tests",
+        "- `docs/` — the manual, one page per topic",
+        "  - [`page.md`](docs/page.md) — A page",
+        "- `scripts/` — the two commands, and the tools they use",
+        "  - `go` — Goes",
+        "- `tests/` — Tests",
+        "- `binder/` — what Binder (repo2docker) runs notebooks with: `apt.txt`"]
+    assert write_docs.undocumented(tmp_path) == ["workbench/search/cases/phases.py"]
+
+
 def test_the_summary_is_the_first_sentence_up_to_a_clause():
     summary = _write_docs().summary
     assert summary("Derivations.\n\nMore.") == "Derivations"
