@@ -83,6 +83,27 @@ def test_the_command_lines_of_the_command_line_page_run():
         _run_command(args)
 
 
+@pytest.mark.slow
+def test_the_options_of_the_pages_python_m_commands_exist():
+    """Every ``--option`` the pages give a ``python -m`` module of the packages is one its
+    ``--help`` lists (the benchmarks themselves run for minutes to hours)."""
+    options: dict[str, set[str]] = {}
+    for page in PAGES:
+        text = _text(page).replace("\\\n", " ")
+        for module, rest in re.findall(r"python -m ((?:benchmarks|workbench)\.[\w.]+)([^`\n#]*)",
+                                       text):
+            options.setdefault(module, set()).update(re.findall(r"--[a-z][\w-]*", rest))
+    assert "benchmarks.search" in options
+    from tests.children import child_env
+
+    for module, flags in sorted(options.items()):
+        done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, env=child_env(),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (module, done.stderr[-2000:])
+        unknown = [flag for flag in flags if flag not in done.stdout]
+        assert not unknown, f"python -m {module} has no {unknown}"
+
+
 def test_links_lead_to_files_and_every_page_is_linked():
     linked = set()
     for page in PAGES:
