@@ -31,7 +31,7 @@ PACKAGES = ("workbench", "widgets", "benchmarks")
 SKIPPED = ("__pycache__",)
 
 
-LIMIT = 120  # characters of a summary before it is shortened
+LIMIT = 160  # characters of a summary before it is shortened
 
 
 def summary(doc: str) -> str:
