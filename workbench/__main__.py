@@ -1,3 +1,5 @@
+"""``python -m workbench``: the ``workbench`` command line."""
+
 import sys
 
 from .cli import main

@@ -1,4 +1,4 @@
-"""The catalogue of primitives and rules as Markdown tables (the README's "The catalogue"):
+"""The catalogue of primitives and rules as Markdown tables (``docs/catalogue.md``):
 ``python -m workbench.catalogue`` prints them."""
 
 from __future__ import annotations
