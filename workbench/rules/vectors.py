@@ -36,7 +36,7 @@ from ..rewriting.strategies import at_site, element, parent, rule, seq
 from ..sizes import Size
 from ..typecheck import Checker
 from ..types import ArrayType, ScalarType, TupleType, VectorType
-from .macros import reduce_of_map
+from .macros import REDUCE_OF_MAP, reduce_of_map
 from .opencl import vectorisable
 from .rule import (
     OTHER_SEED,
@@ -174,7 +174,7 @@ MAP_REDUCE_VECTORISE = macro_rule(
     "∘ splitVec n", "PACT vectorization, ICFP Fig. 7e, 6e", expand_map_reduce_vectorise,
     params=(RuleParam("n", "vector width (lanes of the accumulator)",
                       lambda s: powers_of_two_dividing(array_length(s, of_next=True), 2, 16)),),
-    pair=True, lhs=reduce_of_map,
+    pair=True, lhs=REDUCE_OF_MAP,
     doc="reduce-vectorize, vectorize, splitVec-joinVec: the map and the reduction both on "
         "vectors of n lanes, so that a fused sequential reduction has a vector accumulator "
         "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
