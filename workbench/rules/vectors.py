@@ -29,6 +29,7 @@ from ..expr import (
     fresh_name,
     substitute,
 )
+from ..primitives.families import WHOLE_REDUCTIONS
 from ..primitives.opencl import literal_array
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, map_of, matches, prim
@@ -322,7 +323,7 @@ def _lanes_fn(fn: Expr, types: list, env: dict) -> Expr:
                 raise _NoLanes(reason)
             return Prim(fn.name, (*fn.args[:-1], Prim("mapVec", (g,))))
         return Prim(fn.name, (*fn.args[:-1], _lanes_fn(g, [elem], env)))
-    if isinstance(fn, Prim) and fn.name in ("reduce", "reduceSeq", "reduceSeqUnroll"):
+    if isinstance(fn, Prim) and fn.name in WHOLE_REDUCTIONS:
         return _lanes_reduction(fn, types, env)
     if isinstance(fn, Prim) and (fn.decl.category == "scalar" or fn.name == "mapVec"):
         raise _NoLanes(f"{fn.name} applied to vectors outside the function of a map")
