@@ -19,7 +19,8 @@ allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where
 it), ``pads`` (a stencil's result's clamp pads moved onto its input, as Lift's PPCG stencils
 need), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
 ``lowering`` (the default lowering) and ``renaming`` (the rules that only rename a
-primitive, from one factory); ``rule`` names what they are written with.
+primitive, from one factory); ``rule`` names what they are written with, ``builders`` the
+building blocks of right-hand sides they share.
 
 The engine that applies them is ``workbench.rewriting``: what a rule is (``rewriting.rule``)
 and the catalogue that holds them by name (``rewriting.registry``) are the engine's, a
