@@ -344,7 +344,7 @@ class Prim(Expr):
 
     @property
     def decl(self):
-        from .primitives.declaration import PRIMITIVES
+        from .primitive import PRIMITIVES
 
         return PRIMITIVES[self.name]
 
@@ -454,7 +454,7 @@ def compose(*fns: Expr) -> Expr:
 
 
 def prim(name: str, *args) -> Prim:
-    from .primitives.declaration import canonical_name
+    from .primitive import canonical_name
 
     return Prim(canonical_name(name), tuple(Size.of(a) if isinstance(a, str) else a for a in args))
 

@@ -26,6 +26,7 @@ from . import inputs as _inputs
 from .errors import ResourceError, WorkbenchError
 from .expr import Apply, Compose, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
 from .inputs import format_bytes, input_bytes, size_names
+from .primitives.families import FOLDS
 from .typecheck import annotate, declared_type_of
 from .types import (
     ArrayType,
@@ -46,7 +47,7 @@ CHECK_BYTES_PER_ELEMENT = 48
 # primitives (reorderStride, slide, pad, gather, …) index, which copies.
 _VIEWS = frozenset({"zip", "id", "split", "join", "transpose", "splitVec", "joinVec",
                     "innerSplit", "innerJoin", "get"})
-_ACCUMULATIONS = frozenset({"scan", "scanSeq", "reduce", "reduceSeq"})
+_ACCUMULATIONS = FOLDS | {"scan", "scanSeq"}
 # What a run holds beside its data (Python's objects, the driver's queues and events).
 OVERHEAD_BYTES = 8 << 20
 # What the guard keeps free beyond the estimate: a CPU driver's compiler (PoCL's LLVM
@@ -291,7 +292,7 @@ class _Walker:
                 p, h = self.function(c, path + (i,), env, inner)
                 peak, held = max(peak, p), h
             return max(peak, own), own
-        if f.name in ("reduce", "reduceSeq") and children and _is_product_fold(children[0][1]):
+        if f.name in FOLDS and children and _is_product_fold(children[0][1]):
             return own, own
         peak = 0
         elements = batch * self.length_of_argument(path)
@@ -300,7 +301,7 @@ class _Walker:
                     or _is_function(self.typings, path + (i,)):
                 # a fold's operator whose element part the interpreter maps over the whole
                 # array at once (``semantics.Evaluator.fold``)
-                wide = elements if f.name in ("reduce", "reduceSeq", "reducePart") and \
+                wide = elements if f.name in FOLDS | {"reducePart"} and \
                     _element_part(c) else batch
                 p, _ = self.function(c, path + (i,), env, wide)
             else:
@@ -344,7 +345,7 @@ def _is_function(typings, path) -> bool:
 
 def _is_dot(reduction: Expr, mapping: Expr) -> bool:
     from .semantics import is_product
-    return isinstance(reduction, Prim) and reduction.name in ("reduce", "reduceSeq") \
+    return isinstance(reduction, Prim) and reduction.name in FOLDS \
         and isinstance(mapping, Prim) and mapping.decl.map_level not in (None, "vector") \
         and _is_add(reduction.children()[0] if reduction.children() else None) \
         and is_product(mapping.children()[-1] if mapping.children() else None)

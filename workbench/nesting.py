@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .errors import TypeCheckError, format_path
 from .expr import Expr, Path, Prim, subterm
+from .primitives.families import PRIVATE_STORES
 
 # (level, dimension) of each enclosing OpenCL map, outermost first.
 Context = tuple[tuple[str, int], ...]
@@ -103,7 +104,7 @@ def _walk(node: Expr, path: Path, context: Context, problems: list[NestingProble
             and "workgroup" not in {lvl for lvl, _ in context}:
         problems.append(NestingProblem(
             path, "toLocal must be inside a mapWorkgroup (local memory belongs to a work-group)"))
-    elif isinstance(node, Prim) and node.name in ("toPrivate", "prefetch") \
+    elif isinstance(node, Prim) and node.name in PRIVATE_STORES \
             and not {lvl for lvl, _ in context} & {"global", "local", "lane"} \
             and not ("workgroup" in {lvl for lvl, _ in context} and _by_work_items(node)):
         problems.append(NestingProblem(

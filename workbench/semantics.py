@@ -30,6 +30,7 @@ from .expr import (
     UserFun,
     Var,
 )
+from .primitives.families import FOLDS
 from .sizes import Size
 from .typecheck import declared_type_of, typecheck
 from .types import (
@@ -196,7 +197,7 @@ class Evaluator:
 
 
 def _dot_product(reduction: Expr, mapping: Expr, value) -> bool:
-    return isinstance(reduction, Prim) and reduction.name in ("reduce", "reduceSeq") \
+    return isinstance(reduction, Prim) and reduction.name in FOLDS \
         and isinstance(reduction.args[0], Section) and reduction.args[0].op == "+" \
         and reduction.args[0].left is None and reduction.args[0].right is None \
         and isinstance(mapping, Prim) and mapping.decl.map_level not in \

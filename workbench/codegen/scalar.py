@@ -26,6 +26,7 @@ from ..expr import (
     Var,
     walk,
 )
+from ..primitives.families import STORES_AND_PREFETCH
 from ..sizes import Size
 from ..typecheck import Typing, annotate
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
@@ -137,7 +138,7 @@ class _Emitter:
             name = define_function(f, list(typing.args), self.program,
                                    name=None if isinstance(f, UserFun) else "lanes")
             return ir.Call(name, tuple(args))
-        if isinstance(fn, Prim) and fn.name in ("toPrivate", "toLocal", "toGlobal", "prefetch"):
+        if isinstance(fn, Prim) and fn.name in STORES_AND_PREFETCH:
             # a scalar function's value is a C value: where it is stored is its caller's
             return self.call(fn.args[0], args, path + (0,), env)
         if isinstance(fn, Prim):

@@ -16,15 +16,7 @@ function its C name (``c_name``).
 
 from __future__ import annotations
 
-from . import (  # noqa: E402,F401  (they register themselves)
-    algorithmic,
-    layouts,
-    opencl,
-    redistribution,
-    scalar,
-    skeletons,
-)
-from .declaration import (  # noqa: F401  (the package's surface)
+from ..primitive import (  # noqa: F401  (the package's surface)
     ALGORITHMIC,
     DIM,
     DISTRIBUTION,
@@ -47,4 +39,12 @@ from .declaration import (  # noqa: F401  (the package's surface)
     define,
     lookup,
     spellings,
+)
+from . import (  # noqa: E402,F401  (they register themselves)
+    algorithmic,
+    layouts,
+    opencl,
+    redistribution,
+    scalar,
+    skeletons,
 )

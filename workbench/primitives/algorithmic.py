@@ -8,9 +8,7 @@ import numpy as np
 from .. import values as V
 from ..errors import EvaluationError, SizeError
 from ..expr import Lambda, Prim
-from ..sizes import Size
-from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
-from .declaration import (
+from ..primitive import (
     ALGORITHMIC,
     FUN,
     INDEX,
@@ -23,6 +21,8 @@ from .declaration import (
     ViewForm,
     define,
 )
+from ..sizes import Size
+from ..types import INT, ArrayType, ScalarType, TupleType, VectorType
 
 
 def array_arg(chk, t, path, what, kind=ArrayType):

@@ -16,10 +16,10 @@ import numpy as np
 from .. import values as V
 from ..errors import EvaluationError
 from ..expr import Apply, BinOp, Lambda, Lit, Prim, Var
+from ..primitive import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, ViewForm, define
 from ..sizes import Size
 from ..types import INT, ArrayType, TupleType
 from .algorithmic import array_arg, pad_type
-from .declaration import ALGORITHMIC, SIZE, SIZES, VALUE, Layout, Primitive, ViewForm, define
 
 
 def _length(t) -> int:

@@ -5,10 +5,7 @@ unrolled variants). Their meaning is that of the algorithmic primitive they impl
 from __future__ import annotations
 
 from .. import values as V
-from ..sizes import Size
-from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
-from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
-from .declaration import (
+from ..primitive import (
     DIM,
     FUN,
     OPENCL,
@@ -22,6 +19,9 @@ from .declaration import (
     ViewForm,
     define,
 )
+from ..sizes import Size
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
+from .algorithmic import array_arg, map_semantics, map_type, reduce_semantics
 
 # The OpenCL thread hierarchy each map is bound to (PACT Fig. "map hierarchy"); the nesting
 # check in ``nesting`` uses these levels.

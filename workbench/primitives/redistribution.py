@@ -11,8 +11,8 @@ says before the next stage runs on it.
 
 from __future__ import annotations
 
+from ..primitive import ALGORITHMIC, DISTRIBUTION, Layout, Primitive, define
 from .algorithmic import array_arg
-from .declaration import ALGORITHMIC, DISTRIBUTION, Layout, Primitive, define
 
 WORDS = ("block", "copy")  # the distributions written as one word; the third: (overlap h)
 

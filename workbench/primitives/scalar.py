@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..primitive import SCALAR, Primitive, define
 from ..types import BOOL, DOUBLE, FLOAT, INT, ScalarType, is_numeric, promote
-from .declaration import SCALAR, Primitive, define
 
 
 def _numbers(chk, node, args, path):

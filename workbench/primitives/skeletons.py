@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from .. import values as V
 from ..expr import Apply, Expr, Lambda, Lit, Prim, Var, bind_sizes, fresh_name, substitute, walk
+from ..primitive import ALGORITHMIC, FUN, OPENCL, SIZE, VALUE, Kernel, Primitive, define
 from ..sizes import Size
 from ..types import INT, ArrayType
 from .algorithmic import array_arg, scan_type
-from .declaration import ALGORITHMIC, FUN, OPENCL, SIZE, VALUE, Kernel, Primitive, define
 
 # --- loop / stage-generate ---------------------------------------------------------------
 

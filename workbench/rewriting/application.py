@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from ..errors import TypeCheckError, WorkbenchError, format_path
 from ..expr import Compose, Expr, Path, Prim, compose, keep_signature, replace, subterm
@@ -18,11 +17,10 @@ from ..nesting import check_nesting, context
 from ..sizes import Size
 from ..typecheck import Annotation, Checker, annotate
 from ..types import Type
+from .registry import CATALOGUE
+from .rule import Rule
 from .site import Refused, Site
 from .step import Step
-
-if TYPE_CHECKING:
-    from ..rules.rule import Rule
 
 
 class RewriteRefused(WorkbenchError):
@@ -38,12 +36,6 @@ class RewriteRefused(WorkbenchError):
 
 
 Rewrite = Step  # one applicable rewrite: where, which rule, parameters, and the result
-
-
-def _catalogue() -> dict[str, Rule]:
-    from ..rules.catalogue import CATALOGUE  # the rules, which are written with this engine
-
-    return CATALOGUE
 
 
 def site_at(expr: Expr, path: Path, note: Annotation | None) -> Site:
@@ -212,7 +204,7 @@ def _short(value: object, width: int = 40) -> str:
 
 
 def lookup_rule(name: str) -> Rule:
-    catalogue = _catalogue()
+    catalogue = CATALOGUE
     if name not in catalogue:
         import difflib
 
@@ -263,7 +255,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
         at = as_path(at)
         subterm(expr, at)  # a path that is not in the expression is named
     note = annotation_of(expr, input_types)
-    catalogue = rules if rules is not None else list(_catalogue().values())
+    catalogue = rules if rules is not None else list(CATALOGUE.values())
     from ..expr import walk
 
     paths = [at] if at is not None else [p for p, _ in walk(expr)]
@@ -293,7 +285,7 @@ def refusals(expr: Expr, path: Path | str | int, *input_types: Type | str) -> di
     note = annotation_of(expr, input_types)
     site = site_at(expr, path, note)
     out = {}
-    for rule in _catalogue().values():
+    for rule in CATALOGUE.values():
         choices = [p.candidates(site) for p in rule.params]
         if rule.params and not all(choices):
             empty = [p.name for p, c in zip(rule.params, choices) if not c]

@@ -18,14 +18,13 @@ from .application import (
     lookup_rule,
     site_at,
 )
+from .registry import CATALOGUE
 from .site import Refused
 from .step import Step
 
 
 def is_macro(rule: str) -> bool:
     """Whether a rule of the catalogue is a macro with an expansion."""
-    from ..rules.catalogue import CATALOGUE
-
     found = CATALOGUE.get(rule)
     return found is not None and found.expand is not None
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..errors import format_path
 from ..expr import (
@@ -39,12 +37,11 @@ from ..expr import (
 )
 from ..sizes import Size
 from ..types import ArrayType
+from .match import Pattern
+from .rule import Rule
 from .site import Refused, Site
 from .step import Step
 from .strategies import NotFound, State, StepRefused, Strategy
-
-if TYPE_CHECKING:
-    from ..rules.rule import Rule
 
 
 def local_copy(site: Site, pair: bool = False) -> tuple[Expr, tuple, Path]:
@@ -194,16 +191,11 @@ def _run(rule: Rule, params: dict, copy: Expr, types: tuple, at: Path,
     return Expansion(result, at), copy
 
 
-# Each macro's left-hand side, by name, where it states one (``macro_rule``'s ``lhs``).
-LEFT_HAND_SIDES: dict[str, Callable[[Site], Refused | None]] = {}
-
-
 def _result(rule: Rule, site: Site, params: dict):
     """A macro's result: its strategy's (a pair rule's: the functions that replace the
     pair). Where the site does not have the macro's left-hand side, its refusal, without
     a copy of the site made and typed for the strategy."""
-    lhs = LEFT_HAND_SIDES.get(rule.name)
-    refused = lhs(site) if lhs is not None else None
+    refused = rule.lhs.refusal(site) if rule.lhs is not None else None
     if refused is not None:
         return refused
     found = run(site, rule, params)
@@ -216,19 +208,15 @@ def _result(rule: Rule, site: Site, params: dict):
 
 
 def macro_rule(name: str, equation: str, figure: str, expand, params=(), pair=False,
-               doc: str = "", rewrite=None, lhs=None, **fields) -> Rule:
+               doc: str = "", rewrite=None, lhs: Pattern | None = None, **fields) -> Rule:
     """A macro whose strategy is ``expand(params)``: its result is the strategy's, unless
     ``rewrite`` builds the same result faster (the tests check that both agree). ``lhs``,
-    the shape of the site it rewrites (``site → Refused | None``), gives the refusal its
-    strategy gives at a site of another shape; it is checked first, as a basic rule's
-    pattern is (the tests check that both refuse alike)."""
-    from ..rules.rule import Rule
-
+    the pattern of the site it rewrites (``Rule.lhs``), gives the refusal its strategy gives
+    at a site of another shape; it is checked first, as a basic rule's pattern is (the
+    tests check that both refuse alike)."""
     made: list[Rule] = []
-    if lhs is not None:
-        LEFT_HAND_SIDES[name] = lhs
     rule = Rule(name, equation, "macro", figure,
                 rewrite or (lambda site, p: _result(made[0], site, p)), params=params,
-                pair=pair, doc=doc, expand=expand, **fields)
+                pair=pair, doc=doc, lhs=lhs, expand=expand, **fields)
     made.append(rule)
     return rule

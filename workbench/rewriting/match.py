@@ -27,7 +27,7 @@ here too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..expr import Apply, Compose, Lambda, Prim
@@ -156,7 +156,7 @@ def _fit_all(parts: tuple, rest: str | None, nodes: tuple, captures: Match) -> N
 
 @dataclass(frozen=True)
 class _Prim(Pattern):
-    names: tuple[str, ...] = ()
+    names: frozenset[str] = frozenset()
     args: tuple | None = None
 
     def _fit(self, node, captures):
@@ -226,11 +226,12 @@ class _Pair(Pattern):
         _fit(self.second, second, captures)
 
 
-def prim(names: str | tuple[str, ...], *args, why: str | None = None,
+def prim(names: str | Iterable[str], *args, why: str | None = None,
          name: str | None = None) -> Pattern:
-    """A primitive of one of ``names`` (``"reduce"`` or ``("reduce", "reduceSeq")``); with
-    ``args``, its arguments one by one (``prim("split", "n")``)."""
-    names = (names,) if isinstance(names, str) else tuple(names)
+    """A primitive of one of ``names`` (``"reduce"``, ``("reduce", "reduceSeq")`` or a family
+    of ``primitives.families``); with ``args``, its arguments one by one (``prim("split",
+    "n")``)."""
+    names = frozenset((names,) if isinstance(names, str) else names)
     return _Prim(names=names, args=args or None, why=why, name=name)
 
 

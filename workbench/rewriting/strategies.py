@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, keep_signature, subterm, walk
+from ..primitives.families import STORES_AND_PREFETCH
 from ..types import Type
 from .site import Refused
 from .step import Step
@@ -272,11 +273,14 @@ def _child(kind: type | Callable[[Expr], bool], what: str, child: Callable[[Expr
     return location
 
 
+# The primitives ``fmap`` enters: the maps the macros rewrite inside of, iterate, and those
+# that store their function's results
+_TAKING_A_FUNCTION = frozenset({"map", "mapSeq", "mapSeqUnroll", "mapGlobal", "mapWorkgroup",
+                                "mapLocal", "mapVec", "iterate"}) | STORES_AND_PREFETCH
+
+
 def _takes_function(node: Expr) -> bool:
-    return isinstance(node, Prim) and bool(node.children()) \
-        and node.name in ("map", "mapSeq", "mapSeqUnroll", "mapGlobal", "mapWorkgroup",
-                          "mapLocal", "mapVec", "iterate", "toLocal", "toGlobal", "toPrivate",
-                          "prefetch")
+    return isinstance(node, Prim) and bool(node.children()) and node.name in _TAKING_A_FUNCTION
 
 
 body = _child(Lambda, "a lambda", lambda n: 0)

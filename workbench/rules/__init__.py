@@ -19,17 +19,20 @@ allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where
 it), ``pads`` (a stencil's result's clamp pads moved onto its input, as Lift's PPCG stencils
 need), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
 ``lowering`` (the default lowering) and ``renaming`` (the rules that only rename a
-primitive, from one factory). ``rule`` says what a rule is; ``catalogue`` holds them by name.
+primitive, from one factory); ``rule`` names what they are written with, ``builders`` the
+building blocks of right-hand sides they share.
 
-The engine that applies them is ``workbench.rewriting``: a rule's left-hand side is a
-pattern of ``rewriting.match``, a macro a strategy of ``rewriting.strategies`` (run by
-``rewriting.macro``), and ``rewrites``, ``apply`` and ``refusals`` come from
-``rewriting.application``.
+The engine that applies them is ``workbench.rewriting``: what a rule is (``rewriting.rule``)
+and the catalogue that holds them by name (``rewriting.registry``) are the engine's, a
+rule's left-hand side is a pattern of ``rewriting.match``, a macro a strategy of
+``rewriting.strategies`` (run by ``rewriting.macro``), and ``rewrites``, ``apply`` and
+``refusals`` come from ``rewriting.application``.
 """
 
 from __future__ import annotations
 
 from ..rewriting.application import Rewrite, RewriteRefused, apply, lookup_rule, refusals, rewrites
+from ..rewriting.registry import CATALOGUE, register, rules, unregister
 from ..rewriting.step import Step
 from . import (
     algorithmic,
@@ -48,7 +51,6 @@ from . import (
     skeletons,
     vectors,
 )
-from .catalogue import CATALOGUE, register, rules, unregister
 from .rule import BLOCKING, OTHER_SEED, Refused, Rule, RuleParam, Site, tagged
 
 # The modules whose every rule has a tag (``rule.NOT_WALKED``: random walks leave them to

@@ -6,20 +6,13 @@ left-hand side is a pattern (``rewriting.match``)."""
 from __future__ import annotations
 
 from ..expr import (
-    Apply,
-    BinOp,
     Expr,
-    Lambda,
     Prim,
-    Section,
-    TupleExpr,
-    Var,
     compose,
-    fresh_name,
-    substitute,
 )
 from ..rewriting.match import array_length, divides, map_of, matches, pair, prim
 from ..sizes import Size
+from .builders import fused_operator
 from .rule import (
     IDENTITY,
     Refused,
@@ -31,7 +24,7 @@ from .rule import (
     powers_of_two_dividing,
 )
 
-__all__ = ["RULES", "REDUCE", "fused_operator", "integer_root", "combine", "apply_to"]
+__all__ = ["RULES", "REDUCE", "integer_root"]
 
 
 # --- (a) iterate decomposition ---------------------------------------------------------------
@@ -283,31 +276,6 @@ _TWO_MAPS = "it rewrites map f ∘ map g (two maps of the same kind)"
 def MAP_FUSION(m, site: Site, p) -> list:
     node, nxt = m.first, m.second
     return [Prim(node.name, (compose(node.args[-1], nxt.args[-1]),))]
-
-
-def apply_to(f: Expr, arg: Expr) -> Expr:
-    """``f arg``, reduced when ``f`` is a lambda of one plain parameter or an operator."""
-    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
-        return substitute(f.body, f.params[0], arg)
-    return Apply(f, (arg,))
-
-
-def combine(f: Expr, acc: Expr, x: Expr) -> Expr:
-    """``f (acc, x)``, written infix when ``f`` is an operator section such as (+)."""
-    if isinstance(f, Section) and f.left is None and f.right is None:
-        return BinOp(f.op, acc, x)
-    return Apply(f, (TupleExpr((acc, x)),))
-
-
-def fused_operator(f: Expr, g: Expr) -> Expr:
-    """``λ(acc, x). f (acc, g x)``; for vectorised functions (``mapVec f``, ``mapVec g``)
-    the lane-wise ``mapVec (λ(acc, x). f (acc, g x))``, one function of vectors."""
-    match f, g:
-        case Prim("mapVec", (*_, f_lane)), Prim("mapVec", (*_, g_lane)):
-            return Prim("mapVec", (fused_operator(f_lane, g_lane),))
-    avoid = f.free_vars() | g.free_vars()
-    acc, x = fresh_name("acc", avoid), fresh_name("x", avoid)
-    return Lambda(((acc, x),), combine(f, Var(acc), apply_to(g, Var(x))))
 
 
 @basic_rule(

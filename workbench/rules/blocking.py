@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..expr import Apply, Compose, Expr, Prim, walk
 from ..layout import mapped_layout
+from ..primitives.families import FOLDS
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import app, composed, kind, lam, map_of, prim
 from ..rewriting.strategies import (
@@ -49,12 +50,11 @@ from ..rewriting.strategies import (
 )
 from ..sizes import Size
 from ..types import ArrayType
-from .interchange import REDUCTIONS
 from .rule import Refused, RuleParam, Site, powers_of_two_dividing
 
 # --- recognising the parts of a program -------------------------------------------------------
 
-REDUCTION = prim(REDUCTIONS)
+REDUCTION = prim(FOLDS)
 ZIP = app(prim("zip"), rest="_")
 MAP = prim("map")
 MAP_OVER = app(MAP, "_")  # map f xs

@@ -26,7 +26,7 @@ from ..layout import rearranges_only
 from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType
-from .interchange import fresh, project
+from .builders import fresh, project
 from .rule import Refused, RuleParam, Site, basic_rule
 
 TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")

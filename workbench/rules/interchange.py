@@ -16,19 +16,17 @@ from __future__ import annotations
 
 from ..expr import (
     Apply,
-    BinOp,
     Compose,
     Expr,
     Lambda,
     Lit,
     Prim,
-    Section,
     TupleExpr,
     Var,
     compose,
-    fresh_name,
     substitute,
 )
+from ..primitives.families import FOLDS
 from ..rewriting.match import (
     app,
     array_length,
@@ -41,101 +39,12 @@ from ..rewriting.match import (
     prim,
 )
 from ..sizes import Size
-from ..types import ArrayType, ScalarType
+from ..types import ArrayType
+from .builders import call, fresh, project, typed_literal
 from .lambdas import BETA_NAMED_BETA, ETA_EXPANSION
 from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
 
 SLIDES = "matrix-multiplication slides (register blocking)"
-REDUCTIONS = ("reduce", "reduceSeq")
-
-
-# --- building blocks of right-hand sides --------------------------------------------------------
-
-def project(e: Expr, k: int) -> Expr:
-    """``e.k``, simplified when e is a tuple."""
-    if isinstance(e, TupleExpr):
-        return e.items[k]
-    return Apply(Prim("get", (k,)), (e,))
-
-
-def simplify(e: Expr) -> Expr:
-    """Projections of tuples written out, ``(a, b).0`` → ``a`` (after a substitution)."""
-    kids = e.children()
-    if kids:
-        new = tuple(simplify(c) for c in kids)
-        if any(a is not b for a, b in zip(new, kids)):
-            e = e.with_children(new)
-    match e:
-        case Apply(Prim("get", (k,)), (TupleExpr(items),)):
-            return items[k]
-    return e
-
-
-def _bind(pattern, value: Expr, body: Expr) -> Expr | None:
-    """``body`` with the names of ``pattern`` bound to ``value`` (None if value is not a
-    tuple of the pattern's shape and the pattern is one)."""
-    if isinstance(pattern, str):
-        return substitute(body, pattern, value)
-    if isinstance(value, TupleExpr) and len(value.items) == len(pattern):
-        for p, v in zip(pattern, value.items):
-            body = _bind(p, v, body)
-            if body is None:
-                return None
-        return body
-    return None
-
-
-def call(f: Expr, arg: Expr) -> Expr:
-    """``f arg`` reduced where that is plain: a lambda substituted (also a tuple pattern on
-    a tuple, or ``λa b. e`` on a pair), an operator section written infix."""
-    if isinstance(f, Lambda):
-        if len(f.params) == 1:
-            out = _bind(f.params[0], arg, f.body)
-            if out is not None:
-                return simplify(out)
-        elif isinstance(arg, TupleExpr) and len(arg.items) == len(f.params):
-            out = f.body
-            for p, v in zip(f.params, arg.items):
-                out = _bind(p, v, out)
-                if out is None:
-                    break
-            if out is not None:
-                return simplify(out)
-    if isinstance(f, Section):
-        if f.left is None and f.right is None and isinstance(arg, TupleExpr) \
-                and len(arg.items) == 2:
-            return BinOp(f.op, *arg.items)
-        if f.right is not None:
-            return BinOp(f.op, arg, f.right)
-        if f.left is not None:
-            return BinOp(f.op, f.left, arg)
-    return Apply(f, (arg,))
-
-
-def fresh(base: str, *exprs: Expr) -> str:
-    """A name free in none of ``exprs`` (a binder around them may shadow their own binders:
-    substitution renames those where they would capture)."""
-    avoid: set[str] = set()
-    for e in exprs:
-        avoid |= set(e.free_vars())
-    return fresh_name(base, avoid)
-
-
-def typed_literal(z: Expr, site: Site) -> Expr:
-    """A reduction's literal initial value (``0``, ``replicate 4 0``) written with floats
-    where the reduction computes floats (``0.0``): where a rule moves it, no context may tell
-    its type any more."""
-    leaf = site.typing.result if site.typing is not None else None
-    while isinstance(leaf, ArrayType):
-        leaf = leaf.elem
-    if not (isinstance(leaf, ScalarType) and leaf.name in ("float", "double")):
-        return z
-    if isinstance(z, Lit) and isinstance(z.value, int) and not isinstance(z.value, bool):
-        return Lit(float(z.value))
-    match z:
-        case Apply(Prim("replicate") as replicate, (value,)):
-            return Apply(replicate, (typed_literal(value, site),))
-    return z
 
 
 # --- map interchange -------------------------------------------------------------------------
@@ -213,7 +122,7 @@ def MAP_FISSION(m, site: Site, p) -> Expr | Refused:
     doc="n reductions of m elements become one reduction of m arrays of n elements: its "
         "accumulator is an array (a register block). The slides leave the transposition "
         "of the input and the initial value implicit. Also for reduceSeq (Futhark G5).")
-@matches(map_of(prim(REDUCTIONS, "f", "z", name="reduction"),
+@matches(map_of(prim(FOLDS, "f", "z", name="reduction"),
                 why="it rewrites map (reduce f z) or map (reduceSeq f z)"))
 def MAP_REDUCE_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
     f, z = m.f, m.z
@@ -255,7 +164,7 @@ def TRANSPOSE_TRANSPOSE(m, site: Site, p) -> list:
     "algorithmic", SLIDES + "; ICFP Fig. 6f", pair=True,
     doc="The fused operator takes an accumulator and an element of another type, so the "
         "reduction is a sequential fold (reduceSeq) from here on.")
-@matches(pair(prim(REDUCTIONS, "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g"))
+@matches(pair(prim(FOLDS, "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g"))
 def REDUCE_MAP_FUSION(m, site: Site, p) -> list:
     f, z, g = m.f, m.z, m.g
     acc, x = fresh("acc", f, g, z), fresh("x", f, g, z)
@@ -362,7 +271,7 @@ def SPLIT_ZIP(m, site: Site, p) -> Expr:
     doc="A reduction as a sequential loop over chunks, each reduced starting from the "
         "accumulator so far (also for reduceSeq: a left fold splits anywhere). The inner "
         "reduction's one result is its element 0 (``join`` of it for an array accumulator).")
-@matches(prim(REDUCTIONS, "f", "z", why="it rewrites reduce f z or reduceSeq f z"))
+@matches(prim(FOLDS, "f", "z", why="it rewrites reduce f z or reduceSeq f z"))
 def REDUCE_SPLIT(m, site: Site, p) -> Expr | Refused:
     s = p["s"]
     bad = divides(s, array_length(site), f"chunks of {s}")
@@ -456,4 +365,4 @@ RULES = [MAP_INTERCHANGE, MAP_FISSION, MAP_REDUCE_INTERCHANGE, TRANSPOSE_MAP_MAP
          SPLIT_ZIP, REDUCE_SPLIT, UNTILE_INTRO, TILE_SPLIT_JOIN, COMPOSE_TO_APPLY,
          APPLY_TO_COMPOSE, ETA, BETA]
 
-__all__ = ["RULES", "REDUCTIONS", "call", "fresh", "project", "simplify", "typed_literal"]
+__all__ = ["RULES"]

@@ -46,7 +46,7 @@ def fused_chunks(parts: Size, chunk: Size, strided: bool = False):
 
 
 REDUCE_OF_MAP = pair(prim("reduce", "f", "z"), map_of("g"), why="it rewrites reduce f z ∘ map g")
-reduce_of_map, a_reduce = REDUCE_OF_MAP.refusal, REDUCE.refusal  # the macros' left-hand sides
+reduce_of_map, a_reduce = REDUCE_OF_MAP.refusal, REDUCE.refusal  # as their strategies check them
 
 
 def map_reduce_fusion(strided: bool = False):
@@ -73,7 +73,7 @@ MAP_REDUCE_FUSION = macro_rule(
     "∘ split I", "ICFP Sect. 6.1, Fig. 10", map_reduce_fusion(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
-    pair=True, lhs=reduce_of_map,
+    pair=True, lhs=REDUCE_OF_MAP,
     doc="Fig. 10 as one step: 6d, 6d, 6c, 6e, 6f, 7a, 6d, 7b, 6f.")
 
 MAP_REDUCE_FUSION_STRIDED = macro_rule(
@@ -83,7 +83,7 @@ MAP_REDUCE_FUSION_STRIDED = macro_rule(
     map_reduce_fusion(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
                       _fused_chunk_sizes),),
-    pair=True, lhs=reduce_of_map,
+    pair=True, lhs=REDUCE_OF_MAP,
     doc="Fig. 10 with the reordering of Fig. 11's GPU kernels: 6d, 6d, 6b, 7c, 6d, 6c, 6e, "
         "6f, 7a, 6d, 7b, 6f. Sequential reduction k reads elements k, k + N/I, k + 2N/I, …, "
         "so neighbouring work-items read neighbouring elements (coalesced on a GPU).")
@@ -124,7 +124,7 @@ REDUCE_CHUNKS = macro_rule(
     "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I",
     "ICFP Sect. 6.1, Fig. 10 (1)-(2)", reduce_chunks(),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      _chunk_sizes),), lhs=a_reduce,
+                      _chunk_sizes),), lhs=REDUCE,
     doc="A reduction's parallel first stage as one step: 6d, 6d, 6d, 7b. The reduce left "
         "in front takes N/I partial results (another stage, or a sequential one).")
 
@@ -133,7 +133,7 @@ REDUCE_CHUNKS_STRIDED = macro_rule(
     "reduce f z → reduce f z ∘ join ∘ map (reduceSeq f z) ∘ split I ∘ reorderStride (N/I)",
     "ICFP Sect. 6.1, Fig. 10 (1)-(2), Fig. 11", reduce_chunks(strided=True),
     params=(RuleParam("chunk", "elements each sequential reduction takes (I)",
-                      _chunk_sizes),), lhs=a_reduce,
+                      _chunk_sizes),), lhs=REDUCE,
     doc="reduce-chunks with the reordering of Fig. 11's GPU kernels: 6d, 6d, 7c, 6d, 6d, "
         "7b. Neighbouring sequential reductions read neighbouring elements (coalesced).")
 

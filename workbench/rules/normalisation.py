@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from ..errors import WorkbenchError
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Path, Prim, Section, Var, compose, walk
+from ..primitives.families import FOLDS
 from ..rewriting.match import app, kind, lam, map_of, matches, prim
 from ..rewriting.step import Step
 from ..types import ArrayType, Type
 from .rule import Refused, Site, basic_rule
 
-REDUCTIONS = ("reduce", "reduceSeq")
 OPERATORS = ("+", "*", "max", "min")
 
 
@@ -41,7 +41,7 @@ def _accumulating(f: Expr) -> tuple[str, str] | None:
     return None
 
 
-FOLD = prim(REDUCTIONS, kind(Lambda, name="f", why="the reduction's operator is not a lambda "
+FOLD = prim(FOLDS, kind(Lambda, name="f", why="the reduction's operator is not a lambda "
                              "(it is already an operator)"), "z",
             why="it rewrites reduce (λ(acc, x). acc ⊕ e) z") \
     .where(lambda m: _accumulating(m.f) is not None,
@@ -169,7 +169,7 @@ def _candidates(expr: Expr) -> list[tuple[str, Path]]:
                    for p in _inner_operands(node))
         if isinstance(node, Prim) and node.name == "allPairs":
             out.append(("allPairs→maps", path))
-        elif isinstance(node, Prim) and node.name in REDUCTIONS and node.args and \
+        elif isinstance(node, Prim) and node.name in FOLDS and node.args and \
                 isinstance(node.args[0], Lambda):
             out.append(("reduce-map-fission", path))
         elif isinstance(node, Prim) and node.name == "map" and node.args and \

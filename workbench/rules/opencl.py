@@ -8,6 +8,7 @@ from ..expr import Expr, Prim, UserFun, compose, subterm, walk
 from ..nesting import problem_with
 from ..notation.c_lanes import lanewise_problem
 from ..primitives import PRIMITIVES
+from ..primitives.families import STORES
 from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
@@ -87,7 +88,7 @@ def _wrap(space: str, inner: str):
     def rewrite(m, site: Site, p) -> Expr | Refused:
         if site.path:
             parent = subterm(site.root, site.path[:-1])
-            if isinstance(parent, Prim) and parent.name in ("toGlobal", "toLocal", "toPrivate"):
+            if isinstance(parent, Prim) and parent.name in STORES:
                 return Refused(f"its result is already placed by {parent.name}")
         return Prim(space, (site.node,))
 

@@ -19,7 +19,8 @@ from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, matches, prim
 from ..rewriting.strategies import at_site, element, fmap, last_element, parent, rule, seq
 from ..sizes import Size
-from .algorithmic import REDUCE, fused_operator
+from .algorithmic import REDUCE
+from .builders import fused_operator
 from .macros import REDUCE_OF_MAP, reduce_of_map
 from .renaming import renaming
 from .rule import Refused, RuleParam, Site, basic_rule

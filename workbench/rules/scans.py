@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name
 from ..rewriting.match import array_length, divides, matches, prim
 from ..sizes import Size
-from .algorithmic import combine
+from .builders import combine
 from .renaming import renaming
 from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
 

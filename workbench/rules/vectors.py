@@ -29,6 +29,7 @@ from ..expr import (
     fresh_name,
     substitute,
 )
+from ..primitives.families import WHOLE_REDUCTIONS
 from ..primitives.opencl import literal_array
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, map_of, matches, prim
@@ -36,7 +37,7 @@ from ..rewriting.strategies import at_site, element, parent, rule, seq
 from ..sizes import Size
 from ..typecheck import Checker
 from ..types import ArrayType, ScalarType, TupleType, VectorType
-from .macros import reduce_of_map
+from .macros import REDUCE_OF_MAP, reduce_of_map
 from .opencl import vectorisable
 from .rule import (
     OTHER_SEED,
@@ -174,7 +175,7 @@ MAP_REDUCE_VECTORISE = macro_rule(
     "∘ splitVec n", "PACT vectorization, ICFP Fig. 7e, 6e", expand_map_reduce_vectorise,
     params=(RuleParam("n", "vector width (lanes of the accumulator)",
                       lambda s: powers_of_two_dividing(array_length(s, of_next=True), 2, 16)),),
-    pair=True, lhs=reduce_of_map,
+    pair=True, lhs=REDUCE_OF_MAP,
     doc="reduce-vectorize, vectorize, splitVec-joinVec: the map and the reduction both on "
         "vectors of n lanes, so that a fused sequential reduction has a vector accumulator "
         "(zipped arrays become tuples of vectors: dot's x·y on float4 pairs).")
@@ -322,7 +323,7 @@ def _lanes_fn(fn: Expr, types: list, env: dict) -> Expr:
                 raise _NoLanes(reason)
             return Prim(fn.name, (*fn.args[:-1], Prim("mapVec", (g,))))
         return Prim(fn.name, (*fn.args[:-1], _lanes_fn(g, [elem], env)))
-    if isinstance(fn, Prim) and fn.name in ("reduce", "reduceSeq", "reduceSeqUnroll"):
+    if isinstance(fn, Prim) and fn.name in WHOLE_REDUCTIONS:
         return _lanes_reduction(fn, types, env)
     if isinstance(fn, Prim) and (fn.decl.category == "scalar" or fn.name == "mapVec"):
         raise _NoLanes(f"{fn.name} applied to vectors outside the function of a map")

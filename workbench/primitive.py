@@ -1,6 +1,8 @@
 """What a primitive's declaration holds (name and spellings, type rule, semantics, static
 parameters, level, code-generation form) and the registry of declared primitives, which
-``expr`` reads to find a node's declaration and the ``primitives`` modules fill."""
+``expr`` reads to find a node's declaration and the ``primitives`` modules fill. It stands
+beside ``expr``, outside the ``primitives`` package: the declarations there write their
+semantics with expressions, and ``expr`` reads the registry without importing them."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
-from ..types import ArrayType
+from .types import ArrayType
 
 ALGORITHMIC = "algorithmic"
 OPENCL = "opencl"

@@ -1,6 +1,6 @@
-"""The catalogue of rules by name: the package gathers the rules of its modules into it, and
-``register`` adds a user's own (SPEC 5; the own-rule notebook shows one). ``rewrites`` and
-``apply`` and saved derivations look rules up here."""
+"""The catalogue of rules by name: ``workbench.rules`` registers the rules of its modules in
+it, and ``register`` adds a user's own (SPEC 5; the own-rule notebook shows one). ``rewrites``
+and ``apply`` and saved derivations look rules up here, knowing no rule module."""
 
 from __future__ import annotations
 
