@@ -89,8 +89,9 @@ def test_phase_twos_steps_replay_from_phase_ones_program():
 def test_the_cases_strategy_refuses_an_option_it_does_not_take():
     with pytest.raises(WorkbenchError, match="takes no option 'colour'.*depth, repeat"):
         O.read_options({"colour": "red"})
-    from workbench.search import search
     import numpy as np
+
+    from workbench.search import search
 
     a = np.ones((32, 64), np.float32)
     b = np.ones((64, 32), np.float32)

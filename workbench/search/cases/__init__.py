@@ -64,9 +64,9 @@ from .options import DEFAULTS, PROVENANCE, Options, check_names, options_of, rea
 from .parameters import (
     NOT_CONTIGUOUS,
     ROLES,
-    _assignments_at_once,
     assign,
     assignments,
+    assignments_at_once,
     concrete,
     phase3,
     roles,
@@ -74,12 +74,12 @@ from .parameters import (
 from .resources import Limits, Resources, check, resources, usage
 from .sampling import (
     UNRUN_WIDTHS,
-    _siblings,
-    _within_device,
     candidate_features,
     modelled,
     random_order,
     refine,
+    siblings_of,
+    within_device,
 )
 from .variants import (
     GROUPS_AND_ITEMS,
@@ -90,9 +90,9 @@ from .variants import (
     PREFETCHED,
     Choices,
     Variant,
+    description_of,
     holds,
 )
-from .variants import described as describe
 
 
 def device_limits(ctx) -> Limits:
@@ -147,8 +147,8 @@ def explore(start: Expr, types: tuple, options: Options, limits: Limits) -> dict
 def _sampled(programs: list[Variant], options: Options) -> tuple[list[Variant], str]:
     """The programs the options ``keep`` and ``drop`` describe (all where none is), and
     what they describe."""
-    what = ", ".join(describe(c) for c in options.keep) + \
-        "".join(f", not {describe(c)}" for c in options.drop)
+    what = ", ".join(description_of(c) for c in options.keep) + \
+        "".join(f", not {description_of(c)}" for c in options.drop)
     kept = [v for v in programs if all(holds(c, v.choices) for c in options.keep)
             and not any(holds(c, v.choices) for c in options.drop)]
     if (options.keep or options.drop) and not kept:  # no such part (a scal has no blocks)
@@ -166,7 +166,7 @@ def cases(ctx, **given) -> None:
     # every candidate computes what the start does: its output, computed once, is the check
     # (interpreting a register-blocked kernel of a large matrix would take minutes)
     found = explore(ctx.start, ctx.types, options, limits)
-    _within_device(found, ctx.vector_widths)
+    within_device(found, ctx.vector_widths)
     ctx.details = {k: v for k, v in found.items()
                    if k in ("phases", "pruned", "limits", "normalised")}
     candidates = random_order(found["candidates"], ctx.seed)
@@ -203,4 +203,4 @@ __all__ = ["cases", "explore", "phase1", "phase2", "phase3", "nesting_depth", "a
            "Limits", "Options", "Variant", "Choices", "Resources", "PAPER", "DEFAULTS",
            "PROVENANCE", "MACROS", "MAPPINGS", "GROUPS_AND_ITEMS", "ONE_PER_GROUP",
            "ONE_PER_GROUP_DOWN", "PREFETCHED", "NOT_CONTIGUOUS", "UNRUN_WIDTHS", "ROLES",
-           "Step", "Apply", "Compose", "_assignments_at_once", "_siblings", "_within_device"]
+           "Step", "Apply", "Compose", "assignments_at_once", "siblings_of", "within_device"]

@@ -80,7 +80,7 @@ def phase1(start: Expr, types: tuple, options: Options, steps: tuple[Step, ...] 
     return list(seen.values())
 
 
-def _loops(node: Expr) -> bool:
+def loops(node: Expr) -> bool:
     """A map that computes, or a reduction: a loop of the program."""
     if not isinstance(node, Prim):
         return False
@@ -96,7 +96,7 @@ def nesting_depth(expr: Expr) -> int:
     nesting is unlikely to pay)."""
     def depth(e: Expr) -> int:
         inner = max((depth(c) for c in e.children()), default=0)
-        return inner + (1 if _loops(e) and e.name not in REDUCTIONS else 0)
+        return inner + (1 if loops(e) and e.name not in REDUCTIONS else 0)
     return depth(expr)
 
 
@@ -132,5 +132,5 @@ def _distances(e: Expr) -> tuple[float, float, float]:
         best = min(best, to_add)
     if _is(e, "+"):
         best = min(best, to_mul)
-    loop = 1 if _loops(e) else 0
+    loop = 1 if loops(e) else 0
     return (0 if _is(e, "*") else loop + to_mul), (0 if _is(e, "+") else loop + to_add), best

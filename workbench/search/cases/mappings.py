@@ -30,7 +30,7 @@ from ...rules.copies import invariants
 from ...rules.lowering import on_work_group
 from ...sizes import Size
 from ...typecheck import annotate
-from .algorithmic import REDUCTIONS, _loops, canonical
+from .algorithmic import REDUCTIONS, canonical, loops
 from .options import Options
 from .variants import (
     GROUPS_AND_ITEMS,
@@ -117,7 +117,7 @@ def _choices(e: Expr, mapping: str, depth: int = 0, in_operator: bool = False
         depth += e.name == "map"
     else:
         yield None
-        depth += isinstance(e, Prim) and _loops(e) and not reduction
+        depth += isinstance(e, Prim) and loops(e) and not reduction
     for child in e.children():  # a reduction's first argument: its operator
         yield from _choices(child, mapping, depth,
                             in_operator or (reduction and child is e.args[0]))

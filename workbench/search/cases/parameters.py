@@ -17,7 +17,7 @@ from ...rewriting.step import Step
 from ...sizes import Size
 from .algorithmic import size_names
 from .options import Options
-from .resources import Limits, Resources, _beyond, _divides, _use, check, resources
+from .resources import Limits, Resources, check, divides, exceeded, resources, usage_by
 from .variants import Variant
 
 # The parameters of the macro rules by what they size, and the values tried for each (powers
@@ -63,7 +63,7 @@ def assignments(v: Variant, r: Resources, options: Options, limits: Limits,
 
     def visit(i: int, env: dict):
         for total, divisor in checks.get(i - 1, []):
-            if not _divides(total, divisor, env):
+            if not divides(total, divisor, env):
                 pruned["sizes that do not divide"] = \
                     pruned.get("sizes that do not divide", 0) + below(i - 1)
                 return
@@ -82,7 +82,7 @@ def assignments(v: Variant, r: Resources, options: Options, limits: Limits,
     yield from visit(0, {})
 
 
-def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Limits,
+def assignments_at_once(v: Variant, r: Resources, options: Options, limits: Limits,
                          pruned: dict[str, int]) -> list[dict] | None:
     """``assignments`` with every parameter choice checked at once (NumPy), in the same
     order and with the same counts; None (nothing counted) where a value might not be exact
@@ -117,10 +117,10 @@ def _assignments_at_once(v: Variant, r: Resources, options: Options, limits: Lim
             fits = whole(t) & whole(d)
             ok &= fits & (np.fmod(t, np.where(fits, d, 1.0)) == 0)
         counts["sizes that do not divide"] = int(count - ok.sum())
-        work_group, groups, local, private = _use(r, lambda s, unknown: value(s))
+        work_group, groups, local, private = usage_by(r, lambda s, unknown: value(s))
     except _NotExact:
         return None
-    reasons = _beyond(r, limits, work_group, groups, local * 4, private * 4)
+    reasons = exceeded(r, limits, work_group, groups, local * 4, private * 4)
     for why, fails in reasons:  # each choice counted by the first reason that prunes it
         fails = np.broadcast_to(np.asarray(fails, dtype=bool), ok.shape)
         counts[why] = int((ok & fails).sum())
@@ -147,7 +147,7 @@ def phase3(programs: list[Variant], types: tuple, options: Options, limits: Limi
             pruned["programs whose types do not check"] = \
                 pruned.get("programs whose types do not check", 0) + 1
             continue
-        found = _assignments_at_once(v, r, options, limits, pruned)
+        found = assignments_at_once(v, r, options, limits, pruned)
         if found is None:
             found = list(assignments(v, r, options, limits, pruned))
         if found and not _vectors_contiguous(v, found[0], types):

@@ -132,10 +132,10 @@ def _value(s: Size, env: dict[str, int]) -> float | None:
 def usage(r: Resources, env: dict[str, int]) -> tuple[float, float, float, float]:
     """What a program uses with these parameters: work-items per group, work-groups,
     elements of local memory per group and of private memory per work-item."""
-    return _use(r, lambda s, unknown: _value(s, env) or unknown)
+    return usage_by(r, lambda s, unknown: _value(s, env) or unknown)
 
 
-def _use(r: Resources, value) -> tuple:
+def usage_by(r: Resources, value) -> tuple:
     """``usage`` from ``value(size, unknown)``: a size's value (``unknown`` where it has
     none), a number for one choice of parameters or a NumPy array of one per choice."""
     per_dim = [np.maximum.reduce([value(s, 0) for s in sizes]) for sizes in r.work_group]
@@ -150,14 +150,14 @@ def _use(r: Resources, value) -> tuple:
 def check(r: Resources, env: dict[str, int], limits: Limits, divisions: bool = True
           ) -> str | None:
     """Why the parameters ``env`` are pruned (None: kept)."""
-    if divisions and not all(_divides(t, d, env) for t, d in r.divides):
+    if divisions and not all(divides(t, d, env) for t, d in r.divides):
         return "sizes that do not divide"
     work_group, groups, local, private = usage(r, env)
-    return next((why for why, fails in _beyond(r, limits, work_group, groups, local * 4,
+    return next((why for why, fails in exceeded(r, limits, work_group, groups, local * 4,
                                                private * 4) if fails), None)
 
 
-def _beyond(r: Resources, limits: Limits, work_group, groups, local_bytes, private_bytes
+def exceeded(r: Resources, limits: Limits, work_group, groups, local_bytes, private_bytes
             ) -> list[tuple[str, object]]:
     """Each device limit in the order ``check`` names it, with whether the program's use
     exceeds it: for one choice of parameters (numbers) or for many at once (NumPy arrays of
@@ -181,7 +181,7 @@ REGISTER_OVERHEAD = 80
 
 
 
-def _divides(total: Size, divisor: Size, env: dict) -> bool:
+def divides(total: Size, divisor: Size, env: dict) -> bool:
     t, d = _value(total, env), _value(divisor, env)
     return t is not None and d is not None and d >= 1 and t >= 1 and t == int(t) and \
         d == int(d) and int(t) % int(d) == 0

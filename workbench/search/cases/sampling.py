@@ -94,7 +94,7 @@ def _features_of(record: dict, programs: list[Variant], used: dict, limits: Limi
     return candidate_features(v, dict(env), used[id(v)], limits)
 
 
-def _within_device(found: dict, widths: tuple[int, ...] | None) -> None:
+def within_device(found: dict, widths: tuple[int, ...] | None) -> None:
     """Leaves out the candidates whose vectors have a width the device's probe refused
     (PoCL 3.0 runs no float16 on some CPUs), counted."""
     from ..space import fits_device
@@ -141,7 +141,7 @@ def _neighbours(v: Variant, env: dict, options: Options, r: Resources, limits: L
                     yield nearby
 
 
-def _siblings(programs: list[Variant]) -> dict[int, list[int]]:
+def siblings_of(programs: list[Variant]) -> dict[int, list[int]]:
     """For each program, the programs one choice apart with the same sizes (so the same
     parameters fit both): its tiles prefetched or not (of a program whose inputs are not
     packed); its groups in the other order."""
@@ -165,7 +165,7 @@ def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits:
     prefetched, or not, or with its groups in the other order) are measured, the best of
     them taken if it is faster, until none is or the budget is spent."""
     tried: set = set()
-    siblings = _siblings(programs)
+    siblings = siblings_of(programs)
     found: dict[int, Resources] = {}
 
     def used(i: int) -> Resources:

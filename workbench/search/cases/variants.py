@@ -119,7 +119,7 @@ def holds(condition: str | dict, choices: Choices) -> bool:
                for name, value in condition.items())
 
 
-def described(condition: str | dict) -> str:
+def description_of(condition: str | dict) -> str:
     """A condition as the counts of the phases name it."""
     if isinstance(condition, str):
         return repr(condition)
