@@ -75,6 +75,7 @@ from .resources import Limits, Resources, check, resources, usage
 from .sampling import (
     UNRUN_WIDTHS,
     candidate_features,
+    details_of,
     modelled,
     random_order,
     refine,
@@ -100,8 +101,8 @@ def device_limits(ctx) -> Limits:
     recorded = getattr(ctx.evaluator, "records", None)
     if isinstance(recorded, dict):
         for r in recorded.values():
-            if isinstance(r.get("details"), dict) and r["details"].get("limits"):
-                return Limits(**r["details"]["limits"])
+            if details_of(r).get("limits"):
+                return Limits(**details_of(r)["limits"])
     from ...opencl_devices import find_device
 
     try:

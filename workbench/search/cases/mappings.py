@@ -25,6 +25,7 @@ from ...rewriting.strategies import (
     parent,
     rule,
     seq,
+    try_,
 )
 from ...rules.copies import invariants
 from ...rules.lowering import on_work_group
@@ -230,47 +231,68 @@ def _work_item_reductions(expr: Expr) -> list[Path]:
             and "local" in [level for level, _ in context(expr, path)]]
 
 
+def vectors() -> Strategy:
+    """The operands each step of a work-item's reduction reads (a column of the A tile, a
+    row of the B tile) copied into private memory as vectors (``private-vectors``), each
+    where it applies."""
+
+    def run(state: State):
+        for path in _work_item_reductions(state.expr):
+            for k in range(len(OPERANDS)):
+                state = try_(at(path, operator(
+                    attempt("private-vectors", k=k, w=VECTOR_WIDTH))))(state)
+        return state
+
+    return run
+
+
 def _vectors(v: Variant, types: tuple) -> Variant | None:
-    """The program with the operands each step of a work-item's reduction reads (a column
-    of the A tile, a row of the B tile) copied into private memory as vectors
-    (``private-vectors``), or None where no operand is an array of scalars."""
-    state, read = _start(v, types), []
-    for path in _work_item_reductions(v.expr):
-        for k, name in enumerate(OPERANDS):
-            found = at(path, operator(attempt("private-vectors", k=k, w=VECTOR_WIDTH)))(state)
-            if not isinstance(found, Refused):
-                state = found
-                read.append(name)
-    if not read:
-        return None
-    return _variant(state, replace(v.choices, vectors=tuple(read)))
+    """The program with its operands read as vectors (``vectors``), or None where no
+    operand is an array of scalars."""
+    state = vectors()(_start(v, types))
+    read = tuple(OPERANDS[s.params["k"]] for s in state.steps[len(v.steps):])
+    return _variant(state, replace(v.choices, vectors=read)) if read else None
+
+
+def prefetching() -> Strategy:
+    """A work-group's copies into local memory made one step ahead, in registers
+    (``prefetch``), and each work-item's loop over the steps of a tile unrolled (with the
+    next tiles in flight, straight-line steps let the compiler read the next step's operands
+    from local memory early: 4–5 % faster on an H100 at 2048 and 4096)."""
+
+    def run(state: State):
+        group = _group_reductions(state.expr)
+        if not group:
+            return Refused("no work-group's reduction copies into local memory")
+        state = at(group[0], operator(attempt("prefetch")))(state)
+        if isinstance(state, Refused):
+            return state
+        for path in _work_item_reductions(state.expr):
+            state = try_(at(path, attempt("reduceSeq→reduceSeqUnroll")))(state)
+        return state
+
+    return run
 
 
 def _prefetched(v: Variant, types: tuple) -> Variant | None:
-    """The program with its work-group's copies into local memory made one step ahead, in
-    registers (``prefetch``), and each work-item's loop over the steps of a tile unrolled
-    (with the next tiles in flight, straight-line steps let the compiler read the next
-    step's operands from local memory early: 4–5 % faster on an H100 at 2048 and 4096), or
-    None where it copies nothing."""
-    group = _group_reductions(v.expr)
-    if not group:
-        return None
-    state = at(group[0], operator(attempt("prefetch")))(_start(v, types))
-    if isinstance(state, Refused):
-        return None
-    for path in _work_item_reductions(state.expr):
-        unrolled = at(path, attempt("reduceSeq→reduceSeqUnroll"))(state)
-        state = state if isinstance(unrolled, Refused) else unrolled
-    return _variant(state, replace(v.choices, prefetched=True))
+    """The program prefetched (``prefetching``), or None where it copies nothing."""
+    state = prefetching()(_start(v, types))
+    return None if isinstance(state, Refused) else \
+        _variant(state, replace(v.choices, prefetched=True))
+
+
+def packing(k: int, transposed: int) -> Strategy:
+    """The ``k``-th array the program's maps read that depends only on the inputs computed
+    once into global memory (``pack``), each element transposed or not."""
+    return attempt("pack", k=k, t=transposed)
 
 
 def _packed(v: Variant, types: tuple) -> list[Variant]:
-    """The program as it is, and with an array its maps read that depends only on the
-    inputs computed once into global memory (``pack``; each element transposed or not)."""
+    """The program as it is, and with each of its first two such arrays packed."""
     out = [v]
     for k in range(min(len(invariants(v.expr)), len(OPERANDS))):
         for t in (0, 1):
-            state = attempt("pack", k=k, t=t)(_start(v, types))
+            state = packing(k, t)(_start(v, types))
             if not isinstance(state, Refused):
                 out.append(_variant(state, replace(v.choices, packed=(k, t))))
     return out

@@ -212,20 +212,22 @@ def _ms(record) -> float | None:
     return record.get("kernel_ms")
 
 
-def _details(record) -> dict:
+def details_of(record) -> dict:
+    """What the exploration wrote into a record (its program, parameters, limits)."""
     details = record.get("details")
     return details if isinstance(details, dict) else {}
 
 
 def _program(record) -> int | None:
     """The index of a record's phase-2 program (None: not a candidate of an exploration)."""
-    return _details(record).get("program")
+    return details_of(record).get("program")
 
 
 def _parameters(record) -> dict[str, int]:
-    return dict(_details(record).get("parameters") or {})
+    return dict(details_of(record).get("parameters") or {})
 
 
 def _key(record) -> tuple:
+    """A record's program and parameters (the same candidate measured again has the same)."""
     d = record.get("details") or {}
     return d.get("program"), tuple(sorted((d.get("parameters") or {}).items()))
