@@ -50,7 +50,7 @@ from .variants import (
 # --- the strategy language's pieces phase 2 uses ----------------------------------------------
 
 
-def attempt(name: str, **params) -> Strategy:
+def guarded(name: str, **params) -> Strategy:
     """The rule ``name`` at the focus, refused (not raised) wherever applying it fails."""
     inner = rule(name, **params)
 
@@ -140,9 +140,9 @@ def lowering(mapping: str, unroll: bool, width: int = 0) -> Strategy:
         for k, (path, (name, params)) in enumerate(targets):
             if name == "map→mapSeqUnroll" and not unroll:
                 name = "map→mapSeq"
-            here = attempt(name, **params)
+            here = guarded(name, **params)
             if width and k == innermost:  # joinVec ∘ map (mapVec f) ∘ splitVec width
-                here = seq(attempt("vectorize", n=width), element("map", here))
+                here = seq(guarded("vectorize", n=width), element("map", here))
             state = at(path, here)(state)
             if isinstance(state, Refused):
                 return state
@@ -187,8 +187,8 @@ def memory(tiles: tuple[tuple[int, int], ...], private: bool, l1: Size, l0: Size
     """At a work-group's reduction: the tiles of its element (operand, layout) copied into
     local memory (``local-copy``), and its accumulator kept in private memory
     (``private-accumulator``, ``copy-out`` after the reduction) or left in local memory."""
-    copies = [operator(attempt("local-copy", k=k, t=t, l1=l1, l0=l0)) for k, t in tiles]
-    accumulator = [attempt("private-accumulator"), parent(attempt("copy-out"))] \
+    copies = [operator(guarded("local-copy", k=k, t=t, l1=l1, l0=l0)) for k, t in tiles]
+    accumulator = [guarded("private-accumulator"), parent(guarded("copy-out"))] \
         if private else []
     return seq(*copies, *accumulator)
 
@@ -240,7 +240,7 @@ def vectors() -> Strategy:
         for path in _work_item_reductions(state.expr):
             for k in range(len(OPERANDS)):
                 state = try_(at(path, operator(
-                    attempt("private-vectors", k=k, w=VECTOR_WIDTH))))(state)
+                    guarded("private-vectors", k=k, w=VECTOR_WIDTH))))(state)
         return state
 
     return run
@@ -264,11 +264,11 @@ def prefetching() -> Strategy:
         group = _group_reductions(state.expr)
         if not group:
             return Refused("no work-group's reduction copies into local memory")
-        state = at(group[0], operator(attempt("prefetch")))(state)
+        state = at(group[0], operator(guarded("prefetch")))(state)
         if isinstance(state, Refused):
             return state
         for path in _work_item_reductions(state.expr):
-            state = try_(at(path, attempt("reduceSeq→reduceSeqUnroll")))(state)
+            state = try_(at(path, guarded("reduceSeq→reduceSeqUnroll")))(state)
         return state
 
     return run
@@ -284,7 +284,7 @@ def _prefetched(v: Variant, types: tuple) -> Variant | None:
 def packing(k: int, transposed: int) -> Strategy:
     """The ``k``-th array the program's maps read that depends only on the inputs computed
     once into global memory (``pack``), each element transposed or not."""
-    return attempt("pack", k=k, t=transposed)
+    return guarded("pack", k=k, t=transposed)
 
 
 def _packed(v: Variant, types: tuple) -> list[Variant]:
