@@ -50,7 +50,7 @@ def test_the_defaults_are_data_with_the_measurement_behind_each():
     assert set(C.DEFAULTS) == {"gpu", "cpu"}
     for kind in ("gpu", "cpu"):
         entries = doc[kind]["options"] + doc[kind]["keep"] + doc[kind]["drop"]
-        assert all(e["why"] for e in entries)
+        assert all(e["why"] and e["device"] for e in entries)
         options = O.read_options({}, kind)
         assert options.refine == 0.4 and options.model == 0.3 and options.depth == 3
         assert all(isinstance(c, dict) for c in options.keep + options.drop)

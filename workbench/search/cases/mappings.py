@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from itertools import product
 
 from ...errors import WorkbenchError
 from ...expr import Expr, Lambda, Path, Prim, walk
@@ -106,22 +107,25 @@ def _map_rule(depth: int, in_operator: bool, mapping: str) -> tuple[str, dict]:
     return ("map→mapSeqUnroll" if in_operator else "map→mapSeq"), {}
 
 
-def _choices(e: Expr, mapping: str, depth: int = 0, in_operator: bool = False
-             ) -> Iterator[tuple[str, dict] | None]:
+def _lowering_rules(e: Expr, mapping: str, depth: int = 0, in_operator: bool = False
+                    ) -> Iterator[tuple[str, dict] | None]:
     """For each node of ``e`` in pre-order (``walk``'s order), the rule lowering it and its
-    parameters, or None: every high-level map and reduction, outermost first."""
+    parameters, or None: every high-level map and reduction, outermost first. ``depth``:
+    the loops around ``e`` (maps that compute, high-level or lowered)."""
     reduction = isinstance(e, Prim) and e.name in REDUCTIONS
     if isinstance(e, Prim) and needs_lowering(e):
-        choice = _map_rule(depth, in_operator, mapping) if e.name == "map" else \
-            ("reduce→reduceSeq", {}) if e.name == "reduce" else None
-        yield choice
-        depth += e.name == "map"
+        if e.name == "map":
+            yield _map_rule(depth, in_operator, mapping)
+            depth += 1
+        else:
+            yield ("reduce→reduceSeq", {}) if e.name == "reduce" else None
     else:
         yield None
-        depth += isinstance(e, Prim) and loops(e) and not reduction
+        if isinstance(e, Prim) and loops(e) and not reduction:
+            depth += 1
     for child in e.children():  # a reduction's first argument: its operator
-        yield from _choices(child, mapping, depth,
-                            in_operator or (reduction and child is e.args[0]))
+        yield from _lowering_rules(child, mapping, depth,
+                                   in_operator or (reduction and child is e.args[0]))
 
 
 def lowering(mapping: str, unroll: bool, width: int = 0) -> Strategy:
@@ -132,7 +136,7 @@ def lowering(mapping: str, unroll: bool, width: int = 0) -> Strategy:
 
     def run(state: State):
         targets = [(path, choice) for (path, _), choice
-                   in zip(walk(state.expr), _choices(state.expr, mapping)) if choice]
+                   in zip(walk(state.expr), _lowering_rules(state.expr, mapping)) if choice]
         innermost = max((k for k, (_, (name, _)) in enumerate(targets)
                          if name == "map→mapSeqUnroll"), default=None)
         if width and (innermost is None or not unroll):
@@ -204,7 +208,7 @@ def _memory_variants(v: Variant, types: tuple, layouts: tuple = LAYOUTS,
     if 0 not in extents or 1 not in extents:
         return [v]
     ways = [()] + [((k, t),) for k in range(len(OPERANDS)) for t in layouts] + \
-        [tuple(zip(range(len(OPERANDS)), pair)) for pair in _pairs(layouts)]
+        [tuple(enumerate(pair)) for pair in product(layouts, repeat=len(OPERANDS))]
     out = []
     for private in (True,) if private_only else (True, False):
         for tiles in ways:
@@ -214,10 +218,6 @@ def _memory_variants(v: Variant, types: tuple, layouts: tuple = LAYOUTS,
                 out.append(_variant(state, replace(
                     v.choices, accumulator="private" if private else "local", tiles=tiles)))
     return out
-
-
-def _pairs(layouts: tuple) -> list[tuple[int, int]]:
-    return [(t0, t1) for t0 in layouts for t1 in layouts]
 
 
 # --- vectors, prefetching, packing ------------------------------------------------------------
