@@ -306,10 +306,10 @@ def test_vectors_the_device_does_not_run_are_left_out_counted():
     sixteen = [v for v, _ in found["candidates"] if "vectors of 16" in v.label]
     assert sixteen and any("vectors of 8" in v.label for v, _ in found["candidates"])
     total = len(found["candidates"])
-    C._within_device(found, (2, 4, 8))
+    C.within_device(found, (2, 4, 8))
     assert not any("vectors of 16" in v.label for v, _ in found["candidates"])
     assert found["pruned"][C.UNRUN_WIDTHS] == total - len(found["candidates"]) > 0
-    C._within_device(found, None)  # widths unknown (a replayed search): nothing left out
+    C.within_device(found, None)  # widths unknown (a replayed search): nothing left out
     assert found["pruned"][C.UNRUN_WIDTHS] == total - len(found["candidates"])
 
 
@@ -322,7 +322,7 @@ def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
     name = ("private accumulator, A tile in local memory, B tile in local memory "
             "(interleaved by vectors); A and B read as vectors of 4")
     programs = [family[name], family[name + C.PREFETCHED]]
-    assert C._siblings(programs) == {0: [1], 1: [0]}
+    assert C.siblings_of(programs) == {0: [1], 1: [0]}
     env, _ = _small(programs[0])
 
     class Measured:
@@ -460,10 +460,10 @@ def test_phase_three_at_once_keeps_and_counts_what_one_by_one_does(explored, lim
         r = C.resources(v, TYPES)
         one, at_once = {}, {}
         expected = list(C.assignments(v, r, options, limits, one))
-        assert C._assignments_at_once(v, r, options, limits, at_once) == expected, v.label
+        assert C.assignments_at_once(v, r, options, limits, at_once) == expected, v.label
         assert {k: n for k, n in at_once.items() if n} == one, v.label
     odd = C.Options(**SMALL, values={"block": (3, 4), "tile": (2, 6), "chunk": (4,)})
-    assert C._assignments_at_once(explored["programs"][0], C.resources(
+    assert C.assignments_at_once(explored["programs"][0], C.resources(
         explored["programs"][0], TYPES), odd, limits, {}) is None
 
 
@@ -484,7 +484,7 @@ def test_the_groups_in_the_other_order_walk_down_the_outer_map():
     dims = [[s.params["dim"] for s in programs[k].steps if s.rule == "map→mapWorkgroup"]
             for k in (i, j)]
     assert dims == [[1, 0], [0, 1]]
-    assert j in C._siblings(programs)[i] and i in C._siblings(programs)[j]
+    assert j in C.siblings_of(programs)[i] and i in C.siblings_of(programs)[j]
     env = {name: 8 for name in C.size_names(programs[j].expr)}
     a, b = (np.random.default_rng(3).uniform(-1, 1, (64, 64)).astype(np.float32)
             for _ in range(2))

@@ -170,7 +170,7 @@ def test_cases_takes_the_defaults_of_the_devices_kind():
     assert cpu.depth == gpu.depth == 2  # given options replace the defaults one by one
     assert cpu.mappings == (C.ONE_PER_GROUP, C.ONE_PER_GROUP_DOWN)
     assert gpu.mappings == ("work-groups and work-items",)
-    assert "register blocks unrolled" in cpu.keep and "private accumulator" in gpu.keep
+    assert {"register blocks unrolled": True} in cpu.keep and {"accumulator": "private"} in gpu.keep
     assert C.options_of(Given(), None).keep == ()  # a device of no known kind: no sampling
 
 

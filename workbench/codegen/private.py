@@ -21,7 +21,16 @@ from __future__ import annotations
 
 from . import CodegenError, ir
 
-PRIVATE_BYTES = 32 * 1024  # per work-item
+# The two bounds on a work-item's private memory, beside each other:
+#
+# ``PRIVATE_BYTES`` bounds what code generation builds at all (a crash bound, per work-item:
+# beyond it PoCL's stack overflows; below it a GPU spills to off-chip memory, slow but right);
+# ``REGISTER_BUDGET_BYTES`` bounds what a search explores (a performance budget, per
+# work-item: Lift's maxPrivateMemory, what stays in an NVIDIA GPU's 255 32-bit registers;
+# ``search.cases`` prunes the parameter choices beyond it, its ``Limits.private_bytes``).
+# The budget lies well below the bound, so that every kernel the search keeps is built.
+PRIVATE_BYTES = 32 * 1024
+REGISTER_BUDGET_BYTES = 1024
 
 
 def _bytes(buffer: ir.Buffer) -> int:

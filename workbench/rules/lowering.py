@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
+from ..nesting import Context
 from ..rewriting.strategies import State, Step, everywhere, repeat
 from ..types import Type
 from .rule import Refused, Site
@@ -35,16 +36,24 @@ class LoweringRefused(WorkbenchError):
         super().__init__(f"at node {format_path(path)} `{shown}`: {reason}")
 
 
+def on_work_group(context: Context) -> bool:
+    """Whether a node with these OpenCL maps around it (outermost first) runs once per
+    work-group, by the group's work-items together: the innermost map around it is a
+    ``mapWorkgroup``. A map there is lowered onto the group's work-items (``mapLocal``, by
+    the default lowering); a reduction there is the work-group's, whose operator's local
+    maps share the tiles it copies into local memory (``search.cases``' phase 2)."""
+    return bool(context) and context[-1][0] == "workgroup"
+
+
 def default_choice(site: Site) -> tuple[str, dict] | None:
     """The rule (and parameters) the default lowering applies at a node, if any."""
     node = site.node
     if not needs_lowering(node):
         return None
     if node.name == "map":
-        levels = [level for level, _ in site.context]
-        if not levels:
+        if not site.context:
             return "map→mapGlobal", {"dim": 0}
-        if levels[-1] == "workgroup":
+        if on_work_group(site.context):
             return "map→mapLocal", {"dim": 0}
         return "map→mapSeq", {}
     if node.name == "reduce":

@@ -17,7 +17,7 @@ mappings first where asked (its option ``grids_first``).
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, subterm
+from ..expr import Expr, Prim, subterm, walk
 from ..layout import mapped_layout
 from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.match import prim
@@ -56,14 +56,20 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
              and mapped_layout(subterm(moved, r.path)) is None]
     # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too), and none
     # inside another map (its grid would be nested in the map's work-items: a dead end)
-    outermost = [r for r in nests
-                 if not any(isinstance(n := subterm(moved, r.path[:k]), Prim) and n.decl.is_map
-                            for k in range(len(r.path)))]
+    inside = inside_maps(moved)
+    outermost = [r for r in nests if r.path not in inside]
     blocked = [found for r in outermost if nest_depth(subterm(moved, r.path)) == 2
                for rows in ROWS_PER_WORK_ITEM
                if (found := rows_per_work_item(moved, r.path, rows, types)) is not None]
     return [(r.result, steps + [r.bare()]) for r in outermost] + \
         [(expr, steps + more) for expr, more in blocked]
+
+
+def inside_maps(expr: Expr) -> set[tuple]:
+    """The paths of the nodes below a map (of any level): a grid there would be nested in the
+    map's work-items."""
+    return {path for at, node in walk(expr) if isinstance(node, Prim) and node.decl.is_map
+            for path, _ in walk(node, at) if path != at}
 
 
 # Rows of a 2-D nest's result each work-item computes in the blocked grids.

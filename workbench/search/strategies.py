@@ -15,7 +15,7 @@ measure) and spends the budget through ``Context.measure``.
 - ``guided``: the ICFP descent guided by the device's calibrated cost model (``guided.py``):
   walks below each next move follow the model, only the best predicted are measured, the
   model is fitted again to each measurement.
-- ``cases``: the four-phase exploration of CASES 2016 (``cases.py``): macro rules with two
+- ``cases``: the four-phase exploration of CASES 2016 (``cases/``): macro rules with two
   heuristics, a fixed mapping with memory choices, parameters that fit the device, then
   candidates in random order.
 """
@@ -219,10 +219,10 @@ def check_options(strategy: str, options: dict) -> dict:
 
 
 def run_strategy(ctx) -> None:
-    """The context's strategy, with its options (``cases`` reads them from the context)."""
+    """The context's strategy, with its options."""
     if ctx.strategy == "cases":
         try:
-            STRATEGIES["cases"](ctx)
+            STRATEGIES["cases"](ctx, **ctx.options)
         except TypeError as err:  # an option of the wrong kind inside the exploration
             raise WorkbenchError(f"the cases strategy's options: {err}") from None
         ctx.drain()
