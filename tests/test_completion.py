@@ -185,3 +185,24 @@ def test_without_the_completion_the_code_generator_rewrites_nothing_and_names_th
     assert str(by_hand) == "map id ∘ padClamp 1 1 ∘ mapGlobal abs"
     assert opencl(by_hand, "[float]_64", complete=True).source == \
         opencl(parse("padClamp 1 1 ∘ mapGlobal abs"), "[float]_64", complete=True).source
+
+
+LIFT_LAST_STEP = '''
+val plusOne = UserFun("plusOne", "x", "{ return x+1; }", Float, Float)
+val N = SizeVar("N")
+val M = SizeVar("M")
+val f = fun(ArrayType(ArrayType(Float, M), N), input => BODY)
+'''
+
+
+@pytest.mark.parametrize("body,at", [
+    ("Map(asVector(4) o Map(plusOne)) $ input", "0.0"),  # refused before copy-view
+    ("Map(fun(row => Pad(1, 1, Pad.Boundary.Clamp) $ row)) o Map(Map(plusOne)) $ input", "0"),
+])
+def test_a_lift_program_whose_last_step_is_a_view_runs_through_the_recorded_copy(body, at):
+    f = parse_program(LIFT_LAST_STEP.replace("BODY", body))["f"]
+    args = [np.arange(64, dtype=np.float32).reshape(8, 8)]
+    result = run(f, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
+    assert result.completed[0] == f"copy-view at {at}"
+    assert assert_replays(f, _types(f, args))
