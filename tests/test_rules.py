@@ -206,6 +206,12 @@ TEMPLATES = {
                             ("λm. (map (padMirror 2 1 ∘ padWrap 1 1) ∘ map (map {F})) m",
                              [MATRIX]),
                             "padWrap 2 1 ∘ map {F}", "padMirror 1 1 ∘ map {F}"],
+    # the copy of a view on the way out (rules.lowering): of a program that computes nothing,
+    # after a pad or a slide, after a splitVec in a map
+    "copy-view": [("transpose", [MATRIX]), ("λm. transpose (map (map {F}) m)", [MATRIX]),
+                  "padClamp 1 2 ∘ map {F}", "λxs. padWrap 2 1 (map {F} xs)",
+                  "slide 3 1 ∘ map {F}", "join ∘ map (splitVec 2 ∘ map {F}) ∘ split {D}",
+                  ("λm. map (λr. padMirror 1 1 (map {F} r)) m", [MATRIX]), "λxs. xs"],
     # n rows at a time in the lanes of vectors (rules.vectors)
     "vectorize-lanes": [("map (λrow. reduce {OP} {Z} (map {F} row))", [MATRIX]),
                         ("map (map {F})", [MATRIX]),
@@ -487,6 +493,7 @@ REFUSALS = {
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
     "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "root", {}, "follows pads that repeat"),
     "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
+    "copy-view": ("padClamp 1 1 ∘ map abs", "1", {}, "the copy goes at 0 `padClamp 1 1`"),
 }
 
 

@@ -12,11 +12,24 @@ layout primitives to its parameter (``λx. transpose (split 2 x)``).
 from __future__ import annotations
 
 from .expr import Apply, Compose, Expr, Lambda, Prim, Var, compose
+from .primitives import Kernel
 
 
 def is_layout_primitive(node: Expr) -> bool:
     """A primitive that only moves elements (declared with a ``Layout`` or as a view)."""
     return isinstance(node, Prim) and (node.decl.layout is not None or node.decl.moves_only)
+
+
+def is_layout(node: Expr) -> bool:
+    """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
+    (of any level) or loop of layout primitives (``rearranges_only``)."""
+    if not isinstance(node, Prim):
+        return False
+    if mapped_layout(node) is not None:
+        return True
+    if node.decl.kernel is Kernel.LOOP:
+        return rearranges_only(node)
+    return is_layout_primitive(node) or node.decl.view is not None
 
 
 def rearranges_only(fn: Expr, in_map: bool = False) -> bool:

@@ -13,8 +13,9 @@ imperative kernel IR, passes work on that IR, and OpenCL C is printed from it la
   (reuse of temporaries), ``features`` (what the search's cost model reads);
 - ``emit``: OpenCL C from the IR; ``program``: the one compile path (``opencl``).
 
-Code generation decides nothing: what is still high-level is lowered by a strategy of
-rules (``rules.lowering``) before it gets here, or refused.
+Code generation decides nothing and rewrites nothing: what is still high-level, and the copy
+a view on the way out needs (``copy-view``), are steps of a strategy of rules
+(``rules.lowering``) taken before it gets here, or refused.
 """
 
 from ..errors import WorkbenchError, format_path

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..expr import Compose, Expr, Prim
-from ..layout import is_layout_primitive, mapped_layout, rearranges_only, rezipped_arity
+from ..layout import is_layout, mapped_layout, rezipped_arity
 from ..primitives import Kernel
 from ..primitives import ViewForm as Form
 from ..typecheck import annotate
@@ -281,18 +281,6 @@ def reshaped(view: View, shape: tuple[int, ...], keep: int = 0) -> View:
 
 
 # --- layout primitives -----------------------------------------------------------------------
-
-def is_layout(node: Expr) -> bool:
-    """Whether a node only rearranges data (a view, no code): a layout primitive, or a map
-    (of any level) or loop of layout primitives (``layout.rearranges_only``)."""
-    if not isinstance(node, Prim):
-        return False
-    if mapped_layout(node) is not None:
-        return True
-    if node.decl.kernel is Kernel.LOOP:
-        return rearranges_only(node)
-    return is_layout_primitive(node) or node.decl.view is not None
-
 
 class Calls:
     """Indices computed at run time, for the index functions of layout primitives: a

@@ -18,9 +18,9 @@ lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelC
 allpairs), ``pact`` (PACT's inner split/join, reduce as iterate, reduceSeq where PACT allows
 it), ``pads`` (a stencil's result's clamp pads moved onto its input, as Lift's PPCG stencils
 need), ``lambdas`` (β and η), ``normalisation`` (the spellings of a matrix product),
-``lowering`` (the default lowering) and ``renaming`` (the rules that only rename a
-primitive, from one factory); ``rule`` names what they are written with, ``builders`` the
-building blocks of right-hand sides they share.
+``lowering`` (the default lowering, and the copy of a view on the way out: copy-view) and
+``renaming`` (the rules that only rename a primitive, from one factory); ``rule`` names what
+they are written with, ``builders`` the building blocks of right-hand sides they share.
 
 The engine that applies them is ``workbench.rewriting``: what a rule is (``rewriting.rule``)
 and the catalogue that holds them by name (``rewriting.registry``) are the engine's, a
@@ -41,6 +41,7 @@ from . import (
     extraction,
     identity,
     interchange,
+    lowering,
     macros,
     normalisation,
     opencl,
@@ -60,7 +61,7 @@ _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKI
                 pact: (OTHER_SEED,), normalisation: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
-                reductions, extraction, scans, skeletons, pact, normalisation, pads):
+                reductions, extraction, scans, skeletons, pact, normalisation, pads, lowering):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))
