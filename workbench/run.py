@@ -166,7 +166,7 @@ def compare(output, expected) -> Comparison:
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
         expected=None, cutoff_ms: float | None = None, devices=None,
-        distributions=None) -> RunResult:
+        distributions=None, program: OpenCLProgram | None = None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
     search computes its start program's output once for all its candidates). With
@@ -174,7 +174,10 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     with ``cutoff_ms`` a kernel whose first two runs each take longer is timed once (a
     search gives up on a candidate far slower than its best): ``runs`` says how many
     times were taken. With ``devices`` and ``distributions`` it runs on several devices at
-    once, one distribution per input (``multidevice``)."""
+    once, one distribution per input (``multidevice``). ``program`` is the expression's
+    program when it was compiled already, as ``opencl(expr, *types, sizes=sizes,
+    complete=True)`` compiles it (a search's candidate, compiled for its cost model): it is
+    not compiled again."""
     if devices is not None or distributions is not None:
         from .multidevice import run_distributed
 
@@ -191,10 +194,11 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         values, types = prepare_inputs(expr, arrays)
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
-    program, failure = None, None
+    failure = None
     try:
-        program = opencl(expr, *types, sizes=sizes, complete=True,
-                         name=getattr(expr, "definition_name", None))
+        if program is None:
+            program = opencl(expr, *types, sizes=sizes, complete=True,
+                             name=getattr(expr, "definition_name", None))
     except (CodegenError, WorkbenchError) as err:
         failure = str(err)
     except Exception as err:  # a generator bug must not end the caller (SPEC 12)
