@@ -239,9 +239,8 @@ class Context:
         finish, as in the log file); past the time limit, the search ends here."""
         finished.setdefault("finished", time.time())
         finished["strategy"] = self.strategy
-        record = Record.from_json(finished)
+        record = self.log.append(finished)  # refused (LogError) when it is no record
         self.cache[record.key] = record
-        self.log.append(record)
         self._count(record)
         if self.time_up():
             raise TimeLimitReached(self.time_limit_text())

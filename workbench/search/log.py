@@ -420,13 +420,13 @@ class Log:
             c.headers.append(header)
         return matching, others if remeasure else []
 
-    def append(self, record: Record | dict) -> None:
+    def append(self, record: Record | dict) -> Record:
         """Append a record, or a log line's object (refused, ``LogError``, when its fields
-        have the wrong types: it would make the log unreadable)."""
+        have the wrong types: it would make the log unreadable); the record appended."""
         if isinstance(record, Record):
             record = record.as_json()
         try:
-            Record.from_json(record)
+            typed = Record.from_json(record)
         except RecordError as err:
             raise LogError(f"{self.path or 'the search'}: a record to append is not a search "
                            f"record ({err}): {json.dumps(record, default=repr)[:200]}",
@@ -434,6 +434,7 @@ class Log:
         self.records.append(record)
         self.contents.sections.append(len(self.contents.headers) - 1)
         self._write(record)
+        return typed
 
     def _write(self, value: dict) -> None:
         if self.path is None:
