@@ -37,6 +37,10 @@ from .grids import grid_mappings
 from .log import Record
 from .space import Step, by_rule, moves, terminal
 
+# programs a guided search keeps for its next candidates (the kernels compiled last: the
+# candidates measured at a step are those found below its moves)
+PROGRAMS_KEPT = 512
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -62,12 +66,11 @@ class Candidate:
 @dataclass(frozen=True)
 class Completion:
     """An expression's default completion: the lowered expression, the steps that lowered
-    it, its features and its program (None: not a candidate)."""
+    it and its features (None: not a candidate)."""
 
     low: Expr | None = None
     completed: list = field(default_factory=list)
     features: dict | None = None
-    program: OpenCLProgram | None = None
 
 
 NOT_A_CANDIDATE = Completion()
@@ -79,15 +82,24 @@ class GuidedState:
     the measurements so far, each candidate's features (by key: a replayed log's records
     may have none) and the default completions of the expressions met, computed once per
     search (``completions``: expression text -> its ``Completion``; ``compiled``: each
-    completed kernel's features and program, compiled once; the features do not depend on
-    the model's weights)."""
+    completed kernel's features, compiled once; the features do not depend on the model's
+    weights), and the programs of the kernels compiled last (``programs``, at most
+    ``PROGRAMS_KEPT``), which travel to the worker with the candidates measured."""
 
     prior: cost.CostModel
     model: cost.CostModel
     features: dict[str, dict] = field(default_factory=dict)
     completions: dict[str, Completion] = field(default_factory=dict)
-    # a completed expression's text -> its features and program ((None, None): none)
-    compiled: dict[str, tuple] = field(default_factory=dict)
+    # a completed expression's text -> its features (None: not a candidate)
+    compiled: dict[str, dict | None] = field(default_factory=dict)
+    programs: dict[str, OpenCLProgram] = field(default_factory=dict)
+
+    def keep(self, text: str, program: OpenCLProgram) -> None:
+        """A completed kernel's program kept for the worker; the oldest is let go past
+        ``PROGRAMS_KEPT`` (a candidate without one is compiled by the worker)."""
+        self.programs[text] = program
+        while len(self.programs) > PROGRAMS_KEPT:
+            del self.programs[next(iter(self.programs))]
 
     @staticmethod
     def of(ctx) -> GuidedState:
@@ -142,7 +154,8 @@ class Candidates:
         if done.features is None:
             return None
         return Candidate(done.low, steps + [s.bare() for s in done.completed],
-                         done.features, self.predict(done.features), done.program)
+                         done.features, self.predict(done.features),
+                         self.state.programs.get(str(done.low)))
 
     def _complete(self, expr: Expr) -> Completion:
         try:
@@ -154,29 +167,31 @@ class Candidates:
             return NOT_A_CANDIDATE
         text = str(low)  # expressions that complete to the same kernel compile it once
         if text not in self.state.compiled:
-            self.state.compiled[text] = self._compile(expr, low)
-        features, program = self.state.compiled[text]
+            self.state.compiled[text] = self._compile(expr, low, text)
+        features = self.state.compiled[text]
         if features is None:
             return NOT_A_CANDIDATE
-        return Completion(low, completed, features, program)
+        return Completion(low, completed, features)
 
-    def _compile(self, expr: Expr, low: Expr) -> tuple[dict | None, OpenCLProgram | None]:
-        """The features and program of a completion, compiled as ``run`` compiles it in the
-        worker (a copy after a layout that cannot be written through, such as the pad on
-        PPCG's stencils' way out); (None, None) for one that cannot be generated or that
-        the device would refuse."""
+    def _compile(self, expr: Expr, low: Expr, text: str) -> dict | None:
+        """The features of a completion, compiled as ``run`` compiles it in the worker (a
+        copy after a layout that cannot be written through, such as the pad on PPCG's
+        stencils' way out), its program kept for the worker; None for one that cannot be
+        generated or that the device would refuse."""
         try:
             program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes, complete=True,
                              name=KERNEL_NAME)
         except WorkbenchError:  # cannot be generated: not a candidate
-            return None, None
+            return None
         except Exception as err:  # a bug: reported in the result, and not a candidate
             self.ctx.internal_error("completion (guided)", expr, err)
-            return None, None
+            return None
         if self.ctx.replayed is None and \
                 private_arrays_refused(program, self.ctx.device):
-            return None, None  # the device would refuse it: not a candidate either
-        return self.model.features(program), program if self.travels else None
+            return None  # the device would refuse it: not a candidate either
+        if self.travels:
+            self.state.keep(text, program)
+        return self.model.features(program)
 
     def predict(self, features: dict) -> float:
         return self.model.predict(features)
