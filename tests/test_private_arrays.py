@@ -161,7 +161,7 @@ def test_the_guided_search_does_not_propose_what_the_device_refuses(monkeypatch)
     from workbench.notation import parse_type
     from workbench.search import Context, SearchSpec
     from workbench.search.evaluation import ReplayEvaluator
-    from workbench.search.guided import Candidates
+    from workbench.search.guided import Candidates, GuidedState
     from workbench.search.log import Log
 
     monkeypatch.setattr(runtime.probe, "private_group_limit", lambda info, key, *a: 1024)
@@ -169,8 +169,7 @@ def test_the_guided_search_does_not_propose_what_the_device_refuses(monkeypatch)
     types = (parse_type("float"), parse_type("[float]_1048576"))
     ctx = Context(SearchSpec(scal, types, 8, "guided", repeat=3, batch=2), ReplayEvaluator([]),
                   Log(None))
-    ctx.model = ctx.cost_model()
-    pool = Candidates(ctx, ctx.model)
+    pool = Candidates(ctx, GuidedState.of(ctx))
     big = parse("λa. join ∘ mapGlobal (toPrivate (mapSeq (*a))) ∘ split 1024")
     small = parse("λa. join ∘ mapGlobal (toPrivate (mapSeq (*a))) ∘ split 16")
     assert pool.complete(big, []) is None  # 4 KiB in one work-item

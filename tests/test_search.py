@@ -484,9 +484,9 @@ def test_a_resumed_search_counts_the_candidates_it_took_from_its_log(tmp_path):
 def test_a_resumed_search_that_finds_nothing_new_counts_the_log_in_its_reason():
     from types import SimpleNamespace
 
-    from workbench.search import _why_stopped
+    from workbench.search import Record, _why_stopped
 
-    records = [{"key": k} for k in ("a", "b", "c")]
+    records = [Record(k) for k in ("a", "b", "c")]
     ctx = SimpleNamespace(records=records, budget=16, start=ASUM, types=(
         parse_type("[float]_4096"),), at=None, strategy="guided", logged_before=set())
     assert _why_stopped(ctx) == ("the search found no candidate it had not measured before: "
@@ -753,3 +753,30 @@ def test_a_search_at_symbolic_types_runs_at_the_sizes_given_and_its_steps_hold_a
     assert run(result.best, xs, sizes={"N": 2048}, repeat=1).correct
     with pytest.raises(Exception, match="N is not known"):
         search(asum, "[float]_N", budget=1, workers=0)
+
+
+def test_each_ranked_candidate_is_compiled_once(monkeypatch):
+    """The program the ranked search estimates travels with the candidate to the worker,
+    which does not compile it again (the best is compiled anew, to be timed again)."""
+    import importlib
+    from collections import Counter
+
+    from workbench.codegen.program import opencl
+    from workbench.search import strategies
+
+    running = importlib.import_module("workbench.run")  # the module, not the function
+    by_search, by_worker = Counter(), Counter()
+
+    def counted(into):
+        def compile_counted(expr, *types, **options):
+            into[str(expr)] += 1
+            return opencl(expr, *types, **options)
+        return compile_counted
+
+    monkeypatch.setattr(strategies, "opencl", counted(by_search))
+    monkeypatch.setattr(running, "opencl", counted(by_worker))
+    result = search(ASUM, "[float]_4096", strategy="ranked", budget=4, workers=0, repeat=2,
+                    options={"pool": 6})
+    assert result.evaluated == 4 and result.timing == "re-timed"
+    assert all(by_search[r.expression] == 1 for r in result.log)
+    assert by_worker == Counter({str(result.best): 1})

@@ -16,7 +16,7 @@ from workbench.codegen.program import opencl
 from workbench.programs import library
 from workbench.search import Log, cost, read, search
 from workbench.search.evaluation import ReplayEvaluator
-from workbench.search.guided import Candidates, rank_moves
+from workbench.search.guided import Candidates, GuidedState, rank_moves
 from workbench.search.space import fits_device
 
 DATA = Path(__file__).parent / "data"
@@ -111,18 +111,19 @@ def parse_types(types):
 
 def test_moves_are_ranked_by_the_best_predicted_candidate_below_them():
     ctx = _context()
-    ctx.model = ctx.cost_model()
-    pool = Candidates(ctx, ctx.model)
+    state = GuidedState.of(ctx)
+    pool = Candidates(ctx, state)
     ranked = rank_moves(ctx, pool, ASUM, [], random.Random(0))
     predicted = [candidate.predicted_ms for _, _, candidate in ranked]
     assert predicted == sorted(predicted) and len(ranked) > 10
     # every candidate is complete, and predicted as the model predicts its features
     for _, first, candidate in ranked[:5]:
         assert candidate.steps[0] == first
-        assert ctx.model.predict(candidate.features) == pytest.approx(candidate.predicted_ms)
+        assert state.model.predict(candidate.features) == pytest.approx(candidate.predicted_ms)
         assert "reduce " not in str(candidate.expr)  # lowered: no high-level reduce left
         expr, steps, fields = candidate.job()
         assert (expr, steps) == (candidate.expr, candidate.steps)
+        # a replay runs nothing: no program travels with the candidate
         assert fields == {"features": candidate.features,
                           "predicted_ms": candidate.predicted_ms}
 
@@ -196,12 +197,13 @@ def test_a_code_generator_bug_is_an_internal_error_and_a_refusal_is_not(monkeypa
         raise CodegenError("not generated here")
 
     ctx = _context()
-    ctx.model = ctx.cost_model()
+    state = GuidedState.of(ctx)
     monkeypatch.setattr(guided, "opencl", refusing)
-    assert Candidates(ctx, ctx.model).complete(ASUM, []) is None and not ctx.internal_errors
-    ctx.completions.clear()
+    assert Candidates(ctx, state).complete(ASUM, []) is None and not ctx.internal_errors
+    state.completions.clear()
+    state.compiled.clear()
     monkeypatch.setattr(guided, "opencl", buggy)
-    assert Candidates(ctx, ctx.model).complete(ASUM, []) is None
+    assert Candidates(ctx, state).complete(ASUM, []) is None
     [error] = ctx.internal_errors
     assert error.where == "completion (guided)" and error.expression == str(ASUM)
     assert error.error == "KeyError: 'a bug of the code generator'"
@@ -228,3 +230,38 @@ def test_a_search_reports_its_internal_errors_with_their_tracebacks(monkeypatch)
     assert "IndexError: a bug of the code generator" in str(result)
     reported = result.as_json()["internal_errors"][0]
     assert "raise IndexError" in reported["traceback"]
+
+
+def test_each_guided_candidate_is_compiled_once(monkeypatch):
+    """The program the guided search compiles for its cost model travels with the candidate
+    to the worker, which runs it without compiling it again: it is the program the worker
+    would have compiled from the candidate's text. After the search only the best is
+    compiled anew, to be timed again."""
+    import importlib
+    from collections import Counter
+
+    from workbench.codegen.program import opencl
+    from workbench.notation import parse
+    from workbench.search import guided
+    from workbench.search.evaluation import declared_for
+
+    running = importlib.import_module("workbench.run")  # the module, not the function
+    by_search, by_worker = Counter(), Counter()
+
+    def counted(into):
+        def compile_counted(expr, *types, **options):
+            into[str(expr)] += 1
+            return opencl(expr, *types, **options)
+        return compile_counted
+
+    monkeypatch.setattr(guided, "opencl", counted(by_search))
+    monkeypatch.setattr(running, "opencl", counted(by_worker))
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=6, workers=0, repeat=2)
+    assert result.evaluated == 6 and result.timing == "re-timed"
+    assert all(by_search[r.expression] == 1 for r in result.log)  # compiled once each
+    assert by_worker == Counter({str(result.best): 1})  # the best, timed again
+    types = parse_types(["[float]_4096"])
+    for r in result.log:  # the very program the worker compiles from the candidate's text
+        again = opencl(declared_for(parse(r.expression), ["[float]_4096"]), *types,
+                       complete=True)
+        assert r.other["source_sha256"] == again.sha256

@@ -223,3 +223,21 @@ def test_a_search_result_gives_its_records_typed(tmp_path):
     assert all(r.strategy == "random" and r.finished and r.steps is not None
                for r in result.records)
     assert {r.measured for r in result.records} <= {True, False}
+
+
+def test_a_record_reads_as_its_log_line_does():
+    """The search reads a record's fields as attributes; readers of log lines (plots,
+    notebooks, ``record["kernel_ms"]``) read it as the line's object."""
+    from workbench.search.log import Record
+
+    line = {"key": "k", "expression": "id", "correct": True, "kernel_ms": 1.5,
+            "details": {"program": 2}, "max_error": 0.0}
+    record = Record.from_json(line)
+    assert record.kernel_ms == record["kernel_ms"] == 1.5 and record.details == {"program": 2}
+    assert record.get("status") is None and record.get("max_error") == 0.0
+    assert "status" not in record and "max_error" in record
+    with pytest.raises(KeyError):
+        record["status"]
+    assert record == line and dict(record) == line and list(record) == list(line)
+    assert record.measured and Record.of(line) == record and Record.of(record) is record
+    assert Record("k2", correct=False).failure == "failed"

@@ -41,3 +41,28 @@ def test_log2_features_carry_their_square():
     # a time that doubles with x is learnt as such: the prediction grows with x
     model = surrogate.fit([({"x": float(i)}, 2.0 ** i) for i in range(8)])
     assert model.predict({"x": 7.0}) > model.predict({"x": 3.0}) > model.predict({"x": 0.0})
+
+
+def test_the_surrogate_and_the_cost_model_are_both_time_models():
+    """One protocol (``model.TimeModel``): fitted to measured ``(features, ms)``, each
+    predicts times from features and ranks candidates by them."""
+    from workbench.search import cost
+    from workbench.search.model import TimeModel, rank
+
+    rows = _rows(np.random.default_rng(2), 20)
+    learnt = surrogate.fit(rows)
+    prior = cost.prior_for(kind="cpu")
+    work = [({"work": float(w)}, 0.1 + 2.0 * w) for w in range(1, 9)]
+    for model, measured in ((learnt, rows), (prior, work)):
+        assert isinstance(model, TimeModel)
+        again = model.fitted(measured)
+        assert isinstance(again, TimeModel) and again.fitted_on == len(measured)
+        assert again.as_json()["fitted_on"] == len(measured)
+        features = [f for f, _ in measured]
+        order = rank(again, features)
+        assert sorted(order) == list(range(len(features)))
+        predicted = [again.predict(features[i]) for i in order]
+        assert predicted == sorted(predicted)
+    # the cost model fitted to a time that grows with the work learns the work's weight
+    assert prior.fitted(work).predict({"work": 8.0}) > prior.fitted(work).predict({"work": 1.0})
+    assert surrogate.fit(rows).fitted(rows[:surrogate.LEAST - 1]) is None  # too few

@@ -526,11 +526,11 @@ def cmd_search(args) -> dict:
 
         def progress(record):
             seen["n"] += 1
-            ok = record.get("correct") and record.get("kernel_ms") is not None
-            if ok and (seen["best"] is None or record["kernel_ms"] < seen["best"]):
-                seen["best"] = record["kernel_ms"]
-            mark = f"{record['kernel_ms']:.4f} ms" if ok else record.get("status")
-            if record["key"] in logged:
+            ok = record.measured
+            if ok and (seen["best"] is None or record.kernel_ms < seen["best"]):
+                seen["best"] = record.kernel_ms
+            mark = f"{record.kernel_ms:.4f} ms" if ok else record.status
+            if record.key in logged:
                 mark += " (from the log)"
             best = "–" if seen["best"] is None else f"{seen['best']:.4f} ms"
             print(f"  [{seen['n']:>{len(str(args.budget))}}/{args.budget}] best {best}; "
@@ -564,9 +564,9 @@ def cmd_search(args) -> dict:
             raise UserError(message)
         doc["_exit"], doc["_stderr"] = 1, message  # the JSON still says what failed
         return doc
-    record = result.best_record or {}
-    if record.get("kernel_ms_min") is not None:
-        doc["best"]["logged_range_ms"] = [record["kernel_ms_min"], record["kernel_ms_max"]]
+    record = result.best_record
+    if record is not None and record.kernel_ms_min is not None:
+        doc["best"]["logged_range_ms"] = [record.kernel_ms_min, record.kernel_ms_max]
     from .ceilings import launch_floor
 
     floor = launch_floor(args.device)  # what the device times reliably, for the note

@@ -169,23 +169,27 @@ def compare(output, expected) -> Comparison:
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
-        expected=None, cutoff_ms: float | None = None) -> RunResult:
+        expected=None, cutoff_ms: float | None = None,
+        program: OpenCLProgram | None = None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
     search computes its start program's output once for all its candidates). With
     ``time_limit_ms`` the repetitions stop once they have taken that long (three at least);
     with ``cutoff_ms`` a kernel whose first two runs each take longer is timed once (a
     search gives up on a candidate far slower than its best): ``runs`` says how many
-    times were taken."""
+    times were taken. ``program`` is the expression's program when it was compiled already,
+    as ``opencl(expr, *types, sizes=sizes, complete=True)`` compiles it (a search's candidate,
+    compiled for its cost model): it is not compiled again."""
     try:
         check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
         values, types = prepare_inputs(expr, arrays)
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
-    program, failure = None, None
+    failure = None
     try:
-        program = opencl(expr, *types, sizes=sizes, complete=True,
-                         name=getattr(expr, "definition_name", None))
+        if program is None:
+            program = opencl(expr, *types, sizes=sizes, complete=True,
+                             name=getattr(expr, "definition_name", None))
     except (CodegenError, WorkbenchError) as err:
         failure = str(err)
     except Exception as err:  # a generator bug must not end the caller (SPEC 12)

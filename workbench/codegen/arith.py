@@ -65,6 +65,9 @@ class Index:
     def __setattr__(self, *_):
         raise AttributeError("index expressions are immutable")
 
+    def __reduce__(self):  # pickled by its terms (a compiled program travels to a worker)
+        return Index, (self.terms,)
+
     # construction
     @staticmethod
     def of(x: int | Index | Var | Opaque) -> Index:

@@ -9,7 +9,8 @@ processing unit, global bytes by access pattern, barriers, local-memory accesses
 weights non-negative and fitted to measured candidates (a search's log, or the logs of
 ``benchmarks/``) by least squares of the relative error, pulled towards the device's prior
 (``calibration.json``, fitted offline per device from recorded logs). The ``guided``
-strategy ranks its candidates with it and fits it again as it measures.
+strategy ranks its candidates with it and fits it again as it measures; it is a
+``model.TimeModel``, as the CASES exploration's ``surrogate.Surrogate`` is.
 """
 
 from __future__ import annotations
@@ -129,15 +130,20 @@ class CostModel:
         return float(sum(self.weights.get(k, 0.0) * features.get(k, 0.0) for k in FEATURES))
 
     def fit(self, records: Iterable[Mapping], strength: float = 1.0) -> CostModel:
-        """The model fitted to measured candidates (records with ``features`` and a correct
-        ``kernel_ms``), each weight pulled towards the prior with ``strength`` (as if it
-        were that many measurements)."""
+        """The model fitted to measured candidates (records, or log lines' objects, with
+        ``features`` and a correct ``kernel_ms``), each weight pulled towards the prior with
+        ``strength`` (as if it were that many measurements)."""
+        return self.fitted(measured(records), strength)
+
+    def fitted(self, measured: Iterable[tuple[Mapping[str, float] | None, float]],
+               strength: float = 1.0) -> CostModel:
+        """The model fitted to ``(features, milliseconds)`` of measured candidates (those
+        without features are left out); itself when there are none."""
         rows, times = [], []
-        for r in records:
-            f = r.get("features")
-            if r.get("correct") and r.get("kernel_ms") and isinstance(f, Mapping):
+        for f, ms in measured:
+            if isinstance(f, Mapping):
                 rows.append([float(f.get(k, 0.0)) for k in FEATURES])
-                times.append(float(r["kernel_ms"]))
+                times.append(float(ms))
         if not rows:
             return self
         prior = dict(self.prior or self.weights)
@@ -149,6 +155,13 @@ class CostModel:
         return {"device": self.device, "kind": self.kind, "parallelism": self.parallelism,
                 "weights": dict(self.weights), "fitted_on": self.fitted_on,
                 "source": self.source}
+
+
+def measured(records: Iterable[Mapping]) -> list[tuple[Mapping[str, float] | None, float]]:
+    """The features and time of each correct, timed record (a ``Record``, or a log line's
+    object: both are mappings of the line's fields)."""
+    return [(r.get("features"), r["kernel_ms"]) for r in records
+            if r.get("correct") and r.get("kernel_ms")]
 
 
 def fit_weights(x: np.ndarray, t: np.ndarray, prior: Mapping[str, float],

@@ -3,8 +3,9 @@ and timed on a device, in a worker process (SPEC 7, 8).
 
 A *job* is a plain dict (expression text, the program text of its user functions, concrete
 input types and their ranges, sizes, device, seed), so it travels to any worker — a local
-process pool or a Dask cluster. Its *record* is a plain dict too: what the log stores and
-the plots read.
+process pool or a Dask cluster; a strategy that compiled the candidate already (for its cost
+model) sends the compiled ``program`` with it, and the worker does not compile it again. Its
+*record* is a plain dict too: what the log stores and the plots read (``log.Record``).
 
 Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 - ``PoolEvaluator``: local worker processes (spawned), a time limit per candidate (a worker
@@ -27,6 +28,7 @@ import time
 from collections.abc import Iterable, Iterator
 
 TIMEOUT = "timeout"
+KERNEL_NAME = "kernel"  # the kernels' name in a candidate's program: its text names none
 
 
 def job_key(expression: str, sizes: dict, device: str | None, types=()) -> str:
@@ -55,7 +57,8 @@ def evaluate_candidate(job: dict) -> dict:
         result = run(expr, *inputs, device=pinned_device(job.get("device")),
                      repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
-                     expected=expected, cutoff_ms=job.get("cutoff_ms"))
+                     expected=expected, cutoff_ms=job.get("cutoff_ms"),
+                     program=job.get("program"))
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
                       kernel_ms_max=result.kernel_ms_max, runs=result.runs,
@@ -110,6 +113,14 @@ def declared_for(expr, type_texts: list[str]):
     for t in reversed(types):
         declared = FunctionType(t, declared)
     return with_signature(expr, Signature(type=declared))
+
+
+def program_travels(types) -> bool:
+    """Whether a candidate's program compiled where the candidate is prepared, from its
+    expression at the search's types and sizes under ``KERNEL_NAME``, is the one the worker
+    would compile from its text (and so may travel in its job): not where an input holds
+    vectors, which the worker declares on the parsed text (``declared_for``)."""
+    return not any(_holds_vectors(t) for t in types)
 
 
 def _holds_vectors(t) -> bool:

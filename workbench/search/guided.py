@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..codegen.program import opencl
+from ..codegen.program import OpenCLProgram, opencl
 from ..errors import WorkbenchError
 from ..expr import Expr, subterm
 from ..layout import mapped_layout
@@ -32,37 +32,117 @@ from ..rewriting.application import lookup_rule, rewrites
 from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
+from .evaluation import KERNEL_NAME, program_travels
 from .grids import grid_mappings
+from .log import Record
 from .space import Step, by_rule, moves, terminal
+
+# programs a guided search keeps for its next candidates (the kernels compiled last: the
+# candidates measured at a step are those found below its moves)
+PROGRAMS_KEPT = 512
 
 
 @dataclass(frozen=True)
 class Candidate:
     """What the guided search may measure: an expression completed by the default lowering
-    (fully low-level), the steps from the start to it, its cost-model features and the time
-    the model predicted when it was found."""
+    (fully low-level), the steps from the start to it, its cost-model features, the time
+    the model predicted when it was found, and the program its features were counted on
+    (None where the worker compiles it again: ``evaluation.program_travels``)."""
 
     expr: Expr
     steps: list[Step]
     features: dict
     predicted_ms: float
+    program: OpenCLProgram | None = field(default=None, compare=False, repr=False)
 
     def job(self) -> tuple:
         """The candidate as ``Context.measure`` takes it (its record keeps the features and
-        the prediction)."""
-        return self.expr, self.steps, {"features": self.features,
-                                       "predicted_ms": self.predicted_ms}
+        the prediction; its program goes to the worker, which does not compile it again)."""
+        fields = {"features": self.features, "predicted_ms": self.predicted_ms}
+        return self.expr, self.steps, fields | ({"program": self.program}
+                                                 if self.program is not None else {})
+
+
+@dataclass(frozen=True)
+class Completion:
+    """An expression's default completion: the lowered expression, the steps that lowered
+    it and its features (None: not a candidate)."""
+
+    low: Expr | None = None
+    completed: list = field(default_factory=list)
+    features: dict | None = None
+
+
+NOT_A_CANDIDATE = Completion()
+
+
+@dataclass
+class GuidedState:
+    """What the guided search keeps: the device's prior cost model and the model fitted to
+    the measurements so far, each candidate's features (by key: a replayed log's records
+    may have none) and the default completions of the expressions met, computed once per
+    search (``completions``: expression text -> its ``Completion``; ``compiled``: each
+    completed kernel's features, compiled once; the features do not depend on the model's
+    weights), and the programs of the kernels compiled last (``programs``, at most
+    ``PROGRAMS_KEPT``), which travel to the worker with the candidates measured."""
+
+    prior: cost.CostModel
+    model: cost.CostModel
+    features: dict[str, dict] = field(default_factory=dict)
+    completions: dict[str, Completion] = field(default_factory=dict)
+    # a completed expression's text -> its features (None: not a candidate)
+    compiled: dict[str, dict | None] = field(default_factory=dict)
+    programs: dict[str, OpenCLProgram] = field(default_factory=dict)
+
+    def keep(self, text: str, program: OpenCLProgram) -> None:
+        """A completed kernel's program kept for the worker; the oldest is let go past
+        ``PROGRAMS_KEPT`` (a candidate without one is compiled by the worker)."""
+        self.programs[text] = program
+        while len(self.programs) > PROGRAMS_KEPT:
+            del self.programs[next(iter(self.programs))]
+
+    @staticmethod
+    def of(ctx) -> GuidedState:
+        """The device's calibrated cost model (the prior of the device, or of the device a
+        replayed log was recorded on), fitted to what the log already holds."""
+        prior = prior_model(ctx)
+        earlier = [r for r in ctx.cache.values() if r.features]
+        return GuidedState(prior, prior.fit(earlier, strength=2.0) if earlier else prior)
+
+    def refit(self, ctx, strength: float) -> None:
+        """The model fitted to everything measured so far (features from the records, or
+        from this search where a replayed log has none)."""
+        self.model = self.prior.fitted(
+            ((r.features or self.features.get(r.key), r.kernel_ms) for r in ctx.records
+             if r.correct and r.kernel_ms), strength=strength)
+
+    def candidate(self, ctx, candidate: Candidate) -> tuple:
+        """A candidate as ``Context.measure`` takes it, its features kept by its key."""
+        self.features[ctx.key_of(candidate.expr)] = candidate.features
+        return candidate.job()
+
+
+def prior_model(ctx) -> cost.CostModel:
+    """The prior of the device the search runs on, or of the device a replayed log was
+    recorded on."""
+    if ctx.replayed is None:
+        return cost.model_for_device(ctx.device)
+    names = sorted({r.device_name for r in map(Record.of, ctx.replayed) if r.device_name})
+    name = names[0] if names else ""
+    return cost.prior_for(name, cost.kind_of_name(name))
 
 
 class Candidates:
-    """Completed expressions with their features, computed once per search (``ctx.
-    completions``: the features do not depend on the model's weights), and predicted
-    times under the current model."""
+    """Completed expressions with their features (``GuidedState.completions``), and
+    predicted times under the model the search had when the pool was made."""
 
-    def __init__(self, ctx, model: cost.CostModel):
+    def __init__(self, ctx, state: GuidedState):
         self.ctx = ctx
-        self.model = model
-        self.known: dict[str, tuple] = ctx.completions  # text -> (low, completed, features)
+        self.state = state
+        self.model = state.model
+        self.known: dict[str, Completion] = state.completions
+        # a program kept for the worker (a replay runs nothing)
+        self.travels = program_travels(ctx.types) and ctx.replayed is None
 
     def complete(self, expr: Expr, steps: list[Step]) -> Candidate | None:
         """The expression completed by the default lowering, with its steps, features and
@@ -70,27 +150,48 @@ class Candidates:
         text = str(expr)
         if text not in self.known:
             self.known[text] = self._complete(expr)
-        low, completed, features = self.known[text]
-        if features is None:
+        done = self.known[text]
+        if done.features is None:
             return None
-        return Candidate(low, steps + [s.bare() for s in completed],
-                         features, self.predict(features))
+        return Candidate(done.low, steps + [s.bare() for s in done.completed],
+                         done.features, self.predict(done.features),
+                         self.state.programs.get(str(done.low)))
 
-    def _complete(self, expr: Expr) -> tuple:
+    def _complete(self, expr: Expr) -> Completion:
         try:
             low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
-            # compiled as ``run`` compiles it (a copy after a layout that cannot be
-            # written through, such as the pad on PPCG's stencils' way out)
-            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes, complete=True)
-        except WorkbenchError:  # cannot be lowered or generated: not a candidate
-            return None, [], None
+        except WorkbenchError:  # cannot be lowered: not a candidate
+            return NOT_A_CANDIDATE
         except Exception as err:  # a bug: reported in the result, and not a candidate
             self.ctx.internal_error("completion (guided)", expr, err)
-            return None, [], None
+            return NOT_A_CANDIDATE
+        text = str(low)  # expressions that complete to the same kernel compile it once
+        if text not in self.state.compiled:
+            self.state.compiled[text] = self._compile(expr, low, text)
+        features = self.state.compiled[text]
+        if features is None:
+            return NOT_A_CANDIDATE
+        return Completion(low, completed, features)
+
+    def _compile(self, expr: Expr, low: Expr, text: str) -> dict | None:
+        """The features of a completion, compiled as ``run`` compiles it in the worker (a
+        copy after a layout that cannot be written through, such as the pad on PPCG's
+        stencils' way out), its program kept for the worker; None for one that cannot be
+        generated or that the device would refuse."""
+        try:
+            program = opencl(low, *self.ctx.types, sizes=self.ctx.sizes, complete=True,
+                             name=KERNEL_NAME)
+        except WorkbenchError:  # cannot be generated: not a candidate
+            return None
+        except Exception as err:  # a bug: reported in the result, and not a candidate
+            self.ctx.internal_error("completion (guided)", expr, err)
+            return None
         if self.ctx.replayed is None and \
                 private_arrays_refused(program, self.ctx.device):
-            return None, [], None  # the device would refuse it: not a candidate either
-        return low, completed, self.model.features(program)
+            return None  # the device would refuse it: not a candidate either
+        if self.travels:
+            self.state.keep(text, program)
+        return self.model.features(program)
 
     def predict(self, features: dict) -> float:
         return self.model.predict(features)
@@ -164,23 +265,21 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
             raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
                                  f"True or False")
     rng = random.Random(ctx.seed)
-    ctx.model = ctx.cost_model()
-    if default_first:
-        measure_default(ctx)
-    if grids_first:
-        measure_grids(ctx)
-    if unrolled_first:
-        measure_unrolled(ctx)
-    if lanes_first:
-        measure_lanes(ctx)
+    state = GuidedState.of(ctx)
+    for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
+                                 (unrolled_first, measure_unrolled),
+                                 (lanes_first, measure_lanes)):
+        if first:
+            measure_first(ctx, state)
     idle = 0
     while ctx.left() > 0 and idle < patience:
         before = len(ctx.records)
-        _descent(ctx, rng, walks, depth, sample, measure, strength)
+        _descent(ctx, state, rng, Descent(walks, depth, sample, measure, strength))
         idle = idle + 1 if len(ctx.records) == before else 0
+    return state
 
 
-def measure_default(ctx) -> None:
+def measure_default(ctx, state: GuidedState) -> None:
     """The start's default completion, measured first (unless a resumed log holds it): what
     ``run`` gives without a search, so that the search never reports a kernel slower than
     that (on PoCL the walks' first candidates, chunked by splits, lost to the plain
@@ -189,10 +288,10 @@ def measure_default(ctx) -> None:
     recorded without it replay as they were."""
     if ctx.left() <= 0:
         return
-    _measure_new(ctx, [Candidates(ctx, ctx.model).complete(ctx.start, [])])
+    _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])])
 
 
-def measure_grids(ctx) -> None:
+def measure_grids(ctx, state: GuidedState) -> None:
     """The start's nests of two or three maps on grids of work-items, innermost map on
     dimension 0 (``grids.grid_mappings``), each completed by the default lowering and
     measured (unless a resumed log holds it): on a GPU every point of a stencil its own
@@ -204,12 +303,12 @@ def measure_grids(ctx) -> None:
     outside it."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, ctx.model)
-    _measure_new(ctx, (pool.complete(expr, steps)
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps)
                        for expr, steps in grid_mappings(ctx.start, ctx.types)))
 
 
-def measure_unrolled(ctx) -> None:
+def measure_unrolled(ctx, state: GuidedState) -> None:
     """The start's default completion with each of its sequential reductions that
     ``reduceSeq→reduceSeqUnroll`` takes (constant length, up to its limit) unrolled, one
     candidate per reduction, innermost first, each measured (unless a resumed log holds
@@ -220,19 +319,19 @@ def measure_unrolled(ctx) -> None:
     replay as they were. Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, ctx.model)
+    pool = Candidates(ctx, state)
     done = pool.complete(ctx.start, [])
     if done is None:
         return
     sites = rewrites(done.expr, *ctx.types, rules=[lookup_rule("reduceSeq→reduceSeqUnroll")])
-    _measure_new(ctx, (pool.complete(r.result, done.steps + [r.bare()])
+    _measure_new(ctx, state, (pool.complete(r.result, done.steps + [r.bare()])
                        for r in sorted(sites, key=lambda r: -len(r.path))))
 
 
 LANE_WIDTHS = (8, 16)
 
 
-def measure_lanes(ctx) -> None:
+def measure_lanes(ctx, state: GuidedState) -> None:
     """The start with its outermost map computed ``n`` elements at a time in the lanes of
     vectors (n of ``LANE_WIDTHS``: ``vectorize-lanes`` where the elements are arrays of
     scalars, ``vectorize`` where they are scalars), completed by the default lowering, then
@@ -248,7 +347,7 @@ def measure_lanes(ctx) -> None:
     it replay as they were. Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, ctx.model)
+    pool = Candidates(ctx, state)
     sites = rewrites(ctx.start, *ctx.types, rules=[lookup_rule("vectorize-lanes"),
                                                    lookup_rule("vectorize")])
     if not sites:
@@ -266,27 +365,18 @@ def measure_lanes(ctx) -> None:
         if unroll:
             u = max(unroll, key=lambda u: len(u.path))
             completed.append(pool.complete(u.result, done.steps + [u.bare()]))
-    _measure_new(ctx, completed)
+    _measure_new(ctx, state, completed)
 
 
-def _measure_new(ctx, completed) -> None:
+def _measure_new(ctx, state: GuidedState, completed) -> None:
     """The completed candidates (None: not a candidate) that no record holds yet, as many as
     the budget leaves, measured in one batch."""
     batch = []
     for done in completed:
         if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
-            batch.append(_candidate(ctx, done))
+            batch.append(state.candidate(ctx, done))
     if batch:
         ctx.measure(batch)
-
-
-def _refit(ctx, strength: float) -> None:
-    """The model fitted to everything measured so far (features from the records, or from
-    this search where a replayed log has none)."""
-    features = ctx.features
-    records = [dict(r, features=r.get("features") or features.get(r["key"]))
-               for r in ctx.records]
-    ctx.model = ctx.prior_model.fit(records, strength=strength)
 
 
 def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
@@ -349,59 +439,83 @@ def rank_moves(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ran
                                                     depth, sample)]
 
 
-def _descent(ctx, rng: random.Random, walks: int, depth: int, sample: int, measure: int,
-             strength: float) -> None:
+@dataclass(frozen=True)
+class Descent:
+    """How a descent looks below each move (``walks`` walked further, ``depth`` moves deep,
+    a ``sample`` of the moves at each), how many candidates it measures per step
+    (``measure``) and how strongly the model is pulled to its prior (``strength``)."""
+
+    walks: int = 8
+    depth: int = 3
+    sample: int = 10
+    measure: int = 6
+    strength: float = 2.0
+
+
+def _descent(ctx, state: GuidedState, rng: random.Random, how: Descent) -> None:
+    """From the start down to a kernel: at each step the candidates below the moves
+    measured (``_to_measure``), the model fitted again, and the move with the fastest
+    candidate measured below it fixed (``_fastest_move``)."""
     current, fixed, stuck = ctx.start, [], 0
     while ctx.left() > 0:
-        pool = Candidates(ctx, ctx.model)
+        pool = Candidates(ctx, state)
         if terminal(current):
             done = pool.complete(current, fixed)
             if done is not None:
-                ctx.measure([_candidate(ctx, done)])
+                ctx.measure([state.candidate(ctx, done)])
             return
-        ranked = moves_below(ctx, pool, current, fixed, rng, walks, depth, sample)
+        ranked = moves_below(ctx, pool, current, fixed, rng, how.walks, how.depth,
+                             how.sample)
         if not ranked:
             return
-        # below each move, the candidate predicted fastest that was not measured before;
-        # the moves in the order of these
-        unmeasured = ([c for c in found if not ctx.measured(c.expr)] for _, _, found in ranked)
-        fresh = sorted(((new[0], option) for new, (option, _, _) in zip(unmeasured, ranked)
-                        if new), key=lambda f: f[0].predicted_ms)
-        # measure those of the moves predicted fastest: half of them the best of each rule
-        # (so that the model meets every kind of kernel early, and learns what it
-        # mispredicts), the others the best overall
-        batch, taken, rules = [], set(), set()
-        want = min(measure, ctx.left())
-        for diverse in (True, False):
-            for k, (candidate, option) in enumerate(fresh):
-                if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
-                    break
-                if k in taken or (diverse and option.rule in rules):
-                    continue
-                taken.add(k)
-                rules.add(option.rule)
-                batch.append(_candidate(ctx, candidate))
+        batch = [state.candidate(ctx, c)
+                 for c in _to_measure(ctx, ranked, min(how.measure, ctx.left()))]
         if batch:
             ctx.measure(batch)
-            _refit(ctx, strength)
-        # fix the move with the fastest candidate measured below it (now or before)
-        times = []
-        for k, (option, first, found) in enumerate(ranked):
-            for c in found:
-                record = ctx.record_of(c.expr)
-                if record is not None and record.get("correct") and record.get("kernel_ms"):
-                    times.append((record["kernel_ms"], k, option, first))
-        if not times:
+            state.refit(ctx, how.strength)
+        fastest = _fastest_move(ctx, ranked)
+        if fastest is None:
             stuck += 1
             if stuck > 3:
                 return
             continue
-        _, _, option, first = min(times, key=lambda t: t[:2])
+        option, first = fastest
         fixed = fixed + [first]
         current = option.result
         ctx.fix(fixed)
 
 
-def _candidate(ctx, candidate: Candidate) -> tuple:
-    ctx.features[ctx.key_of(candidate.expr)] = candidate.features
-    return candidate.job()
+def _to_measure(ctx, ranked: list[tuple], want: int) -> list[Candidate]:
+    """Below each move, the candidate predicted fastest that was not measured before (the
+    moves in the order of these); of those, ``want``: half of them the best of each rule
+    (so that the model meets every kind of kernel early, and learns what it mispredicts),
+    the others the best overall."""
+    unmeasured = ([c for c in found if not ctx.measured(c.expr)] for _, _, found in ranked)
+    fresh = sorted(((new[0], option) for new, (option, _, _) in zip(unmeasured, ranked)
+                    if new), key=lambda f: f[0].predicted_ms)
+    batch, taken, rules = [], set(), set()
+    for diverse in (True, False):
+        for k, (candidate, option) in enumerate(fresh):
+            if len(batch) >= (want + 1) // 2 and diverse or len(batch) >= want:
+                break
+            if k in taken or (diverse and option.rule in rules):
+                continue
+            taken.add(k)
+            rules.add(option.rule)
+            batch.append(candidate)
+    return batch
+
+
+def _fastest_move(ctx, ranked: list[tuple]) -> tuple | None:
+    """The move (and its first step) with the fastest candidate measured below it, now or
+    before (None when none below any move is)."""
+    times = []
+    for k, (option, first, found) in enumerate(ranked):
+        for c in found:
+            record = ctx.record_of(c.expr)
+            if record is not None and record.correct and record.kernel_ms:
+                times.append((record.kernel_ms, k, option, first))
+    if not times:
+        return None
+    _, _, option, first = min(times, key=lambda t: t[:2])
+    return option, first

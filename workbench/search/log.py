@@ -26,6 +26,7 @@ import os
 import stat
 import time
 import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,17 +237,21 @@ RECORD_FIELDS: dict[str, tuple] = {
     "predicted_ms": _NUMBER + (type(None),), "cutoff_ms": _NUMBER + (type(None),),
     "finished": _NUMBER, "seconds": _NUMBER, "runs": (int, type(None)),
     "sizes": (dict,), "steps": (list,), "features": (dict, type(None)),
-    "strategy": (str,), "device": (str,), "device_name": (str, type(None))}
+    "details": (dict, type(None)), "strategy": (str,), "device": (str,),
+    "device_name": (str, type(None))}
 
 
 class RecordError(ValueError):
     """A JSON object that is not a search record: what is wrong with its fields."""
 
 
-@dataclass(frozen=True)
-class Record:
+@dataclass(frozen=True, eq=False)
+class Record(Mapping):
     """One evaluated candidate, a line of the log (``RECORD_FIELDS`` gives each field's
     JSON types; a field the line lacks is None here, and absent again in ``as_json``).
+    The search reads its fields as attributes; the record is also a read-only mapping of
+    the log line's fields (``record["kernel_ms"]``, ``record.get("status")``, equal to the
+    line's object), as records read from a log file are.
 
     What it is: ``key`` (expression, sizes, input types and device, ``evaluation.job_key``),
     ``expression``, ``steps`` (its derivation from the search's start: rule, path,
@@ -256,7 +261,8 @@ class Record:
     Where it comes from: ``strategy`` (the one that proposed it), ``device`` (as the search
     asked for it), ``device_name`` (the device it ran on), ``finished`` (when, in seconds
     since the epoch) and ``seconds`` (how long it took). The cost model's view:
-    ``features`` and ``predicted_ms``. Whatever else a worker records (``max_error``,
+    ``features`` and ``predicted_ms``. What the strategy noted of it: ``details`` (the
+    cases strategy: its program and parameters). Whatever else a worker records (``max_error``,
     ``source_sha256``, ``codegen_ms``, ``build_ms``, a cluster worker's host) is in
     ``other``; ``fields`` are the names the line has, in its order."""
 
@@ -279,6 +285,7 @@ class Record:
     seconds: float | None = None
     features: dict | None = None
     predicted_ms: float | None = None
+    details: dict | None = None
     other: dict = field(default_factory=dict)
     fields: tuple[str, ...] = ()
 
@@ -299,10 +306,35 @@ class Record:
         return {name: getattr(self, name) if name in RECORD_FIELDS else self.other[name]
                 for name in self.fields}
 
+    @staticmethod
+    def of(value: Record | Mapping) -> Record:
+        """A record, or the record of a log line's object."""
+        return value if isinstance(value, Record) else Record.from_json(dict(value))
+
     @property
     def measured(self) -> bool:
         """A correct kernel with a time (one that may be the best)."""
         return bool(self.correct) and self.kernel_ms is not None
+
+    @property
+    def failure(self) -> str:
+        """What went wrong, in a word (its status, or ``failed`` without one)."""
+        return self.status or "failed"
+
+    # the read-only mapping of the log line's fields
+    def __getitem__(self, name: str):
+        if name not in self.fields:
+            raise KeyError(name)
+        return getattr(self, name) if name in RECORD_FIELDS else self.other[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __repr__(self) -> str:
+        return f"Record({self.as_json()!r})"
 
 
 def record_problem(record: dict) -> str | None:
@@ -388,11 +420,13 @@ class Log:
             c.headers.append(header)
         return matching, others if remeasure else []
 
-    def append(self, record: dict) -> None:
-        """Append a record (refused, ``LogError``, when its fields have the wrong types: it
-        would make the log unreadable)."""
+    def append(self, record: Record | dict) -> Record:
+        """Append a record, or a log line's object (refused, ``LogError``, when its fields
+        have the wrong types: it would make the log unreadable); the record appended."""
+        if isinstance(record, Record):
+            record = record.as_json()
         try:
-            Record.from_json(record)
+            typed = Record.from_json(record)
         except RecordError as err:
             raise LogError(f"{self.path or 'the search'}: a record to append is not a search "
                            f"record ({err}): {json.dumps(record, default=repr)[:200]}",
@@ -400,6 +434,7 @@ class Log:
         self.records.append(record)
         self.contents.sections.append(len(self.contents.headers) - 1)
         self._write(record)
+        return typed
 
     def _write(self, value: dict) -> None:
         if self.path is None:

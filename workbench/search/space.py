@@ -19,10 +19,10 @@ from concurrent.futures import ProcessPoolExecutor
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
+from ..rewriting.rule import NOT_WALKED
 from ..rewriting.step import Step
 from ..rules import Rewrite, apply, rewrites
 from ..rules.lowering import lower
-from ..rules.rule import NOT_WALKED
 from ..types import Type
 
 

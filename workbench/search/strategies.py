@@ -23,25 +23,38 @@ measure) and spends the budget through ``Context.measure``.
 from __future__ import annotations
 
 import inspect
+import os
 import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from ..codegen.program import opencl
+from ..codegen.program import OpenCLProgram, concrete, opencl
 from ..errors import WorkbenchError
+from ..notation.printer import to_text
 from ..rules.lowering import lower
 from . import cost
 from .cases import cases
-from .guided import guided
+from .evaluation import KERNEL_NAME, program_travels
+from .guided import GuidedState, guided
 from .space import DeadEnd, Step, by_rule, moves, numbered_walks, random_walk, terminal
+
+
+def draw_processes(batch: int) -> int:
+    """Processes that draw random walks for a search whose ``batch`` candidates at once run
+    elsewhere: two per candidate running (a walk takes a process about as long as a GPU
+    takes to build and time a candidate), at most one fewer than this host's cores and at
+    most eight; 0 or 1 draw in the search's own process."""
+    return max(0, min(2 * max(1, batch), (os.cpu_count() or 1) - 1, 8))
 
 
 def random_search(ctx) -> None:
     """Walk after walk from the start, each measured; where candidates run elsewhere, the
-    walks are drawn ahead by processes of their own (``ctx.draw_processes``), the same
-    walks in the same order."""
+    walks are drawn ahead by processes of their own (``draw_processes``), the same walks in
+    the same order."""
     attempts = 0
+    processes = draw_processes(ctx.batch) if ctx.asynchronous else 0
     walks = numbered_walks(ctx.start, ctx.types, ctx.seed, ctx.at, ctx.vector_widths,
-                           processes=ctx.draw_processes)
+                           processes=processes)
     try:
         while ctx.left() > 0 and attempts < 5 * ctx.budget:
             for _ in range(min(ctx.left(), ctx.batch)):
@@ -86,8 +99,7 @@ def _descent(ctx, rng: random.Random, width: int) -> None:
             batch.append((expr, fixed + [first] + steps))
             firsts.append((first, option.result))
         records = ctx.measure(batch)
-        scored = [(r["kernel_ms"], i) for i, r in enumerate(records)
-                  if r.get("correct") and r.get("kernel_ms") is not None]
+        scored = [(r.kernel_ms, i) for i, r in enumerate(records) if r.measured]
         if not scored:
             stuck += 1
             if stuck > 5:
@@ -133,10 +145,19 @@ def exhaustive(ctx, depth: int = 3) -> None:
         frontier = nxt
 
 
-def ranked(ctx, pool: int | None = None) -> None:
+@dataclass
+class RankedState:
+    """The ranked search's estimates of the candidates it drew, best first."""
+
+    ranks: list[float] = field(default_factory=list)
+
+
+def ranked(ctx, pool: int | None = None) -> RankedState:
     rng = random.Random(ctx.seed)
+    state = RankedState()
+    travels = program_travels(ctx.types) and ctx.replayed is None  # a replay runs nothing
     pool = pool or min(5 * ctx.budget, 200)
-    found: dict[str, tuple[float, object, list[Step]]] = {}
+    found: dict[str, tuple[float, object, list[Step], dict]] = {}
     for _ in range(pool):
         try:
             expr, steps = random_walk(ctx.start, ctx.types, rng, at=ctx.at,
@@ -145,21 +166,41 @@ def ranked(ctx, pool: int | None = None) -> None:
             continue
         if str(expr) in found:
             continue
-        try:
-            score = cost.estimate(opencl(expr, *ctx.types, sizes=ctx.sizes))
-        except WorkbenchError:  # what cannot be generated ranks last (and is still logged)
-            score = float("inf")
-        except Exception as err:  # a bug: reported in the result, and ranked last too
-            ctx.internal_error("ranking (ranked)", expr, err)
-            score = float("inf")
-        found[str(expr)] = (score, expr, steps)
+        score, program = _estimate(ctx, expr, travels)
+        found[str(expr)] = (score, expr, steps, {"program": program} if program else {})
     order = sorted(found.values(), key=lambda t: t[0])
-    ctx.ranks = [score for score, _, _ in order]
+    state.ranks = [score for score, _, _, _ in order]
     for i in range(0, len(order), ctx.batch):
         if ctx.left() <= 0:
-            return
-        ctx.submit([(e, s) for _, e, s in order[i:i + min(ctx.batch, ctx.left())]])
+            break
+        ctx.submit([(e, s, fields)
+                    for _, e, s, fields in order[i:i + min(ctx.batch, ctx.left())]])
         ctx.flush()
+    return state
+
+
+def _estimate(ctx, expr, travels: bool) -> tuple[float, OpenCLProgram | None]:
+    """The analytical estimate of a walk's kernel, and its program compiled as the worker
+    compiles it (None where it does not travel, or cannot be generated). The estimate is of
+    the program compiled without the copies ``run`` adds (``opencl``'s ``complete``): where
+    they change nothing, it is of the same program, compiled once."""
+    program = None
+    if travels:
+        try:
+            program = opencl(expr, *ctx.types, sizes=ctx.sizes, complete=True,
+                             name=KERNEL_NAME)
+        except Exception:  # noqa: BLE001 - compiled again below, which says what it was
+            program = None
+    if program is not None and program.expression == to_text(concrete(expr, ctx.types,
+                                                                      ctx.sizes)[0]):
+        return cost.estimate(program), program
+    try:
+        return cost.estimate(opencl(expr, *ctx.types, sizes=ctx.sizes)), program
+    except WorkbenchError:  # what cannot be generated ranks last (and is still logged)
+        return float("inf"), program
+    except Exception as err:  # a bug: reported in the result, and ranked last too
+        ctx.internal_error("ranking (ranked)", expr, err)
+        return float("inf"), program
 
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
@@ -218,14 +259,21 @@ def check_options(strategy: str, options: dict) -> dict:
     return dict(options)
 
 
-def run_strategy(ctx) -> None:
-    """The context's strategy, with its options."""
+def run_strategy(ctx):
+    """The context's strategy, with its options; the state it kept (None for a strategy that
+    keeps none beyond its records)."""
     if ctx.strategy == "cases":
         try:
-            STRATEGIES["cases"](ctx, **ctx.options)
+            state = STRATEGIES["cases"](ctx, **ctx.options)
         except TypeError as err:  # an option of the wrong kind inside the exploration
             raise WorkbenchError(f"the cases strategy's options: {err}") from None
-        ctx.drain()
-        return
-    STRATEGIES[ctx.strategy](ctx, **ctx.options)
+    else:
+        state = STRATEGIES[ctx.strategy](ctx, **ctx.options)
     ctx.drain()  # the candidates a strategy submitted and did not wait for
+    return state
+
+
+def reported_model(state) -> dict | None:
+    """The model a strategy fitted to its measurements, as a result reports it (the guided
+    search's cost model)."""
+    return state.model.as_json() if isinstance(state, GuidedState) else None

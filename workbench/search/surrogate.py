@@ -8,7 +8,8 @@ program's description names (0 or 1) — and, once a share of its budget is meas
 random order, measures the candidates this model, fitted to those, ranks fastest, fitting
 it again after each batch. On the H100 and on PoCL, fitted to 20 random candidates of a
 recorded matrix-multiplication search, it put the fastest of the remaining 40 among its 10
-first twice as often as a random pick did.
+first twice as often as a random pick did. A ``Surrogate`` is a ``model.TimeModel``, as
+the guided search's ``cost.CostModel`` is.
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ class Surrogate:
         """The predicted time in milliseconds."""
         x = np.array([features.get(n, 0.0) for n in self.names])
         return math.exp(self.intercept + float(((x - self.mean) / self.scale) @ self.weights))
+
+    def fitted(self, measured: Iterable[tuple[Mapping[str, float] | None, float]],
+               strength: float = STRENGTH) -> Surrogate | None:
+        """A model fitted afresh to ``(features, milliseconds)`` of measured candidates
+        (``fit``; those without features are left out)."""
+        return fit(((f, ms) for f, ms in measured if f is not None), strength)
+
+    def as_json(self) -> dict:
+        return {"names": list(self.names), "weights": [float(w) for w in self.weights],
+                "intercept": self.intercept, "fitted_on": self.fitted_on,
+                "strongest": self.strongest()}
 
     def strongest(self, count: int = 5) -> list[tuple[str, float]]:
         """The features that move the prediction most (weight per standard deviation; a

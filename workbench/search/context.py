@@ -1,0 +1,325 @@
+"""What every strategy shares: the search's spec, its records (``Record``, in the order
+candidates finished, as in the log file) and the way candidates are measured. A strategy's
+own state (the guided search's cost model, the ranked search's estimates) is kept by the
+strategy, in its own module.
+
+A candidate is ``(expression, steps)``, or ``(expression, steps, fields)`` with fields the
+job carries to the worker (a compiled ``program``, which the worker then does not compile
+again) or the record keeps (a cost model's features and prediction, a strategy's
+``details`` of the candidate).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..domain import ranges_of, ranges_text
+from ..errors import WorkbenchError
+from ..expr import Expr
+from ..expr import Path as NodePath
+from ..notation.program import user_functions_text
+from ..types import Type
+from .evaluation import job_key
+from .internal import InternalError
+from .log import Log, Record, device_text
+from .space import Step
+
+CUTOFF = 10  # a candidate whose first two runs each take this many times the best so far
+# is timed no more: its time only has to show that it loses (a search at 2^27 floats meets
+# kernels a thousand times slower than its best, and timed each one five times)
+
+
+class StopSearch(Exception):
+    """Raised by a ``progress`` callback to end the search after the candidate it was given:
+    the result then holds what was measured, and ``stopped`` says why (the message)."""
+
+
+class TimeLimitReached(StopSearch):
+    """The search's wall-clock limit (``time_limit``) was reached."""
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """What a search is asked to do, as its strategy sees it: from which expression (its
+    input ``types``, ``sizes`` of its size variables), how many candidates (``budget``), with
+    which strategy, seed and options, on which device (as asked; ``identity``: the device a
+    log's header and every key name), how each candidate is run (``repeat`` runs, ``batch``
+    at a time), only inside the subtree ``at``, until a wall-clock ``deadline``
+    (``time_limit`` seconds from the start), answered from ``replayed`` records instead of
+    being run when given."""
+
+    start: Expr
+    types: tuple[Type, ...]
+    budget: int
+    strategy: str
+    sizes: dict[str, int] = field(default_factory=dict)
+    seed: int = 0
+    options: dict = field(default_factory=dict)
+    device: str | None = None
+    identity: dict | None = None
+    at: NodePath | None = None
+    repeat: int = 10
+    batch: int = 4
+    time_limit: float | None = None
+    deadline: float | None = None
+    replayed: list | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker is told of the search (the same for every candidate): the program's
+    functions, the reference it checks against, the inputs' types and ranges, sizes,
+    device, seed and runs."""
+
+    definitions: str
+    reference: str
+    types: tuple[str, ...]
+    ranges: str | None
+    sizes: dict
+    device: str | None
+    seed: int
+    repeat: int
+
+    @staticmethod
+    def of(spec: SearchSpec) -> Job:
+        ranges = ranges_of(spec.start)
+        # every candidate is checked against the interpreter's output of the start (the
+        # same, rule by rule), computed once per worker
+        return Job(user_functions_text(spec.start), str(spec.start),
+                   tuple(str(t) for t in spec.types),
+                   ranges_text(ranges) if ranges is not None else None, spec.sizes,
+                   spec.device, spec.seed, spec.repeat)
+
+    def of_candidate(self, key: str, expr, steps: list[Step], fields: dict,
+                     cutoff: float | None) -> dict:
+        return {"key": key, "expression": str(expr), "reference": self.reference,
+                "definitions": self.definitions, "types": list(self.types),
+                "ranges": self.ranges, "sizes": self.sizes, "device": self.device,
+                "seed": self.seed, "repeat": self.repeat,
+                "steps": [s.as_json() for s in steps], **fields,
+                **({"cutoff_ms": cutoff} if cutoff is not None else {})}
+
+
+class Context:
+    """What a strategy sees: the spec (its fields are the context's: ``ctx.start``,
+    ``ctx.budget``, …), the records measured so far, ``measure`` and ``submit``, and what
+    it reports (``details``, ``internal_errors``)."""
+
+    def __init__(self, spec: SearchSpec, evaluator, log: Log, progress=None):
+        self.spec = spec
+        self.start, self.types, self.sizes, self.budget = (spec.start, tuple(spec.types),
+                                                           spec.sizes, spec.budget)
+        self.strategy, self.seed, self.options = spec.strategy, spec.seed, dict(spec.options)
+        self.device, self.at, self.repeat, self.batch = (spec.device, spec.at, spec.repeat,
+                                                         spec.batch)
+        self.replayed = spec.replayed  # the records a replayed search answers from
+        self.evaluator, self.log, self.progress = evaluator, log, progress
+        self.job = Job.of(spec)
+        # the device the times are taken on, as a log's header and every key name it
+        self.identity = spec.identity or {"name": spec.device or "default"}
+        self.device_key = device_text(self.identity) if spec.identity else \
+            (spec.device or "default")
+        self.deadline = spec.deadline  # the wall-clock time (time.time()) the search stops at
+        self.time_limit = spec.time_limit  # the same, in seconds from the search's start
+        self.records: list[Record] = []  # in the order they finished
+        self.cache: dict[str, Record] = {}  # candidate key -> its record
+        self.logged_before: set[str] = set()  # measured by an earlier run (resuming)
+        self.from_log = 0
+        self.best_ms: float | None = None  # the best correct time among the records
+        self.fixed: list[int] = []  # records measured when a strategy fixed a step
+        self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
+        self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
+        self.seen: set[str] = set()  # the keys of the records
+        self.pending = Pending(self)
+        self._widths: tuple | None = None
+
+    @property
+    def asynchronous(self) -> bool:
+        """Whether the evaluator runs candidates elsewhere (an executor, a Dask cluster)."""
+        return self.pending.asynchronous
+
+    def internal_error(self, where: str, expr, err: BaseException) -> None:
+        """A bug (not a refusal) met while preparing a candidate: kept for the result."""
+        self.internal_errors.append(InternalError.of(where, expr, err))
+
+    @property
+    def vector_widths(self) -> tuple[int, ...] | None:
+        """The vector widths the device runs (None: unknown, e.g. a replayed search)."""
+        if self.replayed is not None:
+            return None
+        if self._widths is None:
+            from ..device.opencl import find_device
+
+            try:
+                self._widths = find_device(self.device)[0].vector_widths
+            except WorkbenchError:  # an executor's device, not found in this process
+                self._widths = ()
+        return self._widths or None
+
+    def key_of(self, expr) -> str:
+        return job_key(str(expr), self.sizes, self.device_key, self.types)
+
+    def adopt(self, records: list) -> None:
+        """The records of the log this search resumes (of this device and these inputs):
+        they answer for their candidates, count against the budget and may be the best."""
+        for record in map(Record.of, records):
+            if record.key not in self.cache:
+                self.cache[record.key] = record
+                self.logged_before.add(record.key)
+                self._count(record, announce=False)
+
+    def measured(self, expr) -> bool:
+        return self.key_of(expr) in self.cache
+
+    def record_of(self, expr) -> Record | None:
+        return self.cache.get(self.key_of(expr))
+
+    def left(self) -> int:
+        """Candidates the budget still allows, those submitted and not finished counted
+        (none once the time limit is reached)."""
+        if self.time_up():
+            return 0
+        return self.budget - len(self.records) - self.pending.count()
+
+    def time_up(self) -> bool:
+        return self.deadline is not None and time.time() >= self.deadline
+
+    def time_limit_text(self) -> str:
+        return f"the time limit of {self.time_limit:g} s was reached"
+
+    def fix(self, steps: list[Step]) -> None:
+        self.fixed.append(len(self.records))
+
+    def cutoff_ms(self) -> float | None:
+        """A time past which a candidate is timed once (``run``'s ``cutoff_ms``): CUTOFF
+        times the best correct time among the search's candidates so far."""
+        return CUTOFF * self.best_ms if self.best_ms is not None else None
+
+    def measure(self, candidates: list[tuple]) -> list[Record]:
+        """Records for the candidates, in their order: from the log when they were measured
+        before (a resumed search), else measured now and appended to the log. Candidates
+        submitted before (``submit``) finish first."""
+        self.drain()
+        jobs, order = [], []
+        cutoff = self.cutoff_ms()
+        for expr, steps, *extra in candidates:
+            key = self.key_of(str(expr))
+            order.append(key)
+            if key in self.cache or key in {j["key"] for j in jobs}:
+                continue
+            jobs.append(self.job_of(key, expr, steps, extra, cutoff))
+        for record in self.evaluator.evaluate(jobs):
+            self.take(record)
+        out = []
+        for key in order:
+            record = self.cache[key]
+            self._count(record)  # measured before (a resumed search)
+            out.append(record)
+        return out
+
+    def submit(self, candidates: list[tuple]) -> None:
+        """Measure the candidates (as ``measure`` takes them) without waiting for their
+        records (``Pending.submit``)."""
+        self.pending.submit(candidates)
+
+    def flush(self) -> None:
+        """The candidates kept by ``submit`` measured now, as one batch."""
+        self.pending.flush()
+
+    def drain(self) -> None:
+        """Wait for every candidate submitted and take its record."""
+        self.pending.drain()
+
+    def job_of(self, key: str, expr, steps, extra, cutoff: float | None) -> dict:
+        return self.job.of_candidate(key, expr, steps, extra[0] if extra else {}, cutoff)
+
+    def take(self, finished: dict) -> None:
+        """A finished candidate's record: cached, logged and counted (in the order they
+        finish, as in the log file); past the time limit, the search ends here."""
+        finished.setdefault("finished", time.time())
+        finished["strategy"] = self.strategy
+        record = self.log.append(finished)  # refused (LogError) when it is no record
+        self.cache[record.key] = record
+        self._count(record)
+        if self.time_up():
+            raise TimeLimitReached(self.time_limit_text())
+
+    def _count(self, record: Record, announce: bool = True) -> None:
+        if record.key in self.seen:
+            return
+        self.seen.add(record.key)
+        self.records.append(record)
+        ms = record.kernel_ms
+        if record.correct and ms and (self.best_ms is None or ms < self.best_ms):
+            self.best_ms = ms
+        if record.key in self.logged_before:
+            self.from_log += 1
+        if self.progress is not None and announce:
+            self.progress(record)
+
+
+class Pending:
+    """Candidates submitted and not finished. An evaluator that runs candidates elsewhere
+    (an executor, a Dask cluster) is given them one by one, up to ``lookahead`` at once
+    (twice the search's batch), so that a worker that finishes finds the next waiting while
+    the strategy prepares more (``running``: key -> (future, job)); other evaluators measure
+    those kept (``kept``) at the next ``flush``, as one batch."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.asynchronous = hasattr(ctx.evaluator, "submit")
+        self.lookahead = 2 * max(1, ctx.batch)
+        self.running: dict[str, tuple] = {}
+        self.kept: list[dict] = []
+
+    def count(self) -> int:
+        return len(self.running) + len(self.kept)
+
+    def submit(self, candidates: list[tuple]) -> None:
+        """For a strategy that does not need the records to choose its next candidates
+        (random, exhaustive, ranked): this waits only while ``lookahead`` candidates are
+        running. Finished records are taken as ``measure`` takes them (the log,
+        ``progress``, the time limit); ``Context.left`` counts the candidates not
+        finished."""
+        ctx = self.ctx
+        cutoff = ctx.cutoff_ms()
+        for expr, steps, *extra in candidates:
+            key = ctx.key_of(str(expr))
+            if key in ctx.cache:
+                ctx._count(ctx.cache[key])  # measured before (a resumed search)
+                continue
+            if key in self.running or any(job["key"] == key for job in self.kept):
+                continue
+            if not self.asynchronous:
+                self.kept.append(ctx.job_of(key, expr, steps, extra, cutoff))
+                continue
+            while len(self.running) >= self.lookahead:
+                self._collect(wait=True)
+            job = ctx.job_of(key, expr, steps, extra, ctx.cutoff_ms())
+            self.running[key] = (ctx.evaluator.submit(job), job)
+        self._collect(wait=False)
+
+    def flush(self) -> None:
+        """The kept candidates measured now, as one batch (an evaluator that runs them
+        elsewhere: the records of those finished taken, without waiting)."""
+        if self.kept:
+            jobs, self.kept = self.kept, []
+            for record in self.ctx.evaluator.evaluate(jobs):
+                self.ctx.take(record)
+        self._collect(wait=False)
+
+    def drain(self) -> None:
+        self.flush()
+        while self.running:
+            self._collect(wait=True)
+
+    def _collect(self, wait: bool) -> None:
+        if not self.running:
+            return
+        evaluator = self.ctx.evaluator
+        futures = [future for future, _ in self.running.values()]
+        for future in evaluator.finished(futures, wait=wait):
+            key = next(k for k, (f, _) in self.running.items() if f is future)
+            _, job = self.running.pop(key)
+            self.ctx.take(evaluator.record(future, job))
