@@ -12,6 +12,7 @@ from workbench import load, parse_type
 from workbench.errors import WorkbenchError
 from workbench.search import cases as C
 from workbench.search import search
+from workbench.search.log import Record
 
 MM = load("workbench/programs/mm.lift")["mm"]
 TYPES = tuple(parse_type(t) for t in ("[[float]_64]_32", "[[float]_32]_64"))
@@ -326,16 +327,16 @@ def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
     env, _ = _small(programs[0])
 
     class Measured:
-        records = [{"correct": True, "kernel_ms": 2.0,
-                    "details": {"program": 0, "parameters": dict(env)}}]
+        records = [Record(key="start", correct=True, kernel_ms=2.0,
+                          details={"program": 0, "parameters": dict(env)})]
 
         def left(self):
             return 12 - len(self.records)
 
         def measure(self, batch):
-            out = [{"correct": True, "details": details,
-                    "kernel_ms": (1.0 if details["program"] == 1 else 2.0)
-                    + 0.01 * sum(details["parameters"].values())}
+            out = [Record(key=str(details), correct=True, details=details,
+                          kernel_ms=(1.0 if details["program"] == 1 else 2.0)
+                          + 0.01 * sum(details["parameters"].values()))
                    for _, _, details in batch]
             self.records.extend(out)
             return out
@@ -344,7 +345,7 @@ def test_refining_tries_the_best_parameters_with_the_tiles_prefetched_or_not():
     C.refine(ctx, programs, types, C.Options(), C.Limits(kind="gpu", compute_units=1,
                                                         min_work_group=1),
              lambda v, e: (None, None, {"program": programs.index(v), "parameters": dict(e)}))
-    moved = [r["details"] for r in ctx.records[1:]]
+    moved = [r.details for r in ctx.records[1:]]
     assert {"program": 1, "parameters": env} in moved
     assert any(d["program"] == 1 and d["parameters"] != env for d in moved)
 
@@ -409,7 +410,7 @@ def test_the_model_share_measures_the_candidates_a_fitted_model_ranks_fastest(ex
             return 24 - len(self.records)
 
         def measure(self, batch):
-            out = [{"correct": True, "details": d, "kernel_ms": ms(*key)}
+            out = [Record(key=str(key), correct=True, details=d, kernel_ms=ms(*key))
                    for key, d in batch]
             self.records.extend(out)
             return out
@@ -424,15 +425,15 @@ def test_the_model_share_measures_the_candidates_a_fitted_model_ranks_fastest(ex
     first = [job(v, env) for v, env in candidates[:8]]
     ctx.measure(first)
     C.modelled(ctx, candidates[8:], programs, CPU, until=24, job=job)
-    picked = [r for r in ctx.records if r["details"]["chosen"] == "model"]
+    picked = [r for r in ctx.records if r.details["chosen"] == "model"]
     assert len(picked) == 16 and ctx.details["model"]["fitted_on"] >= 8
-    assert np.mean([r["kernel_ms"] for r in picked]) < \
-        np.mean([r["kernel_ms"] for r in ctx.records[:8]])
+    assert np.mean([r.kernel_ms for r in picked]) < \
+        np.mean([r.kernel_ms for r in ctx.records[:8]])
     # half its picks are faster than the fastest of the random share
-    assert np.median([r["kernel_ms"] for r in picked]) < \
-        min(r["kernel_ms"] for r in ctx.records[:8])
+    assert np.median([r.kernel_ms for r in picked]) < \
+        min(r.kernel_ms for r in ctx.records[:8])
     # and they spread over programs
-    assert len({r["details"]["program"] for r in picked}) >= 4
+    assert len({r.details["program"] for r in picked}) >= 4
 
 
 def test_a_search_with_a_model_share_logs_which_candidates_the_model_chose(tmp_path):

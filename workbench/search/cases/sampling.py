@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 
 from .. import surrogate
+from ..log import Record
 from .options import Options
 from .parameters import roles
 from .resources import Limits, Resources, check, resources, usage
@@ -203,31 +204,31 @@ def refine(ctx, programs: list[Variant], types: tuple, options: Options, limits:
 
 # --- what the choice of candidates reads of a measured record ---------------------------------
 
-def _timed(record) -> bool:
+def _timed(record: Record) -> bool:
     """Whether a record ran correctly and was timed."""
-    return bool(record.get("correct") and record.get("kernel_ms"))
+    return bool(record.correct and record.kernel_ms)
 
 
-def _ms(record) -> float | None:
-    return record.get("kernel_ms")
+def _ms(record: Record) -> float | None:
+    return record.kernel_ms
 
 
-def details_of(record) -> dict:
-    """What the exploration wrote into a record (its program, parameters, limits)."""
-    details = record.get("details")
+def details_of(record: Record | dict) -> dict:
+    """What the exploration wrote into a record (its program, parameters, limits); a line of
+    a replayed log is read as the record it stands for."""
+    details = record.details if isinstance(record, Record) else record.get("details")
     return details if isinstance(details, dict) else {}
 
 
-def _program(record) -> int | None:
+def _program(record: Record) -> int | None:
     """The index of a record's phase-2 program (None: not a candidate of an exploration)."""
     return details_of(record).get("program")
 
 
-def _parameters(record) -> dict[str, int]:
+def _parameters(record: Record) -> dict[str, int]:
     return dict(details_of(record).get("parameters") or {})
 
 
-def _key(record) -> tuple:
+def _key(record: Record) -> tuple:
     """A record's program and parameters (the same candidate measured again has the same)."""
-    d = record.get("details") or {}
-    return d.get("program"), tuple(sorted((d.get("parameters") or {}).items()))
+    return _program(record), tuple(sorted(_parameters(record).items()))
