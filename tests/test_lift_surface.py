@@ -1,0 +1,225 @@
+"""The Scala and the patterns of Lift's code that the reader took last (issue 44): ``def``
+with default arguments, the ``_`` placeholder, qualified names, the lowercase index function
+``reorderStride(s)`` and ``transposeFunction(m, n)`` of symbolic sizes, ``Unzip``,
+``ReduceWhileSeq``, ``CheckedArrayAccess``, ``UnsafeArrayAccess``, memory-placed functions of
+two arguments, Lift's numbered tuple types in C bodies and ``Value`` of arrays of vectors.
+Each program is read, evaluated and compared with NumPy written from its meaning, and run
+on the default device where the code generator takes it."""
+
+import numpy as np
+import pytest
+
+from tests.test_lift_language import close
+from workbench import ParseError, evaluate, parse_program
+from workbench.run import run
+
+RNG = np.random.default_rng(44)
+
+
+def floats(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def program(text):
+    definitions = parse_program(text)
+    return definitions[list(definitions)[-1]]
+
+
+def runs(f, *args):
+    """The program runs on the default device and computes what the interpreter does."""
+    result = run(f, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, f"{result.status}: {result.message}"
+
+
+# --- Scala --------------------------------------------------------------------------------
+
+def test_a_def_with_default_arguments():
+    f = program('''
+def scaled(xs: Param, k: Float = 2.0f, shift: Float = 0.5f) =
+  MapGlb(fun(x => add(mult(x, k), shift))) $ xs
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>
+  MapGlb(add) $ Zip(scaled(a), scaled(b, 3.0f)))''')
+    a, b = floats(32), floats(32)
+    close(evaluate(f, a, b), (2 * a + 0.5) + (3 * b + 0.5))
+    runs(f, a, b)
+
+
+def test_a_default_argument_is_left_out_only_at_the_end():
+    with pytest.raises(ParseError, match="scaled takes 1 to 3 arguments"):
+        parse_program('''def scaled(x: Param, k: Float = 2.0f, s: Float = 1.0f) = mult(x, k)
+val f = fun(Float, x => scaled())''')
+    with pytest.raises(ParseError, match="the parameter s follows one with a default"):
+        parse_program("val N = 1\ndef scaled(x: Param, k: Float = 2.0f, s: Float) = mult(x, k)")
+
+
+def test_the_placeholder_makes_a_function_of_its_holes():
+    # Lift's TestMisc.issue102IntFloat: fun(types..., MapGlb(...) $ Zip(_, _))
+    f = program('''
+val tuple_id = UserFun("tuple_id", "x", "return x;", TupleType(Int, Float), TupleType(Int, Float))
+val N = SizeVar("N")
+val f = fun(ArrayType(Int, N), ArrayType(Float, N), MapGlb(toGlobal(tuple_id)) $ Zip(_, _))''')
+    left, right = RNG.integers(-9, 9, 16).astype(np.int32), floats(16)
+    close(evaluate(f, left, right), (left, right))
+    runs(f, left, right)
+
+
+def test_a_placeholder_inside_an_argument_is_that_arguments_function():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(TupleType(Float, Float), N), MapGlb(add(_, 1.0f)) o MapGlb(Get(_, 0)) $ _)''')
+    a, b = floats(16), floats(16)
+    close(evaluate(f, (a, b)), a + 1)
+
+
+def test_qualified_names_are_their_last_name():
+    # Lift's NN code passes activations as nn.Linear and nn.ReLU
+    f = program('''
+val f = fun(ArrayType(Float, SizeVar("N")), xs =>
+  MapGlb(fun(x => nn.ReLU(nn.Linear(x)))) o MapGlb(opencl.ir.id) $ xs)''')
+    xs = floats(32)
+    close(evaluate(f, xs), np.maximum(xs, 0))
+    runs(f, xs)
+    with pytest.raises(ParseError, match="unknown qualified name nn.Sigmoid") as info:
+        parse_program('val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(nn.Sigmoid) $ xs)')
+    assert (info.value.line, info.value.column) == (1, 55)
+
+
+# --- index functions ------------------------------------------------------------------------
+
+def test_the_lowercase_reorder_stride_is_lifts_index_function():
+    f = program('''
+val f = fun(ArrayType(Float, 32), xs =>
+  Scatter(reorderStride(4)) o MapGlb(id) o Gather(reorderStride(4)) $ xs)''')
+    assert f == program('''
+val f = fun(ArrayType(Float, 32), xs =>
+  Scatter(ReorderWithStride(4)) o MapGlb(id) o Gather(ReorderWithStride(4)) $ xs)''')
+    xs = floats(32)
+    close(evaluate(f, xs), xs)
+    g = program('val f = fun(ArrayType(Float, 32), xs => MapGlb(id) o Gather(reorderStride(4)) '
+                '$ xs)')
+    close(evaluate(g, xs), xs.reshape(8, 4).T.reshape(-1))  # i/8 + 4 (i % 8)
+    runs(f, xs)
+
+
+@pytest.mark.parametrize("pattern", ["Gather", "Scatter"])
+def test_transpose_function_of_symbolic_sizes_reads_as_its_numbers_do(pattern):
+    def text(m, n):
+        return f'''
+val M = {m}
+val N = {n}
+val f = fun(ArrayType(ArrayType(Float, M), N), xs =>
+  Split(N) o MapGlb(id) o {pattern}(transposeFunction(M, N)) o Join() $ xs)'''
+    symbolic = program(text('SizeVar("M")', 'SizeVar("N")'))
+    numbers = program(text(4, 3))
+    m = floats(3, 4)
+    close(evaluate(symbolic, m), evaluate(numbers, m))
+    # element i of the gather is element (i % n) * m + i / n
+    flat = m.reshape(-1)
+    gathered = flat[[(i % 3) * 4 + i // 3 for i in range(12)]]
+    if pattern == "Gather":
+        close(evaluate(symbolic, m), gathered.reshape(4, 3))
+    runs(symbolic, m)
+
+
+# --- patterns ---------------------------------------------------------------------------------
+
+def test_unzip_gives_the_arrays_of_the_components():
+    # the shape of Lift's NBody.nvidia: Get(Unzip() $ chunk, i)
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>
+  MapGlb(fun(p => subtract(p._0, p._1))) $
+    Zip(MapSeq(id) $ Get(Unzip() $ Zip(a, b), 1), Get(Unzip() $ Zip(a, b), 0)))''')
+    a, b = floats(16), floats(16)
+    close(evaluate(f, a, b), b - a)
+    runs(f, a, b)
+    g = program('''
+val f = fun(ArrayType(TupleType(Float, Float), SizeVar("N")), xs => Unzip() o MapSeq(
+  fun(p => Tuple(add(p._0, p._1), p._0))) $ xs)''')
+    close(evaluate(g, (a, b)), (a + b, a))
+
+
+def test_reduce_while_seq_stops_before_the_first_element_its_predicate_refuses():
+    f = program('''
+val N = SizeVar("N")
+val below = UserFun("below", Array("acc", "x"), "{ return acc + x < 10.0f; }",
+  Seq(Float, Float), Int)
+val f = fun(ArrayType(ArrayType(Float, 8), N), rows =>
+  MapGlb(toGlobal(MapSeq(id)) o ReduceWhileSeq(add, below, 0.0f)) $ rows)''')
+    rows = RNG.uniform(0, 4, (6, 8)).astype(np.float32)
+
+    def reduce_while(row):
+        acc = np.float32(0)
+        for x in row:
+            if not acc + x < 10:
+                break
+            acc += x
+        return [acc]
+
+    close(evaluate(f, rows), np.array([reduce_while(r) for r in rows]))
+    runs(f, rows)
+
+
+def test_checked_array_access_gives_the_default_outside_the_array():
+    # Lift's TestCheckedArrayAccess.TEST_ACCESS, with indices outside the array too
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayTypeWSWC(Float, N), ArrayTypeWSWC(Int, 5), (arr, ix) => {
+  MapSeq(fun((index) => toGlobal(id) o CheckedArrayAccess(index, -142.0f) $ arr)) $ ix
+})''')
+    arr, ix = floats(16), np.array([3, 0, 15, 16, -1], np.int32)
+    close(evaluate(f, arr, ix), [arr[3], arr[0], arr[15], -142, -142])
+    runs(f, arr, ix)
+
+
+def test_unsafe_array_access_reads_the_element_at_an_index():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayTypeWSWC(Float, N), ArrayTypeWSWC(Int, SizeVar("M")), (arr, ix) =>
+  MapGlb(fun(index => toGlobal(id) o UnsafeArrayAccess(index) $ arr)) $ ix)''')
+    arr, ix = floats(16), RNG.integers(0, 16, 9).astype(np.int32)
+    close(evaluate(f, arr, ix), arr[ix])
+    runs(f, arr, ix)
+
+
+def test_a_memory_placed_function_of_two_arguments():
+    # the shape of Lift's vector scaling: toPrivate(mult)(x._0, alpha)
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), ArrayType(Float, N), Float, (a, b, alpha) =>
+  MapGlb(fun(x => toGlobal(id) $ add(toPrivate(mult)(x._0, alpha), x._1))) $ Zip(a, b))''')
+    a, b = floats(16), floats(16)
+    close(evaluate(f, a, b, np.float32(1.5)), 1.5 * a + b)
+    runs(f, a, b, np.float32(1.5))
+
+
+# --- C bodies and values -----------------------------------------------------------------------
+
+def test_lifts_numbered_tuple_types_in_c_bodies():
+    # Lift's TestDbQueries writes "Tuple1 t = {...}; return t;"
+    f = program('''
+val both = UserFun("both", Array("x", "y"),
+  "Tuple1 t = {(x._0 == y._0), x._1 + y._1}; return t;",
+  Seq(TupleType(Int, Float), TupleType(Int, Float)), TupleType(Bool, Float))
+val N = SizeVar("N")
+val f = fun(ArrayType(TupleType(Int, Float), N), ArrayType(TupleType(Int, Float), N), (a, b) =>
+  MapGlb(fun(p => both(p._0, p._1))) $ Zip(a, b))''')
+    ka, kb = RNG.integers(0, 2, 16).astype(np.int32), RNG.integers(0, 2, 16).astype(np.int32)
+    va, vb = floats(16), floats(16)
+    close(evaluate(f, (ka, va), (kb, vb)), (ka == kb, va + vb))
+    runs(f, (ka, va), (kb, vb))
+
+
+def test_a_value_of_an_array_of_vectors_is_typed_as_the_vectors():
+    # NBody.nvidia's accumulator: MapLcl(1)(MapLcl(0)(idF4)) $ Value("0.0f",
+    # ArrayTypeWSWC(ArrayTypeWSWC(Float4, tileX), tileY)), smaller
+    f = program('''
+val f = fun(ArrayType(Float4, SizeVar("N")), xs =>
+  MapSeq(MapSeq(idF4)) o ReduceSeq(fun((acc, x) =>
+    MapSeq(MapSeq(VectorizeUserFun(4, add))) $ Zip2D(acc, x)),
+    MapSeq(MapSeq(idF4)) $ Value("0.0f", ArrayTypeWSWC(ArrayTypeWSWC(Float4, 2), 1)))
+  o Split(1) o Split(2) $ xs)''')
+    assert str(f.declared_type) == "[<float>_4]_N -> [[[<float>_4]_2]_1]_1"
+    xs = floats(8, 4)
+    close(evaluate(f, xs), xs.reshape(4, 1, 2, 4).sum(axis=0))
