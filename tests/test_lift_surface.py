@@ -4,14 +4,22 @@ with default arguments, the ``_`` placeholder, qualified names, the lowercase in
 ``ReduceWhileSeq``, ``CheckedArrayAccess``, ``UnsafeArrayAccess``, memory-placed functions of
 two arguments, Lift's numbered tuple types in C bodies and ``Value`` of arrays of vectors.
 Each program is read, evaluated and compared with NumPy written from its meaning, and run
-on the default device where the code generator takes it."""
+on the default device where the code generator takes it. Then the table of Lift's whole
+surface (``workbench.notation.lift_surface``, ``docs/lift_surface.md``): each name reads, or
+is refused with the reason its entry states, and each program that reads evaluates."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.test_lift_language import close
 from workbench import ParseError, evaluate, parse_program
+from workbench.inputs import random_inputs
+from workbench.notation.lift_surface import KINDS, NAMES, TYPE, markdown, read
 from workbench.run import run
+from workbench.typecheck import declared_type_of
+from workbench.types import function_parts
 
 RNG = np.random.default_rng(44)
 
@@ -223,3 +231,65 @@ val f = fun(ArrayType(Float4, SizeVar("N")), xs =>
     assert str(f.declared_type) == "[<float>_4]_N -> [[[<float>_4]_2]_1]_1"
     xs = floats(8, 4)
     close(evaluate(f, xs), xs.reshape(4, 1, 2, 4).sum(axis=0))
+
+
+# --- the table of Lift's surface ------------------------------------------------------------
+
+SURFACE = {entry.name: entry for entry in NAMES}
+
+
+def test_the_table_names_each_name_once_and_every_kind():
+    assert len(SURFACE) == len(NAMES)
+    assert {entry.kind for entry in NAMES} == set(KINDS)
+
+
+@pytest.mark.parametrize("name", [
+    # every pattern class (and macro object) of Lift's ir/ast and opencl/ir/pattern packages
+    "Array2DFromUserFunGenerator", "Array3DFromUserFunGenerator", "ArrayAccess",
+    "ArrayFromGenerator", "ArrayFromUserFunGenerator", "ArrayFromValue", "CheckedArrayAccess",
+    "Filter", "FunCall", "Gather", "Get", "Head", "Id", "Iterate", "Join", "Let", "Map", "Pad",
+    "Pad2D", "Pad3D", "PadND", "PadConstant", "PadConstant2D", "PadConstant3D", "PartRed",
+    "Reduce", "Scatter", "Search", "Slide", "Slide2D", "Slide3D", "SlideND", "TiledSlidedND",
+    "Split", "Tail", "Transpose", "TransposeW", "Tuple", "UnsafeArrayAccess", "Unzip",
+    "UserFun", "VectorizeUserFun", "Value", "Vectorize", "Zip", "Zip2D", "Zip3D", "asScalar",
+    "asVector", "AssertType", "PrintComment", "PrintType", "PrintTypeInConsole", "PrintView",
+    "TypeOperator", "BSearch", "FilterSeq", "InsertionSortSeq", "LSearch", "MapAtomLcl",
+    "MapAtomWrg", "MapGlb", "MapLane", "MapLcl", "MapSeq", "MapSeqUnroll", "MapSeqSlide",
+    "MapWarp", "MapWrg", "ReduceSeq", "ReduceSeqUnroll", "ReduceWhileSeq",
+    "ReduceWhileSeqUnroll", "ScanSeq", "toGlobal", "toLocal", "toPrivate",
+    # the Scala forms the issue names
+    "def with default arguments", "_ (placeholder)", "o", "$", ">>>", "<<:", ":>>", "\\(...)",
+    "qualified names", "Let", "Value(text, Float4)",
+])
+def test_the_table_holds_lifts_names(name):
+    assert name in SURFACE
+
+
+@pytest.mark.parametrize("entry", NAMES, ids=[e.name for e in NAMES])
+def test_each_name_reads_or_is_refused_with_the_stated_reason(entry):
+    reading = read(entry)
+    if entry.refusal:
+        assert reading.reads_to is None and entry.refusal in reading.refused, reading.refused
+    else:
+        assert reading.reads_to is not None, reading.refused
+
+
+@pytest.mark.parametrize("entry", [e for e in NAMES if not e.refusal and e.kind != TYPE],
+                         ids=[e.name for e in NAMES if not e.refusal and e.kind != TYPE])
+def test_each_program_that_reads_evaluates(entry):
+    text = entry.example if entry.example.startswith(("val ", "def ")) else \
+        f"val f = {entry.example}"
+    f = program(text)
+    types = function_parts(declared_type_of(f))[0]
+    if not types:  # a user function: applied to numbers of its types
+        types = function_parts(f.type)[0]
+    args = random_inputs(types, {"N": 8, "M": 8, "L": 4}, seed=44)
+    evaluate(f, *args)
+
+
+def test_the_table_of_the_docs_is_the_generated_one():
+    text = (Path(__file__).parent.parent / "docs" / "lift_surface.md").read_text(
+        encoding="utf-8")
+    begin, end = "<!-- the table:", "<!-- end of the table -->"
+    start = text.index("\n", text.index(begin)) + 1
+    assert text[start:text.index(end)] == markdown()

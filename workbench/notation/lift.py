@@ -39,7 +39,7 @@ from ..expr import (
 )
 from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
-from .lift_library import Generic, declared_pattern, library, unzip_applied
+from .lift_library import Generic, declared_pattern, library, refusal_of, unzip_applied
 from .lift_values import Callable_, Namespace, numbers, show_node
 from .scala import Node, read_expression, read_program
 
@@ -187,6 +187,9 @@ class LiftReader:
         if kind == "tuple":
             return tuple(self.value(p, env) for p in node.parts)
         if kind == "call":
+            if node.parts[0].kind == "member" and node.parts[0].value == "setScalaFun":
+                # Lift's scala function of a user function, for its interpreter: not read
+                return self.value(node.parts[0].parts[0], env)
             callee = self.value(node.parts[0], env)
             args = [self.value(a, env) for a in node.parts[1]]
             return self.call(callee, args, node)
@@ -506,6 +509,8 @@ class LiftReader:
     def as_type(self, value, node: Node) -> Type:
         if isinstance(value, Type):
             return value
+        if refusal_of(value) is not None:
+            raise self.error(node, refusal_of(value))
         raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
                                                                 "ArrayTypeWSWC(Float, N)")
 

@@ -52,7 +52,7 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
             return Prim("scatter" if scatter else "gather", (f,))
     if isinstance(value, Lambda):
         return Prim("scatter" if scatter else "gather", (value,))
-    if value == Prim("transpose"):
+    if isinstance(value, Callable_) and value.name == "transpose":
         raise reader.error(node, "Lift's transpose index function takes its sizes from the "
                                  "array's type, which the reader does not know here; write "
                                  "transposeFunction(m, n) with the sizes")
@@ -298,6 +298,7 @@ def layouts() -> dict:
         "Filter": Callable_("Filter", _filter),
         "reverse": IndexFunction("reverse"),
         "Shift": Callable_("Shift", _shift),
+        "shiftRightGeneric": Callable_("shiftRightGeneric", _shift),  # what Shift(k) is
         "shiftRight": IndexFunction("shift", (Size.const(1),)),
         "shift2Right": IndexFunction("shift", (Size.const(2),)),
         "ReorderWithStride": Callable_("ReorderWithStride", _reorder_with_stride),

@@ -295,6 +295,14 @@ _NOT_READ = {
 }
 
 
+def refusal_of(value) -> str | None:
+    """The reason a name of Lift that the reader refuses is refused (a type such as
+    ``Long`` used where a type is expected), or None."""
+    if isinstance(value, Callable_) and value.name in _NOT_READ:
+        return f"{value.name} is not supported: {_NOT_READ[value.name]}"
+    return None
+
+
 def _refused(lift_name: str) -> Callable_:
     return Callable_(lift_name, _unsupported(f"{lift_name} is not supported: "
                                              f"{_NOT_READ[lift_name]}"))
@@ -584,6 +592,7 @@ def library() -> dict:
     lib.update(layouts())  # Gather, Scatter, Pad, Slide2D, Tile, Zip2D, Filter, ...
     # types and sizes
     lib.update({"Float": FLOAT, "Int": INT, "Double": DOUBLE, "Bool": BOOL})
+    lib.update({"true": True, "false": False})  # Scala's booleans
     for width in (2, 3, 4, 8, 16):
         lib[f"Float{width}"] = VectorType(FLOAT, Size.const(width))
         lib[f"Int{width}"] = VectorType(INT, Size.const(width))
@@ -634,8 +643,8 @@ def _user_functions() -> dict:
     for name in ("idI", "idB", "idF4", "idFF", "idFI", "idfloat", "iddouble", "i_id",
                  "t_id", "tf_id"):
         out[name] = ident
+    out["addF4"] = Prim("mapVec", (Section("+"),))  # float4 + float4, lane by lane
     for name, op in (("add", "+"), ("addI", "+"), ("int_add", "+"), ("adddouble", "+"),
-                     ("addF4", "+"),
                      ("mult", "*"), ("multI", "*"), ("multdouble", "*"), ("subtract", "-")):
         out[name] = Generic(Section(op))
     out["Linear"] = ident  # Lift's NN activations (nn.Linear, nn.ReLU)
