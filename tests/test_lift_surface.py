@@ -6,7 +6,8 @@ two arguments, Lift's numbered tuple types in C bodies and ``Value`` of arrays o
 Each program is read, evaluated and compared with NumPy written from its meaning, and run
 on the default device where the code generator takes it. Then the table of Lift's whole
 surface (``workbench.notation.lift_surface``, ``docs/lift_surface.md``): each name reads, or
-is refused with the reason its entry states, and each program that reads evaluates."""
+is refused with the reason its entry states, each program that reads evaluates and runs on
+the default device or is refused by the code generator as the table states."""
 
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from tests.test_lift_language import close
 from workbench import ParseError, evaluate, parse_program
 from workbench.inputs import random_inputs
-from workbench.notation.lift_surface import KINDS, NAMES, TYPE, markdown, read
+from workbench.notation.lift_surface import CODE_REFUSED, KINDS, NAMES, TYPE, markdown, read
 from workbench.run import run
 from workbench.typecheck import declared_type_of
 from workbench.types import function_parts
@@ -293,3 +294,23 @@ def test_the_table_of_the_docs_is_the_generated_one():
     begin, end = "<!-- the table:", "<!-- end of the table -->"
     start = text.index("\n", text.index(begin)) + 1
     assert text[start:text.index(end)] == markdown()
+
+
+@pytest.mark.slow  # about 15 seconds: a kernel for each of some 160 programs
+def test_each_program_that_reads_runs_or_is_refused_by_the_code_generator_as_stated():
+    wrong = []
+    for entry in NAMES:
+        if entry.refusal:
+            continue
+        f = program(entry.example if entry.example.startswith(("val ", "def ")) else
+                    f"val f = {entry.example}")
+        types = function_parts(declared_type_of(f))[0]
+        result = run(f, *random_inputs(types, {"N": 8, "M": 8, "L": 4}, seed=44),
+                     repeat=1, warmup=0)
+        if entry.name in CODE_REFUSED:
+            if result.status != "codegen error" or CODE_REFUSED[entry.name] not in \
+                    result.message:
+                wrong.append(f"{entry.name}: {result.status}: {result.message[:200]}")
+        elif not (result.status == "ok" and result.correct):
+            wrong.append(f"{entry.name}: {result.status}: {result.message[:200]}")
+    assert not wrong, "\n".join(wrong)
