@@ -325,6 +325,20 @@ def _more_patterns() -> dict:
     return lib
 
 
+def _tuple(reader, args, node):
+    """``Tuple(a, b)``, and Lift's pattern ``Tuple(n)`` applied later (``FunCall(Tuple(2),
+    a, b)``, as Lift prints expressions): a number alone is no tuple of one."""
+    if len(args) == 1 and isinstance(args[0], int) and not isinstance(args[0], bool):
+        n = args[0]
+        return Callable_(f"Tuple({n})", lambda r, more, m: _tuple_of(r, more, m, n))
+    return TupleExpr(tuple(reader.as_expr(a, node) for a in args))
+
+
+def _tuple_of(reader, args, node, n: int) -> TupleExpr:
+    _expect(reader, node, args, (n,), f"Tuple({n})")
+    return TupleExpr(tuple(reader.as_expr(a, node) for a in args))
+
+
 def _fun_call(reader, args, node):
     if not args:
         raise reader.error(node, "FunCall takes the function and its arguments")
@@ -579,8 +593,7 @@ def library() -> dict:
     lib["Iterate"] = Callable_("Iterate", _iterate)
     lib["Zip"] = Callable_("Zip", _zip)
     lib["Get"] = Callable_("Get", _get)
-    lib["Tuple"] = Callable_("Tuple", lambda r, args, n: TupleExpr(
-        tuple(r.as_expr(a, n) for a in args)))
+    lib["Tuple"] = Callable_("Tuple", _tuple)
     lib["FunCall"] = Callable_("FunCall", _fun_call)
     lib["VectorizeUserFun"] = Callable_("VectorizeUserFun", _vectorize_user_fun)
     lib["Value"] = Callable_("Value", _value)

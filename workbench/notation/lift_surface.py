@@ -343,6 +343,9 @@ SCALA_FORMS = [
        + _map("fun(y => mult(y, w(1)))")),
     _s("Math.sqrt(...)", "val s = Math.sqrt(4.0f)\nval f = " + _map("fun(y => mult(y, s))")),
     _s("x.toFloat", "val s = 2\nval f = " + _map("fun(y => mult(y, s.toFloat))")),
+    _s("FunCall(Tuple(2), ...) as Lift prints", "fun(" + _V + ", " + _V + ", (p_0, p_1) => "
+       "FunCall(MapGlb(fun((p_2) => FunCall(addTuple, FunCall(Tuple(2), FunCall(Get(0), p_2), "
+       "FunCall(Get(1), p_2))))), FunCall(Zip(2), p_0, p_1)))"),
     _s("setScalaFun", 'val g = UserFun("g", "x", "{ return x; }", Float, Float)'
        '.setScalaFun(xs => xs.head)\nval f = ' + _map("g")),
 ]
