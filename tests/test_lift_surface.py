@@ -17,6 +17,7 @@ import pytest
 from tests.test_lift_language import close
 from workbench import ParseError, evaluate, parse_program
 from workbench.inputs import random_inputs
+from workbench.notation.lift_printer import lift_program
 from workbench.notation.lift_surface import CODE_REFUSED, KINDS, NAMES, TYPE, markdown, read
 from workbench.run import run
 from workbench.typecheck import declared_type_of
@@ -314,3 +315,12 @@ def test_each_program_that_reads_runs_or_is_refused_by_the_code_generator_as_sta
         elif not (result.status == "ok" and result.correct):
             wrong.append(f"{entry.name}: {result.status}: {result.message[:200]}")
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("entry", [e for e in NAMES if not e.refusal],
+                         ids=[e.name for e in NAMES if not e.refusal])
+def test_each_program_that_reads_prints_in_lifts_spelling_and_reads_back(entry):
+    f = program(entry.example if entry.example.startswith(("val ", "def ")) else
+                f"val f = {entry.example}")
+    again = parse_program(lift_program(f, "f"))["f"]
+    assert again == f and str(again.declared_type) == str(f.declared_type)

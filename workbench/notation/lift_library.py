@@ -189,13 +189,16 @@ def _checked_array_access(reader, args, node) -> Expr:
     return Lambda((xs,), Apply(Prim("at"), (Lit(0), found)))
 
 
-def _unsafe_array_access(reader, args, node) -> Expr:
-    """Lift's ``UnsafeArrayAccess(i) $ xs``: element i of xs, unchecked (the workbench's
-    ``at``, as ``xs.at(i)``)."""
-    _expect(reader, node, args, (1,), "UnsafeArrayAccess")
-    index = reader.as_expr(args[0], node)
-    (xs,) = _fresh_names(("xs",), index)
-    return Lambda((xs,), Apply(Prim("at"), (index, Var(xs))))
+def _array_access(lift_name: str):
+    """Lift's ``UnsafeArrayAccess(i) $ xs`` (an index computed in the program) and
+    ``ArrayAccess(i) $ xs`` (a number): element i of xs, unchecked (the workbench's ``at``,
+    as ``xs.at(i)``)."""
+    def call(reader, args, node) -> Expr:
+        _expect(reader, node, args, (1,), lift_name)
+        index = reader.as_expr(args[0], node)
+        (xs,) = _fresh_names(("xs",), index)
+        return Lambda((xs,), Apply(Prim("at"), (index, Var(xs))))
+    return call
 
 
 def _fresh_names(names, *exprs: Expr) -> list[str]:
@@ -583,7 +586,9 @@ def library() -> dict:
     lib["ReduceWhileSeqUnroll"] = Callable_("ReduceWhileSeqUnroll",
                                             _reduce_while("ReduceWhileSeqUnroll"))
     lib["CheckedArrayAccess"] = Callable_("CheckedArrayAccess", _checked_array_access)
-    lib["UnsafeArrayAccess"] = Callable_("UnsafeArrayAccess", _unsafe_array_access)
+    lib["UnsafeArrayAccess"] = Callable_("UnsafeArrayAccess",
+                                         _array_access("UnsafeArrayAccess"))
+    lib["ArrayAccess"] = Callable_("ArrayAccess", _array_access("ArrayAccess"))
     for generator in ("ArrayFromUserFunGenerator", "Array2DFromUserFunGenerator",
                       "Array3DFromUserFunGenerator"):
         lib[generator] = Callable_(generator, _unsupported(

@@ -452,13 +452,28 @@ def _placeholder_function(node: Node) -> Node:
     _placeholders(node, found)
     if not found:
         return node
-    names = []
-    for k, hole in enumerate(found, 1):
-        # x$1, x$2, ...: Scala's own names for them, which no program can spell ('$'
-        # is no letter of a name here)
-        hole.kind, hole.value = "name", f"x${k}"
+    taken = _names(node)
+    names, k = [], 0
+    for hole in found:
+        # x1, x2, ...: names the expression does not use, so that none is captured (and the
+        # function prints as a lambda that reads back)
+        k += 1
+        while f"x{k}" in taken:
+            k += 1
+        hole.kind, hole.value = "name", f"x{k}"
         names.append(hole.value)
     return Node("lambda", node.tok, [node], names)
+
+
+def _names(node) -> set[str]:
+    """Every name written in a syntax tree."""
+    if isinstance(node, list):
+        return set().union(*(_names(n) for n in node)) if node else set()
+    if not isinstance(node, Node):
+        return set()
+    own = {node.value} if node.kind == "name" else set(node.value) \
+        if node.kind == "lambda" else set()
+    return own | _names(node.parts)
 
 
 def _placeholders(node: Node, found: list) -> None:
