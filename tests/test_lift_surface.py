@@ -150,6 +150,20 @@ val f = fun(ArrayType(TupleType(Float, Float), SizeVar("N")), xs => Unzip() o Ma
     close(evaluate(g, (a, b)), (a + b, a))
 
 
+def test_unzip_after_maps_that_build_pairs():
+    # the shape of the tile copies of Lift's MatrixMultiplication.tiledAndBlockedBInnermost:
+    # Unzip() o toLocal(MapLcl(1)(... Unzip() o MapLcl(0)(pairs of copies) ...))
+    f = program('''
+val f = fun(ArrayType(ArrayType(Float, 8), 4), ArrayType(ArrayType(Float, 8), 4), (a, b) =>
+  fun(tiles => MapWrg(fun(rows => MapLcl(add) $ Zip(rows._0, rows._1))) $
+    Zip(tiles._0, tiles._1)) o
+  Unzip() o toLocal(MapLcl(1)(fun(pair =>
+    Unzip() o MapLcl(0)(fun(p => Tuple(id $ Get(p, 0), id $ Get(p, 1)))) $
+      Zip(Get(pair, 0), Get(pair, 1))))) $ Zip(a, b))''')
+    a, b = floats(4, 8), floats(4, 8)
+    close(evaluate(f, a, b), a + b)
+
+
 def test_reduce_while_seq_stops_before_the_first_element_its_predicate_refuses():
     f = program('''
 val N = SizeVar("N")
@@ -219,6 +233,31 @@ val f = fun(ArrayType(TupleType(Int, Float), N), ArrayType(TupleType(Int, Float)
     va, vb = floats(16), floats(16)
     close(evaluate(f, (ka, va), (kb, vb)), (ka == kb, va + vb))
     runs(f, (ka, va), (kb, vb))
+
+
+def test_a_left_join_with_scala_booleans_and_a_numbered_tuple():
+    # the shape of Lift's TestDbQueries.leftJoin: rows of the left table without a match on
+    # the right, flagged, with ReduceSeq(or, false) and a C body building a Tuple1
+    f = program('''
+val toInt = UserFun("to_int", "x", "return x;", Bool, Int)
+val sameKey = UserFun("sameKey", Array("x", "y"), "return (x._0 == y._0);",
+  Seq(TupleType(Int, Int), TupleType(Int, Int)), Bool)
+val flagged = UserFun("flagged", Array("alone", "row"),
+  "Tuple1 t = {alone, row._0, row._1}; return t;",
+  Seq(Int, TupleType(Int, Int)), TupleType(Int, Int, Int))
+val N = SizeVar("N")
+val M = SizeVar("M")
+val f = fun(ArrayType(TupleType(Int, Int), N), ArrayType(TupleType(Int, Int), M),
+  (left, right) => Join() o MapGlb(fun(rows =>
+    MapSeq(toGlobal(flagged)) $ Zip(
+      Join() o MapSeq(MapSeq(toInt o not) o ReduceSeq(or, false)) o
+        MapSeq(fun(l => MapSeq(fun(r => sameKey.apply(l, r))) $ right)) $ rows,
+      rows))) o Split(4) $ left)''')
+    lk, lv = RNG.integers(0, 10, 16).astype(np.int32), RNG.integers(0, 9, 16).astype(np.int32)
+    rk, rv = RNG.integers(0, 8, 12).astype(np.int32), RNG.integers(0, 9, 12).astype(np.int32)
+    alone = np.array([not (rk == k).any() for k in lk], np.int32)
+    close(evaluate(f, (lk, lv), (rk, rv)), (alone, lk, lv))
+    runs(f, (lk, lv), (rk, rv))
 
 
 def test_a_value_of_an_array_of_vectors_is_typed_as_the_vectors():
