@@ -336,7 +336,7 @@ SCALA_FORMS = [
        "val f = fun(ArrayType(ArrayType(Float, C), N), x => Map(Join()) o Map(Split(C)) $ x)"),
     _s("string + string", 'val g = UserFun("g", "x", "{ return x" + " + 1.0f; }", Float, '
        'Float)\nval f = ' + _map("g")),
-    _s(".stripMargin", 'val g = UserFun("g", "x", """|{ return x;\n  |}""".stripMargin, '
+    _s(".stripMargin", 'val g = UserFun("g", "x", """|{ return x; }""".stripMargin, '
        'Float, Float)\nval f = ' + _map("g")),
     _s("`backquoted names`", "val f = " + _map("fun(y => { val `tile[0]` = y; `tile[0]` })")),
     _s("Array(...) / Seq(...)", "val w = Array(1.0f, 2.0f)\nval f = "
@@ -390,6 +390,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """Text as Markdown code in a table cell: one line (a program's lines joined by ``;``,
+    as Scala allows), and a name in backquotes inside double ones."""
+    text = _cell(text.replace("\n", "; "))
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
 def markdown() -> str:
     """The table: one section per kind, one row per name."""
     lines = []
@@ -404,11 +411,11 @@ def markdown() -> str:
         for r in rows:
             e = r.entry
             where = e.where if e.where == "Scala" else f"`{e.where}`"
-            result = f"`{_cell(r.reads_to)}`" if r.reads_to is not None else \
+            result = _code(r.reads_to) if r.reads_to is not None else \
                 f"refused: {_cell(r.refused or '')}"
             code = "—" if r.reads_to is None else \
                 f"refused: {_cell(CODE_REFUSED[e.name])}" if e.name in CODE_REFUSED else "runs"
-            lines.append(f"| `{_cell(e.name)}` | {where} | `{_cell(e.example)}` | {result} "
+            lines.append(f"| {_code(e.name)} | {where} | {_code(e.example)} | {result} "
                          f"| {code} |")
         lines.append("")
     return "\n".join(lines)
