@@ -164,6 +164,18 @@ val f = fun(ArrayType(ArrayType(Float, 8), 4), ArrayType(ArrayType(Float, 8), 4)
     close(evaluate(f, a, b), a + b)
 
 
+def test_unzip_takes_as_many_components_as_the_writing_shows():
+    f = program('''
+val N = SizeVar("N")
+val f = fun(ArrayType(Float, N), ArrayType(Float, N), ArrayType(Float, N), (a, b, c) =>
+  MapGlb(fun(p => add(p._0, mult(p._1, p._2)))) $ Zip(
+    Get(Unzip() $ Zip(a, b, c), 2), Get(Unzip() $ Zip(a, b, c), 0),
+    Get(Unzip() o MapSeq(fun(t => Tuple(t._0, t._1, add(t._2, 1.0f)))) $ Zip(a, b, c), 2)))''')
+    a, b, c = floats(16), floats(16), floats(16)
+    close(evaluate(f, a, b, c), c + a * (c + 1))
+    runs(f, a, b, c)
+
+
 def test_reduce_while_seq_stops_before_the_first_element_its_predicate_refuses():
     f = program('''
 val N = SizeVar("N")

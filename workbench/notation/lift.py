@@ -39,7 +39,14 @@ from ..expr import (
 )
 from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
-from .lift_library import Generic, declared_pattern, library, refusal_of, unzip_applied
+from .lift_library import (
+    Generic,
+    declared_pattern,
+    library,
+    refusal_of,
+    unzip_applied,
+    unzip_composed,
+)
 from .lift_values import Callable_, Namespace, numbers, show_node
 from .scala import Node, read_expression, read_program
 
@@ -346,9 +353,11 @@ class LiftReader:
         op = node.value
         left, right = (self.value(p, env) for p in node.parts)
         if op in ("o", "∘", "<<<"):
-            return compose(self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+            first = self.as_expr(right, node.parts[1])
+            return compose(unzip_composed(self.as_expr(left, node.parts[0]), first), first)
         if op == ">>>":  # f >>> g is g o f (Lift's FunDecl.>>>)
-            return compose(self.as_expr(right, node.parts[1]), self.as_expr(left, node.parts[0]))
+            first = self.as_expr(left, node.parts[0])
+            return compose(unzip_composed(self.as_expr(right, node.parts[1]), first), first)
         if op == "$" or op == "<<:":
             return self.apply(self.as_expr(left, node.parts[0]),
                               [self.as_expr(right, node.parts[1])])

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..expr import (
     Apply,
     BinOp,
+    Compose,
     Expr,
     Lambda,
     Lit,
@@ -146,12 +147,53 @@ def _is_unzipped(t: TupleExpr) -> bool:
         t == _unzipped(item.args[0], len(t.items))
 
 
+def _is_unzip(fn: Expr) -> bool:
+    return isinstance(fn, Lambda) and isinstance(fn.body, TupleExpr) and \
+        fn == Lambda(("xs",), _unzipped(Var("xs"), len(fn.body.items)))
+
+
 def unzip_applied(fn: Expr, arg: Expr) -> Expr | None:
     """``Unzip() $ xs`` as the tuple ``(Map(Get(0)) $ xs, Map(Get(1)) $ xs)`` itself, so
-    that ``Get(Unzip() $ xs, 0)`` is a component (None when fn is no Unzip)."""
-    if isinstance(fn, Lambda) and isinstance(fn.body, TupleExpr) and \
-            fn == Lambda(("xs",), _unzipped(Var("xs"), len(fn.body.items))):
-        return _unzipped(arg, len(fn.body.items))
+    that ``Get(Unzip() $ xs, 0)`` is a component, of as many components as xs's tuples have
+    where its writing shows it (``Unzip() $ Zip(a, b, c)``); so too ``(Unzip() o f) $ xs``,
+    each component reading ``f $ xs``. None when fn is no Unzip."""
+    if isinstance(fn, Compose) and _is_unzip(fn.fns[0]):  # (Unzip() o f) $ xs
+        inner = Apply(compose(*fn.fns[1:]), (arg,))
+        return _unzipped(inner, len(fn.fns[0].body.items))
+    if not _is_unzip(fn):
+        return None
+    return _unzipped(arg, tuple_width(arg) or len(fn.body.items))
+
+
+def unzip_composed(fn: Expr, after: Expr) -> Expr:
+    """``Unzip() o f``: Unzip of as many components as f's result's tuples have where its
+    writing shows it (``Unzip() o MapLcl(0)(fun(p => Tuple(a, b, c)))``); fn otherwise."""
+    width = tuple_width(after) if _is_unzip(fn) else None
+    return Lambda(("xs",), _unzipped(Var("xs"), width)) if width else fn
+
+
+_ELEMENTWISE = ("map", "mapGlobal", "mapWorkgroup", "mapLocal", "mapSeq", "mapSeqUnroll",
+                "mapWarp", "mapLane")
+
+
+def tuple_width(e: Expr) -> int | None:
+    """How many components the tuples have that an array (or a function's resulting array)
+    holds, where the expression's writing shows it: a Zip of k arrays, a map whose function
+    builds a k-tuple; else None."""
+    if isinstance(e, Apply) and e.fn == Prim("zip"):
+        return len(e.args)
+    if isinstance(e, Apply):
+        return tuple_width(e.fn)
+    if isinstance(e, Compose):
+        return tuple_width(e.fns[0])
+    if isinstance(e, Lambda):
+        return tuple_width(e.body)
+    if isinstance(e, Prim) and e.name in _ELEMENTWISE and e.args:
+        f = e.args[-1]
+        body = f.body if isinstance(f, Lambda) else None
+        return len(body.items) if isinstance(body, TupleExpr) else None
+    if isinstance(e, Prim) and e.name in ("toGlobal", "toLocal", "toPrivate") and e.args:
+        return tuple_width(e.args[0])
     return None
 
 
