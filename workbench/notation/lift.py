@@ -39,14 +39,8 @@ from ..expr import (
 )
 from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
-from .lift_library import (
-    Generic,
-    declared_pattern,
-    library,
-    refusal_of,
-    unzip_applied,
-    unzip_composed,
-)
+from .lift_library import Generic, declared_pattern, library
+from .lift_patterns import refusal_of, unzip_applied, unzip_composed
 from .lift_values import Callable_, Namespace, numbers, show_node
 from .scala import Node, read_expression, read_program
 
