@@ -41,7 +41,7 @@ from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, nat
 from ..types import FunctionType, Type
 from .lift_library import Generic, declared_pattern, library
 from .lift_patterns import refusal_of, unzip_applied, unzip_composed
-from .lift_values import Callable_, Namespace, numbers, show_node
+from .lift_values import Callable_, Namespace, fresh_names, numbers, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
@@ -447,7 +447,7 @@ class LiftReader:
         written here as the placed function of the first, the others captured
         (``toPrivate(λy. mult y alpha) x._0``): the result is written in that memory."""
         (f,) = fn.args
-        y = _fresh_name("y", f, *args)
+        (y,) = fresh_names(("y",), f, *args)
         body = Apply(f, (Var(y), *args[1:]))
         return Apply(Prim(fn.name, (Lambda((y,), body),)), (args[0],))
 
@@ -516,15 +516,6 @@ class LiftReader:
             raise self.error(node, refusal_of(value))
         raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
                                                                 "ArrayTypeWSWC(Float, N)")
-
-
-def _fresh_name(name: str, *exprs: Expr) -> str:
-    """A variable name free in none of exprs."""
-    taken = set().union(*(e.free_vars() for e in exprs))
-    k, fresh = 0, name
-    while fresh in taken:
-        k, fresh = k + 1, f"{name}{k}"
-    return fresh
 
 
 def _qualifier(node: Node) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Var, compose
 from ..sizes import Size
-from .lift_values import Boundary, Callable_, IndexFunction, Namespace, show_node
+from .lift_values import Boundary, Callable_, IndexFunction, Namespace, fresh_names, show_node
 from .lift_values import expect_arguments as _expect
 
 _REVERSE = Lambda(("i", "n"), BinOp("-", BinOp("-", Var("n"), Lit(1)), Var("i")))
@@ -185,11 +185,7 @@ def _map_seq_slide(reader, args, node):
 
 def _fresh(name: str, *exprs: Expr) -> str:
     """A variable name free in none of exprs (the bound variable of a helper's lambda)."""
-    taken = set().union(*(e.free_vars() for e in exprs))
-    k, fresh = 0, name
-    while fresh in taken:
-        k, fresh = k + 1, f"{name}{k}"
-    return fresh
+    return fresh_names((name,), *exprs)[0]
 
 
 def _zip_nd(lift_name: str, depth: int):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Prim, TupleExpr, Var, compose
 from ..types import ArrayType
-from .lift_values import Callable_
+from .lift_values import Callable_, fresh_names
 from .lift_values import expect_arguments as _expect
 
 
@@ -96,7 +96,7 @@ def reduce_while(lift_name: str):
     def call(reader, args, node):
         _expect(reader, node, args, (3,), lift_name)
         f, p, init = (reader.as_expr(a, node) for a in args)
-        s, x = _fresh_names(("s", "x"), f, p, init)
+        s, x = fresh_names(("s", "x"), f, p, init)
         acc, going = Apply(Prim("get", (0,)), (Var(s),)), Apply(Prim("get", (1,)), (Var(s),))
         go = BinOp("&&", going, BinOp("!=", Apply(p, (acc, Var(x))), Lit(0)))
         step = Lambda((s, x), TupleExpr((
@@ -113,7 +113,7 @@ def checked_array_access(reader, args, node) -> Expr:
     ``Get(ReduceSeq(λ(acc, (k, x)). select(k == i, x, acc), default) $ enumerate(xs), 0)``."""
     _expect(reader, node, args, (2,), "CheckedArrayAccess")
     index, default = (reader.as_expr(a, node) for a in args)
-    acc, kx, xs = _fresh_names(("acc", "kx", "xs"), index, default)
+    acc, kx, xs = fresh_names(("acc", "kx", "xs"), index, default)
     k, x = Apply(Prim("get", (0,)), (Var(kx),)), Apply(Prim("get", (1,)), (Var(kx),))
     step = Lambda((acc, kx), Apply(Prim("select"), (BinOp("==", k, index), x, Var(acc))))
     found = Apply(Prim("reduceSeq", (step, default)), (Apply(Prim("enumerate"), (Var(xs),)),))
@@ -127,22 +127,9 @@ def array_access(lift_name: str):
     def call(reader, args, node) -> Expr:
         _expect(reader, node, args, (1,), lift_name)
         index = reader.as_expr(args[0], node)
-        (xs,) = _fresh_names(("xs",), index)
+        (xs,) = fresh_names(("xs",), index)
         return Lambda((xs,), Apply(Prim("at"), (index, Var(xs))))
     return call
-
-
-def _fresh_names(names, *exprs: Expr) -> list[str]:
-    """Variable names free in none of exprs (a helper's bound variables)."""
-    taken = set().union(*(e.free_vars() for e in exprs))
-    out = []
-    for name in names:
-        k, fresh = 0, name
-        while fresh in taken:
-            k, fresh = k + 1, f"{name}{k}"
-        taken.add(fresh)
-        out.append(fresh)
-    return out
 
 
 def array_from_value(reader, args, node) -> Expr:
