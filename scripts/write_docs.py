@@ -1,7 +1,8 @@
 """The generated parts of the README and of ``docs/``: ``python scripts/write_docs.py`` writes
-the README's map of the folders (from the tree) and the catalogue of ``docs/catalogue.md``
-(``workbench.catalogue``), each between its two marker comments; ``--check`` only says which
-of them is not what the code gives.
+the README's map of the folders (from the tree), the catalogue of ``docs/catalogue.md``
+(``workbench.catalogue``) and the table of Lift's surface of ``docs/lift_surface.md``
+(``workbench.notation.lift_surface``), each between its two marker comments; ``--check``
+only says which of them is not what the code gives.
 
 The map walks the tree, so a module added, moved or removed shows in it without a list to
 keep. Every package and module of ``workbench/``, ``widgets/`` and ``benchmarks/`` (and of
@@ -27,6 +28,9 @@ MAP = ("README.md", f"<!-- the map: `{COMMAND}` writes it from the docstrings; e
 CATALOGUE = ("docs/catalogue.md",
              f"<!-- the catalogue: `{COMMAND}` writes it from the declarations; edit those -->",
              "<!-- end of the catalogue -->")
+LIFT_SURFACE = ("docs/lift_surface.md",
+                f"<!-- the table: `{COMMAND}` writes it from workbench/notation/lift_surface.py; "
+                f"edit that -->", "<!-- end of the table -->")
 PACKAGES = ("workbench", "widgets", "benchmarks")
 SKIPPED = ("__pycache__",)
 
@@ -209,9 +213,20 @@ def catalogue(root: Path = ROOT) -> str:
     return markdown()
 
 
+def lift_surface(root: Path = ROOT) -> str:
+    """The table of Lift's surface, as ``python -m workbench.notation.lift_surface`` prints
+    it."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from workbench.notation.lift_surface import markdown
+
+    return markdown()
+
+
 def parts(root: Path = ROOT) -> list[tuple[tuple[str, str, str], str]]:
     """Each generated part ((file, begin marker, end marker), text) as the code gives it."""
-    return [(MAP, generate(root)), (CATALOGUE, catalogue(root))]
+    return [(MAP, generate(root)), (CATALOGUE, catalogue(root)),
+            (LIFT_SURFACE, lift_surface(root))]
 
 
 def current(text: str, begin: str, end: str) -> str:

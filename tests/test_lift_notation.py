@@ -68,8 +68,8 @@ def test_what_the_reader_cannot_read_is_refused_with_the_reason():
     with pytest.raises(ParseError, match="2 components for a tuple of 3"):
         parse('fun(ArrayType(Float, SizeVar("N")), in => ReduceSeq(fun((a, x) => a), '
               'Value("{0.0f, 0.0f}", TupleType(Float, Float, Float))) $ in)')
-    with pytest.raises(ParseError, match="Unzip is not supported"):
-        parse('fun(ArrayType(TupleType(Float, Float), SizeVar("N")), in => Unzip() $ in)')
+    with pytest.raises(ParseError, match="unknown qualified name nn.Sigmoid"):
+        parse('fun(ArrayType(Float, SizeVar("N")), in => Map(nn.Sigmoid) $ in)')
     with pytest.raises(ParseError) as info:
         parse_program('val f = fun(ArrayType(Float, SizeVar("N")), in => MapGlb(id) $ in')
     assert info.value.line == 1

@@ -121,7 +121,7 @@ val f = fun(ArrayType(Float, SizeVar("N")), xs => MapGlb(Bench.plus2) $ xs)''')[
 
 def test_a_qualified_name_that_is_no_definition_is_refused_where_it_is_written():
     err = refused('val f = fun(ArrayType(Float, SizeVar("N")), xs => MapGlb(Bench.plus3) $ xs)',
-                  "unknown name 'Bench'")
+                  "unknown qualified name Bench.plus3")
     assert err.line == 1 and err.source_line[err.column - 1:].startswith("Bench")
 
 

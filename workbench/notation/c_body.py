@@ -17,6 +17,8 @@ with a ``CBodyError`` naming the construct and where in the body it is.
 
 from __future__ import annotations
 
+import re
+
 from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, TupleExpr, UnOp, UserFun, Var
 from ..types import FunctionType, TupleType, Type
 from .c_evaluation import CFunctionValue, c_type_of
@@ -36,6 +38,12 @@ CASTS = {"float": "float", "int": "int", "double": "double", "bool": "bool"}
 _BINARY = [["||"], ["&&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
 _TYPE_NAMES = {"float", "int", "double", "bool", "Tuple", "char", "long", "unsigned", "const",
                "struct", "uint"}
+
+
+def _is_type_name(word: str) -> bool:
+    """A word of a C type: ``float``, ``struct``, ``Tuple`` and Lift's numbered tuple types
+    ``Tuple1``, ``Tuple2``, … (the names its generator gives each tuple type)."""
+    return word in _TYPE_NAMES or re.fullmatch(r"Tuple\d+", word) is not None
 
 
 class _Refused(ValueError):
@@ -130,13 +138,14 @@ class _Reader:
             return value
         if t.text in ("if", "for", "while", "do", "switch", "goto", "break", "continue"):
             raise self.refuse(f"the statement '{t.text}'")
-        if t.text in _TYPE_NAMES and t.kind == "ident":
-            while self.tok is not None and self.tok.text in _TYPE_NAMES | {"*"}:
+        if _is_type_name(t.text) and t.kind == "ident":
+            while self.tok is not None and (_is_type_name(self.tok.text) or
+                                            self.tok.text == "*"):
                 if self.tok.text == "*":
                     raise self.refuse("a pointer")
                 self.take()
                 if self.tok is not None and self.tok.kind == "ident" and \
-                        self.tok.text not in _TYPE_NAMES and self.peek_text() != "=":
+                        not _is_type_name(self.tok.text) and self.peek_text() != "=":
                     self.take()  # struct Tuple_float_float t
             target = self.take().text
             self.take("=")

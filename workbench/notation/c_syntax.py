@@ -399,7 +399,7 @@ def type_name(text: str) -> CType | None:
     m = _VECTOR.match(text)
     if m:
         return CType(m.group(1), int(m.group(2)))
-    if text == "Tuple":
+    if text == "Tuple" or re.fullmatch(r"Tuple\d+", text):  # Lift's Tuple1, Tuple2, ...
         return CType("Tuple")
     m = _TUPLE.match(text)
     if m:

@@ -40,10 +40,12 @@ from ..expr import (
 from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, natural_refusal
 from ..types import FunctionType, Type
 from .lift_library import Generic, declared_pattern, library
-from .lift_values import Callable_, Namespace, numbers, show_node
+from .lift_patterns import refusal_of, unzip_applied, unzip_composed
+from .lift_values import Callable_, Namespace, fresh_names, numbers, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
+_MEMORY_PLACED = ("toGlobal", "toLocal", "toPrivate")
 _HELPER_DEPTH = 50
 
 
@@ -73,7 +75,8 @@ class LiftReader:
         defines, with their values, added to env."""
         if node.kind == "def":
             name, params = node.value
-            value = Callable_(name, self.helper(name, params, node.parts[0], env))
+            value = Callable_(name, self.helper(name, params, node.parts[0], env,
+                                                node.parts[1:]))
             env[name] = value
             return [(name, value)]
         if isinstance(node.value, tuple):
@@ -102,14 +105,22 @@ class LiftReader:
         self.size_owners[fresh] = val
         return Size.var(fresh)
 
-    def helper(self, name: str, params: tuple, body: Node, env: dict):
+    def helper(self, name: str, params: tuple, body: Node, env: dict, defaults=()):
         """A Scala ``def`` with parameters: each call evaluates its body with the arguments
-        bound (the helper is inlined where it is called, as Scala builds the expression)."""
+        bound (the helper is inlined where it is called, as Scala builds the expression);
+        arguments left out take their default (``def f(x: Param, k: Float = 2.0f)``),
+        evaluated where the helper is defined."""
+        defaults = list(defaults) or [None] * len(params)
+        least = sum(1 for d in defaults if d is None)
+
         def call(reader, args, node):
-            if len(args) != len(params):
-                raise self.error(node, f"{name} takes {len(params)} argument"
+            if not least <= len(args) <= len(params):
+                counts = str(len(params)) if least == len(params) else \
+                    f"{least} to {len(params)}"
+                raise self.error(node, f"{name} takes {counts} argument"
                                        f"{'s' if len(params) != 1 else ''} "
                                        f"({', '.join(params)}), got {len(args)}")
+            args = list(args) + [self.value(d, env) for d in defaults[len(args):]]
             if self.helper_depth >= _HELPER_DEPTH:
                 raise self.error(node, f"the helper {name} is called {_HELPER_DEPTH} deep: a "
                                        f"helper that calls itself never ends here, as the "
@@ -177,6 +188,9 @@ class LiftReader:
         if kind == "tuple":
             return tuple(self.value(p, env) for p in node.parts)
         if kind == "call":
+            if node.parts[0].kind == "member" and node.parts[0].value == "setScalaFun":
+                # Lift's scala function of a user function, for its interpreter: not read
+                return self.value(node.parts[0].parts[0], env)
             callee = self.value(node.parts[0], env)
             args = [self.value(a, env) for a in node.parts[1]]
             return self.call(callee, args, node)
@@ -228,11 +242,10 @@ class LiftReader:
         if name == "setScalaFun":
             return Callable_("setScalaFun", lambda r, args, n: self.value(node.parts[0], env))
         owner = node.parts[0]
-        if owner.kind == "name" and owner.value not in env and owner.value[:1].isupper() \
-                and declared_pattern(owner.value) is None and name in env:
-            # NBody.update: a definition named by the Scala object that holds it, as Lift's
-            # benchmarks name their own vals (the program's definitions are that object's)
-            return env[name]
+        qualifier = _qualifier(owner)
+        if qualifier is not None and qualifier.split(".")[0] not in env and \
+                declared_pattern(qualifier.split(".")[0]) is None:
+            return self.qualified(qualifier, name, node, env)
         target = self.value(owner, env)
         if isinstance(target, Namespace):
             if name not in target.members:
@@ -252,6 +265,23 @@ class LiftReader:
         raise self.error(node, f"the member .{name} is not supported here (members read: "
                                f"._0, ._1, … of tuples, .at(i), .vectorize(n), .apply(...), "
                                f".stripMargin)")
+
+    def qualified(self, qualifier: str, name: str, node: Node, env: dict):
+        """``nn.Linear``, ``NBody.update``, ``opencl.ir.pattern.MapGlb``: a name qualified
+        by the Scala package or object that holds it is the name itself (the program's
+        definitions are that object's, and Lift's library is one namespace here)."""
+        if name in env:
+            return env[name]
+        generic = declared_pattern(name)
+        if generic is not None:
+            return generic
+        root = node
+        while root.kind == "member":
+            root = root.parts[0]
+        raise self.error(root, f"unknown qualified name {qualifier}.{name}: {qualifier} is "
+                               f"no definition of this program, so {qualifier}.{name} is read "
+                               f"as {name}, and {name} is not a Lift pattern, user function, "
+                               f"type or definition of this program", "a known name")
 
     def field(self, target, k: int, node: Node):
         """``x._0``: Lift's accessor of a tuple's component (``Get(x, 0)``); on a Scala tuple
@@ -317,9 +347,11 @@ class LiftReader:
         op = node.value
         left, right = (self.value(p, env) for p in node.parts)
         if op in ("o", "∘", "<<<"):
-            return compose(self.as_expr(left, node.parts[0]), self.as_expr(right, node.parts[1]))
+            first = self.as_expr(right, node.parts[1])
+            return compose(unzip_composed(self.as_expr(left, node.parts[0]), first), first)
         if op == ">>>":  # f >>> g is g o f (Lift's FunDecl.>>>)
-            return compose(self.as_expr(right, node.parts[1]), self.as_expr(left, node.parts[0]))
+            first = self.as_expr(left, node.parts[0])
+            return compose(unzip_composed(self.as_expr(right, node.parts[1]), first), first)
         if op == "$" or op == "<<:":
             return self.apply(self.as_expr(left, node.parts[0]),
                               [self.as_expr(right, node.parts[1])])
@@ -397,6 +429,10 @@ class LiftReader:
         return items[i]
 
     def apply(self, fn: Expr, args: list[Expr]) -> Expr:
+        if isinstance(fn, Prim) and fn.name in _MEMORY_PLACED and len(args) > 1:
+            return self.placed_call(fn, args)
+        if len(args) == 1 and unzip_applied(fn, args[0]) is not None:
+            return unzip_applied(fn, args[0])
         if isinstance(fn, Prim) and fn.name == "id" and len(args) == 1 and \
                 isinstance(args[0], Var | Lit):
             return args[0]  # Lift's id(x) on a value (ReduceSeq(add, id(init)))
@@ -405,6 +441,15 @@ class LiftReader:
             # mapVec takes them as one tuple, lane by lane
             return Apply(fn, (TupleExpr(tuple(args)),))
         return Apply(fn, tuple(args))
+
+    def placed_call(self, fn: Prim, args: list[Expr]) -> Expr:
+        """``toPrivate(mult)(x._0, alpha)``: a memory-placed function of several arguments,
+        written here as the placed function of the first, the others captured
+        (``toPrivate(λy. mult y alpha) x._0``): the result is written in that memory."""
+        (f,) = fn.args
+        (y,) = fresh_names(("y",), f, *args)
+        body = Apply(f, (Var(y), *args[1:]))
+        return Apply(Prim(fn.name, (Lambda((y,), body),)), (args[0],))
 
     # --- conversions -------------------------------------------------------------------
     def as_expr(self, value, node: Node) -> Expr:
@@ -467,8 +512,21 @@ class LiftReader:
     def as_type(self, value, node: Node) -> Type:
         if isinstance(value, Type):
             return value
+        if refusal_of(value) is not None:
+            raise self.error(node, refusal_of(value))
         raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
                                                                 "ArrayTypeWSWC(Float, N)")
+
+
+def _qualifier(node: Node) -> str | None:
+    """``a.b.c`` as the text "a.b.c" where every part is a plain name (no call, no ``_0``
+    accessor), else None."""
+    if node.kind == "name":
+        return node.value
+    if node.kind == "member" and not _TUPLE_FIELD.fullmatch(node.value):
+        inner = _qualifier(node.parts[0])
+        return None if inner is None else f"{inner}.{node.value}"
+    return None
 
 
 def _creates_size(node: Node) -> bool:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Var, compose
 from ..sizes import Size
-from .lift_values import Boundary, Callable_, IndexFunction, Namespace, show_node
+from .lift_values import Boundary, Callable_, IndexFunction, Namespace, fresh_names, show_node
 from .lift_values import expect_arguments as _expect
 
 _REVERSE = Lambda(("i", "n"), BinOp("-", BinOp("-", Var("n"), Lit(1)), Var("i")))
 
 
 def _index_function(reader, value, node, scatter: bool) -> Expr:
+    if isinstance(value, Prim) and value.name == "reorderStride":
+        # Lift's lowercase reorderStride(s), the function ReorderWithStride(s) is made of
+        # (the workbench's reorderStride pattern by the same name)
+        value = IndexFunction("reorderStride", value.args)
     if isinstance(value, IndexFunction):
         if value.kind == "reverse":
             return Prim("scatter" if scatter else "gather", (_REVERSE,))
@@ -42,15 +46,27 @@ def _index_function(reader, value, node, scatter: bool) -> Expr:
         if value.kind == "transpose":
             m, n = value.args
             if not (m.is_integer_constant and n.is_integer_constant):
-                raise reader.error(node, "transposeFunction(m, n) needs numbers: its index "
-                                         "function is compiled with them")
+                return _transposition(m, n, scatter)
             f = Lambda(("i",), BinOp("+", BinOp("*", BinOp("%", Var("i"), Lit(int(n))),
                                                 Lit(int(m))), BinOp("/", Var("i"), Lit(int(n)))))
             return Prim("scatter" if scatter else "gather", (f,))
     if isinstance(value, Lambda):
         return Prim("scatter" if scatter else "gather", (value,))
+    if isinstance(value, Callable_) and value.name == "transpose":
+        raise reader.error(node, "Lift's transpose index function takes its sizes from the "
+                                 "array's type, which the reader does not know here; write "
+                                 "transposeFunction(m, n) with the sizes")
     raise reader.error(node, f"{show_node(value)} is not an index function (reverse, "
                              f"ReorderWithStride(s), Shift(k), transposeFunction(m, n))")
+
+
+def _transposition(outer: Size, inner: Size, scatter: bool) -> Expr:
+    """``Gather(transposeFunction(m, n))`` of symbolic sizes: element i of the result is
+    element (i % n) * m + i / n, the flat array of m × n read as n rows of m and transposed,
+    ``Join() o Transpose() o Split(m)``; its inverse, ``Scatter``, is the transposition of
+    the other reading, ``Join() o Transpose() o Split(n)``. (With numbers the index
+    function itself is kept.)"""
+    return compose(Prim("join"), Prim("transpose"), Prim("split", (inner if scatter else outer,)))
 
 
 def _reordering(lift_name: str, scatter: bool):
@@ -169,11 +185,7 @@ def _map_seq_slide(reader, args, node):
 
 def _fresh(name: str, *exprs: Expr) -> str:
     """A variable name free in none of exprs (the bound variable of a helper's lambda)."""
-    taken = set().union(*(e.free_vars() for e in exprs))
-    k, fresh = 0, name
-    while fresh in taken:
-        k, fresh = k + 1, f"{name}{k}"
-    return fresh
+    return fresh_names((name,), *exprs)[0]
 
 
 def _zip_nd(lift_name: str, depth: int):
@@ -282,6 +294,7 @@ def layouts() -> dict:
         "Filter": Callable_("Filter", _filter),
         "reverse": IndexFunction("reverse"),
         "Shift": Callable_("Shift", _shift),
+        "shiftRightGeneric": Callable_("shiftRightGeneric", _shift),  # what Shift(k) is
         "shiftRight": IndexFunction("shift", (Size.const(1),)),
         "shift2Right": IndexFunction("shift", (Size.const(2),)),
         "ReorderWithStride": Callable_("ReorderWithStride", _reorder_with_stride),

@@ -1,6 +1,7 @@
 """The vocabulary of Lift programs: the library its names refer to: Lift's patterns as
 workbench primitives (its layout macros such as ``Tile``, ``Pad2D`` and ``Slide3D`` in
-``lift_layouts``), ``Value``, ``fun`` and ``UserFun``, its types and sizes, and the predefined
+``lift_layouts``, the patterns built from other primitives and those refused in
+``lift_patterns``), ``Value``, ``fun`` and ``UserFun``, its types and sizes, and the predefined
 user functions of its library and test utilities (``lift_functions.lift``). The Scala-level
 values are in ``lift_values``."""
 
@@ -12,7 +13,18 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ..expr import Apply, BinOp, Expr, Lambda, Lit, Prim, Section, TupleExpr, UserFun, Var
+from ..expr import (
+    Apply,
+    BinOp,
+    Expr,
+    Lambda,
+    Lit,
+    Prim,
+    Section,
+    TupleExpr,
+    UserFun,
+    Var,
+)
 from ..sizes import Size
 from ..types import (
     BOOL,
@@ -27,6 +39,21 @@ from ..types import (
 )
 from .c_body import CBodyError, user_function
 from .lift_layouts import layouts
+from .lift_patterns import (
+    NOT_READ,
+    array_access,
+    array_from_value,
+    checked_array_access,
+    identity_pattern,
+    is_unzipped,
+    pad_nd,
+    print_view,
+    reduce_while,
+    refused,
+    slide_nd,
+    unzip,
+    vectorize,
+)
 from .lift_values import Callable_, Namespace, show_node
 from .lift_values import expect_arguments as _expect
 
@@ -105,7 +132,41 @@ def _get(reader, args, node):
         return Prim("get", (reader.index(args, 0, node, "Get(i)"),))
     _expect(reader, node, args, (2,), "Get")
     index = reader.index(args, 1, node, "Get(x, i)")
+    if isinstance(args[0], TupleExpr) and is_unzipped(args[0]) and \
+            index < len(args[0].items):
+        return args[0].items[index]  # Get(Unzip() $ xs, i): that component
     return Apply(Prim("get", (index,)), (reader.as_expr(args[0], node),))
+
+
+def _more_patterns() -> dict:
+    """Lift's patterns read as others (MapAtomLcl, Vectorize, PadND, the debugging ones),
+    the constructors ArrayFromValue, and those refused with their reason."""
+    lib: dict[str, object] = {name: refused(name) for name in NOT_READ}
+    lib["MapAtomLcl"] = _map("mapLocal", "MapAtomLcl", True)  # atomic scheduling: a choice
+    lib["MapAtomWrg"] = _map("mapWorkgroup", "MapAtomWrg", True)  # of code, same meaning
+    lib["ArrayFromValue"] = Callable_("ArrayFromValue", array_from_value)
+    lib["Vectorize"] = Callable_("Vectorize", vectorize)
+    lib["PadND"] = Callable_("PadND", pad_nd)
+    lib["SlideND"] = Callable_("SlideND", slide_nd)
+    for name in ("AssertType", "PrintComment", "PrintTypeInConsole"):
+        lib[name] = identity_pattern(name)
+    lib["PrintView"] = Callable_("PrintView", print_view)
+    lib["ArrayTypeWS"] = Callable_("ArrayTypeWS", _array_type)
+    return lib
+
+
+def _tuple(reader, args, node):
+    """``Tuple(a, b)``, and Lift's pattern ``Tuple(n)`` applied later (``FunCall(Tuple(2),
+    a, b)``, as Lift prints expressions): a number alone is no tuple of one."""
+    if len(args) == 1 and isinstance(args[0], int) and not isinstance(args[0], bool):
+        n = args[0]
+        return Callable_(f"Tuple({n})", lambda r, more, m: _tuple_of(r, more, m, n))
+    return TupleExpr(tuple(reader.as_expr(a, node) for a in args))
+
+
+def _tuple_of(reader, args, node, n: int) -> TupleExpr:
+    _expect(reader, node, args, (n,), f"Tuple({n})")
+    return TupleExpr(tuple(reader.as_expr(a, node) for a in args))
 
 
 def _fun_call(reader, args, node):
@@ -129,6 +190,8 @@ def _value(reader, args, node):
                                  f"{show_node(t)}", "a Lift type")
     if isinstance(v, str):
         return _value_text(reader, v, t, node)
+    if isinstance(t, ArrayType) and isinstance(t.elem, VectorType):
+        return _vectors(t, _value(reader, [v, t.elem.elem], node))
     if isinstance(t, ArrayType):
         return Apply(Prim("replicate", (t.size,)), (_value(reader, [v, t.elem], node),))
     if isinstance(v, tuple):
@@ -142,6 +205,8 @@ def _value_text(reader, text: str, t: Type | None, node) -> Expr:
     or a vector's number in every lane (``Float4``: the literal, which takes the vector type
     its context expects)."""
     text = text.strip()
+    if isinstance(t, ArrayType) and isinstance(t.elem, VectorType):
+        return _vectors(t, _value_text(reader, text, t.elem, node))
     if isinstance(t, ArrayType):
         return Apply(Prim("replicate", (t.size,)), (_value_text(reader, text, t.elem, node),))
     if text.startswith("{") and text.endswith("}"):
@@ -179,6 +244,16 @@ def _value_text(reader, text: str, t: Type | None, node) -> Expr:
     elif t == INT and isinstance(value, float):
         raise reader.error(node, f"Value({text!r}, Int): {text} is not a whole number")
     return Lit(value)
+
+
+def _vectors(t: ArrayType, lane: Expr) -> Expr:
+    """An array of vectors of one number in every lane (``Value("0.0f",
+    ArrayType(Float4, n))``): the n × w numbers read as n vectors, ``asVector(w) $
+    Value(..., ArrayType(Float, n × w))``, so that the array has the vector type its
+    elements are written with (a vector accumulator of N-body as NVIDIA writes it)."""
+    width = t.elem.size
+    return Apply(Prim("splitVec", (width,)), (Apply(Prim("replicate", (t.size * width,)),
+                                                    (lane,)),))
 
 
 _VECTOR_CAST = re.compile(r"\(\s*(float|int|double)(2|3|4|8|16)\s*\)\s*(.*)$", re.S)
@@ -332,9 +407,15 @@ def library() -> dict:
                        ("asScalar", "joinVec"), ("Head", "head"), ("Tail", "tail"),
                        ("Id", "id"), ("PrintType", "id"), ("Reorder", "reorder")):
         lib[lift] = _nullary(lift, lambda p=prim: Prim(p))
-    lib["Unzip"] = Callable_("Unzip", _unsupported(
-        "Unzip is not supported: an array of tuples is already stored as one array per "
-        "component; use Get(i) on its elements (Map(Get(0)))"))
+    lib.update(_more_patterns())
+    lib["Unzip"] = Callable_("Unzip", unzip)
+    lib["ReduceWhileSeq"] = Callable_("ReduceWhileSeq", reduce_while("ReduceWhileSeq"))
+    lib["ReduceWhileSeqUnroll"] = Callable_("ReduceWhileSeqUnroll",
+                                            reduce_while("ReduceWhileSeqUnroll"))
+    lib["CheckedArrayAccess"] = Callable_("CheckedArrayAccess", checked_array_access)
+    lib["UnsafeArrayAccess"] = Callable_("UnsafeArrayAccess",
+                                         array_access("UnsafeArrayAccess"))
+    lib["ArrayAccess"] = Callable_("ArrayAccess", array_access("ArrayAccess"))
     for generator in ("ArrayFromUserFunGenerator", "Array2DFromUserFunGenerator",
                       "Array3DFromUserFunGenerator"):
         lib[generator] = Callable_(generator, _unsupported(
@@ -344,8 +425,7 @@ def library() -> dict:
     lib["Iterate"] = Callable_("Iterate", _iterate)
     lib["Zip"] = Callable_("Zip", _zip)
     lib["Get"] = Callable_("Get", _get)
-    lib["Tuple"] = Callable_("Tuple", lambda r, args, n: TupleExpr(
-        tuple(r.as_expr(a, n) for a in args)))
+    lib["Tuple"] = Callable_("Tuple", _tuple)
     lib["FunCall"] = Callable_("FunCall", _fun_call)
     lib["VectorizeUserFun"] = Callable_("VectorizeUserFun", _vectorize_user_fun)
     lib["Value"] = Callable_("Value", _value)
@@ -357,9 +437,11 @@ def library() -> dict:
     lib.update(layouts())  # Gather, Scatter, Pad, Slide2D, Tile, Zip2D, Filter, ...
     # types and sizes
     lib.update({"Float": FLOAT, "Int": INT, "Double": DOUBLE, "Bool": BOOL})
+    lib.update({"true": True, "false": False})  # Scala's booleans
     for width in (2, 3, 4, 8, 16):
         lib[f"Float{width}"] = VectorType(FLOAT, Size.const(width))
         lib[f"Int{width}"] = VectorType(INT, Size.const(width))
+        lib[f"Double{width}"] = VectorType(DOUBLE, Size.const(width))
     lib["ArrayType"] = lib["ArrayTypeWSWC"] = Callable_("ArrayType", _array_type)
     lib["TupleType"] = Callable_("TupleType", _tuple_type)
     lib["VectorType"] = Callable_("VectorType", _vector_type)
@@ -406,10 +488,12 @@ def _user_functions() -> dict:
     for name in ("idI", "idB", "idF4", "idFF", "idFI", "idfloat", "iddouble", "i_id",
                  "t_id", "tf_id"):
         out[name] = ident
+    out["addF4"] = Prim("mapVec", (Section("+"),))  # float4 + float4, lane by lane
     for name, op in (("add", "+"), ("addI", "+"), ("int_add", "+"), ("adddouble", "+"),
-                     ("addF4", "+"),
                      ("mult", "*"), ("multI", "*"), ("multdouble", "*"), ("subtract", "-")):
         out[name] = Generic(Section(op))
+    out["Linear"] = ident  # Lift's NN activations (nn.Linear, nn.ReLU)
+    out["ReLU"] = Generic(Lambda(("x",), Apply(Prim("max"), (Lit(0.0), Var("x")))))
     out["abs"] = Generic(Prim("abs"))
     out["max"] = Generic(Prim("max"))
     out["min"] = Generic(Prim("min"))

@@ -46,6 +46,20 @@ class Boundary:
     kind: str
 
 
+def fresh_names(names, *exprs: Expr) -> list[str]:
+    """Variable names free in none of exprs and each other (the bound variables of the
+    lambdas a pattern is built of)."""
+    taken = set().union(*(e.free_vars() for e in exprs))
+    out = []
+    for name in names:
+        k, fresh = 0, name
+        while fresh in taken:
+            k, fresh = k + 1, f"{name}{k}"
+        taken.add(fresh)
+        out.append(fresh)
+    return out
+
+
 def numbers(op: str, a, b):
     if op == "/":
         return a // b if isinstance(a, int) and isinstance(b, int) else a / b

@@ -204,13 +204,14 @@ class Reader(TokenCursor):
             params = None
             if start.text == "def" and self.at("["):  # def f[T](x: T): type parameters
                 self.skip_balanced("[", "]")
-            if start.text == "def" and self.at("("):  # def f(x: Param, n: Int) = e
-                params = self.parameters()
+            defaults: list = []
+            if start.text == "def" and self.at("("):  # def f(x: Param, n: Int = 2) = e
+                params, defaults = self.parameters_with_defaults()
             self.skip_ascription()
             self.expect("=", f"'=' after {start.text} {name}")
             body = self.expression()
             if params is not None:
-                return Node("def", start, [body], (name, tuple(params)))
+                return Node("def", start, [body, *defaults], (name, tuple(params)))
             return Node("define", start, [body], name)
         return self.expression()
 
@@ -228,6 +229,35 @@ class Reader(TokenCursor):
                 self.expect(",", "',' or ')'")
         self.advance()
         return names
+
+    def parameters_with_defaults(self) -> tuple[list[str], list]:
+        """A ``def``'s ``(a, b: T, c: Int = 2)``: the names, and for each its default
+        argument (an expression node) or None; after a parameter with a default every
+        parameter has one, as Scala's callers may leave out only trailing arguments here."""
+        self.expect("(")
+        self.nested += 1
+        try:
+            names, defaults = [], []
+            while not self.at(")"):
+                if self.tok.kind == "eof":
+                    raise self.error("the parameter list is not closed", expected="')'")
+                names.append(self.expect_name())
+                if self.at(":"):
+                    self.skip_type()
+                default = None
+                if self.at("="):
+                    self.advance()
+                    default = self.expression()
+                elif any(d is not None for d in defaults):
+                    raise self.error(f"the parameter {names[-1]} follows one with a default "
+                                     f"argument and has none", expected="'='")
+                defaults.append(default)
+                if not self.at(")"):
+                    self.expect(",", "',' or ')'")
+            self.advance()
+            return names, defaults
+        finally:
+            self.nested -= 1
 
     def skip_type(self) -> None:
         """``: Float``, ``: Array[Float]``, ``: (Int, Int)``: skipped."""
@@ -247,7 +277,7 @@ class Reader(TokenCursor):
     def expression(self) -> Node:
         if self.is_lambda():
             return self.lambda_()
-        return self.infix(0)
+        return _placeholder_function(self.infix(0))
 
     def is_lambda(self) -> bool:
         if self.tok.kind == "ident" and self.peek().text == "=>":
@@ -408,6 +438,58 @@ class Reader(TokenCursor):
         if not parts or parts[-1].kind == "define":
             raise self.error("a block must end with an expression", start, "an expression")
         return Node("block", start, parts)
+
+
+def _placeholder_function(node: Node) -> Node:
+    """Scala's placeholder syntax: an expression holding ``_`` (``Zip(_, _)``,
+    ``Map(f) $ _``, ``_._0``) is the function of as many parameters as it has ``_``, in
+    order, each ``_`` one of them. A ``_`` belongs to the smallest expression that properly
+    holds it, as in Scala: an argument that is only ``_`` belongs to the call around it,
+    while an argument that holds one inside (``Map(_._0)``) is a function itself."""
+    if node.kind == "placeholder":
+        return node  # an argument that is only _: the call around it is the function
+    found: list[Node] = []
+    _placeholders(node, found)
+    if not found:
+        return node
+    taken = _names(node)
+    names, k = [], 0
+    for hole in found:
+        # x1, x2, ...: names the expression does not use, so that none is captured (and the
+        # function prints as a lambda that reads back)
+        k += 1
+        while f"x{k}" in taken:
+            k += 1
+        hole.kind, hole.value = "name", f"x{k}"
+        names.append(hole.value)
+    return Node("lambda", node.tok, [node], names)
+
+
+def _names(node) -> set[str]:
+    """Every name written in a syntax tree."""
+    if isinstance(node, list):
+        return set().union(*(_names(n) for n in node)) if node else set()
+    if not isinstance(node, Node):
+        return set()
+    own = {node.value} if node.kind == "name" else set(node.value) \
+        if node.kind == "lambda" else set()
+    return own | _names(node.parts)
+
+
+def _placeholders(node: Node, found: list) -> None:
+    """The ``_`` of an expression that belong to it, left to right: not those of its
+    lambdas, blocks and arguments (expressions of their own), but arguments that are only
+    ``_``."""
+    if node.kind == "placeholder":
+        found.append(node)
+    elif node.kind == "call":
+        _placeholders(node.parts[0], found)
+        for arg in node.parts[1]:
+            if arg.kind == "placeholder":
+                found.append(arg)
+    elif node.kind in ("member", "infix", "prefix"):
+        for part in node.parts:
+            _placeholders(part, found)
 
 
 def read_program(text: str) -> list[Node]:
