@@ -356,7 +356,6 @@ NAMES: list[LiftName] = PATTERNS + INDEX_FUNCTIONS + USER_FUNCTIONS + TYPES + SC
 # part of) its reason; every other program that reads runs on the default device and
 # computes what the interpreter does (``tests/test_lift_surface.py`` runs them all).
 CODE_REFUSED = {
-    "PadConstant3D": "pad as the last step needs a copy (map id) to write",
     "Value of an array of vectors": "the elements of a vector are not contiguous in memory",
 }
 
