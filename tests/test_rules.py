@@ -208,7 +208,8 @@ TEMPLATES = {
                             "padWrap 2 1 ∘ map {F}", "padMirror 1 1 ∘ map {F}"],
     # the copy of a view on the way out (rules.lowering): of a program that computes nothing,
     # after a pad or a slide, after a splitVec in a map
-    "copy-view": [("transpose", [MATRIX]), "padClamp 1 2 ∘ map {F}", "λxs. padWrap 2 1 (map {F} xs)",
+    "copy-view": [("transpose", [MATRIX]), "padClamp 1 2 ∘ map {F}",
+                  "λxs. padWrap 2 1 (map {F} xs)",
                   "slide 3 1 ∘ map {F}", "join ∘ map (splitVec 2 ∘ map {F}) ∘ split {D}",
                   ("λm. map (λr. padMirror 1 1 (map {F} r)) m", [MATRIX]), "λxs. xs"],
     # n rows at a time in the lanes of vectors (rules.vectors)

@@ -758,23 +758,13 @@ def test_a_search_at_symbolic_types_runs_at_the_sizes_given_and_its_steps_hold_a
 def test_each_ranked_candidate_is_compiled_once(monkeypatch):
     """The program the ranked search estimates travels with the candidate to the worker,
     which does not compile it again (the best is compiled anew, to be timed again)."""
-    import importlib
     from collections import Counter
 
-    from workbench.codegen.program import opencl
     from workbench.search import strategies
 
-    running = importlib.import_module("workbench.run")  # the module, not the function
-    by_search, by_worker = Counter(), Counter()
+    from .compilations import count_compilations
 
-    def counted(into):
-        def compile_counted(expr, *types, **options):
-            into[str(expr)] += 1
-            return opencl(expr, *types, **options)
-        return compile_counted
-
-    monkeypatch.setattr(strategies, "opencl", counted(by_search))
-    monkeypatch.setattr(running, "opencl", counted(by_worker))
+    by_search, by_worker = count_compilations(monkeypatch, strategies)
     result = search(ASUM, "[float]_4096", strategy="ranked", budget=4, workers=0, repeat=2,
                     options={"pool": 6})
     assert result.evaluated == 4 and result.timing == "re-timed"

@@ -237,7 +237,6 @@ def test_each_guided_candidate_is_compiled_once(monkeypatch):
     to the worker, which runs it without compiling it again: it is the program the worker
     would have compiled from the candidate's text. After the search only the best is
     compiled anew, to be timed again."""
-    import importlib
     from collections import Counter
 
     from workbench.codegen.program import opencl
@@ -245,17 +244,9 @@ def test_each_guided_candidate_is_compiled_once(monkeypatch):
     from workbench.search import guided
     from workbench.search.evaluation import declared_for
 
-    running = importlib.import_module("workbench.run")  # the module, not the function
-    by_search, by_worker = Counter(), Counter()
+    from .compilations import count_compilations
 
-    def counted(into):
-        def compile_counted(expr, *types, **options):
-            into[str(expr)] += 1
-            return opencl(expr, *types, **options)
-        return compile_counted
-
-    monkeypatch.setattr(guided, "opencl", counted(by_search))
-    monkeypatch.setattr(running, "opencl", counted(by_worker))
+    by_search, by_worker = count_compilations(monkeypatch, guided)
     result = search(ASUM, "[float]_4096", strategy="guided", budget=6, workers=0, repeat=2)
     assert result.evaluated == 6 and result.timing == "re-timed"
     assert all(by_search[r.expression] == 1 for r in result.log)  # compiled once each
