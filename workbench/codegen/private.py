@@ -28,7 +28,10 @@ from . import CodegenError, ir
 # ``REGISTER_BUDGET_BYTES`` bounds what a search explores (a performance budget, per
 # work-item: Lift's maxPrivateMemory, what stays in an NVIDIA GPU's 255 32-bit registers;
 # ``search.cases`` prunes the parameter choices beyond it, its ``Limits.private_bytes``).
-# The budget lies well below the bound, so that every kernel the search keeps is built.
+# The budget lies well below the bound, so that every kernel the search keeps is built. The
+# third bound is a whole work-group's, per device: the runtime fits a launch's work-group to
+# what the device held in its probe (``runtime.fit_private_arrays``,
+# ``device.probe.private_group_limit``; arrays under ``runtime.PRIVATE_UNCHECKED`` never ask).
 PRIVATE_BYTES = 32 * 1024
 REGISTER_BUDGET_BYTES = 1024
 
