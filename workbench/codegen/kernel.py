@@ -248,6 +248,7 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                                        or reads_arrays(fn, env) or _computes_arrays(fn)):
             inner = dict(env)
             params = fn.params
+            args = _spread(args, len(params))
             for pattern, value in zip(params, args):
                 bind(pattern, value, inner)
             rest = args[len(params):]
@@ -620,6 +621,20 @@ def _computes_arrays(fn: Expr) -> bool:
 
     return any(isinstance(n, Prim) and n.decl.category != "scalar" and n.name != "get"
                for _, n in walk(fn))
+
+
+def _spread(args: list[Value], count: int) -> list[Value]:
+    """The arguments of a lambda of ``count`` parameters applied to one tuple (Lift's
+    ``fun((row, weights) => …)`` mapped over a zip): the tuple's components."""
+    if len(args) != 1 or count < 2 or not isinstance(args[0].type, TupleType) or \
+            len(args[0].type.items) != count:
+        return args
+    (arg,) = args
+    if arg.parts:
+        return list(arg.parts)
+    if arg.scalar is not None:
+        return [Value(t, scalar=ir.Field(arg.scalar, i)) for i, t in enumerate(arg.type.items)]
+    return args
 
 
 def _plain(t: Type) -> bool:

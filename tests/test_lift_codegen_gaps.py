@@ -1,0 +1,78 @@
+"""Lift programs that evaluate correctly and on which the code generator failed (issue 44):
+each evaluates with the interpreter to what NumPy computes, then runs on the default device
+and computes what the interpreter does, or is refused with a reason (never an internal
+error of the generator)."""
+
+import numpy as np
+import pytest
+
+from tests.test_lift_language import close
+from workbench import evaluate, parse_program
+from workbench.run import run
+
+RNG = np.random.default_rng(4401)
+
+
+def floats(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def program(text):
+    definitions = parse_program(text)
+    return definitions[list(definitions)[-1]]
+
+
+def runs(f, *args):
+    """The program runs on the default device and computes what the interpreter does."""
+    result = run(f, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, f"{result.status}: {result.message}"
+
+
+def refused(f, *args, reason):
+    """The code generator refuses the program, saying why."""
+    result = run(f, *args, repeat=1, warmup=0)
+    assert result.status == "codegen error", result.status
+    assert "internal error" not in result.message
+    assert reason in result.message, result.message
+
+
+# --- (e) a binary scalar primitive as a reduction's operator --------------------------------
+
+@pytest.mark.parametrize("name, reference, t, dtype", [
+    ("max", np.max, "Float", np.float32), ("min", np.min, "Float", np.float32),
+    ("max", np.max, "Int", np.int32)])
+def test_a_binary_primitive_reduces_pairs(name, reference, t, dtype):
+    # Lift writes ReduceSeq(max(Float), init): the primitive applied to the pair
+    # (accumulator, element); its C function takes the pair apart
+    init = ("-" if name == "max" else "") + ("1000.0f" if t == "Float" else "1000")
+    f = program(f'''
+val N = SizeVar("N")
+val f = fun(ArrayType(ArrayType({t}, 16), N), x =>
+  MapGlb(fun(row => toGlobal(MapSeq(id)) o ReduceSeq({name}({t}), {init}) $ row)) $ x)''')
+    x = (floats(8, 16) * 100).astype(dtype)
+    close(np.asarray(evaluate(f, x)).reshape(8), reference(x, axis=1))
+    runs(f, x)
+
+
+# --- (a) a convolution layer --------------------------------------------------------------
+
+CONVOLUTION = '''
+val f = fun(ArrayType(ArrayType(Float, 16), 16), ArrayType(ArrayType(Float, 3), 3),
+  (image, weights) =>
+  MapGlb(1)(MapGlb(0)(fun(window =>
+    toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) o Join() o
+    MapSeq(fun((window_row, kernel_row) =>
+      ReduceSeq(fun((acc, p) => multAndSumUp(acc, Get(p, 0), Get(p, 1))), 0.0f)
+        $ Zip(window_row, kernel_row))) $ Zip(window, weights)
+  ))) o Slide2D(3, 1) $ image)'''
+
+
+def test_a_convolution_layer_maps_a_function_of_two_parameters_over_rows_and_weights():
+    # the lambda of two parameters takes apart each (window row, kernel row) pair, as a
+    # reduction's operator takes apart (accumulator, element)
+    f = program(CONVOLUTION)
+    image, weights = floats(16, 16), floats(3, 3)
+    windows = np.lib.stride_tricks.sliding_window_view(image, (3, 3))
+    expected = (windows * weights).sum(axis=(2, 3))
+    close(np.asarray(evaluate(f, image, weights)).reshape(expected.shape), expected)
+    runs(f, image, weights)
