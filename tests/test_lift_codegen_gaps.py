@@ -76,3 +76,36 @@ def test_a_convolution_layer_maps_a_function_of_two_parameters_over_rows_and_wei
     expected = (windows * weights).sum(axis=(2, 3))
     close(np.asarray(evaluate(f, image, weights)).reshape(expected.shape), expected)
     runs(f, image, weights)
+
+
+# --- (b) a scan whose accumulator is an array ---------------------------------------------
+
+ROW_SCAN = "ScanSeq(fun((acc, row) => MapSeq(add) $ Zip(acc, row)), {init})"
+
+
+def test_a_scan_of_rows_from_an_array_value():
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(Float, 4), 8), x =>
+  toGlobal(MapSeq(MapSeq(id))) o {ROW_SCAN.format(init='Value("0.0f", ArrayType(Float, 4))')}
+    $ x)''')
+    x = floats(8, 4)
+    close(evaluate(f, x), np.cumsum(x, axis=0))
+    runs(f, x)
+
+
+def test_a_scan_of_rows_in_each_work_item():
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(ArrayType(Float, 4), 8), 16), x =>
+  MapGlb(fun(m => {ROW_SCAN.format(init='Value("0.0f", ArrayType(Float, 4))')} $ m)) $ x)''')
+    x = floats(16, 8, 4)
+    close(evaluate(f, x), np.cumsum(x, axis=1))
+    runs(f, x)
+
+
+def test_a_scan_of_rows_from_an_input_array():
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(Float, 4), 8), ArrayType(Float, 4), (x, z) =>
+  {ROW_SCAN.format(init="z")} $ x)''')
+    x, z = floats(8, 4), floats(4)
+    close(evaluate(f, x, z), z + np.cumsum(x, axis=0))
+    runs(f, x, z)

@@ -65,6 +65,8 @@ class Patterns:
             if dest is None:
                 dest = self.temporary(result, self.temporary_space())
             scan = self.scan_seq if decl.kernel is Kernel.SCAN_SEQ else self.scan_local
+            if decl.kernel is Kernel.SCAN_SEQ and isinstance(result.elem, ArrayType):
+                scan = self.scan_seq_array  # an array accumulator (``accumulators``)
             scan(fn, args[0], path, env, dest)
             return Value(result, view=dest)
         if decl.kernel is Kernel.REDUCE_SEQ and \
