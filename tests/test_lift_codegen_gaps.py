@@ -109,3 +109,30 @@ val f = fun(ArrayType(ArrayType(Float, 4), 8), ArrayType(Float, 4), (x, z) =>
     x, z = floats(8, 4), floats(4)
     close(evaluate(f, x, z), z + np.cumsum(x, axis=0))
     runs(f, x, z)
+
+
+# --- (c) a top-level MapSeqSlide ----------------------------------------------------------
+
+def test_a_top_level_map_seq_slide_keeps_each_work_items_part_of_a_private_array():
+    # each window's column sums are made in private memory by a global map and read by
+    # another over the same work-items: each work-item holds its own column's sum
+    f = program('''
+val f = fun(ArrayType(ArrayType(Float, 6), 20), x =>
+  MapSeqSlide(fun(w => MapGlb(id) o Join() o
+    toPrivate(MapGlb(fun(col => ReduceSeq(add, 0.0f) $ col))) o Transpose() $ w), 3, 1) $ x)''')
+    x = floats(20, 6)
+    windows = np.lib.stride_tricks.sliding_window_view(x, 3, axis=0)
+    close(evaluate(f, x), windows.sum(axis=2))
+    runs(f, x)
+
+
+def test_a_private_array_read_by_another_work_item_is_refused():
+    # the second map reads the column sums in reverse: a part another work-item holds
+    f = program('''
+val f = fun(ArrayType(ArrayType(Float, 6), 20), x =>
+  MapSeqSlide(fun(w => MapGlb(id) o Gather(reverse) o Join() o
+    toPrivate(MapGlb(fun(col => ReduceSeq(add, 0.0f) $ col))) o Transpose() $ w), 3, 1) $ x)''')
+    x = floats(20, 6)
+    windows = np.lib.stride_tricks.sliding_window_view(x, 3, axis=0)
+    close(evaluate(f, x), windows.sum(axis=2)[:, ::-1])
+    refused(f, x, reason="the private array")
