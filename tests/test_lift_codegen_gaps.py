@@ -136,3 +136,45 @@ val f = fun(ArrayType(ArrayType(Float, 6), 20), x =>
     windows = np.lib.stride_tricks.sliding_window_view(x, 3, axis=0)
     close(evaluate(f, x), windows.sum(axis=2)[:, ::-1])
     refused(f, x, reason="the private array")
+
+
+# --- (d) nested local maps in a tiled load ------------------------------------------------
+
+# the tile copies of Lift's MatrixMultiplication.tiledAndBlockedBInnermost: a pair of tiles
+# zipped row by row and element by element, copied to local memory by nested local maps that
+# make pairs, and taken apart by Unzip at both levels
+TILE_LOAD = '''Unzip() o toLocal(MapLcl(1)(fun(pair =>
+      Unzip() o MapLcl(0)(fun(p => Tuple(id $ Get(p, 0), id $ Get(p, 1))))
+        $ Zip(Get(pair, 0), Get(pair, 1))))) $ Zip(Get(tiles, 0), Get(tiles, 1))'''
+
+
+def test_a_tiled_load_by_nested_local_maps_that_make_pairs():
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(Float, 8), 16), ArrayType(ArrayType(Float, 8), 16), (a, b) =>
+  Join() o MapWrg(fun(tiles =>
+    fun(local => toGlobal(MapLcl(1)(fun(rows => MapLcl(0)(add) $ Zip(Get(rows, 0), Get(rows, 1)))))
+      $ Zip(Get(local, 0), Get(local, 1))) o
+    {TILE_LOAD})) $ Zip(Split(4) $ a, Split(4) $ b))''')
+    a, b = floats(16, 8), floats(16, 8)
+    close(evaluate(f, a, b), a + b)
+    runs(f, a, b)
+
+
+def test_a_tiled_load_in_each_step_of_a_reduction_over_tiles():
+    # the sum over tiles of the element-wise products of each pair, as a tiled matrix
+    # multiplication accumulates (its tiles loaded to local memory in each step)
+    f = program(f'''
+val f = fun(ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2),
+            ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2), (a, b) =>
+  MapWrg(fun(pairs =>
+    toGlobal(MapLcl(1)(MapLcl(0)(id))) o Join() o
+    ReduceSeq(fun((acc, tiles) =>
+      fun(local => MapLcl(1)(fun(rows => MapLcl(0)(fun(t => multAndSumUp(Get(t, 0), Get(t, 1),
+          Get(t, 2)))) $ Zip(Get(rows, 0), Get(rows, 1), Get(rows, 2))))
+        $ Zip(acc, Get(local, 0), Get(local, 1))) o
+      {TILE_LOAD}),
+      MapLcl(1)(MapLcl(0)(id)) $ Value(0.0f, ArrayType(ArrayType(Float, 8), 4)))
+    $ Zip(Get(pairs, 0), Get(pairs, 1)))) $ Zip(a, b))''')
+    a, b = floats(2, 6, 4, 8), floats(2, 6, 4, 8)
+    close(np.asarray(evaluate(f, a, b)).reshape(2, 4, 8), (a * b).sum(axis=1))
+    runs(f, a, b)

@@ -161,7 +161,8 @@ class Patterns:
                     out_elem = Prefix((index,), dest)
                     f = fn.args[-1]
                     produced = self.typing(path + (0,)).result
-                    if isinstance(produced, ScalarType | TupleType):
+                    if isinstance(produced, ScalarType) or (
+                            isinstance(produced, TupleType) and not _tuple_written(f, produced)):
                         self.store(out_elem, self.apply(f, [element], path + (0,), env, None))
                     else:
                         self.apply(f, [element], path + (0,), env, out_elem)
@@ -426,3 +427,11 @@ def literal_text(e: Expr, t: Type = FLOAT) -> str:
 def short(e: Expr) -> str:
     text = str(e)
     return text if len(text) <= 70 else text[:67] + "..."
+
+
+
+def _tuple_written(f: Expr, t: TupleType) -> bool:
+    """Whether a map's function makes a tuple holding arrays, written where it goes (the
+    tiles of Lift's tiled loads, ``Unzip() o MapLcl(0)(…)``, each made by a local map)."""
+    return isinstance(f, Lambda) and isinstance(f.body, TupleExpr) and any(
+        isinstance(item, ArrayType) for item in t.items)
