@@ -8,9 +8,17 @@ import pytest
 
 from tests.test_lift_language import close
 from workbench import evaluate, parse_program
+from workbench.codegen.program import opencl
+from workbench.errors import WorkbenchError
+from workbench.inputs import random_inputs
+from workbench.notation.lift_surface import NAMES
 from workbench.run import run
+from workbench.semantics import prepare_inputs
+from workbench.typecheck import declared_type_of
+from workbench.types import function_parts
 
 RNG = np.random.default_rng(4401)
+SIZES = {"N": 8, "M": 8, "L": 4}
 
 
 def floats(*shape):
@@ -178,3 +186,26 @@ val f = fun(ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2),
     a, b = floats(2, 6, 4, 8), floats(2, 6, 4, 8)
     close(np.asarray(evaluate(f, a, b)).reshape(2, 4, 8), (a * b).sum(axis=1))
     runs(f, a, b)
+
+
+# --- no internal error ----------------------------------------------------------------------
+
+def test_the_code_generator_compiles_or_refuses_every_program_of_lifts_surface():
+    # every program of the table of Lift's surface that reads: a kernel, or a refusal
+    # saying why (the library's programs and the Lift sets: test_completion, whose replay
+    # lets through only the workbench's own errors)
+    crashed = []
+    for entry in NAMES:
+        if entry.refusal:
+            continue
+        f = program(entry.example if entry.example.startswith(("val ", "def ")) else
+                    f"val f = {entry.example}")
+        types = function_parts(declared_type_of(f))[0]
+        _, typed = prepare_inputs(f, random_inputs(types, SIZES, seed=44))
+        try:
+            opencl(f, *typed, sizes=SIZES, complete=True)
+        except WorkbenchError:
+            pass
+        except Exception as err:  # noqa: BLE001 (what the test looks for)
+            crashed.append(f"{entry.name}: {type(err).__name__}: {err}")
+    assert not crashed, "\n".join(crashed)
