@@ -3,9 +3,12 @@ each evaluates with the interpreter to what NumPy computes, then runs on the def
 and computes what the interpreter does, or is refused with a reason (never an internal
 error of the generator)."""
 
+import json
+
 import numpy as np
 import pytest
 
+from tests.children import assert_clean, under_oclgrind
 from tests.test_lift_language import close
 from workbench import evaluate, parse_program
 from workbench.codegen.program import opencl
@@ -121,13 +124,16 @@ val f = fun(ArrayType(ArrayType(Float, 4), 8), ArrayType(Float, 4), (x, z) =>
 
 # --- (c) a top-level MapSeqSlide ----------------------------------------------------------
 
+COLUMN_SUMS = '''
+val f = fun(ArrayType(ArrayType(Float, 6), 20), x =>
+  MapSeqSlide(fun(w => MapGlb(id) o Join() o
+    toPrivate(MapGlb(fun(col => ReduceSeq(add, 0.0f) $ col))) o Transpose() $ w), 3, 1) $ x)'''
+
+
 def test_a_top_level_map_seq_slide_keeps_each_work_items_part_of_a_private_array():
     # each window's column sums are made in private memory by a global map and read by
     # another over the same work-items: each work-item holds its own column's sum
-    f = program('''
-val f = fun(ArrayType(ArrayType(Float, 6), 20), x =>
-  MapSeqSlide(fun(w => MapGlb(id) o Join() o
-    toPrivate(MapGlb(fun(col => ReduceSeq(add, 0.0f) $ col))) o Transpose() $ w), 3, 1) $ x)''')
+    f = program(COLUMN_SUMS)
     x = floats(20, 6)
     windows = np.lib.stride_tricks.sliding_window_view(x, 3, axis=0)
     close(evaluate(f, x), windows.sum(axis=2))
@@ -156,22 +162,22 @@ TILE_LOAD = '''Unzip() o toLocal(MapLcl(1)(fun(pair =>
         $ Zip(Get(pair, 0), Get(pair, 1))))) $ Zip(Get(tiles, 0), Get(tiles, 1))'''
 
 
-def test_a_tiled_load_by_nested_local_maps_that_make_pairs():
-    f = program(f'''
+TILED_ADD = f'''
 val f = fun(ArrayType(ArrayType(Float, 8), 16), ArrayType(ArrayType(Float, 8), 16), (a, b) =>
   Join() o MapWrg(fun(tiles =>
     fun(local => toGlobal(MapLcl(1)(fun(rows => MapLcl(0)(add) $ Zip(Get(rows, 0), Get(rows, 1)))))
       $ Zip(Get(local, 0), Get(local, 1))) o
-    {TILE_LOAD})) $ Zip(Split(4) $ a, Split(4) $ b))''')
+    {TILE_LOAD})) $ Zip(Split(4) $ a, Split(4) $ b))'''
+
+
+def test_a_tiled_load_by_nested_local_maps_that_make_pairs():
+    f = program(TILED_ADD)
     a, b = floats(16, 8), floats(16, 8)
     close(evaluate(f, a, b), a + b)
     runs(f, a, b)
 
 
-def test_a_tiled_load_in_each_step_of_a_reduction_over_tiles():
-    # the sum over tiles of the element-wise products of each pair, as a tiled matrix
-    # multiplication accumulates (its tiles loaded to local memory in each step)
-    f = program(f'''
+TILED_SUM = f'''
 val f = fun(ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2),
             ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2), (a, b) =>
   MapWrg(fun(pairs =>
@@ -182,10 +188,37 @@ val f = fun(ArrayType(ArrayType(ArrayType(ArrayType(Float, 8), 4), 6), 2),
         $ Zip(acc, Get(local, 0), Get(local, 1))) o
       {TILE_LOAD}),
       MapLcl(1)(MapLcl(0)(id)) $ Value(0.0f, ArrayType(ArrayType(Float, 8), 4)))
-    $ Zip(Get(pairs, 0), Get(pairs, 1)))) $ Zip(a, b))''')
+    $ Zip(Get(pairs, 0), Get(pairs, 1)))) $ Zip(a, b))'''
+
+
+def test_a_tiled_load_in_each_step_of_a_reduction_over_tiles():
+    # the sum over tiles of the element-wise products of each pair, as a tiled matrix
+    # multiplication accumulates (its tiles loaded to local memory in each step)
+    f = program(TILED_SUM)
     a, b = floats(2, 6, 4, 8), floats(2, 6, 4, 8)
     close(np.asarray(evaluate(f, a, b)).reshape(2, 4, 8), (a * b).sum(axis=1))
     runs(f, a, b)
+
+
+OCLGRIND_CHILD = """
+import json, sys
+import numpy as np
+from tests import test_lift_codegen_gaps as gaps
+from workbench.run import run
+f = gaps.program(getattr(gaps, sys.argv[1]))
+args = [np.ones(s, np.float32) for s in json.loads(sys.argv[2])]
+r = run(f, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.slow  # seconds each under Oclgrind
+@pytest.mark.parametrize("name, shapes", [
+    ("TILED_ADD", [[16, 8], [16, 8]]), ("TILED_SUM", [[2, 6, 4, 8], [2, 6, 4, 8]]),
+    ("COLUMN_SUMS", [[20, 6]]), ("CONVOLUTION", [[16, 16], [3, 3]])])
+def test_the_new_kernels_run_clean_under_oclgrind(name, shapes):
+    # no race between the work-items that write a tile (or a part) and those that read it
+    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name, json.dumps(shapes)))
 
 
 # --- no internal error ----------------------------------------------------------------------
