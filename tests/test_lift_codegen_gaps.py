@@ -170,8 +170,16 @@ val f = fun(ArrayType(ArrayType(Float, 8), 16), ArrayType(ArrayType(Float, 8), 1
     {TILE_LOAD})) $ Zip(Split(4) $ a, Split(4) $ b))'''
 
 
-def test_a_tiled_load_by_nested_local_maps_that_make_pairs():
-    f = program(TILED_ADD)
+# the same with toLocal around the inner local map, inside the outer one's work-items
+TILED_ADD_INNER = TILED_ADD.replace(TILE_LOAD, '''Unzip() o MapLcl(1)(fun(pair =>
+      Unzip() o toLocal(MapLcl(0)(fun(p => Tuple(id $ Get(p, 0), id $ Get(p, 1)))))
+        $ Zip(Get(pair, 0), Get(pair, 1)))) $ Zip(Get(tiles, 0), Get(tiles, 1))''')
+
+
+@pytest.mark.parametrize("text", [TILED_ADD, TILED_ADD_INNER], ids=["toLocal outside",
+                                                                     "toLocal inside"])
+def test_a_tiled_load_by_nested_local_maps_that_make_pairs(text):
+    f = program(text)
     a, b = floats(16, 8), floats(16, 8)
     close(evaluate(f, a, b), a + b)
     runs(f, a, b)
@@ -214,7 +222,8 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 
 @pytest.mark.slow  # seconds each under Oclgrind
 @pytest.mark.parametrize("name, shapes", [
-    ("TILED_ADD", [[16, 8], [16, 8]]), ("TILED_SUM", [[2, 6, 4, 8], [2, 6, 4, 8]]),
+    ("TILED_ADD", [[16, 8], [16, 8]]), ("TILED_ADD_INNER", [[16, 8], [16, 8]]),
+    ("TILED_SUM", [[2, 6, 4, 8], [2, 6, 4, 8]]),
     ("COLUMN_SUMS", [[20, 6]]), ("CONVOLUTION", [[16, 16], [3, 3]])])
 def test_the_new_kernels_run_clean_under_oclgrind(name, shapes):
     # no race between the work-items that write a tile (or a part) and those that read it

@@ -541,6 +541,11 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             raise CodegenError("replicate as the last step needs a copy (map id) to write")
         return Value(typing.result, view=replicated(value))
 
+    def writes_local(self, dest: View) -> bool:
+        """Whether a view writes local memory only."""
+        names = buffers_of(dest)
+        return bool(names) and names <= {b.name for b in self.locals}
+
     def writes_private(self, dest: View) -> bool:
         """Whether a view writes a private temporary of one work-item (not one of the
         work-group, whose parts its work-items own)."""

@@ -103,6 +103,12 @@ class Patterns:
         result = typing.result
         space = fn.decl.address_space
         shared = parallel_inside(fn.args[0])
+        if dest is not None and space == "local" and shared and self.in_work_item() and \
+                self.writes_local(dest):
+            # inside a work-item's loop (Lift's tiled loads, MapLcl(1)(toLocal(MapLcl(0)
+            # …))): written in place to the local memory it goes to, with no temporary that
+            # a barrier would have to separate from its reads
+            return self.apply(fn.args[0], args, path + (0,), env, dest)
         if (dest is None or space != "global") and shared:
             self.check_shared_temporary(fn)
         if dest is not None and space != "global":
