@@ -371,10 +371,12 @@ def test_loops_stride_by_the_launch_sizes_as_constants():
     assert "get_local_size" not in result.source and "get_num_groups" not in result.source
 
 
-def test_a_local_temporary_of_nested_work_items_is_refused():
+def test_a_local_result_of_nested_work_items_is_written_in_place():
+    # toLocal inside a work-item's loop, writing to local memory: the inner local map
+    # writes there directly (a temporary of its own would need a barrier inside the loop)
     result = run(parse(NESTED_LOCAL_TEMPORARY), np.float32(2.0), XS[:1024], repeat=1)
-    assert result.status == "codegen error"
-    assert "inside a work-item's loop" in result.message and "toLocal" in result.message
+    assert result.status == "ok" and result.correct, result.message
+    assert result.source.count("local float lcl") == 1
 
 
 def _gemv_functions():

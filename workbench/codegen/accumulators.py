@@ -103,6 +103,26 @@ class ArrayAccumulators:
                 self.copy(storage, Prefix((Index.of(0),), dest), acc_type)
             return Value(result, view=dest)
 
+    def scan_seq_array(self, fn: Prim, arg: Value, path, env, dest: View) -> None:
+        """``scanSeq f z`` whose accumulator is an array (Lift's scan of rows from
+        ``Value(0.0f, ArrayType(Float, m))``): the accumulator is updated as ``reduceSeq``'s
+        is, and each prefix copied out after its step."""
+        n = int(arg.type.size.value)
+        acc_type = self.typing(path).result.elem
+        f, z = fn.args
+        if parallel_inside(f):
+            raise CodegenError(f"{short(fn)}: a scan of arrays is one work-item's loop; its "
+                               f"operator cannot hold maps over work-items")
+        with self.guarded(self.single()):
+            storage, _ = self._accumulator(z, path, env, None, acc_type, False)
+            i = self.fresh("i")
+            with self.block() as body:
+                index = var(i, n)
+                self._step(f, storage, arg.element(index), path, env, acc_type)
+                self.copy(storage, Prefix((index,), dest), acc_type)
+            self.emit(ir.Loop(i, "seq", n, tuple(body), step=1, origin=short(fn),
+                              path=self.here(path)))
+
     # --- prefetching (``prefetch``) -----------------------------------------------------
     def _prefetches(self, f: Expr, path, env) -> list[tuple[tuple, Apply]]:
         """The ``prefetch c e`` of the operator ``λ(acc, x). …`` whose ``e`` reads only x

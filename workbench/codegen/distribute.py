@@ -1,10 +1,13 @@
 """Private arrays of a work-group, spread over its work-items (CASES 2016's register blocks
 of a tiled matrix multiplication): an array that a work-group's code keeps in private
 memory (``toPrivate (mapLocal 1 (mapLocal 0 …))``) is accessed only inside the local maps
-that own its parts, so each work-item holds its own part, not the whole array.
+that own its parts, so each work-item holds its own part, not the whole array. The same
+holds for a private array of sequential code that every work-item runs (a top-level
+``mapSeq``, Lift's ``MapSeqSlide``) made and read by global maps inside it
+(``mapGlobal id ∘ toPrivate (mapGlobal f)``).
 
 For every such array (``Allocate`` with owners "workgroup") the pass checks that each
-access stands inside local loops that each work-item runs at most once, that the offsets
+access stands inside local (or global) loops that each work-item runs at most once, that the offsets
 depend on those loops' indices the same way everywhere (``c · l`` for each, the same
 constants) and that, without them, the offsets stay within one part: the coefficients of
 the local indices form a mixed radix over the part's length. Each work-item's array is
@@ -19,6 +22,10 @@ from dataclasses import replace
 
 from . import CodegenError, ir
 from .arith import Index, Var
+
+# the loops whose iterations the work-items share out: mapLocal's, and mapGlobal's inside
+# sequential code that every work-item runs (a top-level mapSeq or Lift's MapSeqSlide)
+_OWNERS = ("local", "global")
 
 
 def distribute(kernel: ir.Kernel) -> ir.Kernel:
@@ -46,10 +53,11 @@ def _part(kernel: ir.Kernel, name: str, length: int) -> tuple[int, dict]:
     shape = None
     drop: dict[str, int] = {}
     for offset, enclosing in _accesses(kernel, name):
-        owners = [f for f in enclosing if isinstance(f, ir.Loop) and f.level == "local"]
+        owners = [f for f in enclosing if isinstance(f, ir.Loop) and f.level in _OWNERS]
         if not owners:
             raise CodegenError(f"the private array {name} of the work-group is read or "
-                               f"written outside the local maps that own its parts")
+                               f"written outside the local (or global) maps that own its "
+                               f"parts")
         here = []
         for loop in owners:
             if loop.step is None or loop.extent > loop.step:

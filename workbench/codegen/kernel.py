@@ -248,6 +248,7 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                                        or reads_arrays(fn, env) or _computes_arrays(fn)):
             inner = dict(env)
             params = fn.params
+            args = _spread(args, len(params))
             for pattern, value in zip(params, args):
                 bind(pattern, value, inner)
             rest = args[len(params):]
@@ -263,7 +264,11 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         if isinstance(fn, Prim) and fn.decl.category != "scalar" and fn.name != "get":
             return self.primitive(fn, args, path, env, dest)
         if isinstance(fn, Prim) and fn.name == "get" and args[0].parts:
-            return args[0].parts[fn.args[0]]
+            part = args[0].parts[fn.args[0]]
+            if dest is not None:  # a map of get k written somewhere (mapLocal (get 0))
+                self.store(dest, part)
+                return Value(part.type, view=dest) if part.view is not None else part
+            return part
         # a scalar function
         if not _scalar(result) and not isinstance(result, TupleType) and \
                 not (isinstance(result, VectorType) and isinstance(fn, UserFun)):
@@ -478,6 +483,8 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             if dest is not None:
                 self.store(dest, value)
             return value
+        if isinstance(e, TupleExpr) and dest is not None and _holds_array(self.typing(path).result):
+            return self.tuple_to(e, path, env, dest)
         if isinstance(e, TupleExpr):  # a tuple of values (kmeans' (3.4e38, 0, 0))
             parts = tuple(self.value(c, path + (i,), env, None)
                           for i, c in enumerate(e.items))
@@ -488,6 +495,28 @@ class KernelBuilder(Patterns, ArrayAccumulators):
                 self.store(dest, value)
             return value
         raise CodegenError(f"cannot generate the value {e} yet")
+
+    def tuple_to(self, e: TupleExpr, path: Path, env: dict, dest: View) -> Value:
+        """A tuple holding arrays written to its destination, component by component: a map
+        writes its component in place; Lift's ``Unzip() $ xs`` (the tuple of ``map (get k)
+        xs``, as its reader writes it) makes xs once, written through the zip of the
+        components' destinations."""
+        t = self.typing(path).result
+        targets = tuple(project(dest, k) for k in range(len(e.items)))
+        shared = _unzipped_of(e)
+        if shared is not None:
+            self.value(shared, path + (0, 1), env, ZipView(targets))
+            return Value(t, parts=tuple(Value(item, view=target)
+                                        for item, target in zip(t.items, targets)))
+        parts = []
+        for k, (c, target) in enumerate(zip(e.items, targets)):
+            if isinstance(t.items[k], ArrayType) and _writes_in_place(c):
+                parts.append(self.value(c, path + (k,), env, target))
+                continue
+            part = self.value(c, path + (k,), env, None)
+            self.store(target, part)
+            parts.append(part)
+        return Value(t, parts=tuple(parts))
 
     def at_index(self, index: Value, length: int) -> Index:
         """An index read at run time (``at``), into an array of ``length`` elements (a
@@ -511,6 +540,11 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         if dest is not None:
             raise CodegenError("replicate as the last step needs a copy (map id) to write")
         return Value(typing.result, view=replicated(value))
+
+    def writes_local(self, dest: View) -> bool:
+        """Whether a view writes local memory only."""
+        names = buffers_of(dest)
+        return bool(names) and names <= {b.name for b in self.locals}
 
     def writes_private(self, dest: View) -> bool:
         """Whether a view writes a private temporary of one work-item (not one of the
@@ -620,6 +654,45 @@ def _computes_arrays(fn: Expr) -> bool:
 
     return any(isinstance(n, Prim) and n.decl.category != "scalar" and n.name != "get"
                for _, n in walk(fn))
+
+
+def _spread(args: list[Value], count: int) -> list[Value]:
+    """The arguments of a lambda of ``count`` parameters applied to one tuple (Lift's
+    ``fun((row, weights) => …)`` mapped over a zip): the tuple's components."""
+    if len(args) != 1 or count < 2 or not isinstance(args[0].type, TupleType) or \
+            len(args[0].type.items) != count:
+        return args
+    (arg,) = args
+    if arg.parts:
+        return list(arg.parts)
+    if arg.scalar is not None:
+        return [Value(t, scalar=ir.Field(arg.scalar, i)) for i, t in enumerate(arg.type.items)]
+    return args
+
+
+def _holds_array(t: Type) -> bool:
+    return isinstance(t, ArrayType) or (isinstance(t, TupleType) and
+                                        any(map(_holds_array, t.items)))
+
+
+def _unzipped_of(e: TupleExpr) -> Expr | None:
+    """xs, when the tuple is ``(map (get 0) xs, map (get 1) xs, …)`` of one xs (the maps
+    high-level or lowered to sequential ones)."""
+    first = e.items[0]
+    if not (isinstance(first, Apply) and len(first.args) == 1):
+        return None
+    xs = first.args[0]
+    for k, item in enumerate(e.items):
+        if not (isinstance(item, Apply) and item.args == (xs,) and
+                isinstance(item.fn, Prim) and item.fn.name in ("map", "mapSeq") and
+                item.fn.args == (Prim("get", (k,)),)):
+            return None
+    return xs
+
+
+def _writes_in_place(e: Expr) -> bool:
+    """A map applied to its array: it writes its elements to the destination it is given."""
+    return isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.decl.map_level is not None
 
 
 def _plain(t: Type) -> bool:

@@ -65,6 +65,8 @@ class Patterns:
             if dest is None:
                 dest = self.temporary(result, self.temporary_space())
             scan = self.scan_seq if decl.kernel is Kernel.SCAN_SEQ else self.scan_local
+            if decl.kernel is Kernel.SCAN_SEQ and isinstance(result.elem, ArrayType):
+                scan = self.scan_seq_array  # an array accumulator (``accumulators``)
             scan(fn, args[0], path, env, dest)
             return Value(result, view=dest)
         if decl.kernel is Kernel.REDUCE_SEQ and \
@@ -101,6 +103,12 @@ class Patterns:
         result = typing.result
         space = fn.decl.address_space
         shared = parallel_inside(fn.args[0])
+        if dest is not None and space == "local" and shared and self.in_work_item() and \
+                self.writes_local(dest):
+            # inside a work-item's loop (Lift's tiled loads, MapLcl(1)(toLocal(MapLcl(0)
+            # …))): written in place to the local memory it goes to, with no temporary that
+            # a barrier would have to separate from its reads
+            return self.apply(fn.args[0], args, path + (0,), env, dest)
         if (dest is None or space != "global") and shared:
             self.check_shared_temporary(fn)
         if dest is not None and space != "global":
@@ -159,7 +167,8 @@ class Patterns:
                     out_elem = Prefix((index,), dest)
                     f = fn.args[-1]
                     produced = self.typing(path + (0,)).result
-                    if isinstance(produced, ScalarType | TupleType):
+                    if isinstance(produced, ScalarType) or (
+                            isinstance(produced, TupleType) and not _tuple_written(f, produced)):
                         self.store(out_elem, self.apply(f, [element], path + (0,), env, None))
                     else:
                         self.apply(f, [element], path + (0,), env, out_elem)
@@ -424,3 +433,11 @@ def literal_text(e: Expr, t: Type = FLOAT) -> str:
 def short(e: Expr) -> str:
     text = str(e)
     return text if len(text) <= 70 else text[:67] + "..."
+
+
+
+def _tuple_written(f: Expr, t: TupleType) -> bool:
+    """Whether a map's function makes a tuple holding arrays, written where it goes (the
+    tiles of Lift's tiled loads, ``Unzip() o MapLcl(0)(…)``, each made by a local map)."""
+    return isinstance(f, Lambda) and isinstance(f.body, TupleExpr) and any(
+        isinstance(item, ArrayType) for item in t.items)

@@ -202,6 +202,10 @@ class _Emitter:
         decl = fn.decl
         if decl.category != "scalar":
             raise ScalarCodegenError(f"{name} is not a scalar operation")
+        if len(args) == 1 and (decl.arity or 0) > 1 and isinstance(typing.args[0], TupleType) \
+                and len(typing.args[0].items) == decl.arity:
+            # applied to a pair, as reduceSeq applies its operator (Lift's max(Float))
+            args = [ir.Field(args[0], i) for i in range(decl.arity)]
         floating = isinstance(result, ScalarType) and result.name in ("float", "double")
         if floating and name == "abs":
             return float_abs(args[0], result.name, self.width)

@@ -52,9 +52,16 @@ def bind(pattern, value: Value, env: dict) -> None:
     """A lambda's parameter pattern (a name or a tuple of patterns) bound to a value."""
     if isinstance(pattern, str):
         env[pattern] = value
-    else:
-        for p, part in zip(pattern, value.parts):
-            bind(p, part, env)
+        return
+    parts = value.parts
+    if not parts and value.scalar is not None and isinstance(value.type, TupleType):
+        parts = tuple(Value(t, scalar=ir.Field(value.scalar, i))
+                      for i, t in enumerate(value.type.items))
+    if len(parts) != len(pattern):
+        raise CodegenError(f"the parameters ({', '.join(map(str, pattern))}) cannot be bound "
+                           f"to a value of type {value.type}")
+    for p, part in zip(pattern, parts):
+        bind(p, part, env)
 
 
 def leaf(t: Type, loc) -> Value:
