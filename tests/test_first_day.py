@@ -1,0 +1,57 @@
+"""What a new user meets on the first day (issue 45): a search from a script without the
+main guard, the installed package's program files named on the command line, ``--plot``
+without matplotlib."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from tests.children import child_env
+
+UNGUARDED = textwrap.dedent("""
+    from workbench import search
+    from workbench.programs import library
+
+    result = search(library("blas")["asum"], "[float]_64", strategy="random", budget=2,
+                    seed=1, repeat=1, workers=2, timeout=120)
+    print("best", result.best_kernel_ms)
+    result.require_best()
+""")
+
+
+def test_a_search_from_a_script_without_the_main_guard_finds_a_kernel(tmp_path):
+    # the spawned workers must not run the script (and so the search) again
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=child_env(), cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "bootstrapping phase" not in proc.stderr
+    best = [line for line in proc.stdout.splitlines() if line.startswith("best")]
+    assert best and best[0] != "best None", proc.stdout
+
+
+def test_a_guarded_script_keeps_its_main_module_in_its_workers(tmp_path):
+    # a job defined in the script itself still reaches a worker, which imports the script
+    script = tmp_path / "guarded.py"
+    script.write_text(textwrap.dedent("""
+        from workbench.device.isolation import WorkerPool, main_runs_unguarded
+
+        def twice(x):
+            return 2 * x
+
+        print("unguarded at top level", main_runs_unguarded())
+        if __name__ == "__main__":
+            print("unguarded in the guard", main_runs_unguarded())
+            pool = WorkerPool(twice, workers=1, timeout=60)
+            print("results", sorted(f.payload for _, f in pool.run([1, 2])))
+            pool.close()
+    """))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=child_env(), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "unguarded at top level True" in proc.stdout
+    assert "unguarded in the guard False" in proc.stdout
+    assert "results [2, 4]" in proc.stdout
