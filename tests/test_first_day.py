@@ -4,6 +4,7 @@ without matplotlib."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -55,3 +56,32 @@ def test_a_guarded_script_keeps_its_main_module_in_its_workers(tmp_path):
     assert "unguarded at top level True" in proc.stdout
     assert "unguarded in the guard False" in proc.stdout
     assert "results [2, 4]" in proc.stdout
+
+
+def workbench_command(*args: str, cwd, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True,
+                          text=True, env=env or child_env(), cwd=cwd, timeout=300)
+
+
+def test_the_packages_program_files_are_found_outside_a_checkout(tmp_path):
+    # the README's and --help's @workbench/programs/… paths, from a folder without them
+    proc = workbench_command("check", "@workbench/programs/blas.lift:asum", "--json",
+                             cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["name"] == "asum"
+    proc = workbench_command("derive", "workbench/derivations/icfp_fig10_asum.json", "--json",
+                             cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["final"]
+
+
+def test_a_file_of_the_current_folder_comes_before_the_packages(tmp_path):
+    own = tmp_path / "workbench" / "programs"
+    own.mkdir(parents=True)
+    (own / "blas.lift").write_text("asum : [float]_N -> [float]_N\nasum = map abs\n")
+    proc = workbench_command("check", "@workbench/programs/blas.lift:asum", "--json",
+                             cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["expression"] == "map abs"
+    proc = workbench_command("check", "@workbench/programs/nothere.lift", cwd=tmp_path)
+    assert proc.returncode == 1 and "nothere.lift" in proc.stderr

@@ -1,8 +1,10 @@
 """The ``workbench`` command line (SPEC 14).
 
 Every command that prints a result accepts ``--json`` and then prints one JSON document.
-EXPR is expression text or ``@FILE[:NAME]`` (a definition of a program file). Exit code 0
-on success, 1 on a user error (a one-paragraph message on stderr, never a traceback).
+EXPR is expression text or ``@FILE[:NAME]`` (a definition of a program file; a
+``workbench/…`` path not found in the current folder is the installed package's file). Exit
+code 0 on success, 1 on a user error (a one-paragraph message on stderr, never a
+traceback).
 """
 
 from __future__ import annotations
@@ -62,13 +64,25 @@ def read_expression(text: str) -> list[tuple[str, Expr]]:
     path, _, name = spec.rpartition(":") if ":" in spec else (spec, "", "")
     if not path:
         path, name = spec, ""
-    program = load(path)
+    program = load(package_file(path))
     if name:
         if name not in program:
             raise UserError(f"{path} has no definition {name!r} (it defines "
                             f"{', '.join(program)})")
         return [(name, program[name])]
     return list(program.items())
+
+
+def package_file(path: str) -> str:
+    """A file named on the command line (a program file after ``@``, a derivation): relative
+    to the current folder, or, where no such file is there, one of the installed package's
+    own (``workbench/programs/blas.lift``), so that the examples work outside a checkout
+    after ``pip install``."""
+    parts = path.replace("\\", "/").split("/")
+    if os.path.exists(path) or parts[0] != __package__ or len(parts) < 2:
+        return path
+    installed = os.path.join(os.path.dirname(os.path.abspath(__file__)), *parts[1:])
+    return installed if os.path.isfile(installed) else path
 
 
 def one_expression(text: str) -> tuple[str, Expr]:
@@ -350,7 +364,7 @@ def cmd_apply(args) -> dict:
 def cmd_derive(args) -> dict:
     from .derivation import Derivation
 
-    d = Derivation.load(args.file)
+    d = Derivation.load(package_file(args.file))
     doc = d.to_json()
     doc["final"] = str(d.current)
     doc["markdown"] = d.to_markdown()
