@@ -5,6 +5,7 @@ without matplotlib."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -85,3 +86,20 @@ def test_a_file_of_the_current_folder_comes_before_the_packages(tmp_path):
     assert json.loads(proc.stdout)["expression"] == "map abs"
     proc = workbench_command("check", "@workbench/programs/nothere.lift", cwd=tmp_path)
     assert proc.returncode == 1 and "nothere.lift" in proc.stderr
+
+
+SEARCH = ["search", "reduce (+) 0 o map abs", "--type", "[float]_64", "--budget", "1",
+          "--workers", "0", "--log", "asum.jsonl"]
+
+
+def test_plot_without_matplotlib_stops_before_searching(tmp_path):
+    blocker = tmp_path / "blocker" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('matplotlib is blocked here')\n")
+    env = child_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(blocker.parent), env["PYTHONPATH"]])
+    proc = workbench_command(*SEARCH, "--plot", "asum.png", cwd=tmp_path, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "matplotlib" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "asum.jsonl").exists()  # nothing was run
+    assert "candidate:" not in proc.stderr

@@ -502,6 +502,26 @@ def cmd_run(args) -> dict:
     return doc
 
 
+def check_plot(path: str) -> None:
+    """``--plot FILE`` checked before anything runs: matplotlib installed, a format it
+    writes, and a folder to write it in (a search that ends unable to plot would lose the
+    kernel it found)."""
+    from . import plots
+
+    if plots.Figure is None:
+        raise UserError("--plot needs matplotlib, which is not installed: pip install "
+                        "matplotlib (or the lab extra: pip install 'rewrite-workbench[lab]'); "
+                        "nothing was run")
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    formats = plots.figure().canvas.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise UserError(f"--plot {path}: matplotlib does not write .{suffix} files (it writes "
+                        f"{', '.join('.' + f for f in sorted(formats))}); nothing was run")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"--plot {path}: there is no folder {folder}; nothing was run")
+
+
 def show_run(doc: dict) -> str:
     verdict = "correct" if doc["correct"] else f"WRONG ({doc['message']})"
     return (f"{doc['name']} = {doc['expression']}\n"
@@ -527,6 +547,8 @@ def cmd_search(args) -> dict:
     from .memory import check_run_memory
     from .search import read, search
 
+    if args.plot:
+        check_plot(args.plot)
     name, expr, types, sizes = _concrete(args)
     check_run_memory(expr, sizes, types, device=args.device)  # each candidate is such a run
     logged = {r["key"] for r in read(args.log)} if args.log else set()
