@@ -890,10 +890,18 @@ def build_parser() -> argparse.ArgumentParser:
     return top
 
 
+def check_seed(seed: int | None) -> None:
+    """``--seed`` (of the random inputs, and of a search's strategy) is at least 0."""
+    if seed is not None and seed < 0:
+        raise UserError(f"--seed {seed}: give a whole number of at least 0 (the seed of the "
+                        f"random inputs)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     run, show = COMMANDS[args.command]
     try:
+        check_seed(getattr(args, "seed", None))
         doc = run(args)
     except Interrupted as err:
         print(f"workbench {args.command}: {err}", file=sys.stderr)
