@@ -5,6 +5,9 @@ that contradict the arrays, and arguments out of range. On the command line each
 message on stderr and exit status 1, never a traceback."""
 
 import json
+import os
+import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -29,7 +32,9 @@ from workbench import (
     typecheck,
 )
 from workbench.cli import main
+from workbench.errors import ArgumentError
 from workbench.expr import Lit, Prim
+from workbench.inputs import random_inputs
 from workbench.programs import LIBRARY, library
 from workbench.search import Log, LogError, read
 from workbench.sizes import Size
@@ -441,6 +446,60 @@ def test_a_corrupt_compressed_log_is_an_error(tmp_path):
         read(path)
 
 
+# a path that is no log file: refused when read, when resumed and on the command line
+def _fifo(tmp_path):
+    path = tmp_path / "fifo.jsonl"
+    os.mkfifo(path)
+
+    def unblock():  # were it read, a writer ends each read: the test fails, never hangs
+        time.sleep(10)
+        for _ in range(240):
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader now (or the folder is gone)
+                pass
+            time.sleep(0.25)
+
+    threading.Thread(target=unblock, daemon=True).start()
+    return path
+
+
+def _loop(tmp_path):
+    path = tmp_path / "loop.jsonl"
+    path.symlink_to(path)
+    return path
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes and links of POSIX")
+@pytest.mark.parametrize("make", [_fifo, _loop, lambda tmp_path: tmp_path])
+def test_a_log_that_is_a_pipe_a_link_loop_or_a_folder_is_refused(tmp_path, make):
+    path = make(tmp_path)
+    with pytest.raises(LogError) as info:
+        read(path)
+    assert str(path) in str(info.value)
+    with pytest.raises(LogError):
+        Log(path)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_log_that_cannot_be_written_is_a_log_error(capsys):
+    with pytest.raises(LogError) as info:
+        Log("/dev/full").append(RECORD)
+    assert "/dev/full" in str(info.value)
+    code, out, err = cli(capsys, "search", "map abs", "--type", "[float]_64", "--budget", "1",
+                         "--workers", "0", "--log", "/dev/full")
+    assert_user_error(code, out, err)
+    assert "/dev/full" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes of POSIX")
+def test_the_cli_refuses_a_log_that_is_a_pipe_in_one_message(tmp_path, capsys):
+    code, out, err = cli(capsys, "search", "map abs", "--type", "[float]_64", "--budget", "1",
+                         "--workers", "0", "--log", str(_fifo(tmp_path)))
+    assert_user_error(code, out, err)
+    assert "pipe" in err
+
+
 # --- inputs of the interpreter and of run ------------------------------------------------------
 
 BAD_ARRAYS = [
@@ -519,6 +578,74 @@ def test_sizes_whose_inputs_exceed_the_memory_are_refused_before_allocating(caps
     assert "N=1099511627776" in err  # the size is named
 
 
+def test_a_device_that_is_not_text_is_invalid_input_naming_it():
+    result = run(ASUM, XS, device=5, repeat=1)
+    assert result.status == "invalid input" and result.error.argument == "device"
+
+
+@pytest.mark.parametrize("expected", [np.zeros(3, np.float32), np.zeros((2, 2), np.float32),
+                                      (np.zeros(1, np.float32), np.zeros(1, np.float32))])
+def test_an_expected_output_of_the_wrong_shape_is_invalid_input_naming_it(expected):
+    result = run(ASUM, XS, expected=expected, repeat=1)
+    assert result.status == "invalid input" and result.error.argument == "expected"
+    assert not result.correct
+
+
+def test_an_expected_output_of_the_right_shape_is_taken():
+    result = run(ASUM, XS, expected=np.abs(XS).sum(dtype=np.float32).reshape(1), repeat=1)
+    assert result.status == "ok" and result.correct
+
+
+def test_an_int_literal_past_32_bits_is_invalid_input_naming_it():
+    result = run(parse("map (λx. x + 3000000000)"), np.arange(64, dtype=np.int32), repeat=1)
+    assert result.status == "invalid input" and not result.correct
+    assert "3000000000" in result.message and "0.0.1" in result.message  # where it is
+    # beside a float it is a float: right
+    assert run(parse("map (λx. x * 3000000000)"), XS, repeat=1).correct
+
+
+def test_a_masked_array_is_refused_naming_the_input():
+    masked = np.ma.masked_array(XS, mask=XS < 0)
+    result = run(library("blas")["dot"], XS, masked, repeat=1)
+    assert result.status == "invalid input" and result.error.input == 2
+    assert "masked" in result.message
+
+
+@pytest.mark.parametrize("value,dtype", [(2 ** 40, np.uint64), (-(2 ** 40), np.int64),
+                                         (2 ** 31, np.int64)])
+def test_integers_past_int_are_refused_not_wrapped_round(value, dtype):
+    result = run(parse("map (λx. x + 1)"), np.full(64, value, dtype=dtype), repeat=1)
+    assert result.status == "invalid input" and result.error.input == 1
+    assert str(value) in result.message
+
+
+def test_integers_within_int_given_as_64_bits_are_taken():
+    result = run(parse("map (λx. x + 1)"), np.full(64, 2 ** 31 - 2, dtype=np.int64), repeat=1)
+    assert result.correct
+
+
+@pytest.mark.parametrize("command", ["run", "eval", "search"])
+def test_the_cli_refuses_a_negative_seed_in_one_message(capsys, command):
+    code, out, err = cli(capsys, command, f"@{LIBRARY / 'blas.lift'}:asum", "--size", "N=64",
+                         "--seed", "-1")
+    assert_user_error(code, out, err)
+    assert "--seed" in err
+
+
+def test_random_inputs_refuse_a_negative_seed_naming_it():
+    with pytest.raises(ArgumentError) as info:
+        random_inputs([parse_type("[float]_N")], {"N": 8}, -1)
+    assert info.value.argument == "seed"
+
+
+def test_the_cli_refuses_a_plot_into_a_missing_folder_before_searching(tmp_path, capsys):
+    code, out, err = cli(capsys, "search", "map abs", "--type", "[float]_64", "--budget", "1",
+                         "--workers", "0", "--log", str(tmp_path / "log.jsonl"), "--plot",
+                         str(tmp_path / "missing" / "curve.png"))
+    assert_user_error(code, out, err)
+    assert "missing" in err and not (tmp_path / "log.jsonl").exists()
+
+
 # --- rule parameters ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rule,path,param", [
@@ -531,6 +658,13 @@ def test_rule_parameters_out_of_reach_are_refused(rule, path, param, value):
     fig10_1 = library("figures")["fig10_1"]
     with pytest.raises(WorkbenchError):
         apply(fig10_1, rule, path, "[float]_4096", **{param: value})
+
+
+@pytest.mark.parametrize("rule", [5, None, 2.5, ["split-join"]])
+def test_a_rule_that_is_no_name_or_rule_is_refused_naming_the_argument(rule):
+    with pytest.raises(ArgumentError) as info:
+        apply(ASUM, rule, "0", "[float]_64")
+    assert info.value.argument == "rule"
 
 
 # --- what a notebook shows ---------------------------------------------------------------------

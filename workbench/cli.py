@@ -1,8 +1,10 @@
 """The ``workbench`` command line (SPEC 14).
 
 Every command that prints a result accepts ``--json`` and then prints one JSON document.
-EXPR is expression text or ``@FILE[:NAME]`` (a definition of a program file). Exit code 0
-on success, 1 on a user error (a one-paragraph message on stderr, never a traceback).
+EXPR is expression text or ``@FILE[:NAME]`` (a definition of a program file; a
+``workbench/…`` path not found in the current folder is the installed package's file). Exit
+code 0 on success, 1 on a user error (a one-paragraph message on stderr, never a
+traceback).
 """
 
 from __future__ import annotations
@@ -62,13 +64,25 @@ def read_expression(text: str) -> list[tuple[str, Expr]]:
     path, _, name = spec.rpartition(":") if ":" in spec else (spec, "", "")
     if not path:
         path, name = spec, ""
-    program = load(path)
+    program = load(package_file(path))
     if name:
         if name not in program:
             raise UserError(f"{path} has no definition {name!r} (it defines "
                             f"{', '.join(program)})")
         return [(name, program[name])]
     return list(program.items())
+
+
+def package_file(path: str) -> str:
+    """A file named on the command line (a program file after ``@``, a derivation): relative
+    to the current folder, or, where no such file is there, one of the installed package's
+    own (``workbench/programs/blas.lift``), so that the examples work outside a checkout
+    after ``pip install``."""
+    parts = path.replace("\\", "/").split("/")
+    if os.path.exists(path) or parts[0] != __package__ or len(parts) < 2:
+        return path
+    installed = os.path.join(os.path.dirname(os.path.abspath(__file__)), *parts[1:])
+    return installed if os.path.isfile(installed) else path
 
 
 def one_expression(text: str) -> tuple[str, Expr]:
@@ -350,7 +364,7 @@ def cmd_apply(args) -> dict:
 def cmd_derive(args) -> dict:
     from .derivation import Derivation
 
-    d = Derivation.load(args.file)
+    d = Derivation.load(package_file(args.file))
     doc = d.to_json()
     doc["final"] = str(d.current)
     doc["markdown"] = d.to_markdown()
@@ -488,6 +502,26 @@ def cmd_run(args) -> dict:
     return doc
 
 
+def check_plot(path: str) -> None:
+    """``--plot FILE`` checked before anything runs: matplotlib installed, a format it
+    writes, and a folder to write it in (a search that ends unable to plot would lose the
+    kernel it found)."""
+    from . import plots
+
+    if plots.Figure is None:
+        raise UserError("--plot needs matplotlib, which is not installed: pip install "
+                        "matplotlib (or the lab extra: pip install 'rewrite-workbench[lab]'); "
+                        "nothing was run")
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    formats = plots.figure().canvas.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise UserError(f"--plot {path}: matplotlib does not write .{suffix} files (it writes "
+                        f"{', '.join('.' + f for f in sorted(formats))}); nothing was run")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"--plot {path}: there is no folder {folder}; nothing was run")
+
+
 def show_run(doc: dict) -> str:
     verdict = "correct" if doc["correct"] else f"WRONG ({doc['message']})"
     return (f"{doc['name']} = {doc['expression']}\n"
@@ -513,6 +547,8 @@ def cmd_search(args) -> dict:
     from .memory import check_run_memory
     from .search import read, search
 
+    if args.plot:
+        check_plot(args.plot)
     name, expr, types, sizes = _concrete(args)
     check_run_memory(expr, sizes, types, device=args.device)  # each candidate is such a run
     logged = {r["key"] for r in read(args.log)} if args.log else set()
@@ -854,10 +890,18 @@ def build_parser() -> argparse.ArgumentParser:
     return top
 
 
+def check_seed(seed: int | None) -> None:
+    """``--seed`` (of the random inputs, and of a search's strategy) is at least 0."""
+    if seed is not None and seed < 0:
+        raise UserError(f"--seed {seed}: give a whole number of at least 0 (the seed of the "
+                        f"random inputs)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     run, show = COMMANDS[args.command]
     try:
+        check_seed(getattr(args, "seed", None))
         doc = run(args)
     except Interrupted as err:
         print(f"workbench {args.command}: {err}", file=sys.stderr)

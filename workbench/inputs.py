@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .domain import Interval, Range, ranges_problem
-from .errors import ResourceError, WorkbenchError
+from .errors import ArgumentError, EvaluationError, ResourceError, WorkbenchError
 from .sizes import Size
 from .types import ArrayType, ScalarType, TupleType, Type, VectorType, substitute_sizes
 
@@ -27,6 +27,8 @@ def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
     """Random inputs of the given types at these sizes (one value per type: a NumPy
     array, a scalar, or a tuple of arrays for an array of tuples), drawn from ``ranges``
     (one per input, see ``domain``; None for the defaults)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ArgumentError(f"seed = {seed!r}: give a whole number of at least 0", "seed")
     concrete = []
     for t in types:
         missing = sorted(n for n in size_names(t) if n not in sizes)
@@ -44,6 +46,47 @@ def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
     limit = min(lengths) if lengths else 16
     items = ranges if ranges is not None else (None,) * len(concrete)
     return [_random_value(t, rng, limit, item) for t, item in zip(concrete, items)]
+
+
+INT_RANGE = (-2 ** 31, 2 ** 31 - 1)  # the workbench's int: OpenCL's 32 bits
+
+
+def check_exact_inputs(arrays) -> None:
+    """Refuse inputs that a kernel would not see as given, naming the input: a masked
+    array (the kernel reads the masked elements too) and integers outside ``int``'s 32
+    bits (cast to ``int`` they would wrap round)."""
+    for i, value in enumerate(arrays, start=1):
+        for part in _parts(value):
+            if isinstance(part, np.ma.MaskedArray):
+                raise EvaluationError(f"input {i}: a masked array; kernels read every element, "
+                                      f"the masked ones too: give .filled(value) or "
+                                      f".compressed() instead", input=i)
+            _check_int_range(part, i)
+
+
+def _parts(value) -> list:
+    if isinstance(value, tuple):
+        return [p for v in value for p in _parts(v)]
+    if isinstance(value, list):
+        try:
+            return [np.asarray(value)]
+        except (ValueError, TypeError):
+            return []  # ragged: the interpreter names it
+    return [value]
+
+
+def _check_int_range(part, i: int) -> None:
+    if isinstance(part, bool) or not isinstance(part, int | np.ndarray | np.integer):
+        return
+    arr = np.asarray(part)
+    if arr.dtype.kind not in "iu" or arr.size == 0:
+        return
+    low, high = int(arr.min()), int(arr.max())
+    if low < INT_RANGE[0] or high > INT_RANGE[1]:
+        bad = low if low < INT_RANGE[0] else high
+        raise EvaluationError(f"input {i}: the integer {bad} is outside int's 32 bits "
+                              f"({INT_RANGE[0]} to {INT_RANGE[1]}); kernels compute with 32-bit "
+                              f"ints and would wrap it round", input=i)
 
 
 def size_names(t: Type) -> set[str]:

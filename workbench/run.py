@@ -27,7 +27,8 @@ from .codegen import CodegenError, ir
 from .codegen.program import OpenCLProgram, opencl
 from .device.opencl import DeviceError, find_device
 from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
-from .expr import Expr
+from .expr import Expr, Lit, walk
+from .inputs import INT_RANGE, check_exact_inputs
 from .memory import COMPARE_BLOCK, check_run_memory
 from .runtime import Launch as RuntimeLaunch
 from .runtime import fit_private_arrays, run_kernels
@@ -181,7 +182,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     as ``opencl(expr, *types, sizes=sizes, complete=True)`` compiles it (a search's candidate,
     compiled for its cost model): it is not compiled again."""
     try:
-        check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
+        check_arguments(repeat, warmup, time_limit_ms, cutoff_ms, device)
+        check_exact_inputs(arrays)
         values, types = prepare_inputs(expr, arrays)
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
@@ -198,13 +200,20 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     if refused is not None:
         return RunResult(OUT_OF_MEMORY, str(refused), error=refused)
     try:
+        given_expected = expected is not None
         expected_value = evaluate(expr, *values, sizes=sizes) if expected is None else expected
         expected = np.asarray(expected_value) if not isinstance(expected_value, tuple) \
             else stacked([np.asarray(p) for p in leaves(expected_value)])
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
+    except OverflowError as err:  # an int literal or result past 32 bits
+        err = past_int_range(expr, err)
+        return RunResult("invalid input", str(err), error=err)
     if program is None:
         return RunResult("codegen error", failure, expected=expected)
+    refused = expected_refused(program, expected_value) if given_expected else None
+    if refused is not None:
+        return RunResult("invalid input", str(refused), error=refused)
     inputs = {b.name: np.ascontiguousarray(np.asarray(leaf, dtype=b.scalar_dtype())).reshape(-1)
               for parts, v in zip(program.input_parts, values)
               for b, leaf in zip(parts, leaves(v))}
@@ -240,6 +249,33 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
 
 
 OUT_OF_MEMORY = "out of memory"
+
+
+def expected_refused(program: OpenCLProgram, expected_value) -> ArgumentError | None:
+    """Why ``expected`` cannot be the program's output (its parts, or their numbers of
+    elements, differ from the program's outputs), or None."""
+    parts = leaves(expected_value)
+    lengths = [b.length for b in program.output_parts]
+    if len(parts) != len(lengths) or any(np.size(p) != n for p, n in zip(parts, lengths)):
+        given = ", ".join(f"shape {np.shape(p)}" for p in parts)
+        wanted = ", ".join(f"{n} element{'s' if n != 1 else ''}" for n in lengths)
+        return ArgumentError(f"expected = {given}: the program's output has {wanted}",
+                             "expected")
+    return None
+
+
+def past_int_range(expr: Expr, err: OverflowError) -> WorkbenchError:
+    """The interpreter's overflow of a 32-bit int as a located error: the program's int
+    literals past 32 bits named (the kernel would compute with them wrapped round)."""
+    past = [(path, node.value) for path, node in walk(expr) if isinstance(node, Lit)
+            and type(node.value) is int and not INT_RANGE[0] <= node.value <= INT_RANGE[1]]
+    if past:
+        path, value = past[0]
+        return WorkbenchError(f"the integer literal {value} at {format_path(path)} is outside "
+                              f"int's 32 bits; kernels compute with 32-bit ints (write "
+                              f"{value}.0 for a float)")
+    return WorkbenchError(f"an int result past 32 bits ({err}); kernels compute with 32-bit "
+                          f"ints")
 
 
 def _memory_refused(expr: Expr, types, sizes, device, program) -> ResourceError | None:
@@ -296,8 +332,12 @@ def private_arrays_refused(program: OpenCLProgram, device: str | None = None) ->
     return fit_private_arrays(info, runtime_launches(program), private_bytes(program))[1]
 
 
-def check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None) -> None:
-    """Refuse repetitions, warm-up runs and time limits a run cannot take."""
+def check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None, device=None) -> None:
+    """Refuse repetitions, warm-up runs, time limits and devices a run cannot take."""
+    if device is not None and not isinstance(device, str):
+        raise ArgumentError(f"device = {device!r}: give a device as text (its id from "
+                            f"'workbench devices', cpu or gpu, or part of its name), or None "
+                            f"for the default", "device")
     for name, value, least in (("repeat", repeat, 1), ("warmup", warmup, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
             raise ArgumentError(f"{name} = {value!r}: give a whole number of at least {least} "

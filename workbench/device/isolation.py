@@ -12,16 +12,26 @@ Jupyter kernel interrupt signal the whole process group, and only the parent dec
 an interrupt ends (a job cut short by it must not be reported as the job's own failure).
 The time a job spends waiting for the device lock (``lock``) is not counted against
 its time limit: the worker tells its parent when it waits and when it has the device.
+
+A spawned process runs the main module's top level again before its job; a script that
+starts workers outside ``if __name__ == "__main__":`` would so start them again in each
+child, which ``multiprocessing`` refuses. Such a script's workers are started without its
+main module (``spawning``), as an interactive session's are.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_for
@@ -78,6 +88,70 @@ class _Clock:
         return None if self.waiting_since is not None else limit - self.spent()
 
 
+# --- starting processes from a script without the main guard ---------------------------------
+
+_MAIN_SWAP = threading.Lock()
+
+
+@contextlib.contextmanager
+def spawning() -> Iterator[None]:
+    """Processes spawned in this block do not run the main module again when it is a script
+    whose top level is running outside an ``if __name__ == "__main__":`` block (run again,
+    it would start them again). Their jobs are the workbench's own functions, which need no
+    main module; elsewhere (a guarded script, a notebook) this changes nothing."""
+    if not main_runs_unguarded():
+        yield
+        return
+    with _MAIN_SWAP:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")  # no file: not run again
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
+
+
+def main_runs_unguarded() -> bool:
+    """Whether the main module is a file whose top level is running now (in this thread or
+    the main thread) at a statement outside an ``if __name__ == "__main__":`` block."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(sys, "frozen", False):
+        return False
+    frames = [sys._getframe(), sys._current_frames().get(threading.main_thread().ident)]
+    for frame in frames:
+        while frame is not None:
+            if frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+                return not _guarded(os.path.abspath(path), frame.f_lineno)
+            frame = frame.f_back
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _guarded(path: str, line: int) -> bool:
+    """Whether ``line`` of the file lies in the body of a top-level ``if __name__ ==
+    "__main__":`` (a file that cannot be read is taken as guarded)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            module = ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError):
+        return True
+    for statement in module.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return isinstance(statement, ast.If) and _is_main_test(statement.test) and any(
+                s.lineno <= line <= (s.end_lineno or s.lineno) for s in statement.body)
+    return True
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+
+
 # --- one job, one process --------------------------------------------------------------------
 
 def _ignore_interrupts() -> None:
@@ -112,7 +186,8 @@ def run_isolated(job: Callable, *args, timeout: float = 60.0, **kwargs) -> Finis
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_one_job, args=(child, job, args, kwargs), daemon=True)
-    process.start()
+    with spawning():
+        process.start()
     child.close()
     clock = _Clock()
     try:
@@ -219,7 +294,8 @@ class WorkerPool:
         warm = self.warm if job is not None else None
         process = self._ctx.Process(target=_worker_loop, args=(child, self.task, warm, job),
                                     daemon=True)
-        process.start()
+        with spawning():
+            process.start()
         child.close()
         worker = _Worker(process, parent, replacing=replacing, warming=warm is not None)
         self._workers.append(worker)

@@ -226,8 +226,11 @@ def annotation_of(expr: Expr, input_types: tuple) -> Annotation | None:
 def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Type | str,
           **params) -> Expr:
     """Apply one rule at one place; raises ``RewriteRefused`` with the failed condition."""
-    from ..errors import as_path
+    from ..errors import ArgumentError, as_path
 
+    if not isinstance(rule, str) and not (hasattr(rule, "name") and hasattr(rule, "params")):
+        raise ArgumentError(f"rule = {rule!r}: give a rule's name (e.g. 'split-join'; "
+                            f"rules() lists them) or a Rule", "rule")
     rule = lookup_rule(rule) if isinstance(rule, str) else rule
     path = as_path(path)
     note = annotation_of(expr, input_types)

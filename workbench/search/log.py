@@ -141,6 +141,21 @@ def _is_device(path: Path) -> bool:
         return False
 
 
+def _check_usable(path: Path) -> None:
+    """Refuse a log path that is no file to read and append to: a named pipe or a socket
+    (reading it would wait for a writer), a symbolic link loop, a folder."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return  # a new log (or a link to one)
+    except OSError as err:  # a link loop, a part of the path that is a file
+        raise LogError(f"{path}: cannot be a search log ({err.strerror}); give a log file",
+                       path) from None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISDIR(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a named pipe or socket"
+        raise LogError(f"{path}: {kind}, not a file; give a log file", path)
+
+
 def _text(path: Path) -> str:
     try:
         data = b"" if _is_device(path) else path.read_bytes()
@@ -171,6 +186,7 @@ def _decode(data: bytes) -> str:
 
 
 def _read(path: Path) -> Contents:
+    _check_usable(path)
     return _parse(path, _text(path)) if path.exists() else Contents()
 
 
@@ -373,6 +389,7 @@ class Log:
         self.device = self.path is not None and _is_device(self.path)
         if self.path is None:
             return
+        _check_usable(self.path)
         if not self.path.exists():
             return
         text = _text(self.path)
@@ -439,13 +456,17 @@ class Log:
     def _write(self, value: dict) -> None:
         if self.path is None:
             return
-        if not self.device:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(value, ensure_ascii=False) + "\n")
-            f.flush()
+        try:
             if not self.device:
-                os.fsync(f.fileno())
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(value, ensure_ascii=False) + "\n")
+                f.flush()
+                if not self.device:
+                    os.fsync(f.fileno())
+        except OSError as err:  # a full disk or device (/dev/full), no permission
+            raise LogError(f"cannot write the search log {self.path}: {err.strerror}",
+                           self.path) from None
 
     def by_key(self) -> dict[str, dict]:
         found: dict[str, dict] = {}

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
+from ..device.isolation import spawning
 from ..errors import WorkbenchError
 from ..expr import Expr, Path, Prim, walk
 from ..layout import needs_lowering
@@ -142,9 +143,10 @@ def numbered_walks(start: Expr, types: tuple[Type, ...], seed, at: Path | None =
         ahead: deque = deque()
         i = 0
         while True:
-            while len(ahead) < 2 * processes:
-                ahead.append(pool.submit(_draw, i))
-                i += 1
+            with spawning():  # the pool starts its processes as walks are submitted
+                while len(ahead) < 2 * processes:
+                    ahead.append(pool.submit(_draw, i))
+                    i += 1
             yield ahead.popleft().result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
