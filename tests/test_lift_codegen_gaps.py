@@ -11,7 +11,8 @@ import pytest
 
 from tests.children import assert_clean, under_oclgrind
 from tests.test_lift_language import close
-from workbench import evaluate, parse_program
+from tests.test_lift_surface import program, runs
+from workbench import evaluate
 from workbench.codegen.program import opencl
 from workbench.errors import WorkbenchError
 from workbench.inputs import random_inputs
@@ -27,17 +28,6 @@ SIZES = {"N": 8, "M": 8, "L": 4}
 
 def floats(*shape):
     return RNG.uniform(-1, 1, shape).astype(np.float32)
-
-
-def program(text):
-    definitions = parse_program(text)
-    return definitions[list(definitions)[-1]]
-
-
-def runs(f, *args):
-    """The program runs on the default device and computes what the interpreter does."""
-    result = run(f, *args, repeat=1, warmup=0)
-    assert result.status == "ok" and result.correct, f"{result.status}: {result.message}"
 
 
 def refused(f, *args, reason):
