@@ -154,6 +154,48 @@ def test_jupyterlab_starts_without_the_news_pop_up(tmp_path):
         assert "bash scripts/lab-settings" in (ROOT / script).read_text(), script
 
 
+@pytest.mark.slow
+def test_the_url_scripts_start_prints_opens_the_tour(tmp_path):
+    """scripts/start runs JupyterLab in notebooks/ with the tour as its default page: the URL
+    it prints (with its token) is the tour's page, which the server answers."""
+    pytest.importorskip("jupyterlab", reason="JupyterLab is the lab extra's")
+    import socket
+    import urllib.request
+
+    start = (ROOT / "scripts" / "start").read_text()
+    options = re.findall(r'args\+=\("(--(?:ServerApp\.root_dir|LabApp\.default_url)=[^"]*)"\)',
+                         start)
+    assert len(options) == 2, options
+    options = [o.replace("$PWD", str(ROOT)) for o in options]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path))
+    lab = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+                            "--ip=127.0.0.1", f"--port={port}", *options], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url, deadline = None, time.time() + 90
+        while url is None and time.time() < deadline:
+            line = lab.stdout.readline()
+            found = re.search(rf"http://127\.0\.0\.1:{port}/\S+", line)
+            url = found.group(0) if found else None
+        assert url is not None, "JupyterLab printed no URL"
+        assert url.split("?")[0].endswith("/lab/tree/tour.ipynb"), url
+        page = None
+        while page is None and time.time() < deadline:
+            try:  # the URL is printed as the server starts listening
+                page = urllib.request.urlopen(url, timeout=30)
+            except OSError:
+                time.sleep(0.5)
+        assert page is not None and page.status == 200
+        assert "JupyterLab" in page.read().decode()
+        page.close()
+    finally:
+        lab.terminate()
+        lab.wait(timeout=30)
+
+
 # --- the README's entry points ---------------------------------------------------------------
 
 def _readme_block(heading: str) -> str:
