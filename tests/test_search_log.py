@@ -121,6 +121,34 @@ def test_records_with_fields_of_the_wrong_types_are_refused_with_their_line(tmp_
         _search(log, budget=3)
 
 
+@pytest.mark.parametrize("change, why", [
+    ({"kernel_ms": -0.5}, '"kernel_ms" is -0.5, not a time'),
+    ({"kernel_ms": float("nan")}, '"kernel_ms" is NaN, not a time'),
+    ({"kernel_ms_min": float("inf")}, '"kernel_ms_min" is Infinity, not a time'),
+    ({"kernel_ms": 5.0, "kernel_ms_min": 1.0, "kernel_ms_max": 2.0}, "outside its range"),
+    ({"correct": True, "kernel_ms": None}, "correct but has no"),
+])
+def test_a_record_that_is_no_measurement_is_refused_with_its_line(tmp_path, change, why):
+    """A negative, infinite or out-of-range time is never adopted as the best."""
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    bad = {**json.loads(lines[1]), "correct": True, "status": "ok", **change}
+    log.write_text("\n".join([lines[0], json.dumps(bad), lines[2]]) + "\n")
+    with pytest.raises(LogError, match=f"line 2 is not a search record .*{why}") as caught:
+        _search(log, budget=3)
+    assert caught.value.line == 2
+
+
+@pytest.mark.parametrize("text", ["just a note", "just a note\n", "1\n2"])
+def test_a_text_file_of_other_lines_is_no_log_and_is_left_untouched(tmp_path, text):
+    log = tmp_path / "notes.txt"
+    log.write_text(text)
+    with pytest.raises(LogError, match="is not a search record"):
+        _search(log, budget=2)
+    assert log.read_text() == text
+
+
 def test_a_log_cut_inside_a_character_resumes(tmp_path):
     log = tmp_path / "log.jsonl"
     _search(log, budget=2)

@@ -22,6 +22,7 @@ gives the same object back, fields the record type does not name kept as they ar
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import time
@@ -208,7 +209,9 @@ def _parse(path: Path, text: str) -> Contents:
             found.records.append(value)
             found.sections.append(len(found.headers) - 1)
             continue
-        if number != last:
+        if number != last or not line.lstrip().startswith("{"):
+            # every line a search writes is a JSON object: a last line that does not start
+            # as one was not cut short by a kill, and the file is no search log
             raise LogError(f"{path}: line {number} is not a search record ({problem})", path,
                            number)
         cut = not text.endswith("\n")
@@ -362,11 +365,31 @@ def record_problem(record: dict) -> str | None:
         bad = not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)
         if bad:
             return f"its \"{name}\" is {_kind(value)} {json.dumps(value)[:40]}"
+    problem = _measurement_problem(record)
+    if problem is not None:
+        return problem
     for i, step in enumerate(record.get("steps", [])):
         if not (isinstance(step, dict) and isinstance(step.get("rule"), str)
                 and isinstance(step.get("path", ""), str)
                 and isinstance(step.get("params", {}), dict)):
             return f"its step {i + 1} is not a rule, a path and parameters"
+    return None
+
+
+def _measurement_problem(record: dict) -> str | None:
+    """What makes a record's times no measurement (None when nothing does): a time that is
+    negative or not finite, a median outside its range, a correct kernel without a time."""
+    times = {k: record.get(k) for k in ("kernel_ms_min", "kernel_ms", "kernel_ms_max")}
+    for name, value in times.items():
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            return f"its \"{name}\" is {json.dumps(value)}, not a time"
+    low, mid, high = times.values()
+    if mid is not None and any(b is not None and a is not None and a > b * (1 + 1e-9)
+                               for a, b in ((low, mid), (mid, high))):
+        return (f"its \"kernel_ms\" {mid} lies outside its range "
+                f"[{low}, {high}]")
+    if record.get("correct") is True and mid is None:
+        return "it is correct but has no \"kernel_ms\""
     return None
 
 
