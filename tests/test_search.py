@@ -690,6 +690,12 @@ def test_a_budget_that_is_not_a_whole_number_of_candidates_is_refused(budget):
     ("cases", {"refine": 2}, "option refine = 2: give a share between 0 and 1"),
     ("random", {"depth": 3}, "the random strategy takes no option 'depth' .*none"),
     ("mcts", ["width"], "give a dict"),
+    ("cases", {"values": "x"}, "option values = 'x': give a dict of parameter names"),
+    ("cases", {"values": {"block": [0, 2]}}, "lists of positive whole numbers"),
+    ("cases", {"keep": "private"}, "option keep = 'private': give a list of names"),
+    ("cases", {"limits": 4}, "give a Limits, a dict of its fields"),
+    ("guided", {"default_first": "yes"}, "option default_first = 'yes': give True or False"),
+    ("ranked", {"pool": 0}, "option pool = 0: give a whole number above 0"),
 ])
 def test_strategy_options_it_does_not_take_are_refused(strategy, options, message):
     from workbench.errors import WorkbenchError

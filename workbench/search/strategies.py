@@ -222,11 +222,11 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 def option_names(strategy: str) -> dict[str, object]:
     """The options a strategy takes (``search(..., options=...)``) with their defaults."""
     if strategy == "cases":
-        from dataclasses import fields
+        from dataclasses import MISSING, fields
 
         from .cases import Options
 
-        return {f.name: f.default if f.default is not f.default_factory else None
+        return {f.name: f.default_factory() if f.default is MISSING else f.default
                 for f in fields(Options)}
     params = list(inspect.signature(STRATEGIES[strategy]).parameters.values())[1:]
     return {p.name: p.default for p in params}
@@ -244,8 +244,12 @@ def check_options(strategy: str, options: dict) -> dict:
                 f"the {strategy} strategy takes no option {name!r} (its options: "
                 f"{', '.join(known) or 'none'})")
         default = known[name]
+        problem = _kind_problem(name, default, value)
+        if problem is not None:
+            raise WorkbenchError(f"the {strategy} strategy's option {name} = {value!r}: "
+                                 f"give {problem}")
         if isinstance(default, bool) or not isinstance(default, int | float):
-            continue  # other kinds are read (and refused) where the strategy reads them
+            continue
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if isinstance(default, int):
             ok, what = number and isinstance(value, int) and value >= 0, "a whole number"
@@ -257,6 +261,32 @@ def check_options(strategy: str, options: dict) -> dict:
             raise WorkbenchError(f"the {strategy} strategy's option {name} = {value!r}: "
                                  f"give {what}")
     return dict(options)
+
+
+def _kind_problem(name: str, default, value) -> str | None:
+    """What kind of value an option whose default is ``default`` takes, where ``value`` is
+    not of it (None where it is, and for numbers, which ``check_options`` checks)."""
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "True or False"
+    if isinstance(default, dict):
+        ok = isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(v, list | tuple)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in v)
+            for k, v in value.items())
+        return None if ok else "a dict of parameter names and lists of positive whole numbers"
+    if isinstance(default, tuple):
+        ok = isinstance(value, list | tuple) and all(isinstance(v, str | dict) for v in value)
+        return None if ok else "a list of names or conditions"
+    if name == "limits":
+        from .cases.resources import Limits
+
+        ok = value is None or isinstance(value, Limits | dict)
+        return None if ok else "a Limits, a dict of its fields, or None"
+    if name == "pool":
+        ok = value is None or (isinstance(value, int) and not isinstance(value, bool)
+                               and value > 0)
+        return None if ok else "a whole number above 0, or None"
+    return None
 
 
 def run_strategy(ctx):
