@@ -109,3 +109,42 @@ def test_every_module_imports_without_posix_only_modules(tmp_path):
                           env={**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().endswith("imported")
+
+
+def _requirement(text: str) -> str:
+    """A requirement without its environment marker and spaces."""
+    return text.split(";")[0].replace(" ", "")
+
+
+def test_binders_environment_is_the_projects_dependencies_and_its_lab_extra():
+    """One install runs every notebook: Binder's requirements are the dependencies and the
+    ``lab`` extra of pyproject.toml, no more and no fewer."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [_requirement(r) for r in project["dependencies"]
+              + project["optional-dependencies"]["lab"]]
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    binder = [_requirement(line) for line in lines if line.strip() and not line.startswith("#")]
+    assert sorted(binder) == sorted(wanted)
+
+
+def test_every_package_a_notebook_imports_comes_with_the_lab_extra():
+    import json
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installed = {re.split(r"[<>=\[;]", r)[0].strip().lower()
+                 for r in project["dependencies"] + project["optional-dependencies"]["lab"]}
+    # modules named otherwise than their distribution, and those that come with Python or
+    # with the packages above
+    module_of = {"dask": "distributed"}
+    given = {"workbench", "widgets", "IPython", "json", "pathlib", "time", "collections",
+             "numpy"}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for module in set(re.findall(r"^\s*(?:from|import)\s+(\w+)", source, re.M)) - given:
+            wanted = {v: k for k, v in module_of.items()}.get(module, module).lower()
+            assert wanted in installed, f"{path.name} imports {module}, not in the lab extra"
