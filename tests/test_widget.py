@@ -639,7 +639,7 @@ def test_every_time_shown_carries_its_range_and_rates():
     wb.wait()
     m = wb.runs.measurement(wb.current)
     assert m is not None and m.correct, wb.errors.messages
-    # the kernel IR's counts: 2^16 floats read and written
+    # the program's own input and output: 2^16 floats read and written
     assert m.global_bytes == 2 * 4 * (1 << 16) and m.gb_per_s == pytest.approx(
         m.global_bytes / (m.kernel_ms * 1e6))
     summary = wb.sections["runs"].summary.value
@@ -650,6 +650,8 @@ def test_every_time_shown_carries_its_range_and_rates():
     table = wb.runs.table.value
     assert "GB/s" in table and re.search(r"interpreter \(NumPy\).*?\d\.\d{4} \[\d", table, re.S)
     assert ("wb-resolution-note" in table) == m.below_resolution
+    roof = wb.runs.roofline()  # the measured step under the device's ceilings
+    assert len(roof.axes[0].collections) == 1 and roof.axes[0].lines
 
 
 def test_selecting_a_node_shades_the_opencl_lines_it_generates():

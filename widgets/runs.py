@@ -19,6 +19,8 @@ from workbench.domain import ranges_of
 from workbench.errors import ResourceError, WorkbenchError
 from workbench.expr import Expr
 from workbench.inputs import check_memory, random_inputs
+from workbench.rates import Rates, program_bytes, program_operations
+from workbench.rates import rates as rates_of
 from workbench.types import ArrayType, free_size_vars, function_parts, substitute_sizes
 
 from . import plots
@@ -45,7 +47,7 @@ class Measurement:
     device: str
     message: str = ""
     completed: list = field(default_factory=list)
-    global_bytes: int | None = None  # moved to and from global memory (the kernel IR's count)
+    global_bytes: int | None = None  # the program's own inputs and outputs (workbench.rates)
     operations: int | None = None  # arithmetic operations (the kernel IR's count)
     ceilings: Ceilings | None = None  # the device's, measured on it (``workbench.ceilings``)
     floor_ms: float | None = None  # an empty kernel's median there (``ceilings.launch_floor``)
@@ -53,16 +55,19 @@ class Measurement:
     stages: list | None = None  # several devices, with redistributions: each stage's
 
     @property
-    def gb_per_s(self) -> float | None:
-        if not self.global_bytes or not self.kernel_ms:
+    def rates(self) -> Rates | None:
+        """The time as rates against the device's ceilings (``workbench.rates``)."""
+        if not self.kernel_ms:
             return None
-        return self.global_bytes / (self.kernel_ms * 1e6)
+        return rates_of(self.kernel_ms, self.global_bytes, self.operations, self.ceilings)
+
+    @property
+    def gb_per_s(self) -> float | None:
+        return self.rates.gb_per_s if self.rates else None
 
     @property
     def gflop_per_s(self) -> float | None:
-        if not self.operations or not self.kernel_ms:
-            return None
-        return self.operations / (self.kernel_ms * 1e6)
+        return self.rates.gflop_per_s if self.rates else None
 
     @property
     def below_resolution(self) -> bool:
@@ -98,19 +103,11 @@ def _range_cell(ms: float, low: float | None, high: float | None) -> str:
 
 
 def rates(m: Measurement) -> str:
-    """GB/s and GFLOP/s of a measured step, from the kernel IR's counts, each with its
-    fraction of the device's ceiling (a copy's GB/s, fused multiply-adds' GFLOP/s)."""
-    parts = []
-    c = m.ceilings
-    if m.gb_per_s is not None:
-        share = c.fraction_of_bandwidth(m.gb_per_s) if c else None
-        parts.append(f"{m.gb_per_s:.2f} GB/s" + (f" ({share:.0%} of a copy's "
-                                                 f"{c.gb_per_s:.1f})" if share else ""))
-    if m.gflop_per_s is not None:
-        share = c.fraction_of_peak(m.gflop_per_s) if c else None
-        parts.append(f"{m.gflop_per_s:.2f} GFLOP/s" + (f" ({share:.1%} of the peak "
-                                                       f"{c.gflop_per_s:.0f})" if share else ""))
-    return ", ".join(parts)
+    """Effective GB/s (the program's own inputs and outputs) and GFLOP/s (the kernel IR's
+    count) of a measured step, each with its share of the device's ceiling (a copy's GB/s,
+    fused multiply-adds' GFLOP/s): ``workbench.rates``, as ``run`` and the command line say
+    them."""
+    return m.rates.text() if m.rates else ""
 
 
 def device_floor(device: str | None) -> float | None:
@@ -278,6 +275,19 @@ class RunPanel(w.VBox):
     def measurement(self, expr: Expr) -> Measurement | None:
         return self.measurements.get(self._key(expr, self.sizes()))
 
+    def roofline(self):
+        """The measured steps of the derivation at the current sizes on the roofline of
+        their device (``plots.roofline``): each step's GFLOP/s at its operations per byte,
+        under the copy's and the peak's ceilings."""
+        from workbench import plots
+
+        d = self._derivation()
+        measured = {k: self.measurement(e) for k, e in enumerate(d.expressions())}
+        points = {f"step {k}": m.rates for k, m in measured.items()
+                  if m is not None and m.correct and m.rates is not None}
+        ceiling = next((m.ceilings for m in measured.values() if m and m.ceilings), None)
+        return plots.roofline(points, ceiling, title="the derivation's steps")
+
     # --- actions --------------------------------------------------------------------------
     def run_step(self, step: int | None = None):
         """Measure step ``step`` (default: the current one) in the background."""
@@ -361,8 +371,9 @@ class RunPanel(w.VBox):
                 f"{html.escape(resolution_note(floor))}</div>" if noisy else "")
         self.table.value = (
             f'<div style="font-size:11px">sizes {html.escape(shown)}; times are medians '
-            f"of the repeats [min–max], from device events; rates from the bytes and "
-            f"operations the kernels' IR counts</div>{note}"
+            f"of the repeats [min–max], from device events; GB/s of the program's own inputs "
+            f"and output, GFLOP/s of the operations the kernels' IR counts (over 100% of a "
+            f"copy: in cache)</div>{note}"
             '<table style="font-size:12px;border-collapse:collapse;line-height:1.5;width:100%">'
             "<tr><th>step</th><th>rule</th><th>outcome</th><th>max error</th>"
             "<th>kernel ms [min–max]</th><th>rate</th><th>default completion</th></tr>"
@@ -442,14 +453,14 @@ def _numpy_ms(start: Expr, arrays: list, sizes: dict[str, int],
 
 
 def _counts(expr: Expr, sizes: dict[str, int]) -> tuple[int | None, int | None]:
-    """Bytes to and from global memory and arithmetic operations of ``expr``'s kernels at
-    ``sizes``, as the kernel IR counts them (None when the code cannot be generated)."""
+    """The bytes of ``expr``'s own inputs and outputs and the arithmetic operations its
+    kernels perform at ``sizes`` (``workbench.rates``; None when the code cannot be
+    generated)."""
     try:
         program = opencl(expr, sizes=sizes, complete=True)
     except WorkbenchError:
         return None, None
-    features = program.features
-    return features.global_bytes, sum(k.arithmetic for k in features.kernels)
+    return program_bytes(program), program_operations(program)
 
 
 def summary(step: int, m: Measurement | None) -> str:

@@ -495,11 +495,28 @@ def cmd_run(args) -> dict:
     inputs = random_inputs(types, sizes, args.seed, ranges_of(expr))
     result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes)
     doc = result.as_json()
+    doc["rates"] = _rates_json(result.rates(_ceilings(args.device)))
     doc["name"] = name
     doc["expression"] = str(expr)
     if result.status not in ("ok", "wrong result"):
         raise UserError(f"{result.status}: {result.message}")
     return doc
+
+
+def _ceilings(device):
+    """The device's measured ceilings, None where they cannot be measured there."""
+    from .ceilings import ceilings
+
+    try:
+        return ceilings(device)
+    except WorkbenchError:
+        return None
+
+
+def _rates_json(rates) -> dict | None:
+    if rates is None:
+        return None
+    return {**rates.as_json(), "text": rates.text()}
 
 
 def check_plot(path: str) -> None:
@@ -529,7 +546,8 @@ def show_run(doc: dict) -> str:
             f"result: {verdict}, max error {doc['max_error']:.3g}\n"
             f"kernel: {doc['kernel_ms']:.4f} ms median (min {doc['kernel_ms_min']:.4f}, max "
             f"{doc['kernel_ms_max']:.4f}); transfers {doc['transfer_ms']:.3f} ms; "
-            f"codegen {doc['codegen_ms']:.2f} ms")
+            f"codegen {doc['codegen_ms']:.2f} ms"
+            + (f"\nrates: {doc['rates']['text']}" if doc.get("rates") else ""))
 
 
 def cmd_demo(args) -> dict:
@@ -607,6 +625,12 @@ def cmd_search(args) -> dict:
 
     floor = launch_floor(args.device)  # what the device times reliably, for the note
     doc["best"]["launch_floor_ms"] = floor.median_ms if floor else None
+    if result.rates is not None:
+        from .rates import rates
+
+        within = rates(result.rates.kernel_ms, result.rates.bytes, result.rates.operations,
+                       _ceilings(args.device))
+        doc["best"]["rates"] = _rates_json(within)
     derivation, tidy = tidied(result.derivation)
     doc["best"]["markdown"] = derivation.to_markdown()
     doc["best"]["text"] = str(derivation)
@@ -664,6 +688,8 @@ def show_search(doc: dict) -> str:
              f"best: {best['kernel_ms']:.4f} ms ({best['timing_text']}"
              + (", its runs then {:.4f}–{:.4f} ms".format(*best["logged_range_ms"])
                 if best.get("logged_range_ms") else "") + ")"]
+    if (best.get("rates") or {}).get("text"):
+        lines.append(f"rates: {best['rates']['text']}")
     from .plots import timing_note
 
     note = timing_note([best["kernel_ms"]], floor_ms=best.get("launch_floor_ms"))

@@ -12,7 +12,8 @@ last month, recorded here or on a GPU machine — never a device.
   with their spread (``with_range`` as the benchmarks' results files record it),
   a note where times are too short to rank kernels, and which of two is faster when their
   ranges say so;
-- ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2).
+- ``portability_table``: kernels found for device A run on device B (CASES 2016 Table 2);
+- ``roofline``: measured kernels (``rates.Rates``) under the device's copy and peak ceilings.
 
 Matplotlib's object API is used (no pyplot state), so plots can be drawn from threads. The
 figures returned are ``plots.Figure``: a matplotlib figure that shows itself as a PNG image
@@ -434,3 +435,49 @@ def _measured_on(record: dict) -> str:
         host = record.get("host")
         return f"{host} {record['device_id']}" if host else record["device_id"]
     return record.get("device_name") or record.get("device") or "unknown device"
+
+
+def roofline(points: Mapping[str, object], ceilings=None, title: str = "", ax=None,
+             path: str | Path | None = None):
+    """The roofline of measured kernels: each point a kernel (a label and its
+    ``rates.Rates``: a derivation's steps, a search's candidates) at its arithmetic
+    intensity (operations per byte of the program's own inputs and output) and its
+    GFLOP/s, under the device's two ceilings measured on it (``ceilings.Ceilings``): the
+    copy's bandwidth times the intensity, and the fused multiply-adds' peak. A point above
+    the slanted roof read its inputs (partly) from a cache. Points without counts are left
+    out."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    shown = {k: r for k, r in points.items()
+             if getattr(r, "gflop_per_s", None) and getattr(r, "bytes", None)}
+    intensity = np.array([r.operations / r.bytes for r in shown.values()], dtype=float)
+    flops = np.array([r.gflop_per_s for r in shown.values()], dtype=float)
+    for i, (label, _) in enumerate(shown.items()):
+        ax.scatter(intensity[i], flops[i], s=18, zorder=3, label=label)
+    bandwidth = getattr(ceilings, "gb_per_s", None)
+    peak = getattr(ceilings, "gflop_per_s", None)
+    low = min(intensity.min() / 4, 0.05) if len(intensity) else 0.05
+    high = max(intensity.max() * 4, 50.0) if len(intensity) else 50.0
+    x = np.geomspace(low, high, 200)
+    if bandwidth:
+        roof = bandwidth * x if not peak else np.minimum(bandwidth * x, peak)
+        ax.plot(x, roof, color="black", lw=1.2,
+                label=f"copy {bandwidth:.1f} GB/s" + (f", peak {peak:.0f} GFLOP/s"
+                                                      if peak else ""))
+    elif peak:
+        ax.axhline(peak, color="black", lw=1.2, label=f"peak {peak:.0f} GFLOP/s")
+    if not shown:
+        ax.text(0.5, 0.5, "no kernel with counted operations and bytes",
+                transform=ax.transAxes, ha="center", va="center", color="tab:red")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("operations per byte of the program's inputs and output")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(title, fontsize="medium")
+    if ax.get_legend_handles_labels()[0]:
+        outside_legend(ax)
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure

@@ -30,6 +30,7 @@ from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
 from .expr import Expr, Lit, walk
 from .inputs import INT_RANGE, check_exact_inputs
 from .memory import COMPARE_BLOCK, check_run_memory
+from .rates import program_bytes, program_operations
 from .runtime import Launch as RuntimeLaunch
 from .runtime import fit_private_arrays, run_kernels
 from .semantics import evaluate, prepare_inputs
@@ -60,17 +61,34 @@ class RunResult:
     error: WorkbenchError | None = None  # for "invalid input": the located error
     per_device: list | None = None  # several devices: one entry each (several.run)
     stages: list | None = None  # several devices, with redistributions: one entry a stage
+    bytes: int | None = None  # the program's own inputs and outputs (``workbench.rates``)
+    operations: int | None = None  # arithmetic operations, the kernel IR's count
+
+    def rates(self, ceilings=None):
+        """The kernel time as effective GB/s and GFLOP/s (``workbench.rates``), read
+        against the device's ``ceilings`` where given; None where no time was taken."""
+        from .rates import rates
+
+        if self.kernel_ms is None:
+            return None
+        return rates(self.kernel_ms, self.bytes, self.operations, ceilings)
 
     def as_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()
-                if k not in ("output", "expected", "error")}
+        doc = {k: v for k, v in self.__dict__.items()
+               if k not in ("output", "expected", "error")}
+        measured = self.rates()
+        doc["gb_per_s"] = measured.gb_per_s if measured else None
+        doc["gflop_per_s"] = measured.gflop_per_s if measured else None
+        return doc
 
     def __str__(self) -> str:
         """One line when it ran correctly; else the status and the whole message."""
         on = f" on {self.device}" if self.device else ""
         if self.correct and self.kernel_ms is not None:
+            rate = self.rates().text()
             return (f"ok (checked against the interpreter): {self.kernel_ms:.4f} ms median "
-                    f"[{self.kernel_ms_min:.4f}–{self.kernel_ms_max:.4f}]{on}")
+                    f"[{self.kernel_ms_min:.4f}–{self.kernel_ms_max:.4f}]{on}"
+                    + (f"; {rate}" if rate else ""))
         return f"{self.status}{on}: {self.message}" if self.message else f"{self.status}{on}"
 
     def _repr_markdown_(self) -> str:
@@ -229,7 +247,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,
                        source=program.source, source_sha256=program.sha256,
-                       build_ms=outcome.build_ms, transfer_ms=outcome.transfer_ms)
+                       build_ms=outcome.build_ms, transfer_ms=outcome.transfer_ms,
+                       bytes=program_bytes(program), operations=program_operations(program))
     if not outcome.ok:
         return result
     expected_parts = leaves(expected_value)

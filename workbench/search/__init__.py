@@ -249,7 +249,23 @@ def _result(ctx: Context, derivation: Derivation | None, best_ms: float | None, 
                         remeasured=explored.remeasured,
                         restarts=getattr(evaluator, "restarts", 0),
                         lost_seconds=getattr(evaluator, "lost_seconds", 0.0),
-                        internal_errors=ctx.internal_errors)
+                        internal_errors=ctx.internal_errors,
+                        rates=_best_rates(ctx, best, best_ms))
+
+
+def _best_rates(ctx: Context, best: Expr | None, best_ms: float | None):
+    """The best kernel's time as rates (``workbench.rates``), its program compiled again
+    for its counts; None where there is no best or it does not compile here."""
+    from ..codegen.program import opencl
+    from ..rates import of_program
+
+    if best is None or best_ms is None:
+        return None
+    try:
+        program = opencl(best, *ctx.types, sizes=ctx.sizes, complete=True)
+    except Exception:  # noqa: BLE001 — the counts are a report, never a failure
+        return None
+    return of_program(best_ms, program)
 
 
 def _parallelism(evaluator) -> int:

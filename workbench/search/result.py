@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..derivation import Derivation
 from ..errors import WorkbenchError
 from ..expr import Expr
+from ..rates import Rates
 from .internal import InternalError
 from .log import Record
 
@@ -48,6 +49,8 @@ class SearchResult:
     lost_seconds: float = 0.0  # time spent on candidates that crashed or ran out of time
     # bugs met while the strategy prepared candidates (``internal``), each with its traceback
     internal_errors: list[InternalError] = field(default_factory=list)
+    # the best kernel's time as effective GB/s and GFLOP/s (``workbench.rates``)
+    rates: Rates | None = None
 
     @property
     def records(self) -> list[Record]:
@@ -164,6 +167,7 @@ class SearchResult:
                          "logged_kernel_ms": self.best_record.kernel_ms
                          if self.best_record else None,
                          "timing": self.timing,
+                         "rates": self.rates.as_json() if self.rates else None,
                          "derivation": self.best_record.steps if self.best_record
                          else None},
                 "outcome": self.outcome,
