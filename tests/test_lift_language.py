@@ -628,6 +628,9 @@ val f = fun(
      r"Shift\(2\): Lift's shift", (1, 57)),
     ('val t = (1, 2)\nval f = fun(Float, x => mult(x, t._3))',
      r"a Scala tuple of 2 items has the fields _1 to _2, not _3", (2, 34)),
+    # a Lift tuple's components count from 0: one past the last is refused where it is
+    ('val f = fun(Float, Float, (x, y) => mult(Tuple(x, y)._1, Tuple(x, y)._2))',
+     r"the tuple `\(x, y\)` has the components _0 to _1, not _2", (1, 69)),
 ])
 def test_what_is_not_supported_is_refused_where_it_is_written(text, message, where):
     with pytest.raises(ParseError, match=message) as info:

@@ -71,6 +71,34 @@ def test_a_kernel_slower_than_the_cutoff_in_its_first_two_runs_is_timed_once():
     assert len(kept.kernel.samples_ms) == 5
 
 
+SLOW_ONCE = """
+kernel void slow_once(global const float *xs, global int *state, global float *out) {
+    float a = xs[0];
+    if (state[0] == 0) {  /* the first run only: a long chain of dependent operations */
+        for (int i = 0; i < (int)xs[1]; i++) a = a * 0.999f + 1.0f;
+    }
+    out[0] = a;
+    state[0] += 1;
+}
+"""
+
+
+def test_one_slow_run_is_not_enough_to_cut_a_kernels_timing_short():
+    """The cut-off needs both of the first two runs past it: a kernel whose first run is
+    slow (a cold cache, a first touch of its pages) and whose second is fast is timed in
+    full."""
+    xs = np.array([1.0, 2e7], dtype=np.float32)
+    launches = [Launch("slow_once", (1,), (1,), ("xs", "state", "out"))]
+    outputs = {"state": ((1,), np.int32), "out": ((1,), np.float32)}
+    outcome = run_kernels(SLOW_ONCE, launches, {"xs": xs}, outputs, repeat=5, warmup=0,
+                          cutoff_ms=2.0)
+    assert outcome.ok, outcome.message
+    assert outcome.value["state"][0] == 5
+    samples = outcome.kernel.samples_ms
+    assert samples[0] > 2.0 > max(samples[1:]), samples  # slow once, then fast
+    assert len(samples) == 5
+
+
 def test_build_cache_is_keyed_by_source_device_and_options():
     ctx = runtime.context_for()
     _, first = runtime.build(ctx, SCALE3, ["-cl-fast-relaxed-math"])

@@ -78,6 +78,19 @@ def test_a_log_edited_to_say_another_device_is_refused(tmp_path):
         _search(log, budget=3)
 
 
+def test_a_log_of_the_same_device_under_another_driver_is_refused(tmp_path):
+    """A driver compiles the same kernel into other code: its times are another device's."""
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["device"] = {**header["device"], "driver": header["device"]["driver"] + "-older"}
+    log.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    with pytest.raises(LogError, match="-older"):
+        _search(log, budget=3)
+    assert _search(log, budget=3, remeasure=True).remeasured == 2
+
+
 def test_a_log_without_a_header_is_refused_unless_measured_again(tmp_path):
     log = tmp_path / "log.jsonl"
     _search(log, budget=2)
