@@ -234,3 +234,61 @@ def test_what_the_check_accepts_a_run_finds_written(case, data):
         for g, e in zip(got, leaves(expected)):
             e = np.asarray(e, dtype=np.float64).reshape(-1)
             np.testing.assert_allclose(g, e, rtol=1e-3, atol=1e-3 * (1 + np.abs(e).max()))
+
+
+# --- the counts themselves: a gap of one element, anywhere, is found -------------------------
+
+@st.composite
+def _tiling_with_a_gap(draw):
+    """A length, stores covering [0, length) in intervals of random widths, and the one
+    element left out of them (the intervals around it split there)."""
+    length = draw(st.integers(2, 200))
+    cuts = sorted(set(draw(st.lists(st.integers(1, length - 1), max_size=8))))
+    bounds = [0, *cuts, length]
+    gap = draw(st.integers(0, length - 1))
+    spans = []
+    for a, b in zip(bounds, bounds[1:]):
+        if a <= gap < b:
+            spans += [(a, gap), (gap + 1, b)]
+        else:
+            spans.append((a, b))
+    return length, [(a, b) for a, b in spans if a < b], gap
+
+
+@given(_tiling_with_a_gap(), st.booleans())
+def test_an_output_missing_one_element_is_never_counted_written_once(case, as_points):
+    from workbench.codegen.written import _Count
+
+    length, spans, gap = case
+    count = _Count(length)
+    if as_points:  # offsets counted one by one
+        count.points.append((np.array([i for a, b in spans for i in range(a, b)],
+                                      dtype=np.int64), 1))
+    else:
+        count.intervals += [(a, b, 1) for a, b in spans]
+    problem = count.problem()
+    assert problem is not None and "never written" in problem
+    assert f"{gap}" in problem  # it names the element (or the first one missing)
+    complete = _Count(length)
+    complete.intervals += [(a, b, 1) for a, b in spans] + [(gap, gap + 1, 1)]
+    assert complete.problem() is None
+
+
+@given(_tiling_with_a_gap(), st.booleans())
+def test_a_read_of_a_temporary_missing_one_element_finds_that_element(case, as_points):
+    from workbench.codegen.written import _Count, _Coverage
+
+    length, spans, gap = case
+    coverage = _Coverage(length)
+    count = _Count(length)
+    if as_points:
+        count.points.append((np.array([i for a, b in spans for i in range(a, b)],
+                                      dtype=np.int64), 1))
+    else:
+        count.intervals += [(a, b, 1) for a, b in spans]
+    coverage.add(count)
+    assert coverage.missing(0, length) == (gap, gap, 1)
+    assert coverage.missing_points(np.arange(length)) == (gap, gap, 1)
+    assert coverage.missing(gap, gap + 1) == (gap, gap, 1)
+    if gap > 0:
+        assert coverage.missing(0, gap) is None
