@@ -183,3 +183,25 @@ def test_the_defaults_keep_every_program_where_none_has_the_kept_parts():
     sampled = next(p for p in found["phases"] if p["phase"] == "sampled")
     assert sampled["count"] > 0 and sampled["what"].startswith("no program is described by '")
     assert found["candidates"]
+
+
+@pytest.mark.parametrize("text", [
+    "reduceSeq (λ(acc, x). acc + acc * x) 0",  # the element's part reads the accumulator
+    "reduce (λ(acc, x). acc * (x + acc)) 1",
+    "map (λrow. reduceSeq (λ(acc, x). acc + x * acc) 0 row)",
+])
+def test_normalisation_never_splits_a_fold_whose_element_reads_the_accumulator(text):
+    """reduce (λ(acc, x). acc ⊕ e) z → reduce (⊕) z ∘ map (λx. e) holds only where e does
+    not use acc: elsewhere the rule refuses, and normalising keeps the fold (and its value)."""
+    from workbench.rules import RewriteRefused
+
+    types = ("[[float]_8]_4",) if text.startswith("map") else ("[float]_8",)
+    expr = parse(text)
+    path = "0.0.0" if text.startswith("map") else "root"
+    with pytest.raises(RewriteRefused, match="uses the accumulator"):
+        apply(expr, "reduce-map-fission", path, *types)
+    normal = normalise(expr, *types_of(types))
+    assert all(s.rule != "reduce-map-fission" for s in normal.steps), normal.steps
+    xs = np.random.default_rng(3).uniform(0.5, 1, (4, 8) if types[0].startswith("[[")
+                                          else 8).astype(np.float32)
+    np.testing.assert_allclose(evaluate(normal.expr, xs), evaluate(expr, xs), rtol=1e-5)
