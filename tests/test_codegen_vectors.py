@@ -247,3 +247,30 @@ def test_vectorize_takes_tuples_and_c_bodies_and_refuses_what_has_no_lanes():
                                              r"lane-wise to vectors: .*line 1, column \d+.*break"):
         apply(Prim("map", (Lambda(("x",), Apply(early, (Var("x"),))),)), "vectorize",
               "root", "[float]_64", n=4)
+
+
+# --- a vector load reads neighbours only ------------------------------------------------------
+
+@pytest.mark.parametrize("views", [
+    ("reorderStride 4",), ("reorderStride 2", "join ∘ split 16"), ("join ∘ transpose ∘ split 8",),
+    ("join ∘ split 16",), ("id",), ("join ∘ transpose ∘ split 4", "reorderStride 2"),
+    ("join ∘ split 8", "join ∘ transpose ∘ split 16"),
+])
+@pytest.mark.parametrize("width", [2, 4])
+def test_a_vector_is_loaded_whole_only_where_its_lanes_are_neighbours(views, width):
+    """splitVec after any chain of reordering views: the generator loads a vector with
+    vloadN only where its lanes are consecutive elements in memory; elsewhere it refuses,
+    never reading the wrong elements (the kernel, where there is one, checked)."""
+    from workbench.codegen import CodegenError
+
+    chain = " ∘ ".join(views)
+    text = f"joinVec ∘ mapGlobal (mapVec abs) ∘ splitVec {width} ∘ {chain}"
+    expr = parse(text)
+    xs = np.random.default_rng(width).uniform(-1, 1, 64).astype(np.float32)
+    try:
+        source = opencl(expr, "[float]_64").source
+    except CodegenError as err:
+        assert "not contiguous" in str(err), err
+        return
+    result = run(expr, xs, repeat=1)
+    assert result.correct, (text, result.message, source)
