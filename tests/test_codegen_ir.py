@@ -11,6 +11,7 @@ from workbench import parse
 from workbench.codegen import CodegenError, emit, features, ir, launch, memory, unroll, wide
 from workbench.codegen.arith import Index, var
 from workbench.codegen.program import opencl
+from workbench.codegen.wide import INT_MAX
 from workbench.run import run
 from workbench.sizes import Size
 from workbench.types import FLOAT, ArrayType
@@ -122,6 +123,22 @@ def test_the_wide_pass_marks_what_an_offset_needs():
     nest = ir.Loop("i", "seq", 1 << 20, (ir.Loop("j", "seq", 1 << 12, (store,), step=1),), step=1)
     widened = wide.widen(kernel(nest))
     assert {lp.index: lp.wide for lp in loops(widened.body)} == {"i": True, "j": False}
+
+
+@pytest.mark.parametrize("extent, step, wide_index", [
+    (INT_MAX - 100, 256, True),  # its last increment passes 2^31 - 1: i += 256 overflows
+    (INT_MAX - 100, 102, True),
+    (INT_MAX - 100, 101, False),  # i reaches exactly 2^31 - 1 at most
+    (INT_MAX - 100, 64, False),
+    (1 << 20, 1 << 10, False),
+])
+def test_a_loops_index_is_wide_where_its_step_takes_it_past_int(extent, step, wide_index):
+    """A strided loop's index takes values up to extent + step - 1 before its test fails:
+    the step, not only the extent, says whether an int holds it."""
+    loop = ir.Loop("gl", "global", extent, (ir.Store("out", Index.of(0), ir.Literal("0")),),
+                   step=step)
+    marked = wide.widen(kernel(loop))
+    assert next(iter(loops(marked.body))).wide == wide_index
 
 
 def test_index_functions_on_arrays_too_long_for_int_are_refused_naming_the_node():
