@@ -1,6 +1,7 @@
 """Barrier placement and the written-once check, each a pass over the kernel IR: tested on
 IR built by hand and on kernels translated from expressions (their IR, not their text)."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,56 @@ def test_a_reused_buffer_gets_a_barrier_at_the_end_of_a_loop_run_again():
     seq = placed(kernel).body[0].body[0]
     # between the two maps, and before the next iteration overwrites what was read
     assert [type(s).__name__ for s in seq.body] == ["Loop", "Barrier", "Loop", "Barrier"]
+
+
+@pytest.mark.parametrize("runs", [2, 3])
+def test_a_sequential_loop_run_only_a_few_times_still_waits_before_its_next_round(runs):
+    """Run twice is run again: the next round's first writes must wait for this round's
+    reads of other work-items' elements."""
+    i, l1, l2 = var("i", runs), var("l1", 64), var("l2", 64)
+    body = (local_loop("l1", "lcl", l1, "in0", l1 + i * 64),
+            local_loop("l2", "out", l2 + i * 64, "lcl", (l2 + 1) % 64))
+    params = (buf("in0", 64 * runs, "input"), buf("out", 64 * runs, "output"))
+    kernel = ir.Kernel("k", params, LOCALS, (
+        ir.Loop("wg", "workgroup", 1, (ir.Loop("i", "seq", runs, body, step=1),)),))
+    seq = placed(kernel).body[0].body[0]
+    assert [type(s).__name__ for s in seq.body] == ["Loop", "Barrier", "Loop", "Barrier"]
+
+
+def test_a_work_group_loop_whose_groups_each_run_it_twice_waits_between_rounds():
+    """A work-group loop over twice as many groups as are launched runs twice in each."""
+    l1, l2, wg = var("l1", 64), var("l2", 64), var("wg", 8)
+    kernel = ir.Kernel("k", (buf("in0", 512, "input"), buf("out", 512, "output")), LOCALS, (
+        ir.Loop("wg", "workgroup", 8, (
+            local_loop("l1", "lcl", l1, "in0", l1 + wg * 64),
+            local_loop("l2", "out", l2 + wg * 64, "lcl", (l2 + 1) % 64)),),))
+    plan = ir.Launch("k", (256,), (64,))  # 4 groups launched for the loop's 8
+    bound = replace(kernel, body=launch.with_strides(kernel.body, plan))
+    assert bound.body[0].step == 4
+    loop = barriers.place(bound, plan).body[0]
+    assert [type(s).__name__ for s in loop.body] == ["Loop", "Barrier", "Loop", "Barrier"]
+
+
+def test_writes_that_nothing_reads_between_them_need_no_barrier():
+    """Work-items writing their own elements, and then others' elements that nobody reads
+    in between, need no order among them: no barrier (a barrier costs every group a
+    meeting)."""
+    l1, l2, l3, wg = var("l1", 64), var("l2", 64), var("l3", 64), var("wg", 4)
+    kernel = group_kernel(
+        ir.Loop("l1", "local", 64, (ir.Store("lcl", l1, ir.Literal("0.0f")),)),
+        ir.Loop("l2", "local", 64, (ir.Store("lcl", l2, ir.Load("in0", l2 + wg * 64)),)),
+        local_loop("l3", "out", l3 + wg * 64, "in0", l3 + wg * 64))
+    assert not barriers_in(placed(kernel))
+
+
+def test_reads_of_what_a_barrier_already_ordered_need_no_second_barrier():
+    l1, l2, l3, wg = var("l1", 64), var("l2", 64), var("l3", 64), var("wg", 4)
+    kernel = group_kernel(local_loop("l1", "lcl", l1, "in0", l1 + wg * 64),
+                          local_loop("l2", "out", l2 + wg * 64, "lcl", (l2 + 1) % 64),
+                          local_loop("l3", "out", l3 + wg * 64, "lcl", (l3 + 3) % 64))
+    # one barrier before the first read of other work-items' elements; the second read
+    # follows only reads and a write of each work-item's own output element
+    assert len(barriers_in(placed(kernel))) == 1
 
 
 def test_no_barrier_follows_the_last_access():
