@@ -523,3 +523,23 @@ def test_a_tile_copied_as_vectors_is_one_wide_load_and_one_wide_store_each(prefe
             for _ in range(2))
     result = run(expr, a, b, repeat=1)
     assert result.status == "ok" and result.correct, result.message
+
+
+@pytest.mark.slow
+def test_every_candidate_admitted_fits_the_devices_local_memory_as_compiled():
+    """The local memory a candidate's kernels declare, as the code generator emits them
+    (bytes, not elements), is within the device's limit for every candidate phase 3 keeps."""
+    from workbench.codegen.program import opencl
+
+    tight = C.Limits(kind="gpu", local_memory_bytes=2048, max_work_group_size=256,
+                     compute_units=1, min_work_group=1)
+    found = C.explore(MM, TYPES, C.Options(depth=2), tight)
+    assert found["pruned"].get("local memory", 0) > 0
+    tiled = [(v, env) for v, env in found["candidates"] if "toLocal" in str(v.expr)]
+    assert tiled
+    for v, env in tiled[::max(1, len(tiled) // 25)]:
+        expr, _ = C.concrete(v, env)
+        program = opencl(expr, *TYPES, complete=True)
+        for kernel in program.module.kernels:
+            used = sum(b.length * b.scalar_dtype().itemsize for b in kernel.locals)
+            assert used <= tight.local_memory_bytes, (v.label, env, used)

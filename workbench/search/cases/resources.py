@@ -89,7 +89,10 @@ def resources(v: Variant, types: tuple) -> Resources:
                 # a register block: private memory of the work-item (or group) reducing
                 init = node.args[1]
                 if not any(isinstance(n, Prim) and n.name == "toPrivate" for _, n in walk(init)):
-                    private.append((_elements(typing.result.elem), "local" not in levels))
+                    if "local" in levels or "global" in levels:
+                        private.append((_elements(typing.result.elem), "local" not in levels))
+                    else:  # a whole group's accumulator: the generator keeps it in local memory
+                        local.append(_elements(typing.result.elem))
     divides = [(a.total, a.divisor) for a in note.assumptions]
     return Resources([work_group[d] for d in sorted(work_group)], groups, local, private,
                      divides, global_maps)
