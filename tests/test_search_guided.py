@@ -256,3 +256,33 @@ def test_each_guided_candidate_is_compiled_once(monkeypatch):
         again = opencl(declared_for(parse(r.expression), ["[float]_4096"]), *types,
                        complete=True)
         assert r.other["source_sha256"] == again.sha256
+
+
+def test_a_move_is_never_fixed_on_a_wrong_kernels_time():
+    """A candidate that computed something else (its time measured all the same) says
+    nothing of its move: the descent fixes the move whose fastest *correct* candidate is
+    fastest."""
+    from types import SimpleNamespace
+
+    from workbench.search.guided import _fastest_move
+    from workbench.search.log import Record
+
+    wrong_fast = parse("mapGlobal abs")
+    right_slow = parse("mapSeq abs")
+    records = {
+        str(wrong_fast): Record("a", status="wrong result", correct=False, kernel_ms=0.01),
+        str(right_slow): Record("b", status="ok", correct=True, kernel_ms=5.0)}
+
+    class Searched:  # what _fastest_move reads of a search: the record of an expression
+        def record_of(self, expr):
+            return records.get(str(expr))
+
+    ranked = [(SimpleNamespace(rule="map→mapGlobal"), "first A",
+               [SimpleNamespace(expr=wrong_fast)]),
+              (SimpleNamespace(rule="map→mapSeq"), "first B",
+               [SimpleNamespace(expr=right_slow)])]
+    option, first = _fastest_move(Searched(), ranked)
+    assert first == "first B"
+    records[str(right_slow)] = Record("b", status="wrong result", correct=False,
+                                      kernel_ms=5.0)
+    assert _fastest_move(Searched(), ranked) is None  # nothing correct below any move
