@@ -122,7 +122,8 @@ def test_notebook_opens_with_a_title(path):
 def test_notebook_runs(path):
     """Each notebook runs top to bottom: in the kernel WORKBENCH_NOTEBOOK_KERNEL names where
     it is set (scripts/test: Binder's environment, made from binder/requirements.txt alone),
-    else in this Python."""
+    else in this Python; the executed copy is kept in WORKBENCH_EXECUTED_NOTEBOOKS where set
+    (for the documentation site)."""
     kernel = os.environ.get("WORKBENCH_NOTEBOOK_KERNEL", "python3")
     if kernel == "python3":
         require_notebook(path)
@@ -133,6 +134,10 @@ def test_notebook_runs(path):
     NotebookClient(nb, timeout=BUDGET_S, kernel_name=kernel,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     elapsed = time.monotonic() - started
+    keep = os.environ.get("WORKBENCH_EXECUTED_NOTEBOOKS")
+    if keep:  # the documentation site shows these (scripts/site.py)
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, Path(keep) / path.name)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
