@@ -35,10 +35,12 @@ from .result import NoCorrectKernel, SearchResult, plural
 from .space import Step, replay
 from .strategies import (
     DEFAULT_STRATEGY,
+    REPLAYED_WITH,
     STRATEGIES,
     VERSIONS,
     check_options,
     draw_processes,
+    replay_options,
     reported_model,
     run_strategy,
 )
@@ -91,6 +93,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
     _check_arguments(strategy, budget, repeat, seed, time_limit)
     options = check_options(strategy, {} if options is None else options)
+    if replay_header is not None and replay_log is not None:
+        options = replay_options(strategy, replay_header.get("strategy_version"), options)
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
     size_env, at = dict(sizes or {}), _path_of(at)
@@ -303,7 +307,8 @@ def _recorded_device(records: list) -> dict:
 
 def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) -> None:
     """A replay draws the candidates its log holds only with the same strategy, at the same
-    version, for the same inputs: anything else is refused, with the reason."""
+    version (or one whose choices options take again: ``REPLAYED_WITH``), for the same
+    inputs: anything else is refused, with the reason."""
     if header is None:
         return
     where = str(replay_log)
@@ -311,7 +316,9 @@ def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) 
         raise LogError(f"{where}: recorded by the {header.get('strategy')} strategy; a "
                        f"replay with {strategy} would meet candidates it does not hold "
                        f"(replay it with strategy={header.get('strategy')!r})", where)
-    if header.get("strategy_version") != VERSIONS[strategy]:
+    earlier = (strategy, header.get("strategy_version")) in REPLAYED_WITH
+    if header.get("replays") or header.get("strategy_version") != VERSIONS[strategy] and \
+            not earlier:
         why = header.get("replays") or (
             f"recorded by version {header.get('strategy_version')} of the {strategy} "
             f"strategy, and this is version {VERSIONS[strategy]}, which takes other choices")
