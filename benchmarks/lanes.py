@@ -2,7 +2,8 @@
 nearest neighbour's distance, K-means' points in the lanes): on each CPU device, the default
 mapping, the program computed 8 and 16 elements at a time in the lanes of vectors (the
 candidates the guided search measures first on a CPU: ``guided.measure_lanes``, each
-completed by the default lowering), the fastest of those built with
+completed by the default lowering, and again with its innermost sequential reduction
+unrolled where it has one), the fastest of those built with
 ``-cl-fast-relaxed-math``, and NumPy, timed in the same interleaved rounds; every kernel
 checked against the interpreter.
 
@@ -72,7 +73,24 @@ def kernels(name: str, args, device: str) -> dict[str, tuple]:
         expr = in_lanes(program, args, width)
         if expr is not None:
             out[f"lanes {width}"] = (expr, None)
+            unrolled = innermost_unrolled(expr, args)
+            if unrolled is not None:
+                out[f"lanes {width} unrolled"] = (unrolled, None)
     return out
+
+
+def innermost_unrolled(expr, args):
+    """The expression's default completion with its innermost sequential reduction unrolled
+    (the guided search's second candidate in lanes), or None where none unrolls."""
+    from workbench import rewrites
+    from workbench.rewriting.application import lookup_rule
+    from workbench.rules.lowering import lower
+    from workbench.semantics import prepare_inputs
+
+    _, types = prepare_inputs(expr, args)
+    low, _ = lower(expr, *types)
+    sites = rewrites(low, *types, rules=[lookup_rule("reduceSeq→reduceSeqUnroll")])
+    return max(sites, key=lambda r: len(r.path)).result if sites else None
 
 
 def benchmark(name: str, size: int, devices: list[str], rounds: int, repeat: int) -> dict:
