@@ -192,3 +192,43 @@ def test_the_lanes_benchmark_times_each_kernel_beside_numpy(tmp_path, monkeypatc
     assert {"NumPy", f"default @ {device}", f"lanes 8 @ {device}"} <= set(times)
     assert any(k.endswith(f"relaxed @ {device}") for k in times)  # from the second round
     assert "| blackScholes | 64 | lanes 8 |" in (tmp_path / "lanes_test.md").read_text()
+
+
+# --- refusals: where a C body has no lane-wise form, the rule says which construct ---------
+# (a body can have no effect but on its own variables: the reader refuses barrier, atomics,
+# printf and pointers, and an assignment under a condition that differs between lanes is a
+# select under its mask)
+
+@pytest.mark.parametrize("body, what", [
+    ("{ while (x > 1.0f) { x = x * 0.5f; } return x; }",
+     "column 12 of its C body: a loop whose condition may differ between lanes"),
+    ("{ for (int k = 0; k < (int)x; k++) { x = x + 1.0f; } return x; }",
+     "a loop whose condition may differ between lanes"),
+    ("{ if (x > 0.0f) { return dot(x, x); } return x; }", "the built-in dot, which has no"),
+    ("{ for (int k = 0; k < 4; k++) { if (x > k) break; } return x; }", "break"),
+])
+def test_vectorize_refuses_a_c_body_without_a_lane_wise_form_naming_the_construct(body, what):
+    from workbench.expr import Prim
+    from workbench.notation.c_body import user_function
+    from workbench.rules import refusals
+    from workbench.types import FLOAT
+
+    f = user_function("f", ["x"], [FLOAT], FLOAT, body)
+    reason = refusals(Prim("map", (f,)), "root", "[float]_64")["vectorize"]
+    assert "the user function f, given as OpenCL C" in reason and what in reason, reason
+
+
+def test_a_c_body_calling_a_built_in_of_uniform_values_vectorises():
+    """abs(-2) is the same in every lane: a scalar call (one argument once failed here)."""
+    from workbench import apply
+    from workbench.expr import Prim
+    from workbench.notation.c_body import user_function
+    from workbench.types import FLOAT
+
+    f = user_function("g", ["x"], [FLOAT], FLOAT,
+                      "{ int k = abs(-2); if (x > 0.5f) { return x * k; } return x; }")
+    program = Prim("map", (f,))
+    xs = np.random.default_rng(2).uniform(0, 1, 64).astype(np.float32)
+    after = apply(program, "vectorize", "root", "[float]_64", n=8)
+    result = run(after, xs, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message + "\n" + result.source
