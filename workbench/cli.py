@@ -670,6 +670,9 @@ def show_search(doc: dict) -> str:
     note = timing_note([best["kernel_ms"]], floor_ms=best.get("launch_floor_ms"))
     if note:
         lines.append(note)
+    if best.get("build_options"):
+        lines.append(f"built with: {' '.join(best['build_options'])} (run it with "
+                     + " ".join(f"--build-option={o}" for o in best["build_options"]) + ")")
     if doc["stopped"]:
         lines.append(f"stopped after {doc['evaluated']} of {doc['budget']}: {doc['stopped']}")
     if doc["from_log"]:
