@@ -116,3 +116,20 @@ def test_the_command_line_takes_build_options_and_refuses_others(capsys):
     assert main(["run", "map (λx. x * 2.0)", "--type", "[float]_N", "--size", "N=64",
                  "--build-option", "fast"]) == 1
     assert "'fast' is not an option" in capsys.readouterr().err
+
+
+def test_the_strategy_searches_with_its_share_of_the_budget_and_time_limit():
+    from types import SimpleNamespace
+
+    from workbench.search.build_choice import strategy_share
+
+    ctx = SimpleNamespace(budget=40, deadline=1000.0, time_limit=50.0)
+    allowed = ("-cl-mad-enable", "-cl-fast-relaxed-math")
+    with strategy_share(ctx, allowed):
+        assert (ctx.budget, ctx.deadline) == (34, 990.0)  # 2 kernels x 3 option sets; 1/5
+    assert (ctx.budget, ctx.deadline) == (40, 1000.0)
+    with strategy_share(ctx, ()):
+        assert (ctx.budget, ctx.deadline) == (40, 1000.0)
+    with pytest.raises(RuntimeError), strategy_share(ctx, allowed):
+        raise RuntimeError("a strategy that fails gives its share back too")
+    assert (ctx.budget, ctx.deadline) == (40, 1000.0)
