@@ -1,5 +1,6 @@
 """The generated parts of the README and of ``docs/``: ``python scripts/write_docs.py`` writes
-the README's map of the folders (from the tree), the catalogue of ``docs/catalogue.md``
+the README's map of the folders and packages and ``docs/map.md``'s of every module (from
+the tree), the catalogue of ``docs/catalogue.md``
 (``workbench.catalogue``) and the table of Lift's surface of ``docs/lift_surface.md``
 (``workbench.notation.lift_surface``), each between its two marker comments; ``--check``
 only says which of them is not what the code gives.
@@ -23,8 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "python scripts/write_docs.py"
-MAP = ("README.md", f"<!-- the map: `{COMMAND}` writes it from the docstrings; edit those -->",
+MAP = ("docs/map.md", f"<!-- the map: `{COMMAND}` writes it from the docstrings; edit those -->",
        "<!-- end of the map -->")
+FOLDERS = ("README.md", f"<!-- the folders: `{COMMAND}` writes them from the docstrings; "
+           "edit those -->", "<!-- end of the folders -->")
 CATALOGUE = ("docs/catalogue.md",
              f"<!-- the catalogue: `{COMMAND}` writes it from the declarations; edit those -->",
              "<!-- end of the catalogue -->")
@@ -144,8 +147,9 @@ def _kinds(folder: Path) -> str:
     return "data: " + ", ".join(files + folders)
 
 
-def package_lines(folder: Path, depth: int = 0) -> list[str]:
-    """A package's line, then one per module and subpackage inside it, recursively."""
+def package_lines(folder: Path, depth: int = 0, modules: bool = True) -> list[str]:
+    """A package's line, then one per module (``modules``) and subpackage inside it,
+    recursively."""
     init = folder / "__init__.py"
     if not init.exists() and not any(folder.glob("*.py")):
         return [_line(depth, folder.name + "/", _kinds(folder))]
@@ -153,8 +157,8 @@ def package_lines(folder: Path, depth: int = 0) -> list[str]:
                    else "modules without a package")]
     for path in _entries(folder):
         if path.is_dir():
-            lines += package_lines(path, depth + 1)
-        elif path.suffix == ".py" and path.name != "__init__.py":
+            lines += package_lines(path, depth + 1, modules)
+        elif modules and path.suffix == ".py" and path.name != "__init__.py":
             lines.append(_line(depth + 1, path.name, summary(docstring(path) or "")))
     return lines
 
@@ -171,15 +175,16 @@ def _script(path: Path) -> str | None:
     return summary(comment) if comment else None
 
 
-def generate(root: Path = ROOT) -> str:
-    """The map: one Markdown list item per folder, package, module, notebook and script."""
+def generate(root: Path = ROOT, modules: bool = True, links: str = "docs/") -> str:
+    """The map: one Markdown list item per folder, package, module (``modules``), notebook
+    and script; the manual's pages linked from where the map stands (``links``)."""
     lines = []
     for name in PACKAGES:
-        lines += package_lines(root / name)
+        lines += package_lines(root / name, modules=modules)
     lines.append(_line(0, "notebooks/", "the tutorials, each run by the tests"))
     lines += _folder_of(root / "notebooks", notebook_heading, "*.ipynb")
     lines.append(_line(0, "docs/", "the manual, one page per topic"))
-    lines += [_line(1, p.name, _heading(p.read_text(encoding="utf-8")), f"docs/{p.name}")
+    lines += [_line(1, p.name, _heading(p.read_text(encoding="utf-8")), f"{links}{p.name}")
               for p in _entries(root / "docs") if p.suffix == ".md"]
     lines.append(_line(0, "scripts/", "the two commands, and the tools they use"))
     lines += _folder_of(root / "scripts", _script, "*")
@@ -225,7 +230,8 @@ def lift_surface(root: Path = ROOT) -> str:
 
 def parts(root: Path = ROOT) -> list[tuple[tuple[str, str, str], str]]:
     """Each generated part ((file, begin marker, end marker), text) as the code gives it."""
-    return [(MAP, generate(root)), (CATALOGUE, catalogue(root)),
+    return [(FOLDERS, generate(root, modules=False)), (MAP, generate(root, links="")),
+            (CATALOGUE, catalogue(root)),
             (LIFT_SURFACE, lift_surface(root))]
 
 

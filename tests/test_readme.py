@@ -171,7 +171,8 @@ def test_the_files_and_modules_the_pages_name_exist():
 
 
 def test_the_generated_parts_are_what_the_code_gives():
-    """The README's map of the folders and docs/catalogue.md's tables."""
+    """The README's map of the folders, docs/map.md's of every module and
+    docs/catalogue.md's tables."""
     write_docs = _write_docs()
     for (name, begin, end), part in write_docs.parts():
         text = _text(ROOT / name)
@@ -186,7 +187,12 @@ def test_every_module_has_a_docstring_for_the_map():
 
 
 def test_the_map_has_every_module_and_notebook():
-    text = _text(ROOT / "README.md")
+    """docs/map.md names every module; the README every package and notebook."""
+    text = _text(ROOT / "docs" / "map.md")
+    readme = _text(ROOT / "README.md")
+    for package in ("workbench", "widgets", "benchmarks"):
+        for init in (ROOT / package).rglob("__init__.py"):
+            assert f"`{init.parent.name}/`" in readme, init
     for package in ("workbench", "widgets", "benchmarks"):
         for path in (ROOT / package).rglob("*.py"):
             if "__pycache__" not in path.parts:

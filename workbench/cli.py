@@ -493,7 +493,8 @@ def cmd_run(args) -> dict:
     name, expr, types, sizes = _concrete(args)
     check_run_memory(expr, sizes, types, device=args.device)  # before the inputs exist
     inputs = random_inputs(types, sizes, args.seed, ranges_of(expr))
-    result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes)
+    result = run(expr, *inputs, device=args.device, repeat=args.repeat, sizes=sizes,
+                 build_options=args.build_option)
     doc = result.as_json()
     doc["rates"] = _rates_json(result.rates(_ceilings(args.device)))
     doc["name"] = name
@@ -594,7 +595,7 @@ def cmd_search(args) -> dict:
                         budget=args.budget, device=args.device, log=args.log, seed=args.seed,
                         timeout=args.timeout, workers=args.workers, progress=progress,
                         repeat=args.repeat, sizes=sizes, time_limit=args.time_limit,
-                        remeasure=args.remeasure)
+                        remeasure=args.remeasure, build_options=args.build_option)
     except KeyboardInterrupt:
         if args.log:
             held = len(read(args.log))
@@ -695,6 +696,9 @@ def show_search(doc: dict) -> str:
     note = timing_note([best["kernel_ms"]], floor_ms=best.get("launch_floor_ms"))
     if note:
         lines.append(note)
+    if best.get("build_options"):
+        lines.append(f"built with: {' '.join(best['build_options'])} (run it with "
+                     + " ".join(f"--build-option={o}" for o in best["build_options"]) + ")")
     if doc["stopped"]:
         lines.append(f"stopped after {doc['evaluated']} of {doc['budget']}: {doc['stopped']}")
     if doc["from_log"]:
@@ -744,6 +748,10 @@ JSON_HELP = "print one JSON document on stdout instead of text"
 SEED_HELP = "seed of the random inputs (default 0: the same inputs every time)"
 DEVICE_HELP = "device id (see 'workbench devices'), cpu/gpu, or part of its name"
 REPEAT_HELP = "timed runs of the kernel; the median is reported (default %(default)s)"
+BUILD_OPTIONS_HELP = ("mad-enable, no-signed-zeros, unsafe-math-optimizations, "
+                      "finite-math-only, fast-relaxed-math or denorms-are-zero (OpenCL's "
+                      "-cl-... spelling too, as --build-option=-cl-mad-enable); the kernel is "
+                      "still checked against the interpreter")
 SIZE_HELP = "NAME=VALUE for a size variable of the input types (repeat for several)"
 
 EXAMPLES = {
@@ -843,6 +851,9 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--device", help=DEVICE_HELP)
     rn.add_argument("--repeat", type=int, default=20, help=REPEAT_HELP)
     rn.add_argument("--seed", type=int, default=0, help=SEED_HELP)
+    rn.add_argument("--build-option", action="append", default=None, metavar="OPTION",
+                    help="build with this OpenCL math option (repeat for several): "
+                    + BUILD_OPTIONS_HELP)
 
     ck = _expression_command(sub, "check", "parse and type-check; print normal form and type",
                              type_help="input type (repeat for several inputs) or a whole "
@@ -895,6 +906,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds per candidate (default %(default)s)")
     se.add_argument("--workers", type=int, default=None,
                     help="worker processes (default: up to 4, one per core)")
+    se.add_argument("--build-option", action="append", default=None, metavar="OPTION",
+                    help="allow the search to build its best kernels with this OpenCL math "
+                    "option (repeat for several; none unless given): " + BUILD_OPTIONS_HELP)
 
     dm = _parser(sub, "demo", "a derivation end to end on the default device: every step "
                  "run, checked and timed")

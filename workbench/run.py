@@ -25,6 +25,7 @@ import numpy as np
 
 from .codegen import CodegenError, ir
 from .codegen.program import OpenCLProgram, opencl
+from .device.build_options import build_options as build_options_of
 from .device.opencl import DeviceError, find_device
 from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
 from .expr import Expr, Lit, walk
@@ -61,6 +62,7 @@ class RunResult:
     error: WorkbenchError | None = None  # for "invalid input": the located error
     per_device: list | None = None  # several devices: one entry each (several.run)
     stages: list | None = None  # several devices, with redistributions: one entry a stage
+    build_options: list | None = None  # the OpenCL build options it was built with
     bytes: int | None = None  # the program's own inputs and outputs (``workbench.rates``)
     operations: int | None = None  # arithmetic operations, the kernel IR's count
 
@@ -189,7 +191,7 @@ def compare(output, expected) -> Comparison:
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
         sizes=None, warmup: int = 2, time_limit_ms: float | None = None,
         expected=None, cutoff_ms: float | None = None,
-        program: OpenCLProgram | None = None) -> RunResult:
+        program: OpenCLProgram | None = None, build_options=None) -> RunResult:
     """Compile, build, run and time ``expr`` on ``arrays``, checked against the interpreter
     (``expected``: the interpreter's output on these arrays when it is known already — a
     search computes its start program's output once for all its candidates). With
@@ -198,9 +200,12 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     search gives up on a candidate far slower than its best): ``runs`` says how many
     times were taken. ``program`` is the expression's program when it was compiled already,
     as ``opencl(expr, *types, sizes=sizes, complete=True)`` compiles it (a search's candidate,
-    compiled for its cost model): it is not compiled again."""
+    compiled for its cost model): it is not compiled again. ``build_options``: the OpenCL
+    math options to build with (``device.build_options``: none unless given; the result
+    names them, and its output is checked against the interpreter as any other)."""
     try:
         check_arguments(repeat, warmup, time_limit_ms, cutoff_ms, device)
+        options = build_options_of(build_options)
         check_exact_inputs(arrays)
         values, types = prepare_inputs(expr, arrays)
     except WorkbenchError as err:
@@ -242,8 +247,10 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     outcome = run_kernels(program.source, runtime_launches(program), inputs, outputs, scratch,
                           device=device, repeat=repeat, warmup=warmup,
                           time_limit_ms=time_limit_ms, local_bytes=local_bytes,
-                          cutoff_ms=cutoff_ms, private_bytes=private_bytes(program))
+                          cutoff_ms=cutoff_ms, private_bytes=private_bytes(program),
+                          options=options)
     result = RunResult(outcome.status, outcome.message, expected=expected,
+                       build_options=list(options),
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
                        codegen_ms=program.codegen_ms, device=outcome.device,
                        source=program.source, source_sha256=program.sha256,

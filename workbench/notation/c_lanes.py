@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
 
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import c_syntax as S
@@ -332,7 +332,7 @@ class _Writer:
         if all(t.kind == "uniform" for _, t in args) and name not in _TESTS:
             floating = name in _FLOAT_1 | _FLOAT_N
             elem = "float" if floating else \
-                _common(*(t.elem for _, t in args)) if args else "float"
+                reduce(_common, (t.elem for _, t in args)) if args else "float"
             # the same in every lane; an int given to a function of floats converted (the
             # built-ins are overloaded: fabs(2) would be ambiguous)
             texts = [f"(({elem})({a}))" if t.elem != elem else a for a, t in args]

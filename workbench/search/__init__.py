@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..derivation import Derivation
+from ..device.build_options import build_options as allowed_build_options
 from ..domain import ranges_of, with_ranges
 from ..errors import WorkbenchError, format_path
 from ..expr import Expr
@@ -28,6 +29,7 @@ from ..notation import parse_type
 from ..notation.program import user_functions_text
 from ..semantics import prepare_inputs
 from ..types import Type, free_size_vars
+from .build_choice import measure_with_options, strategy_share
 from .context import CUTOFF, Context, SearchSpec, StopSearch, TimeLimitReached
 from .evaluation import ExecutorEvaluator, InlineEvaluator, PoolEvaluator, ReplayEvaluator
 from .log import Log, LogError, Record, device_identity, make_header, read, read_log
@@ -35,10 +37,12 @@ from .result import NoCorrectKernel, SearchResult, plural
 from .space import Step, replay
 from .strategies import (
     DEFAULT_STRATEGY,
+    REPLAYED_WITH,
     STRATEGIES,
     VERSIONS,
     check_options,
     draw_processes,
+    replay_options,
     reported_model,
     run_strategy,
 )
@@ -67,7 +71,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
            sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
            options: dict | None = None, time_limit: float | None = None,
-           remeasure: bool = False) -> SearchResult:
+           remeasure: bool = False, build_options=None) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
@@ -83,14 +87,15 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     is called as each candidate finishes (it may raise ``StopSearch`` to end the search
     there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
     path; ``options`` go to the strategy (``strategies.option_names`` lists them). A
-    ``Derivation`` starts the search from its current step. The best is the best of every
-    candidate known for this device and these inputs, the resumed log's included, timed
-    again."""
+    ``Derivation`` starts the search from its current step. ``build_options``: the OpenCL
+    math options the search may build its best kernels with (``build_choice``; none unless
+    given; a replay takes its log's). The best is the best of every candidate known for this
+    device and these inputs, the resumed log's included, timed again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
     _check_arguments(strategy, budget, repeat, seed, time_limit)
-    options = check_options(strategy, {} if options is None else options)
+    options, allowed = _options_of(strategy, options, build_options, replay_header)
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
     size_env, at = dict(sizes or {}), _path_of(at)
@@ -102,7 +107,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     header = make_header(device=identity, program=str(start),
                          definitions=user_functions_text(start), types=[str(t) for t in types],
                          sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
-                         seed=seed, options=_json_options(options), repeat=repeat)
+                         seed=seed, options=_json_options(options), repeat=repeat,
+                         build_options=allowed)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -114,7 +120,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
-        explored = _explore(ctx, others, log)
+        explored = _explore(ctx, others, log, allowed)
         best_ms, timing = _best_time(ctx, explored.stop, replayed=replay_log is not None)
     finally:
         evaluator.close()
@@ -141,6 +147,18 @@ def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: di
     if seed is None:
         seed = recorded.get("seed", 0)
     return strategy, seed
+
+
+def _options_of(strategy: str, options: dict | None, build_options, replay_header: dict | None
+                ) -> tuple[dict, tuple[str, ...]]:
+    """The strategy's options (checked; a replay's beneath those that take its log's
+    version's choices again) and the build options allowed (given, else a replay's log's)."""
+    options = check_options(strategy, {} if options is None else options)
+    if replay_header is None:
+        return options, allowed_build_options(build_options)
+    allowed = allowed_build_options(build_options if build_options is not None
+                                    else replay_header.get("build_options"))
+    return replay_options(strategy, replay_header.get("strategy_version"), options), allowed
 
 
 def _check_arguments(strategy: str, budget, repeat, seed, time_limit) -> None:
@@ -185,14 +203,14 @@ def _evaluator(records, replayed: bool, executor, workers: int | None, timeout: 
     return PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
 
 
-def _explore(ctx: Context, others: list, log) -> _Explored:
+def _explore(ctx: Context, others: list, log, allowed: tuple[str, ...] = ()) -> _Explored:
     """The candidates of other logs measured again (with ``remeasure``), then the
     strategy run, until its budget is spent, it stops, it is asked to stop or its time is
-    up."""
+    up, then its best kernels built with the ``allowed`` build options."""
     stop, remeasured, state = "", 0, None
     try:
         remeasured = _remeasure(ctx, others)
-        state = run_strategy(ctx)
+        state = _strategy_then_options(ctx, allowed)
     except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
         err.add_note(_interrupted(ctx, log))
         raise
@@ -201,6 +219,20 @@ def _explore(ctx: Context, others: list, log) -> _Explored:
     if not stop and ctx.time_up():
         stop = ctx.time_limit_text()
     return _Explored(stop, remeasured, state)
+
+
+def _strategy_then_options(ctx: Context, allowed: tuple[str, ...]):
+    """The strategy, within its share of the budget and time (``build_choice``), then its
+    best kernels measured built with the allowed build options; the strategy's state."""
+    state = None
+    try:
+        with strategy_share(ctx, allowed):
+            state = run_strategy(ctx)
+    except TimeLimitReached:
+        if not allowed or ctx.time_up():
+            raise  # the search's own limit, not the strategy's share of it
+    measure_with_options(ctx, allowed)
+    return state
 
 
 def _best_of(ctx: Context) -> Record | None:
@@ -319,7 +351,8 @@ def _recorded_device(records: list) -> dict:
 
 def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) -> None:
     """A replay draws the candidates its log holds only with the same strategy, at the same
-    version, for the same inputs: anything else is refused, with the reason."""
+    version (or one whose choices options take again: ``REPLAYED_WITH``), for the same
+    inputs: anything else is refused, with the reason."""
     if header is None:
         return
     where = str(replay_log)
@@ -327,7 +360,9 @@ def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) 
         raise LogError(f"{where}: recorded by the {header.get('strategy')} strategy; a "
                        f"replay with {strategy} would meet candidates it does not hold "
                        f"(replay it with strategy={header.get('strategy')!r})", where)
-    if header.get("strategy_version") != VERSIONS[strategy]:
+    earlier = (strategy, header.get("strategy_version")) in REPLAYED_WITH
+    if header.get("replays") or header.get("strategy_version") != VERSIONS[strategy] and \
+            not earlier:
         why = header.get("replays") or (
             f"recorded by version {header.get('strategy_version')} of the {strategy} "
             f"strategy, and this is version {VERSIONS[strategy]}, which takes other choices")
@@ -409,7 +444,8 @@ def _retime(ctx: Context, best: Record | None, replayed: bool) -> tuple[float | 
         "key": best.key, "expression": best.expression, "definitions": job.definitions,
         "types": list(job.types), "ranges": job.ranges, "sizes": ctx.sizes,
         "device": ctx.device, "seed": ctx.seed, "repeat": max(ctx.repeat, 10),
-        "steps": best.steps if best.steps is not None else []}])), None)
+        "steps": best.steps if best.steps is not None else [],
+        **({"build_options": best.build_options} if best.build_options else {})}])), None)
     again = Record.of(again) if again is not None else None
     if again is not None and again.measured:
         return again.kernel_ms, "re-timed"

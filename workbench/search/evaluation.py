@@ -58,7 +58,7 @@ def evaluate_candidate(job: dict) -> dict:
                      repeat=job.get("repeat", 10),
                      sizes=job["sizes"], time_limit_ms=job.get("time_limit_ms", 2000.0),
                      expected=expected, cutoff_ms=job.get("cutoff_ms"),
-                     program=job.get("program"))
+                     program=job.get("program"), build_options=job.get("build_options"))
         record.update(status=result.status, correct=result.correct, message=result.message,
                       kernel_ms=result.kernel_ms, kernel_ms_min=result.kernel_ms_min,
                       kernel_ms_max=result.kernel_ms_max, runs=result.runs,
@@ -198,7 +198,8 @@ def _ranking(job: dict) -> dict:
     strategy noted of it (``details``) and the time past which it was timed once
     (``cutoff_ms``), kept in the record so that any log calibrates a model again (and a
     strategy reads its notes back)."""
-    return {k: job[k] for k in ("features", "predicted_ms", "details", "cutoff_ms") if k in job}
+    return {k: job[k] for k in ("features", "predicted_ms", "details", "cutoff_ms",
+                                "build_options") if k in job}
 
 
 class InlineEvaluator:
@@ -337,7 +338,9 @@ class ReplayEvaluator:
 
 
 def _replay_key(record: dict) -> str:
-    """The expression and sizes, without the device: a log from another machine answers for
-    this one (the search checked that the log's header is of these inputs)."""
+    """The expression and sizes (and the build options, where there are any), without the
+    device: a log from another machine answers for this one (the search checked that the
+    log's header is of these inputs)."""
     sizes = ",".join(f"{k}={v}" for k, v in sorted((record.get("sizes") or {}).items()))
-    return f"{record['expression']} | {sizes}"
+    options = " ".join(record.get("build_options") or ())
+    return f"{record['expression']} | {sizes}" + (f" | {options}" if options else "")

@@ -252,18 +252,21 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
 def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int = 6,
            patience: int = 6, strength: float = 2.0, default_first: bool = False,
            grids_first: bool = False, unrolled_first: bool = False,
-           lanes_first: bool = False) -> None:
+           lanes_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
-    ``lanes_first``, then the start with a map of arrays computed in the lanes of vectors
-    (``measure_lanes``)."""
+    ``lanes_first``, then the start with a map computed in the lanes of vectors
+    (``measure_lanes``; None, the default: on a CPU, ``lanes_on_the_device``)."""
+    if lanes_first is None:
+        lanes_first = lanes_on_the_device(ctx)
     for name, value in (("default_first", default_first), ("grids_first", grids_first),
                         ("unrolled_first", unrolled_first), ("lanes_first", lanes_first)):
         if not isinstance(value, bool):
             raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
-                                 f"True or False")
+                                 f"True or False" + (" or None" if name == "lanes_first"
+                                                     else ""))
     rng = random.Random(ctx.seed)
     state = GuidedState.of(ctx)
     for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
@@ -331,6 +334,16 @@ def measure_unrolled(ctx, state: GuidedState) -> None:
 LANE_WIDTHS = (8, 16)
 
 
+def lanes_on_the_device(ctx) -> bool:
+    """Whether a search measures the start in the lanes of vectors first unless told
+    (``lanes_first=None``): on a CPU, whose work-items PoCL does not run in vector lanes, so
+    that only a kernel written on vectors uses them (Black-Scholes' C body rewritten
+    lane-wise, K-means' points 16 at a time), and a walk reaches ``vectorize`` only among
+    many other moves; not on a GPU, whose work-items are its lanes. The device is the one
+    the search's times are taken on (a replayed log's)."""
+    return (ctx.identity or {}).get("kind") == "cpu"
+
+
 def measure_lanes(ctx, state: GuidedState) -> None:
     """The start with its outermost map computed ``n`` elements at a time in the lanes of
     vectors (n of ``LANE_WIDTHS``: ``vectorize-lanes`` where the elements are arrays of
@@ -343,8 +356,9 @@ def measure_lanes(ctx, state: GuidedState) -> None:
     than the default mapping, and Black-Scholes' options in float16s (its C body rewritten
     lane-wise) 16 times faster; a walk does not reach vectorize-lanes (it is left to the
     options: ``rule.OTHER_SEED``) and reaches vectorize only among many other moves. An
-    option (``lanes_first``), off by default: the candidates of a search recorded without
-    it replay as they were. Not in a search of one subtree (``at``)."""
+    option (``lanes_first``), on by default on a CPU (``lanes_on_the_device``; since the
+    strategy's version 3: a log of version 2 replays with it off). Not in a search of one
+    subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)

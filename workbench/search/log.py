@@ -40,7 +40,8 @@ VERSION = 2  # 1: records only, keyed by expression, sizes and the device as ask
 # where the first two are the same (the search's fields may differ: a section per search)
 DEVICE_FIELDS = ("name", "platform", "driver")
 INPUT_FIELDS = ("program", "definitions", "types", "sizes")
-SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench")
+SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench",
+                 "build_options")
 
 
 class LogError(WorkbenchError):
@@ -75,11 +76,15 @@ def device_text(device: dict) -> str:
 
 def make_header(*, device: dict, program: str, definitions: str, types: list[str],
                 sizes: dict, strategy: str, strategy_version: int | None, seed: int,
-                options: dict, repeat: int) -> dict:
+                options: dict, repeat: int, build_options=()) -> dict:
+    """A search's header; ``build_options``, the OpenCL math options the search may choose
+    among, is written only where there are any (a header of a search without them reads as
+    one written before they were)."""
     return {"format": FORMAT, "version": VERSION, "device": dict(device), "program": program,
             "definitions": definitions, "types": list(types), "sizes": dict(sizes),
             "strategy": strategy, "strategy_version": strategy_version, "seed": seed,
             "options": dict(options), "repeat": repeat, "workbench": project_version(),
+            **({"build_options": list(build_options)} if build_options else {}),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
@@ -257,7 +262,7 @@ RECORD_FIELDS: dict[str, tuple] = {
     "finished": _NUMBER, "seconds": _NUMBER, "runs": (int, type(None)),
     "sizes": (dict,), "steps": (list,), "features": (dict, type(None)),
     "details": (dict, type(None)), "strategy": (str,), "device": (str,),
-    "device_name": (str, type(None))}
+    "device_name": (str, type(None)), "build_options": (list, type(None))}
 
 
 class RecordError(ValueError):
@@ -281,9 +286,10 @@ class Record(Mapping):
     asked for it), ``device_name`` (the device it ran on), ``finished`` (when, in seconds
     since the epoch) and ``seconds`` (how long it took). The cost model's view:
     ``features`` and ``predicted_ms``. What the strategy noted of it: ``details`` (the
-    cases strategy: its program and parameters). Whatever else a worker records (``max_error``,
-    ``source_sha256``, ``codegen_ms``, ``build_ms``, a cluster worker's host) is in
-    ``other``; ``fields`` are the names the line has, in its order."""
+    cases strategy: its program and parameters). How it was built: ``build_options`` (the
+    OpenCL math options a search allowed and chose for it; absent: none). Whatever else a
+    worker records (``max_error``, ``source_sha256``, ``codegen_ms``, ``build_ms``, a
+    cluster worker's host) is in ``other``; ``fields`` are the names the line has, in its order."""
 
     key: str
     expression: str | None = None
@@ -305,6 +311,7 @@ class Record(Mapping):
     features: dict | None = None
     predicted_ms: float | None = None
     details: dict | None = None
+    build_options: list | None = None
     other: dict = field(default_factory=dict)
     fields: tuple[str, ...] = ()
 

@@ -58,6 +58,13 @@ class SearchResult:
         return self.log
 
     @property
+    def build_options(self) -> list[str]:
+        """The OpenCL build options the best kernel is built with (none unless the search
+        was allowed some and chose them): ``run(result.best, ..., build_options=...)``
+        builds it so again."""
+        return list(self.best_record.build_options or []) if self.best_record else []
+
+    @property
     def failures_by_kind(self) -> dict[str, int]:
         """Failed or wrong candidates counted by outcome (``compile error``, ``timeout``,
         ``wrong result``, ...), the most frequent first."""
@@ -145,6 +152,8 @@ class SearchResult:
             return self._explanation()
         lines = [f"search ({self.strategy}): {self.outcome}, {self.seconds:.1f} s"]
         lines.append(f"  {self.best}")
+        if self.build_options:
+            lines.append(f"  built with {' '.join(self.build_options)}")
         lines.append(f"  ({self.timing_text})")
         if self.stopped:
             lines.append(f"stopped after {self.evaluated} of {self.budget}: {self.stopped}")
@@ -169,7 +178,8 @@ class SearchResult:
                          "timing": self.timing,
                          "rates": self.rates.as_json() if self.rates else None,
                          "derivation": self.best_record.steps if self.best_record
-                         else None},
+                         else None,
+                         "build_options": self.build_options},
                 "outcome": self.outcome,
                 "evaluated": self.evaluated, "budget": self.budget, "strategy": self.strategy,
                 "fixed": self.fixed, "seconds": self.seconds,

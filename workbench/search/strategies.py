@@ -216,7 +216,19 @@ DEFAULT_STRATEGY = "guided"
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
-                            "guided": 2, "cases": 3}
+                            "guided": 3, "cases": 3}
+
+# Earlier versions whose choices today's strategy takes again with some options: a log such a
+# version wrote replays with them (the options given to the replay win). Guided 3 measures
+# the start in the lanes of vectors first on a CPU (``lanes_first``), which 2 did only when
+# told.
+REPLAYED_WITH: dict[tuple[str, int], dict] = {("guided", 2): {"lanes_first": False}}
+
+
+def replay_options(strategy: str, version, options: dict) -> dict:
+    """The options a replay of a log written by ``version`` of ``strategy`` runs with: those
+    that take that version's choices again (``REPLAYED_WITH``) beneath ``options``."""
+    return {**REPLAYED_WITH.get((strategy, version), {}), **options}
 
 
 def option_names(strategy: str) -> dict[str, object]:

@@ -58,25 +58,29 @@ from .distribution import (
 
 def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20, sizes=None,
         warmup: int = 2, time_limit_ms: float | None = None, expected=None,
-        cutoff_ms: float | None = None, devices=None, distributions=None) -> RunResult:
+        cutoff_ms: float | None = None, devices=None, distributions=None,
+        build_options=None) -> RunResult:
     """``expr`` run on ``arrays``, timed and checked against the interpreter: on one device
     (``device``; the single-device ``workbench.run.run``, whose arguments these are), or with
     ``devices`` and ``distributions`` on several devices at once, one distribution per input
-    (``run_distributed``; ``cutoff_ms`` applies to one device only)."""
+    (``run_distributed``; ``cutoff_ms`` applies to one device only). ``build_options``: the
+    OpenCL math options every device builds with (``device.build_options``)."""
     if devices is None and distributions is None:
         return run_one(expr, *arrays, device=device, repeat=repeat, sizes=sizes, warmup=warmup,
-                       time_limit_ms=time_limit_ms, expected=expected, cutoff_ms=cutoff_ms)
+                       time_limit_ms=time_limit_ms, expected=expected, cutoff_ms=cutoff_ms,
+                       build_options=build_options)
     try:
         check_arguments(repeat, warmup, time_limit_ms, cutoff_ms)
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
     return run_distributed(expr, arrays, devices, distributions, repeat=repeat, warmup=warmup,
-                           sizes=sizes, time_limit_ms=time_limit_ms, expected=expected)
+                           sizes=sizes, time_limit_ms=time_limit_ms, expected=expected,
+                           build_options=build_options)
 
 
 def run_distributed(expr, arrays: Sequence, devices, distributions, *, repeat: int = 20,
                     warmup: int = 2, sizes=None, time_limit_ms: float | None = None,
-                    expected=None) -> RunResult:
+                    expected=None, build_options=None) -> RunResult:
     """``expr`` on ``arrays`` across ``devices`` (names as ``WORKBENCH_DEVICE`` takes them:
     ``1:0``, ``cpu``, ``gpu``, part of a name) with one distribution per input (None: SkelCL's
     default, ``block`` for arrays and ``copy`` for scalars). An input may be a
@@ -97,14 +101,15 @@ def run_distributed(expr, arrays: Sequence, devices, distributions, *, repeat: i
     except WorkbenchError as err:
         return RunResult("invalid input", str(err), error=err)
     options = {"repeat": repeat, "warmup": warmup, "sizes": sizes,
-               "time_limit_ms": time_limit_ms}
+               "time_limit_ms": time_limit_ms, "build_options": build_options}
     if staged is not None:
         return _run_stages(expr, staged, values, dists, infos, expected_value, **options)
     result, _ = _run_split(expr, plan, infos, expected_value, **options)
     return result
 
 
-def _run_split(expr, plan, infos, expected_value, *, repeat, warmup, sizes, time_limit_ms):
+def _run_split(expr, plan, infos, expected_value, *, repeat, warmup, sizes, time_limit_ms,
+               build_options=None):
     """One split program run on its devices side by side, its combined output checked
     against ``expected_value``: the result, and the combined output (None if a device
     failed)."""
@@ -117,7 +122,7 @@ def _run_split(expr, plan, infos, expected_value, *, repeat, warmup, sizes, time
     def one(k: int):
         info = infos[plan.devices[k]]
         return run_one(expr, *plan.inputs[k], device=info.id, repeat=repeat, warmup=warmup,
-                       time_limit_ms=time_limit_ms,
+                       time_limit_ms=time_limit_ms, build_options=build_options,
                        expected=part_expected[k] if part_expected else None)
 
     with ThreadPoolExecutor(max_workers=len(plan.devices)) as pool:
