@@ -141,3 +141,11 @@ def test_nbody_tiled_kernel_is_clean_under_oclgrind(tile, items):
     functions (tests/test_codegen_reduce_of_map.py says why)."""
     assert_clean(*under_oclgrind(CHILD, str(tile), str(items), uninitialized=False),
                  problems=("Invalid read", "Invalid write", "data race"))
+
+
+def test_nbody_tiled_kernel_is_the_golden_one(golden):
+    """N-body with shared-tiling (tiles of 128 bodies, 128 work-items a group) at 16384
+    bodies, the kernel the benchmark (benchmarks/nbody_tiles.py) times on a GPU."""
+    _, tiled, _, types = _nbody(16384, 128, 128)
+    source = opencl(tiled, *types, complete=True, name="nbody_tiled").source
+    golden("kernels/nbody_shared_tiling.cl", source)

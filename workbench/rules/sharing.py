@@ -263,8 +263,7 @@ def _tile_sizes(site: Site) -> list[Size]:
 
 def _group_items(site: Site) -> list[Size]:
     t = site.typing.result if site.typing is not None else None
-    sizes = powers_of_two_dividing(t.size if isinstance(t, ArrayType) else None, 32, 256)
-    return sizes
+    return powers_of_two_dividing(t.size if isinstance(t, ArrayType) else None, 64, 256)
 
 
 SHARED_TILING = macro_rule(
