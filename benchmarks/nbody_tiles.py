@@ -1,6 +1,7 @@
 """N-body (Lift's ``nbody``) with its bodies tiled through local memory (``shared-tiling``):
 the default mapping, the tiled kernel at a few (T, L) (tiles of T bodies, work-groups of L
-work-items), and a guided search with its default options, each checked against the
+work-items), each as a loop over the tile and with that loop unrolled (``tile-unroll``), and
+a guided search with its default options, each checked against the
 interpreter, in milliseconds and TFLOP/s (20 flops per interaction, N² interactions).
 
     python -m benchmarks.nbody_tiles --device gpu            # 16384 bodies, a few minutes
@@ -20,7 +21,7 @@ from benchmarks.lift_programs import PROGRAMS, inputs_of
 
 RESULTS = Path(__file__).parent / "results"
 FLOPS_PER_INTERACTION = 20
-TILES = ((128, 128), (64, 64), (256, 256), (256, 128), (128, 64))
+TILES = ((32, 32), (64, 64), (128, 128), (256, 256), (128, 64))
 
 
 def tflops(size: int, ms: float | None) -> float | None:
@@ -30,7 +31,7 @@ def tflops(size: int, ms: float | None) -> float | None:
 def _line(label: str, size: int, ms: float | None, extra: str = "") -> str:
     rate = tflops(size, ms)
     shown = f"{ms:8.4f} ms  {rate:6.2f} TFLOP/s" if ms else "       –"
-    return f"{label:<28} {shown}  {extra}".rstrip()
+    return f"{label:<36} {shown}  {extra}".rstrip()
 
 
 def _timed(expr, args, device, repeat, expected) -> dict:
@@ -41,6 +42,17 @@ def _timed(expr, args, device, repeat, expected) -> dict:
     return {"status": r.status, "correct": r.correct, "kernel_ms": ms,
             "kernel_ms_min": r.kernel_ms_min if r.correct else None,
             "tflops": tflops(len(args[0]), ms), "message": (r.message or "")[:300]}
+
+
+def _unrolled(expr, types):
+    """``expr`` completed by the default lowering with its work-items' fold over a tile
+    unrolled (None where ``tile-unroll`` applies nowhere)."""
+    from workbench.rules import CATALOGUE, rewrites
+    from workbench.rules.lowering import lower
+
+    low, _ = lower(expr, *types)
+    sites = rewrites(low, *types, rules=[CATALOGUE["tile-unroll"]])
+    return max(sites, key=lambda r: len(r.path)).result if sites else None
 
 
 def benchmark(size: int, device: str | None, budget: int, repeat: int,
@@ -62,9 +74,13 @@ def benchmark(size: int, device: str | None, budget: int, repeat: int,
         if size % items or size % t or t % items:
             continue
         tiled = apply(prog, "shared-tiling", "0", *types, t=t, l=items)
-        entry = doc["tiled"][f"T={t} L={items}"] = _timed(tiled, args, device, repeat, expected)
-        print(_line(f"shared-tiling T={t} L={items}", size, entry["kernel_ms"],
-                    "" if entry["correct"] else entry["message"]), flush=True)
+        for label, expr in ((f"T={t} L={items}", tiled),
+                            (f"T={t} L={items} unrolled", _unrolled(tiled, types))):
+            if expr is None:
+                continue
+            entry = doc["tiled"][label] = _timed(expr, args, device, repeat, expected)
+            print(_line(f"shared-tiling {label}", size, entry["kernel_ms"],
+                        "" if entry["correct"] else entry["message"]), flush=True)
     start = time.time()
     found = search(prog, *args, budget=budget, device=device, repeat=repeat,
                    time_limit=time_limit)
