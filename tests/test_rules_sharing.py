@@ -175,3 +175,31 @@ def test_nbody_tiled_kernel_is_the_golden_one(golden):
     _, tiled, _, types = _nbody(16384, 128, 128)
     source = opencl(tiled, *types, complete=True, name="nbody_tiled").source
     golden("kernels/nbody_shared_tiling.cl", source)
+
+
+def test_mriq_computeq_tiled_runs_on_pocl_as_the_interpreter_computes():
+    """MRI-Q's k-space samples are shared by every voxel: tiles of them in local memory (a
+    tuple of four floats each; the accumulator a pair), as a loop and unrolled."""
+    from workbench import run
+    from workbench.rules import rewrites
+
+    prog = bench.PROGRAMS["mriqComputeQ"].program()
+    args = bench.inputs_of("mriqComputeQ", 256)
+    _, types = prepare_inputs(prog, args)
+    (site,) = rewrites(prog, *types, rules=[CATALOGUE["shared-tiling"]])
+    assert (site.params["t"], site.params["l"]) == (32, 32)  # 32 samples, 256 voxels
+    for expr in (site.result, _unrolled(site.result, types)):
+        result = run(expr, *args, repeat=1, warmup=0)
+        assert result.status == "ok" and result.correct, result.message
+
+
+@pytest.mark.parametrize("name", ["molecularDynamics", "kmeans"])
+def test_no_tiling_where_the_reduction_reads_no_shared_array_the_tiles_divide(name):
+    """MD folds over each particle's own neighbours (its array depends on the particle);
+    K-means' map over the points stands composed after a transpose (no ``map f xs`` to
+    rewrite), and its 5 centroids would not fill a tile of 32 anyway."""
+    from workbench.rules import rewrites
+
+    prog = bench.PROGRAMS[name].program()
+    _, types = prepare_inputs(prog, bench.inputs_of(name, 256))
+    assert not rewrites(prog, *types, rules=[CATALOGUE["shared-tiling"]])
