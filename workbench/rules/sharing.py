@@ -20,7 +20,6 @@ from ..expr import Apply, Compose, Expr, Lambda, Prim, TupleExpr, Var, compose, 
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import app, kind, lam, map_of, matches
 from ..rewriting.strategies import (
-    State,
     argument,
     at_site,
     body,
@@ -174,17 +173,14 @@ def GROUP_COPY(m, site: Site, p) -> Expr | Refused:
     if x not in node.body.free_vars():
         return Refused(f"the operator does not read {x}")
     t_name = fresh("tile", node.body, Var(x))
-    inner = Lambda((t_name,), _rename(node.body, x, t_name))
+    inner = Lambda((t_name,), substitute(node.body, x, Var(t_name)))
     return Lambda(node.params, Apply(inner, (group_copy(Var(x), t.size, items),)))
-
-
-def _rename(e: Expr, old: str, new: str) -> Expr:
-    return substitute(e, old, Var(new))
 
 
 # --- a work-item's fold over a tile, unrolled ---------------------------------------------------
 
 TILE_UNROLL_LIMIT = 256  # the code generator writes out at most this many copies of a body
+TILE_SIZES = (32, 64, 128, 256)  # the macro's tiles (T): a warp to a large work-group
 
 
 def _tile_fold(site: Site) -> Refused | None:
@@ -239,11 +235,10 @@ def _chunked(tile: Size):
 
 
 def operator(s):
-    """``s`` at the operator of the fold at the focus, back at the fold after."""
-    def run(state: State):
-        done = s(state.at(state.focus + (0,)))
-        return done if isinstance(done, Refused) else done.at(state.focus)
-    return run
+    """``s`` at the operator of the fold at the focus (the first lambda below it, in
+    pre-order: its operator comes before its initial value and its array)."""
+    return find(lambda n: isinstance(n, Lambda) and _pair_operator(n), s,
+                what="the fold's operator λ(acc, x). e")
 
 
 def _mapped_tile(n: Expr) -> bool:
@@ -291,7 +286,7 @@ def _refusal(site: Site, tile: Size, items: Size) -> Refused | None:
 
 
 def _tile_sizes(site: Site) -> list[Size]:
-    return [Size.const(n) for n in (32, 64, 128, 256)]
+    return [Size.const(n) for n in TILE_SIZES]
 
 
 def _group_items(site: Site) -> list[Size]:
