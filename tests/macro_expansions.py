@@ -63,6 +63,10 @@ SITES = [
      "workgroup-map-reduce", "1.0.0", {"local": "64", "distribution": "strided"}),
     ("join ∘ mapWorkgroup (reduce (+) 0 ∘ map abs) ∘ split 256", ["[float]_1024"],
      "workgroup-map-reduce", "1.0.0", {"local": "64", "distribution": "diagonal"}),
+    ("λxs ys. map (λp. reduce (+) 0.0 (map (λq. p * q) ys)) xs", ["[float]_256", "[float]_512"],
+     "shared-tiling", "0", {"t": "128", "l": "64"}),
+    ("λxs ys. map (λp. reduce (+) 0.0 (map (λq. p * q) ys)) xs", ["[float]_256", "[float]_512"],
+     "shared-tiling", "0", {"t": "32", "l": "64"}),
 ]
 
 

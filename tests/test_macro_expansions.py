@@ -13,7 +13,7 @@ import pytest
 from tests.macro_expansions import DATA, expansion
 from workbench import Derivation
 from workbench.rewriting.expansion import expand, is_macro
-from workbench.rules import apply, blocking, macros, reductions, rules, vectors
+from workbench.rules import apply, blocking, macros, reductions, rules, sharing, vectors
 
 TABLE = json.loads(DATA.read_text(encoding="utf-8"))
 
@@ -60,7 +60,7 @@ def _path_literals(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("module", [blocking, macros, reductions, vectors],
+@pytest.mark.parametrize("module", [blocking, macros, reductions, sharing, vectors],
                          ids=lambda m: m.__name__)
 def test_no_macro_addresses_a_place_by_a_numeric_path(module):
     assert _path_literals(inspect.getsource(module)) == []

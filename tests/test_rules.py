@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.test_rules_sharing import REFUSALS as SHARING_REFUSALS
+from tests.test_rules_sharing import TEMPLATES as SHARING_TEMPLATES
 from workbench import evaluate, parse
 from workbench.rules import CATALOGUE, RewriteRefused, apply, rewrites, rules
 
@@ -147,6 +149,7 @@ TEMPLATES = {
     "reduce→reduceSeq (PACT)": [
         "join ∘ mapWorkgroup (join ∘ mapLocal (reduce {OP} {Z}) ∘ split 2) ∘ split {D}"],
     **REDUCTION_TEMPLATES,
+    **SHARING_TEMPLATES,  # a shared array tiled through local memory (rules.sharing)
     "map-interchange": [("λxs ys. map (λa. map (λb. a * {F} b) ys) xs", [L, "[float]_{C}"]),
                         (MM[0].replace("join (", "(", 1), MM[1])],
     "map-fission": ["map ({F} ∘ {G})", "map (λx. {F} (x * 2.5))",
@@ -494,6 +497,7 @@ REFUSALS = {
     "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "root", {}, "follows pads that repeat"),
     "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
     "copy-view": ("padClamp 1 1 ∘ map abs", "1", {}, "the copy goes at 0 `padClamp 1 1`"),
+    **SHARING_REFUSALS,
 }
 
 

@@ -173,6 +173,11 @@ class Evaluator:
             mapped = array if element_fn is None else self.map(element_fn, array)
             if not isinstance(mapped, V.Zipped) and not isinstance(mapped, tuple):
                 total = _UFUNCS[op].reduce(np.asarray(mapped), axis=self.depth)
+                if _is_map_vec(fn) and 0 < np.ndim(init) < np.ndim(total):
+                    # a literal start batched per element (each work-item's accumulator
+                    # of a shared reduction), one number for every lane of its vector
+                    init = np.reshape(init, np.shape(init) + (1,) * (np.ndim(total)
+                                                                     - np.ndim(init)))
                 return _combine(op, init, total)
         acc = init
         for i in range(V.length(array, self.depth)):

@@ -58,7 +58,7 @@ def reduce_seq_type(chk, node, args, env, path):
     # at it: the accumulator of a vectorised reduction)
     acc = chk.value(z_expr, env, path + (1,), expected=b if _numeric(b) or _numeric_vector(b)
                     else None)
-    r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
+    r = _operator_type(chk, node, env, path, acc, b)
     if r != acc and (_numeric(r) or _numeric_vector(r)) and \
             (_numeric(acc) or _numeric_vector(acc)) and chk_literal(z_expr):
         # An untyped literal accumulator adopts the operator's result type.
@@ -70,6 +70,39 @@ def reduce_seq_type(chk, node, args, env, path):
         chk.fail(path, f"{node.name}: the operator takes ({acc}, {b}) and must return the "
                        f"accumulator type {acc}, it returns {r}")
     return ArrayType(acc, Size.const(1))
+
+
+def _operator_type(chk, node, env, path, acc, elem):
+    """The operator's result on (acc, elem). A literal accumulator the operator cannot take
+    as numbers, where the element holds vectors (chunks of float4, each reduced from the
+    accumulator so far: reduce-split of a vectorised reduction), is typed as those vectors,
+    every lane starting at the literal."""
+    from ..errors import TypeCheckError
+
+    try:
+        return chk.apply(node.args[0], [TupleType((acc, elem))], env, path + (0,))
+    except TypeCheckError:
+        lanes = _vector_in(elem)
+        if lanes is None or not literal_array(node.args[1]) or _vector_in(acc) is not None:
+            raise
+    chk.forget(path + (0,))
+    chk.forget(path + (1,))
+    acc = chk.value(node.args[1], env, path + (1,), expected=_widen(acc, lanes))
+    return chk.apply(node.args[0], [TupleType((acc, elem))], env, path + (0,))
+
+
+def _vector_in(t) -> Type | None:
+    """The vector type of an array's (or tuple's first) numeric vectors, if it has one."""
+    while isinstance(t, ArrayType):
+        t = t.elem
+    return t if _numeric_vector(t) else None
+
+
+def _widen(t, lanes: VectorType) -> Type:
+    """``t`` with its numbers made vectors of ``lanes``' width."""
+    if isinstance(t, ArrayType):
+        return ArrayType(_widen(t.elem, lanes), t.size)
+    return VectorType(t, lanes.size) if _numeric(t) else t
 
 
 def literal_array(expr) -> bool:

@@ -49,6 +49,7 @@ from . import (
     pads,
     reductions,
     scans,
+    sharing,
     skeletons,
     vectors,
 )
@@ -61,7 +62,8 @@ _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKI
                 pact: (OTHER_SEED,), normalisation: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
-                reductions, extraction, scans, skeletons, pact, normalisation, pads, lowering):
+                reductions, extraction, scans, skeletons, pact, normalisation, pads, lowering,
+                sharing):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))
