@@ -112,8 +112,11 @@ def blockable(f: Expr) -> Blockable | Refused:
     return Refused(why) if why is not None else shape
 
 
-def blocked(shape: Blockable, k: Size, site: Site) -> Expr:
-    """``join ∘ map (λxs_k. …) ∘ split k``: the k reductions of a chunk as one."""
+def blocked(shape: Blockable, k: Size, site: Site, strided: bool = False) -> Expr:
+    """``join ∘ map (λxs_k. …) ∘ split k``: the k reductions of a chunk as one; ``strided``:
+    ``join ∘ transpose ∘ map (λxs_k. …) ∘ transpose ∘ split (n/k)``, chunk j holding
+    elements j, j + n/k, j + 2n/k, … (on a GPU neighbouring work-items then read
+    neighbouring elements)."""
     everything = [shape.ys, *shape.post, *shape.maps, shape.reduction]
     chunk, accs, y, q = (fresh(n, *everything) for n in ("xs", "accs", "y", "q"))
     f, z = shape.reduction.args[0], shape.reduction.args[1]
@@ -150,7 +153,12 @@ def blocked(shape: Blockable, k: Size, site: Site) -> Expr:
                                                     (reads,)),))
     if shape.post:
         outputs = _after(shape, outputs, Var(chunk))
-    return compose(Prim("join"), Prim("map", (Lambda((chunk,), outputs),)), Prim("split", (k,)))
+    each_chunk = Prim("map", (Lambda((chunk,), outputs),))
+    if strided:
+        parts = array_length(site) / k
+        return compose(Prim("join"), Prim("transpose"), each_chunk, Prim("transpose"),
+                       Prim("split", (parts,)))
+    return compose(Prim("join"), each_chunk, Prim("split", (k,)))
 
 
 def _after(shape: Blockable, outputs: Expr, chunk: Var) -> Expr:
@@ -171,27 +179,44 @@ def _outputs_per_item(site: Site) -> list[Size]:
     return powers_of_two_dividing(array_length(site), 2, 16)
 
 
+DISTRIBUTIONS = ("chunked", "strided")
+
+
+def _distributions(site: Site) -> list[str]:
+    return list(DISTRIBUTIONS)
+
+
 @basic_rule(
     "block-outputs",
     "map (λx. reduce ⊕ z (map (λy. g x y) ys)) xs → join ∘ map (λxs_k. transpose (reduceSeq "
     "(λ(accs, y). map (λq. q.0 ⊕ g q.1 y) (zip accs xs_k)) (replicate k z) ys)) ∘ split k",
     "algorithmic", CASES,
     params=(RuleParam("k", "outputs per work-item (reductions over ys together)",
-                      _outputs_per_item),),
+                      _outputs_per_item),
+            RuleParam("distribution", "chunked (each work-item k neighbouring outputs) or "
+                      "strided (outputs j, j + n/k, …: neighbouring work-items read "
+                      "neighbouring elements)", _distributions, kind="choice")),
     doc="k outputs at a time, their k accumulators reduced together over the shared array "
         "(in private memory), so each of its elements is read once per k outputs; the "
         "functions after the reduction map over the k results. The array may zip x itself "
-        "with shared arrays (GEMV's zip row vector: the k rows read a column at a time).")
+        "with shared arrays (GEMV's zip row vector: the k rows read a column at a time). "
+        "Strided, a work-item's k outputs are n/k apart (join ∘ transpose ∘ map … ∘ "
+        "transpose ∘ split (n/k)).")
 @matches(map_of(why=f"it rewrites a map of reductions over a shared array: {SHAPE}"))
 def BLOCK_OUTPUTS(m, site: Site, p) -> Expr | Refused:
     shape = blockable(m.f)
     if isinstance(shape, Refused):
         return shape
-    k = p["k"]
-    too_few = divides(k, array_length(site), f"{k} outputs per work-item")
+    k, distribution = p["k"], str(p["distribution"])
+    if distribution not in DISTRIBUTIONS:
+        return Refused(f"the distribution is chunked or strided, not {distribution}")
+    length = array_length(site)
+    if length is None:
+        return Refused("the length of the map's array is not known here")
+    too_few = divides(k, length, f"{k} outputs per work-item")
     if too_few is not None:
         return too_few
-    return blocked(shape, k, site)
+    return blocked(shape, k, site, strided=distribution == "strided")
 
 
 RULES = [BLOCK_OUTPUTS]
