@@ -255,4 +255,6 @@ def test_the_catalogue_lists_every_primitive_and_rule():
 
 
 def test_the_readme_stays_a_map():
-    assert len(_text(ROOT / "README.md").splitlines()) <= 320
+    # a line per module: the map grows with the package (325 with rules.outputs and
+    # rules.constant, codegen.constant, search.proposals and the blocking study)
+    assert len(_text(ROOT / "README.md").splitlines()) <= 325

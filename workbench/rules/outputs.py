@@ -38,10 +38,20 @@ def _applied_fully(f: Expr) -> Expr:
     match f:
         case Apply(Lambda(params, body), args) if len(params) == len(args) and \
                 all(isinstance(p, str) for p in params):
-            for p, v in zip(params, args):
-                body = substitute(body, p, v)
-            return _applied_fully(body)
+            return _applied_fully(substitute_all(body, params, args))
     return f
+
+
+def substitute_all(body: Expr, names, values) -> Expr:
+    """``body`` with each of ``names`` replaced by its value at once (a value that names
+    another of them is not replaced again)."""
+    fresh_names = []
+    for name in names:
+        fresh_names.append(fresh(name, body, *values, *map(Var, fresh_names)))
+        body = substitute(body, name, Var(fresh_names[-1]))
+    for name, value in zip(fresh_names, values):
+        body = substitute(body, name, value)
+    return body
 
 
 def chain(e: Expr) -> tuple[list[Expr], Expr]:

@@ -14,10 +14,10 @@ a map of reductions, is not blocked again).
 
 from __future__ import annotations
 
-from ..expr import Expr, Lambda, Prim, Var, fresh_name, substitute, walk
+from ..expr import Apply, Expr, Lambda, Prim, Var, fresh_name, substitute, walk
 from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.step import Step
-from ..rules.outputs import DISTRIBUTIONS
+from ..rules.outputs import DISTRIBUTIONS, substitute_all
 from ..types import Type
 
 OUTPUTS_PER_ITEM = (4, 8)
@@ -27,22 +27,25 @@ def blocked_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, li
     """For each k of ``OUTPUTS_PER_ITEM`` and each distribution, the program with each of its
     maps of reductions computing k outputs per work-item (where k divides its length), and
     the steps; none where no map of reductions is blocked."""
+    return [found for k in OUTPUTS_PER_ITEM for distribution in DISTRIBUTIONS
+            if (found := blocked_mapping(expr, types, k, distribution)) is not None]
+
+
+def blocked_mapping(expr: Expr, types: tuple[Type, ...], k: int, distribution: str
+                    ) -> tuple[Expr, list[Step]] | None:
+    """The program with each of its maps of reductions computing k outputs per work-item
+    (``distribution``: chunked or strided), the last first, and the steps; None where k
+    divides the length of none."""
     rule = lookup_rule("block-outputs")
     sites = sorted({r.path for r in rewrites(expr, *types, rules=[rule])}, reverse=True)
-    out = []
-    for k in OUTPUTS_PER_ITEM:
-        for distribution in DISTRIBUTIONS:
-            current, steps = expr, []
-            for path in sites:
-                found = [r for r in rewrites(current, *types, rules=[rule], at=path)
-                         if r.path == path and r.params["distribution"] == distribution
-                         and r.params["k"].is_integer_constant
-                         and int(r.params["k"].value) == k]
-                if found:
-                    current, steps = found[0].result, steps + [found[0].bare()]
-            if steps:
-                out.append((current, steps))
-    return out
+    current, steps = expr, []
+    for path in sites:
+        found = [r for r in rewrites(current, *types, rules=[rule], at=path)
+                 if r.path == path and r.params["distribution"] == distribution
+                 and r.params["k"].is_integer_constant and int(r.params["k"].value) == k]
+        if found:
+            current, steps = found[0].result, steps + [found[0].bare()]
+    return (current, steps) if steps else None
 
 
 def shared_inputs(expr: Expr) -> list[str]:
@@ -51,7 +54,21 @@ def shared_inputs(expr: Expr) -> list[str]:
     centroids), in the order of the program's parameters."""
     if not isinstance(expr, Lambda):
         return []
-    return [p for p in expr.params if isinstance(p, str) and _read_inside_a_map(expr.body, p)]
+    body = applied(expr.body)
+    return [p for p in expr.params if isinstance(p, str) and _read_inside_a_map(body, p)]
+
+
+def applied(e: Expr) -> Expr:
+    """``e`` with each lambda given all its parameters applied (GESUMMV's ``(λmatrix vector
+    alpha. …) A x alpha``: its input x is read where the lambda reads ``vector``)."""
+    kids = e.children()
+    if kids:
+        e = e.with_children(tuple(applied(c) for c in kids))
+    match e:
+        case Apply(Lambda(params, body), args) if len(params) == len(args) and \
+                all(isinstance(p, str) for p in params):
+            return applied(substitute_all(body, params, args))
+    return e
 
 
 def _read_inside_a_map(body: Expr, name: str) -> bool:
