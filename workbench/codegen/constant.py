@@ -44,8 +44,9 @@ def input_spaces(program: Expr, inputs: int) -> list[str]:
     """The address space of each of the program's inputs: ``constant`` for those read only
     through ``toConstant``, else ``global``."""
     spaces = ["global"] * inputs
-    if not isinstance(program, Lambda):
-        return spaces
+    if not isinstance(program, Lambda) or not any(
+            isinstance(n, Prim) and n.name == CONSTANT for _, n in walk(program)):
+        return spaces  # (most programs: one walk)
     for i, param in enumerate(program.params[:inputs]):
         if not isinstance(param, str):
             continue
