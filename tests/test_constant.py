@@ -106,3 +106,20 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_constant_kernels_run_clean_under_oclgrind(name):
     clean_under_oclgrind(OCLGRIND_CHILD, name)
+
+
+def test_a_derivation_blocks_mriq_and_reads_its_samples_from_constant_memory(tmp_path):
+    from workbench import Derivation
+
+    prog, args = lift.PROGRAMS["mriqComputeQ"].program(), lift.inputs_of("mriqComputeQ", 16)
+    _, types = prepare_inputs(prog, args)
+    d = Derivation(prog, *types, name="mriq")
+    d.apply("block-outputs", "0.0", k=4, distribution="strided")
+    d.apply("input→toConstant", "root", input="kValues")
+    d.save(tmp_path / "mriq.json")
+    again = Derivation.load(tmp_path / "mriq.json")
+    assert again.current == d.current and [s.rule for s in again.steps] == \
+        ["block-outputs", "input→toConstant"]
+    result = run(again.current, *args, repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, result.message
+    assert "constant float *restrict in3_0" in result.source and "[4];" in result.source
