@@ -378,14 +378,15 @@ def measure_lanes(ctx, state: GuidedState) -> None:
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:
     """With ``constant``, the start with the inputs every work-item reads in constant memory
     (``proposals.constant_inputs``); with ``blocked``, the start with each map of reductions
-    over a shared array computing 4 or 8 outputs per work-item, chunked and strided
+    over a shared array computing 4 or 8 outputs per work-item, strided
     (``proposals.blocked_mappings``), and with both, each of these with its shared inputs in
-    constant memory too: each completed by the default lowering and measured (unless a
-    resumed log holds it). The rules are left out of the walks, and a map of reductions
-    reaches several outputs per work-item by no other move (on PoCL GESUMMV's rows 4 at a
-    time ran 1.8 times faster than one per work-item). Options (``blocked_first``,
-    ``constant_first``), off by default: the candidates of a search recorded without them
-    replay as they were. Not in a search of one subtree (``at``)."""
+    constant memory too (where they go there): each completed by the default lowering and
+    measured (unless a resumed log holds it); three candidates at most, so that a search
+    with a time limit goes on to its descent. The rules are left out of the walks, and a
+    map of reductions reaches several outputs per work-item by no other move (on PoCL
+    GESUMMV's rows 4 at a time ran 1.8 times faster than one per work-item). Options
+    (``blocked_first``, ``constant_first``), off by default: the candidates of a search
+    recorded without them replay as they were. Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     proposed = []
@@ -393,9 +394,8 @@ def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> N
         proposed.append(constant_inputs(ctx.start, ctx.types))
     if blocked:
         for expr, steps in blocked_mappings(ctx.start, ctx.types):
-            proposed.append((expr, steps))
-            if constant:
-                proposed.append(with_constant_inputs(expr, steps, ctx.types))
+            both = with_constant_inputs(expr, steps, ctx.types) if constant else None
+            proposed.append(both or (expr, steps))
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(*found) for found in proposed if found is not None))
 
