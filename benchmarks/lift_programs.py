@@ -471,12 +471,17 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # on a CPU the default mapping with each short reduction unrolled comes next (on
         # PoCL K-means' kernel is 3 times faster with its distance's loop unrolled), then
         # a map of arrays computed in the lanes of vectors (K-means' points 8 or 16 at a
-        # time: PoCL does not run its work-items in vector lanes)
+        # time: PoCL does not run its work-items in vector lanes); then a map of reductions
+        # over a shared array computing 4 or 8 outputs per work-item (GESUMMV's rows), and
+        # on a GPU its shared inputs in constant memory (MRI-Q's k-space samples; PoCL has
+        # no constant memory of its own)
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
                        repeat=repeat, options={"default_first": True,
                                                "grids_first": kind == "gpu",
                                                "unrolled_first": kind == "cpu",
-                                               "lanes_first": kind == "cpu"})
+                                               "lanes_first": kind == "cpu",
+                                               "blocked_first": True,
+                                               "constant_first": kind == "gpu"})
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
                            "stopped": found.stopped,
                            "best_kernel_ms": found.best_kernel_ms}

@@ -32,7 +32,7 @@ LAYERS = [
     ("language", ["notation", "semantics", "inputs", "programs"]),
     ("rewriting", ["rewriting", "rules", "derivation"]),
     ("codegen", ["codegen"]),
-    ("running", ["device", "runtime", "run", "memory", "ceilings"]),
+    ("running", ["device", "runtime", "rates", "run", "memory", "ceilings"]),
     ("several", ["several"]),
     ("searching", ["search", "plots"]),
     ("using", ["cli", "studies", "__main__", "", "catalogue", "widgets", "benchmarks"]),

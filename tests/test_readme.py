@@ -261,4 +261,5 @@ def test_the_catalogue_lists_every_primitive_and_rule():
 
 
 def test_the_readme_stays_a_map():
-    assert len(_text(ROOT / "README.md").splitlines()) <= 320
+    # the folders and packages only: every module is one line of docs/map.md
+    assert len(_text(ROOT / "README.md").splitlines()) <= 200

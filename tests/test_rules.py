@@ -220,6 +220,23 @@ TEMPLATES = {
                         ("map (map {F})", [MATRIX]),
                         ("λm v. map (λrow. map (λp. p.0 * p.1) (zip row v)) m",
                          [MATRIX, "[float]_{C}"])],
+    # more outputs per work-item: maps of reductions over a shared array (rules.outputs)
+    "block-outputs": [
+        ("λm v. map (λrow. reduce {OP} {Z} (map (λp. p.0 * p.1) (zip row v))) m",
+         [MATRIX, "[float]_{C}"]),
+        ("λxs ys. map (λx. (reduce {OP} {Z} ∘ map (λy. {F} (x - y))) ys) xs",
+         ["[float]_{R}", "[float]_{C}"]),
+        ("λxs ys. map (λx. (map (λs. s * x) ∘ reduce {OP} {Z} ∘ map {F}) ys) xs",
+         ["[float]_{R}", "[float]_{C}"]),
+        ("λxs ys. map (λx. reduceSeq (λ(acc, y). acc * 0.5 + x * y) 0.0 ys) xs",
+         ["[float]_{R}", "[float]_{C}"]),
+        ("λm c. map (λrow. reduceSeq (λ(acc, cl). min acc (at 0 (reduce (+) 0 (map (λp. (p.0 "
+         "- p.1) * (p.0 - p.1)) (zip row cl))))) 1000000.0 c) m", [MATRIX, "[[float]_{C}]_{K}"])],
+    # a small input read from constant memory (rules.constant)
+    "input→toConstant": [("λxs ys. map (λx. (reduce {OP} {Z} ∘ map (λy. x * y)) ys) xs",
+                          [L, "[float]_{C}"]),
+                         ("λm v. map (λrow. reduce {OP} {Z} (map (λp. p.0 * {F} p.1) (zip row "
+                          "v))) m", [MATRIX, "[float]_{C}"])],
 }
 
 
@@ -498,6 +515,9 @@ REFUSALS = {
     "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
     "copy-view": ("padClamp 1 1 ∘ map abs", "1", {}, "the copy goes at 0 `padClamp 1 1`"),
     **SHARING_REFUSALS,
+    "block-outputs": ("map abs", "root", {"k": 4, "distribution": "chunked"},
+                      "computes no reduction"),
+    "input→toConstant": ("map abs", "root", {"input": "xs"}, "a whole program λxs. e"),
 }
 
 

@@ -248,7 +248,8 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
                           device=device, repeat=repeat, warmup=warmup,
                           time_limit_ms=time_limit_ms, local_bytes=local_bytes,
                           cutoff_ms=cutoff_ms, private_bytes=private_bytes(program),
-                          options=options)
+                          options=options,
+                          constant_bytes=constant_bytes(program))
     result = RunResult(outcome.status, outcome.message, expected=expected,
                        build_options=list(options),
                        completed=[f"{s.rule} at {format_path(s.path)}" for s in program.completed],
@@ -346,6 +347,16 @@ def private_bytes(program: OpenCLProgram) -> dict[str, int]:
     return {k.name: sum(s.buffer.length * s.buffer.scalar_dtype().itemsize
                         for s, _ in ir.statements(k.body) if isinstance(s, ir.Allocate))
             for k in program.module.kernels}
+
+
+def constant_bytes(program: OpenCLProgram) -> dict[str, tuple[int, int]]:
+    """Each kernel's constant buffers: their bytes in all and their number."""
+    out = {}
+    for k in program.module.kernels:
+        constant = [b for b in k.params if b.space == "constant"]
+        out[k.name] = (sum(b.length * b.scalar_dtype().itemsize for b in constant),
+                       len(constant))
+    return out
 
 
 def private_arrays_refused(program: OpenCLProgram, device: str | None = None) -> str | None:

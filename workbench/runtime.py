@@ -226,7 +226,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
                 options: Sequence[str] = (), time_limit_ms: float | None = None,
                 local_bytes: dict[str, int] | None = None,
                 cutoff_ms: float | None = None,
-                private_bytes: dict[str, int] | None = None) -> Outcome:
+                private_bytes: dict[str, int] | None = None,
+                constant_bytes: dict[str, tuple[int, int]] | None = None) -> Outcome:
     """Build ``source``, copy ``inputs`` to the device, run the launches ``warmup`` +
     ``repeat`` times (timing each repetition with profiling events, all launches summed),
     and read back ``outputs`` (filled with NaN before the first run, so an output that is
@@ -236,7 +237,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
     whose first two runs each take longer is timed no further: its one sample is the faster
     of the two (a search's candidate already far slower than its best). ``local_bytes`` and
     ``private_bytes`` (per kernel; private: per work-item) are checked against the device
-    first (``fit_private_arrays``)."""
+    first (``fit_private_arrays``), and so are ``constant_bytes`` (per kernel: the bytes and
+    the number of its constant buffers)."""
     cl = opencl()
     try:
         ctx = context_for(device)
@@ -246,7 +248,8 @@ def run_kernels(source: str, launches: Sequence[Launch], inputs: dict[str, np.nd
         return Outcome(NO_DEVICE, f"the device cannot be opened: {err}")
     # refusals that need no device, so not its lock either
     too_large = oversized_work_group(ctx.device, launches) or \
-        oversized_local_memory(ctx.device, local_bytes or {})
+        oversized_local_memory(ctx.device, local_bytes or {}) or \
+        oversized_constant_memory(ctx.device, constant_bytes or {})
     if too_large:
         return Outcome(LAUNCH_ERROR, too_large, device=ctx.info.name)
     launches, too_large = fit_private_arrays(ctx.info, launches, private_bytes or {})
@@ -373,6 +376,25 @@ def oversized_local_memory(device, local_bytes: dict[str, int]) -> str | None:
         if size > most:
             return (f"{kernel}: its local memory ({size} bytes) does not fit the device "
                     f"(at most {most} bytes per work-group)")
+    return None
+
+
+def oversized_constant_memory(device, constant_bytes: dict[str, tuple[int, int]]
+                              ) -> str | None:
+    """Why a kernel's constant buffers do not fit the device (None when they fit): their
+    bytes in all against ``CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE``, their number against
+    ``CL_DEVICE_MAX_CONSTANT_ARGS`` (a build or a launch past them fails, on some drivers
+    only when the kernel runs)."""
+    for kernel, (size, count) in constant_bytes.items():
+        if not count:
+            continue
+        most, args = device.max_constant_buffer_size, device.max_constant_args
+        if size > most:
+            return (f"{kernel}: its constant inputs ({size} bytes) do not fit the device's "
+                    f"constant memory (at most {most} bytes)")
+        if count > args:
+            return (f"{kernel}: its {count} constant buffers are more than the device takes "
+                    f"(at most {args})")
     return None
 
 

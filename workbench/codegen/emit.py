@@ -277,6 +277,9 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
     path (the innermost map loop's where known, else the kernel's stage)."""
     params = []
     for b in kernel.params:
+        if b.space == "constant":  # a small read-only input (codegen.constant)
+            params.append(f"constant {c_type(b.scalar)} *restrict {b.name}")
+            continue
         const = "const " if b.role == "input" else ""
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
     printer = _Printer(tuple(kernel.path))

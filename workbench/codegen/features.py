@@ -85,7 +85,7 @@ def kernel_features(kernel: ir.Kernel, launch: ir.Launch, functions: dict,
             space = buffer.space if buffer is not None else "private"
             counts[space] = counts.get(space, 0) + total * width
             vector += total if width > 1 else 0
-            if space == "global":
+            if space in ("global", "constant"):  # constant memory: device memory, cached
                 moved += total * width * buffer.scalar_dtype().itemsize
         for v in ir.stmt_values(stmt):
             arithmetic += total * _operations(v, functions, memo)

@@ -17,6 +17,7 @@ from ..typecheck import Annotation
 from ..types import INT, Type
 from . import CodegenError, c_names, ir
 from .arith import Index
+from .constant import input_spaces
 from .kernel import KernelBuilder, Names, constant, replicated
 from .memory import used_buffers
 from .patterns import is_literal, iteration_types, literal_text
@@ -171,7 +172,9 @@ def translate(expr: Expr, note: Annotation, input_types: list[Type], name: str,
               origin: str) -> ir.Module:
     """The kernel IR of a fully low-level expression on inputs of the given (concrete)
     types: its kernels in launch order, its declarations and its global buffers."""
-    inputs = [component_buffers(f"in{i}", t, "input") for i, t in enumerate(input_types)]
+    spaces = input_spaces(expr, len(input_types))
+    inputs = [component_buffers(f"in{i}", t, "input", space)
+              for i, (t, space) in enumerate(zip(input_types, spaces))]
     outputs, out_view = component_buffers("out", note.result, "output")
     for b in [*(b for parts, _ in inputs for b in parts), *outputs]:
         _ = b.scalar  # arrays of arrays of tuples are refused with a message

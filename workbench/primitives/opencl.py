@@ -192,6 +192,25 @@ define(Primitive(
     aliases=("Prefetch",), address_space=AddressSpace("private"), ahead=True))
 
 
+def _read_as_it_is(node, t, calls):
+    return lambda *idx: idx
+
+
+def constant_type(chk, node, args, env, path):
+    return array_arg(chk, args[0], path, "toConstant")
+
+
+# A kernel's input read from constant memory: the code generator declares its parameter
+# ``constant`` (OpenCL 1.2 Sect. 6.5.3; Lift's constant address space); read-only, so it is
+# read through like a view and never written (``rules.constant``).
+define(Primitive(
+    "toConstant", OPENCL, "[A]_N -> [A]_N", "Lift (constant address space); OpenCL 1.2 6.5.3",
+    "The input array read from constant memory (the identity on values): a small read-only "
+    "array that every work-item reads, cached and broadcast where the device has it.",
+    constant_type, lambda ev, node, args: args[0], aliases=("asConstant", "to-constant"),
+    layout=Layout(read=_read_as_it_is)))
+
+
 def reorder_stride_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, "reorderStride")
     s = chk.size(node.args[0])

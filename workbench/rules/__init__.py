@@ -11,7 +11,9 @@ elimination, id as a copy), ``interchange`` (the basic rules of register blockin
 tiling: map interchange and fission, reduce–map interchange, transpositions, tile/untile),
 ``copies`` (a work-group reduction's copies into local, private and global memory),
 ``macros`` (map-reduce fusion), ``blocking`` (the four CASES 2016 macros: 1-D and 2-D
-blocking, tiling, tiling of the innermost loop), ``vectors`` (vector accumulators),
+blocking, tiling, tiling of the innermost loop), ``outputs`` (more outputs per work-item: any
+map of reductions over a shared array blocked), ``constant`` (small read-only inputs in
+constant memory), ``vectors`` (vector accumulators),
 ``reductions`` (work-group and two-stage reductions, unrolling), ``extraction`` (Futhark's
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
 lowering, blocks), ``skeletons`` (P2CL's operation map and pattern fusion, SkelCL's
@@ -37,6 +39,7 @@ from ..rewriting.step import Step
 from . import (
     algorithmic,
     blocking,
+    constant,
     copies,
     extraction,
     identity,
@@ -45,6 +48,7 @@ from . import (
     macros,
     normalisation,
     opencl,
+    outputs,
     pact,
     pads,
     reductions,
@@ -59,11 +63,12 @@ from .rule import BLOCKING, OTHER_SEED, Refused, Rule, RuleParam, Site, tagged
 # the cases exploration, or keep to ICFP's space)
 _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKING,),
                 extraction: (OTHER_SEED,), scans: (OTHER_SEED,), skeletons: (OTHER_SEED,),
-                pact: (OTHER_SEED,), normalisation: (OTHER_SEED,)}
+                pact: (OTHER_SEED,), normalisation: (OTHER_SEED,), outputs: (BLOCKING,),
+                constant: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
                 reductions, extraction, scans, skeletons, pact, normalisation, pads, lowering,
-                sharing):
+                sharing, outputs, constant):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))

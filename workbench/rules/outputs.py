@@ -1,0 +1,232 @@
+"""More outputs per work-item: register blocking of any map of reductions over a shared array
+(CASES 2016 Sect. 5.1's 1-D blocking, which the ``blocking`` macros apply to matrix
+multiplication's ``map (λa. map (λb. R a b) ys) xs``, for one output per element of ``xs``).
+
+``map (λx. post (reduce ⊕ z (map (λy. g x y) ys))) xs`` — GEMV's and GESUMMV's rows, ATAX,
+MRI-Q's ``computeQ`` over the k-space samples, N-body's accelerations, K-means' distances —
+computes its outputs k at a time::
+
+    join ∘ map (λxs_k. map post (transpose (reduceSeq (λ(accs, y). map (λq. q.0 ⊕ g q.1 y)
+                                                                    (zip accs xs_k))
+                                               (replicate k z) ys))) ∘ split k
+
+One sequential reduction over ``ys`` keeps the k accumulators together (a private array of
+k: the code generator keeps a reduction's array accumulator in private memory), so each
+element of ``ys`` is read once for k outputs instead of once for each. The reduced array may
+also zip ``x`` itself with shared arrays (``zip row vector``: GEMV's rows); then the k rows
+are read a column at a time (``zip (transpose xs_k) vector``). A sequential reduction
+(``reduceSeq f z``, K-means' argmin) is blocked the same way, its operator applied to each
+accumulator.
+"""
+
+from __future__ import annotations
+
+from ..expr import Apply, Compose, Expr, Lambda, Prim, Section, TupleExpr, Var, compose, substitute
+from ..primitives.families import FOLDS
+from ..rewriting.match import array_length, divides, map_of, matches
+from ..sizes import Size
+from .builders import call, combine, fresh, project, simplify, typed_literal
+from .rule import Refused, RuleParam, Site, basic_rule, powers_of_two_dividing
+
+CASES = "CASES 2016 Sect. 5.1 (1-D register blocking), for any map of reductions"
+SHAPE = "map (λx. reduce ⊕ z (map (λy. g x y) ys)) xs"
+
+
+def _applied_fully(f: Expr) -> Expr:
+    """``(λa. e) v`` written out (a function made by applying a lambda to all its
+    parameters: gemv's ``(λa. map (*a)) α``)."""
+    match f:
+        case Apply(Lambda(params, body), args) if len(params) == len(args) and \
+                all(isinstance(p, str) for p in params):
+            return _applied_fully(substitute_all(body, params, args))
+    return f
+
+
+def substitute_all(body: Expr, names, values) -> Expr:
+    """``body`` with each of ``names`` replaced by its value at once (a value that names
+    another of them is not replaced again)."""
+    fresh_names = []
+    for name in names:
+        fresh_names.append(fresh(name, body, *values, *map(Var, fresh_names)))
+        body = substitute(body, name, Var(fresh_names[-1]))
+    for name, value in zip(fresh_names, values):
+        body = substitute(body, name, value)
+    return body
+
+
+def chain(e: Expr) -> tuple[list[Expr], Expr]:
+    """``e`` as functions applied one after the other to a value: ``f1 (f2 (… v))`` or
+    ``(f1 ∘ f2 ∘ …) v`` gives ``([f1, f2, …], v)``; a lambda given all its parameters
+    (``(λxs ys. e) v w``) is applied."""
+    fns: list[Expr] = []
+    e = _applied_fully(e)
+    while isinstance(e, Apply) and len(e.args) == 1:
+        fn, (arg,) = _applied_fully(e.fn), e.args
+        match fn:
+            case Compose(parts):
+                fns.extend(_applied_fully(p) for p in parts[:-1])
+                e = _applied_fully(Apply(parts[-1], (arg,)))
+            case Prim() | Section() | Lambda():
+                fns.append(fn)
+                e = arg
+            case _:
+                break
+    return fns, e
+
+
+class Blockable:
+    """The parts of ``map (λx. post (R (maps ys))) xs``: the element's name ``x``, the
+    functions applied after the reduction (``post``, outermost first), the reduction (a
+    ``reduce`` or ``reduceSeq``), the maps applied before it (outermost first) and the array
+    they read (``ys``), written as the zip of its ``parts`` when it is one."""
+
+    def __init__(self, x: str, post: list[Expr], reduction: Prim, maps: list[Expr], ys: Expr):
+        self.x, self.post, self.reduction, self.maps, self.ys = x, post, reduction, maps, ys
+        zipped = isinstance(ys, Apply) and isinstance(ys.fn, Prim) and ys.fn.name == "zip"
+        self.parts = ys.args if zipped else None
+
+    def own(self, part: Expr) -> bool:
+        return part == Var(self.x)
+
+    def why_not_shared(self) -> str | None:
+        """Why the reduced array is not shared by all the outputs (None: it is)."""
+        if self.x not in self.ys.free_vars():
+            return None
+        if self.parts is not None and all(self.own(a) or self.x not in a.free_vars()
+                                          for a in self.parts):
+            return None
+        return (f"the reduced array {self.ys} depends on {self.x} (other than as an array "
+                f"zipped with shared ones): the outputs share no array to read once for k")
+
+
+def blockable(f: Expr) -> Blockable | Refused:
+    """The map's function taken apart (``Blockable``), or why it is not of the shape."""
+    if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
+        x, body = f.params[0], f.body
+    else:
+        x = fresh("x", f)
+        body = call(f, Var(x))
+    fns, value = chain(body)
+    r = next((i for i, fn in enumerate(fns) if isinstance(fn, Prim) and fn.name in FOLDS),
+             None)
+    if r is None:
+        return Refused(f"the map's function computes no reduction (not a reduction of "
+                       f"products): it rewrites {SHAPE}")
+    after = r + 1
+    while after < len(fns) and isinstance(fns[after], Prim) and fns[after].name == "map":
+        after += 1
+    for fn in reversed(fns[after:]):  # what the maps read: applied to the array again
+        value = Apply(fn, (value,))
+    shape = Blockable(x, fns[:r], fns[r], fns[r + 1:after], value)
+    why = shape.why_not_shared()
+    return Refused(why) if why is not None else shape
+
+
+def blocked(shape: Blockable, k: Size, site: Site, strided: bool = False) -> Expr:
+    """``join ∘ map (λxs_k. …) ∘ split k``: the k reductions of a chunk as one; ``strided``:
+    ``join ∘ transpose ∘ map (λxs_k. …) ∘ transpose ∘ split (n/k)``, chunk j holding
+    elements j, j + n/k, j + 2n/k, … (on a GPU neighbouring work-items then read
+    neighbouring elements)."""
+    everything = [shape.ys, *shape.post, *shape.maps, shape.reduction]
+    chunk, accs, y, q = (fresh(n, *everything) for n in ("xs", "accs", "y", "q"))
+    f, z = shape.reduction.args[0], shape.reduction.args[1]
+    own = [i for i, a in enumerate(shape.parts or ()) if shape.own(a)]
+    # the element of ys as the operator sees it: the shared parts from y, x's own from q
+    zipped = [Var(accs)]
+    uses_x = any(shape.x in e.free_vars() for e in (f, *shape.maps))
+    element_of_x = Var(chunk)
+    if uses_x:
+        zipped.append(element_of_x)
+    slot = {i: len(zipped) + j for j, i in enumerate(own)}
+    zipped += [project(Var(y), i) for i in own]
+    if shape.parts is None:
+        element: Expr = Var(y)
+    else:
+        element = TupleExpr(tuple(project(Var(q), slot[i]) if i in slot else project(Var(y), i)
+                                  for i in range(len(shape.parts))))
+    value = element
+    for g in reversed(shape.maps):
+        value = call(g.args[0], value)
+    # the accumulators alone, or zipped with what each output reads of its own
+    acc = project(Var(q), 0) if len(zipped) > 1 else Var(q)
+    step = combine(f, acc, value) if isinstance(f, Section) else call(f, TupleExpr((acc, value)))
+    if uses_x:
+        step = substitute(step, shape.x, project(Var(q), 1))
+    each = Apply(Prim("zip"), tuple(zipped)) if len(zipped) > 1 else Var(accs)
+    operator = Lambda(((accs, y),), Apply(Prim("map", (Lambda((q,), simplify(step)),)),
+                                          (each,)))
+    reads = shape.ys if shape.parts is None else Apply(Prim("zip"), tuple(
+        Apply(Prim("transpose"), (Var(chunk),)) if i in slot else a
+        for i, a in enumerate(shape.parts)))
+    init = Apply(Prim("replicate", (k,)), (typed_literal(z, site),))
+    outputs: Expr = Apply(Prim("transpose"), (Apply(Prim("reduceSeq", (operator, init)),
+                                                    (reads,)),))
+    if shape.post:
+        outputs = _after(shape, outputs, Var(chunk))
+    each_chunk = Prim("map", (Lambda((chunk,), outputs),))
+    if strided:
+        parts = array_length(site) / k
+        return compose(Prim("join"), Prim("transpose"), each_chunk, Prim("transpose"),
+                       Prim("split", (parts,)))
+    return compose(Prim("join"), each_chunk, Prim("split", (k,)))
+
+
+def _after(shape: Blockable, outputs: Expr, chunk: Var) -> Expr:
+    """The functions applied after the reduction, applied to each of the k results (beside
+    its element of x where they read it)."""
+    post = compose(*shape.post)
+    if shape.x not in post.free_vars():
+        return Apply(Prim("map", (post,)), (outputs,))
+    p = fresh("p", post, outputs)
+    each = Apply(substitute(post, shape.x, project(Var(p), 1)), (project(Var(p), 0),))
+    return Apply(Prim("map", (Lambda((p,), each),)), (Apply(Prim("zip"), (outputs, chunk)),))
+
+
+def _outputs_per_item(site: Site) -> list[Size]:
+    if not isinstance(site.node, Prim) or site.node.name != "map" or \
+            isinstance(blockable(site.node.args[0]), Refused):
+        return []
+    return powers_of_two_dividing(array_length(site), 2, 16)
+
+
+DISTRIBUTIONS = ("chunked", "strided")
+
+
+def _distributions(site: Site) -> list[str]:
+    return list(DISTRIBUTIONS)
+
+
+@basic_rule(
+    "block-outputs",
+    "map (λx. reduce ⊕ z (map (λy. g x y) ys)) xs → join ∘ map (λxs_k. transpose (reduceSeq "
+    "(λ(accs, y). map (λq. q.0 ⊕ g q.1 y) (zip accs xs_k)) (replicate k z) ys)) ∘ split k",
+    "algorithmic", CASES,
+    params=(RuleParam("k", "outputs per work-item (reductions over ys together)",
+                      _outputs_per_item),
+            RuleParam("distribution", "chunked (each work-item k neighbouring outputs) or "
+                      "strided (outputs j, j + n/k, …: neighbouring work-items read "
+                      "neighbouring elements)", _distributions, kind="choice")),
+    doc="k outputs at a time, their k accumulators reduced together over the shared array "
+        "(in private memory), so each of its elements is read once per k outputs; the "
+        "functions after the reduction map over the k results. The array may zip x itself "
+        "with shared arrays (GEMV's zip row vector: the k rows read a column at a time). "
+        "Strided, a work-item's k outputs are n/k apart (join ∘ transpose ∘ map … ∘ "
+        "transpose ∘ split (n/k)).")
+@matches(map_of(why=f"it rewrites a map of reductions over a shared array: {SHAPE}"))
+def BLOCK_OUTPUTS(m, site: Site, p) -> Expr | Refused:
+    shape = blockable(m.f)
+    if isinstance(shape, Refused):
+        return shape
+    k, distribution = p["k"], str(p["distribution"])
+    if distribution not in DISTRIBUTIONS:
+        return Refused(f"the distribution is chunked or strided, not {distribution}")
+    length = array_length(site)
+    if length is None:
+        return Refused("the length of the map's array is not known here")
+    too_few = divides(k, length, f"{k} outputs per work-item")
+    if too_few is not None:
+        return too_few
+    return blocked(shape, k, site, strided=distribution == "strided")
+
+
+RULES = [BLOCK_OUTPUTS]
