@@ -14,7 +14,7 @@ from workbench import Derivation, parse
 from workbench.codegen.access import bytes_by_pattern
 from workbench.codegen.program import opencl
 from workbench.programs import library
-from workbench.search import Log, cost, read, search
+from workbench.search import Log, cost, read, read_log, search
 from workbench.search.evaluation import ReplayEvaluator
 from workbench.search.guided import Candidates, GuidedState, rank_moves
 from workbench.search.space import fits_device
@@ -134,10 +134,15 @@ def test_vector_widths_the_device_does_not_run_are_left_out():
     assert fits_device(wide, None)
 
 
+# the candidates the guided search measures before its descent, all left out
+NONE_FIRST = {"default_first": False, "grids_first": False, "unrolled_first": False,
+              "lanes_first": False}
+
+
 def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_path):
     log = tmp_path / "guided.jsonl"
     result = search(ASUM, f"[float]_{N}", strategy="guided", budget=8, workers=1, repeat=3,
-                    log=log)
+                    log=log, options=NONE_FIRST)
     assert result.evaluated == 8 and result.best_record["correct"]
     records = read(log)
     assert all("features" in r and "predicted_ms" in r for r in records)
@@ -156,17 +161,27 @@ def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_
 
 
 def test_a_recorded_guided_search_replays_to_the_same_candidates():
-    log = read(DATA / "asum_4096_guided.jsonl")
-    result = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
-                    repeat=3)
+    """The log was written by version 2 of the guided strategy, which measured nothing
+    before its descent unless asked: its header says so, and the replay takes version 2's
+    defaults (``strategies.EARLIER_DEFAULTS``)."""
+    recorded = DATA / "asum_4096_guided.jsonl"
+    assert read_log(recorded).headers[0]["strategy_version"] == 2
+    log = read(recorded)
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=len(log),
+                    replay_log=recorded, repeat=3)
     # the same candidates (the log holds them in the order they finished on two workers)
     assert sorted(r["expression"] for r in result.log) == sorted(r["expression"] for r in log)
     assert not [r for r in result.log if r["status"] == "not in log"]
     best = min((r for r in log if r["correct"]), key=lambda r: r["kernel_ms"])
     assert result.best_kernel_ms == best["kernel_ms"]
-    again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
-                   repeat=3)
+    again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log),
+                   replay_log=recorded, repeat=3)
     assert [r["key"] for r in again.log] == [r["key"] for r in result.log]
+    # today's defaults measure the default completion first: its records alone (no header
+    # saying which version wrote them) do not replay
+    today = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
+                   repeat=3)
+    assert [r["status"] for r in today.log].count("not in log") > 0
 
 
 def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_path):
@@ -221,9 +236,8 @@ def test_a_search_reports_its_internal_errors_with_their_tracebacks(monkeypatch)
         return generate(expr, *types, **options)
 
     monkeypatch.setattr(guided, "opencl", buggy_for_warps)
-    log = read(DATA / "asum_4096_guided.jsonl")
-    result = search(ASUM, "[float]_4096", strategy="guided", budget=4, replay_log=log,
-                    repeat=3)
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=4,
+                    replay_log=DATA / "asum_4096_guided.jsonl", repeat=3)
     assert result.internal_errors and result.best is not None
     assert all("mapWarp" in e.expression for e in result.internal_errors)
     assert f"; {len(result.internal_errors)} internal error" in result.outcome

@@ -39,8 +39,11 @@ from .strategies import (
     VERSIONS,
     check_options,
     draw_processes,
+    replay_options,
+    replays,
     reported_model,
     run_strategy,
+    starting_calibration,
 )
 
 
@@ -79,18 +82,20 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     file that makes the search resumable (it says which device and inputs its times are for:
     a log of another device or other inputs is refused, or with ``remeasure`` its candidates
     are measured again here); ``replay_log`` answers from a recorded log instead of running
-    anything (with the log's strategy and seed unless others are given); ``progress(record)``
-    is called as each candidate finishes (it may raise ``StopSearch`` to end the search
-    there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
-    path; ``options`` go to the strategy (``strategies.option_names`` lists them). A
-    ``Derivation`` starts the search from its current step. The best is the best of every
+    anything (with the log's strategy, seed and options unless others are given; options
+    its header does not name take the defaults of the version of the strategy that wrote
+    it); ``progress(record)`` is called as each candidate finishes (it may raise
+    ``StopSearch`` to end the search there, keeping what was found); ``at`` restricts the
+    rewrites to the subtree at that path; ``options`` go to the strategy
+    (``strategies.option_names`` lists them). A ``Derivation`` starts the search from its
+    current step. The best is the best of every
     candidate known for this device and these inputs, the resumed log's included, timed
     again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
     _check_arguments(strategy, budget, repeat, seed, time_limit)
-    options = check_options(strategy, {} if options is None else options)
+    options = check_options(strategy, replay_options(strategy, replay_header, options))
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
     size_env, at = dict(sizes or {}), _path_of(at)
@@ -99,10 +104,14 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
         identity = replay_header.get("device") if replay_header else _recorded_device(records)
     else:
         identity = _identity(device, executor)
+    calibration = starting_calibration(strategy, device, identity, replay_header,
+                                       replayed=replay_log is not None)
     header = make_header(device=identity, program=str(start),
                          definitions=user_functions_text(start), types=[str(t) for t in types],
                          sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
                          seed=seed, options=_json_options(options), repeat=repeat)
+    if calibration is not None:
+        header["calibration"] = calibration
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -110,7 +119,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                       options=options, device=device, identity=identity, at=at,
                       repeat=repeat, batch=_parallelism(evaluator), time_limit=time_limit,
                       deadline=start_time + time_limit if time_limit is not None else None,
-                      replayed=records)
+                      replayed=records, calibration=calibration)
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
@@ -311,7 +320,7 @@ def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) 
         raise LogError(f"{where}: recorded by the {header.get('strategy')} strategy; a "
                        f"replay with {strategy} would meet candidates it does not hold "
                        f"(replay it with strategy={header.get('strategy')!r})", where)
-    if header.get("strategy_version") != VERSIONS[strategy]:
+    if not replays(strategy, header.get("strategy_version")):
         why = header.get("replays") or (
             f"recorded by version {header.get('strategy_version')} of the {strategy} "
             f"strategy, and this is version {VERSIONS[strategy]}, which takes other choices")

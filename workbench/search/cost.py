@@ -156,6 +156,15 @@ class CostModel:
                 "weights": dict(self.weights), "fitted_on": self.fitted_on,
                 "source": self.source}
 
+    @staticmethod
+    def from_json(doc: Mapping) -> CostModel:
+        """The model ``as_json`` wrote (a log's header keeps the one a search started from),
+        its weights its prior: a search started from it pulls its fits towards them."""
+        weights = {k: float(doc["weights"].get(k, 0.0)) for k in FEATURES}
+        return CostModel(str(doc.get("device", "")), str(doc.get("kind", "cpu")),
+                         int(doc["parallelism"]), weights, int(doc.get("fitted_on", 0)),
+                         str(doc.get("source", "recorded")), prior=weights)
+
 
 def measured(records: Iterable[Mapping]) -> list[tuple[Mapping[str, float] | None, float]]:
     """The features and time of each correct, timed record (a ``Record``, or a log line's
@@ -215,13 +224,21 @@ def _calibration() -> dict:
         return {}
 
 
+def shipped_entry(device: str = "", kind: str = "cpu") -> tuple[str, dict]:
+    """The shipped calibration of this device (by name), else of its kind: ``("device",
+    entry)`` or ``("kind", entry)``."""
+    table = _calibration()
+    if device in table.get("devices", {}):
+        return "device", table["devices"][device]
+    return "kind", table.get("kinds", {}).get(kind) or table.get("kinds", {}).get("cpu") or \
+        {"weights": dict.fromkeys(FEATURES, 1.0)}
+
+
 def prior_for(device: str = "", kind: str = "cpu", compute_units: int | None = None
               ) -> CostModel:
     """The shipped model of this device (by name), else of its kind (``cpu``, ``gpu``); its
     parallelism from the device's compute units when they are known."""
-    table = _calibration()
-    entry = table.get("devices", {}).get(device) or table.get("kinds", {}).get(kind) or \
-        table.get("kinds", {}).get("cpu") or {"weights": dict.fromkeys(FEATURES, 1.0)}
+    _, entry = shipped_entry(device, kind)
     parallelism = parallelism_of(kind, compute_units) if compute_units else \
         int(entry.get("parallelism", parallelism_of(kind, 2)))
     weights = {k: float(entry["weights"].get(k, 0.0)) for k in FEATURES}

@@ -39,7 +39,8 @@ VERSION = 2  # 1: records only, keyed by expression, sizes and the device as ask
 # where the first two are the same (the search's fields may differ: a section per search)
 DEVICE_FIELDS = ("name", "platform", "driver")
 INPUT_FIELDS = ("program", "definitions", "types", "sizes")
-SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench")
+SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench",
+                 "calibration")
 
 
 class LogError(WorkbenchError):
