@@ -368,6 +368,25 @@ def learn(identity: Mapping | None, records: Iterable[Mapping]) -> Calibration |
     return updated
 
 
+def report(device: str | None = None, reset_it: bool = False) -> dict:
+    """What ``workbench calibrate`` says of a device: where its calibration is kept and the
+    calibration (measured now where there is none); with ``reset_it``, forgotten instead
+    (the next search, or this command, measures it afresh)."""
+    where = folder()
+    if where is None:
+        raise CalibrationError(f"{ENV}=off: no calibration is kept (searches start from "
+                               f"the shipped priors)")
+    identity, _ = device_of(device)
+    doc = {"device": identity, "file": str(path_of(identity, where)), "measured": False}
+    if reset_it:
+        return doc | {"reset": reset(identity, where), "calibration": None}
+    found = load(identity, where)
+    if found is None:
+        found = calibrate(device, where)
+        doc["measured"] = True
+    return doc | {"calibration": found.summary()}
+
+
 def prediction_error(model: cost.CostModel, rows: Iterable[tuple[Mapping, float]]) -> float:
     """The geometric mean of the factor by which the model's predictions miss the measured
     times (1.0: every one exact)."""
@@ -376,4 +395,4 @@ def prediction_error(model: cost.CostModel, rows: Iterable[tuple[Mapping, float]
 
 
 __all__ = ["Calibration", "CalibrationError", "ENV", "calibrate", "folder", "learn", "load",
-           "model_for_search", "prediction_error", "reset", "save", "stored"]
+           "model_for_search", "prediction_error", "report", "reset", "save", "stored"]
