@@ -106,12 +106,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
         identity = _identity(device, executor)
     calibration = starting_calibration(strategy, device, identity, replay_header,
                                        replayed=replay_log is not None)
-    header = make_header(device=identity, program=str(start),
-                         definitions=user_functions_text(start), types=[str(t) for t in types],
-                         sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
-                         seed=seed, options=_json_options(options), repeat=repeat)
-    if calibration is not None:
-        header["calibration"] = calibration
+    header = _header(start, types, size_env, identity, strategy, seed, options, repeat,
+                     calibration)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -128,6 +124,17 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     finally:
         evaluator.close()
     return _result(ctx, derivation, best_ms, timing, explored, time.time() - start_time)
+
+
+def _header(start: Expr, types, sizes: dict, identity: dict, strategy: str, seed: int,
+            options: dict, repeat: int, calibration: dict | None) -> dict:
+    """The search's log header, with the cost model a calibrated strategy starts from
+    (``calibration``) where it has one."""
+    header = make_header(device=identity, program=str(start),
+                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         sizes=sizes, strategy=strategy, strategy_version=VERSIONS[strategy],
+                         seed=seed, options=_json_options(options), repeat=repeat)
+    return header | ({"calibration": calibration} if calibration is not None else {})
 
 
 @dataclass(frozen=True)
