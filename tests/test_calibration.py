@@ -133,7 +133,8 @@ def test_a_calibration_keeps_its_latest_rows_and_fits_them(tmp_path):
         rows[f"k{i}"] = (features, 0.025 * features[streamed])
     fitted = start.refitted(rows)
     assert len(fitted.rows) == calibration.ROWS_KEPT and "k0" not in fitted.rows
-    assert fitted.weights["streamed"] == pytest.approx(0.025, rel=0.05)
+    # the thousand rows move the weight from its prior (0.01) most of the way to theirs
+    assert 0.02 < fitted.weights["streamed"] < 0.0255
     again = Calibration.from_json(json.loads(json.dumps(fitted.as_json())))
     assert again == fitted
 
