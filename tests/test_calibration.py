@@ -154,3 +154,16 @@ def test_off_keeps_nothing_and_the_search_starts_from_the_shipped_prior(monkeypa
     assert calibration.model_for_search(None, {"name": "x", "platform": "y"}) is None
     monkeypatch.setenv(calibration.ENV, str(tmp_path / "here"))
     assert calibration.folder() == tmp_path / "here"
+
+
+def test_a_search_started_from_a_calibration_replays_whatever_the_cache_holds(two_searches,
+                                                                             monkeypatch):
+    """The log's header keeps the model the search started from: a replay takes the same
+    candidates with the calibrations off (or changed since)."""
+    from workbench import parse
+
+    monkeypatch.setenv(calibration.ENV, "off")
+    recorded = two_searches["root"] / "dot.jsonl"
+    replayed = search(parse(DOT), *[f"[float]_{N}"] * 2, budget=6, replay_log=recorded)
+    assert not [r for r in replayed.log if r["status"] == "not in log"]
+    assert {r["key"] for r in replayed.log} == {r["key"] for r in two_searches["second"].log}
