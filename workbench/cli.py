@@ -568,6 +568,24 @@ def show_calibrate(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _say_calibration(args) -> None:
+    """On stderr, before a search that measures its device's calibration first (the first
+    guided search on a device): what it measures, so that the wait is not taken for a
+    hang."""
+    from .search import calibration
+    from .search.strategies import CALIBRATED
+
+    if args.strategy in CALIBRATED and calibration.folder() is not None:
+        try:
+            identity, _ = calibration.device_of(args.device)
+        except WorkbenchError:
+            return  # the search says what is wrong with the device
+        if calibration.load(identity) is None and identity["kind"] in ("cpu", "gpu"):
+            print(f"calibrating the cost model on {identity['name']} first (once per device "
+                  f"and driver: its ceilings and a few probe kernels)", file=sys.stderr,
+                  flush=True)
+
+
 def cmd_search(args) -> dict:
     from .memory import check_run_memory
     from .search import read, search
@@ -581,6 +599,7 @@ def cmd_search(args) -> dict:
         print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (those "
               f"of this device and these inputs are not run again)", file=sys.stderr,
               flush=True)
+    _say_calibration(args)
     progress = None
     if not args.json:
         seen = {"n": 0, "best": None}
