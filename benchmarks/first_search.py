@@ -68,7 +68,7 @@ def main(argv=None) -> None:
     parser.add_argument("--programs", default="blur,gemv,asum,dot",
                         help="comma-separated, of " + ", ".join(SIZES))
     parser.add_argument("--budget", type=int, default=40, help="candidates per search")
-    parser.add_argument("--time-limit", type=float, default=150.0,
+    parser.add_argument("--time-limit", type=float, default=110.0,
                         help="seconds per search (default %(default)s)")
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args(argv)
