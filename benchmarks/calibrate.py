@@ -10,6 +10,17 @@ per kind of device: the priors of searches on devices never measured).
 Prints, per device and program, how well the fitted model ranks: the rank correlation of
 predicted and measured times, and the measured time of the candidate it ranks first against
 the best measured (1.00: it picks the best).
+
+These are the shipped priors. A search on a device calibrates the model there itself and
+keeps it in the user's cache (``workbench.search.calibration``); ``--from-cache`` ships
+those calibrations too, one entry per device name (the one updated last), fitted again from
+the prior of its kind to every candidate the calibration holds:
+
+    python -m benchmarks.calibrate --from-cache --report   # what the cache holds, per device
+
+A kind's entry keeps the copy bandwidth its weights assume (``gb_per_s``): a device with no
+calibration of its own starts from the kind's weights, its memory weights scaled to its own
+measured bandwidth.
 """
 
 from __future__ import annotations
@@ -126,6 +137,29 @@ def calibrate(paths: list[Path], report: bool = True) -> dict:
     return table
 
 
+def from_cache(report: bool = True) -> dict:
+    """The user's device calibrations as shipped entries, by device name (the one updated
+    last where a device has several drivers)."""
+    from workbench.search import calibration
+
+    table: dict = {"devices": {}, "kinds": {}}
+    for found in sorted(calibration.stored(), key=lambda c: c.updated):
+        model = found.model()
+        table["devices"][found.device["name"]] = {
+            "parallelism": model.parallelism, "weights": dict(model.weights),
+            "source": f"calibrated on {found.device['name']} (driver "
+                      f"{found.device['driver']}): {len(found.rows)} candidates, "
+                      f"{found.searches} searches"}
+        if report:
+            rows = [(dict(zip(cost.FEATURES, f)), ms) for f, ms in found.rows.values()]
+            prior = cost.prior_for(kind=found.device["kind"],
+                                   compute_units=found.device["compute_units"])
+            print(f"{found.device['name']} ({found.device['driver']}): {len(rows)} candidates; "
+                  f"predictions miss by x{calibration.prediction_error(model, rows):.2f} "
+                  f"(the kind's prior: x{calibration.prediction_error(prior, rows):.2f})")
+    return table
+
+
 def _entry(model: cost.CostModel, rows: list[dict]) -> dict:
     return {"parallelism": model.parallelism, "weights": model.weights,
             "source": f"{len(rows)} candidates of "
@@ -137,18 +171,24 @@ def main(argv=None) -> None:
     parser.add_argument("results", nargs="*", type=Path,
                         help="results files of benchmarks.search (default: all of them)")
     parser.add_argument("--report", action="store_true", help="only print, write nothing")
+    parser.add_argument("--from-cache", action="store_true",
+                        help="ship the device calibrations of the user's cache instead of "
+                             "fitting the results files")
     parser.add_argument("--kinds", default="cpu,gpu",
                         help="the kinds of device whose prior is written too (the others keep "
                              "theirs), e.g. gpu")
     args = parser.parse_args(argv)
     paths = args.results or sorted(RESULTS.glob("search_*.json"))
-    table = calibrate(paths)
+    table = from_cache() if args.from_cache else calibrate(paths)
     if not args.report:
         old = json.loads(cost.CALIBRATION.read_text()) if cost.CALIBRATION.exists() else {}
         kinds = set(args.kinds.split(","))
         table["kinds"] = {k: v for k, v in table["kinds"].items() if k in kinds}
         for key in ("devices", "kinds"):
-            table[key] = {**old.get(key, {}), **table[key]}
+            # an entry written again keeps what it said besides (a kind's gb_per_s)
+            table[key] = {**old.get(key, {}), **{
+                name: {**old.get(key, {}).get(name, {}), **entry}
+                for name, entry in table[key].items()}}
         cost.CALIBRATION.write_text(json.dumps(table, indent=1) + "\n")
         print(f"wrote {cost.CALIBRATION}")
 

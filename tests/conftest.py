@@ -24,3 +24,9 @@ def golden(request):
 
     update = request.config.getoption("--update-golden")
     return lambda name, text: compare(name, text, update)
+
+
+# The guided search starts from the device's calibration in the user's cache and adds to it
+# (workbench.search.calibration): a test's search would then depend on the tests run before
+# it. Tests keep none, unless a test gives a folder of its own (tests/test_calibration.py).
+os.environ.setdefault("WORKBENCH_CALIBRATIONS", "off")

@@ -268,7 +268,7 @@ def test_every_command_has_an_example_and_every_option_a_help_text():
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
     assert set(commands) == {"check", "rules", "apply", "derive", "eval", "codegen", "run",
-                             "search", "devices", "demo"}
+                             "search", "devices", "demo", "calibrate"}
     for name, command in commands.items():
         assert command.epilog and "workbench " + name in command.epilog, name
         for action in command._actions:

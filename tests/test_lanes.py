@@ -202,7 +202,8 @@ def test_the_guided_search_with_lanes_first_measures_kmeans_in_lanes():
     from workbench.search import search
 
     found = search(KMEANS, *KMEANS_INPUTS, budget=3, repeat=1, workers=0,
-                   options={"default_first": True, "lanes_first": True})
+                   options={"default_first": True, "unrolled_first": False,
+                            "lanes_first": True})
     lanes = [r for r in found.log if "vectorize-lanes" in str(r["steps"])]
     assert lanes and all(r["status"] == "ok" and r["correct"] for r in lanes)
     assert "mapVec (λx. test x.0 x.1)" in lanes[0]["expression"]

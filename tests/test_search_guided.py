@@ -13,8 +13,9 @@ import pytest
 from workbench import Derivation, parse
 from workbench.codegen.access import bytes_by_pattern
 from workbench.codegen.program import opencl
+from workbench.errors import WorkbenchError
 from workbench.programs import library
-from workbench.search import Log, cost, read, search
+from workbench.search import Log, cost, read, read_log, search
 from workbench.search.evaluation import ReplayEvaluator
 from workbench.search.guided import Candidates, GuidedState, rank_moves
 from workbench.search.space import fits_device
@@ -134,11 +135,16 @@ def test_vector_widths_the_device_does_not_run_are_left_out():
     assert fits_device(wide, None)
 
 
+# the candidates the guided search measures before its descent, all left out
+NONE_FIRST = {"default_first": False, "grids_first": False, "unrolled_first": False,
+              "lanes_first": False}
+
+
 def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_path):
     log = tmp_path / "guided.jsonl"
     # the descent alone (on a CPU the default measures the start in vector lanes first)
     result = search(ASUM, f"[float]_{N}", strategy="guided", budget=8, workers=1, repeat=3,
-                    log=log, options={"lanes_first": False})
+                    log=log, options=NONE_FIRST)
     assert result.evaluated == 8 and result.best_record["correct"]
     records = read(log)
     assert all("features" in r and "predicted_ms" in r for r in records)
@@ -157,17 +163,27 @@ def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_
 
 
 def test_a_recorded_guided_search_replays_to_the_same_candidates():
-    log = read(DATA / "asum_4096_guided.jsonl")
-    result = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
-                    repeat=3)
+    """The log was written by version 2 of the guided strategy, which measured nothing
+    before its descent unless asked: its header says so, and the replay takes version 2's
+    defaults (``strategies.EARLIER_DEFAULTS``)."""
+    recorded = DATA / "asum_4096_guided.jsonl"
+    assert read_log(recorded).headers[0]["strategy_version"] == 2
+    log = read(recorded)
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=len(log),
+                    replay_log=recorded, repeat=3)
     # the same candidates (the log holds them in the order they finished on two workers)
     assert sorted(r["expression"] for r in result.log) == sorted(r["expression"] for r in log)
     assert not [r for r in result.log if r["status"] == "not in log"]
     best = min((r for r in log if r["correct"]), key=lambda r: r["kernel_ms"])
     assert result.best_kernel_ms == best["kernel_ms"]
-    again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
-                   repeat=3)
+    again = search(ASUM, "[float]_4096", strategy="guided", budget=len(log),
+                   replay_log=recorded, repeat=3)
     assert [r["key"] for r in again.log] == [r["key"] for r in result.log]
+    # today's defaults measure the default completion first: its records alone (no header
+    # saying which version wrote them) do not replay
+    today = search(ASUM, "[float]_4096", strategy="guided", budget=len(log), replay_log=log,
+                   repeat=3)
+    assert [r["status"] for r in today.log].count("not in log") > 0
 
 
 def test_a_guided_search_resumed_from_a_long_log_goes_on_to_new_candidates(tmp_path):
@@ -222,9 +238,8 @@ def test_a_search_reports_its_internal_errors_with_their_tracebacks(monkeypatch)
         return generate(expr, *types, **options)
 
     monkeypatch.setattr(guided, "opencl", buggy_for_warps)
-    log = read(DATA / "asum_4096_guided.jsonl")
-    result = search(ASUM, "[float]_4096", strategy="guided", budget=4, replay_log=log,
-                    repeat=3)
+    result = search(ASUM, "[float]_4096", strategy="guided", budget=4,
+                    replay_log=DATA / "asum_4096_guided.jsonl", repeat=3)
     assert result.internal_errors and result.best is not None
     assert all("mapWarp" in e.expression for e in result.internal_errors)
     assert f"; {len(result.internal_errors)} internal error" in result.outcome
@@ -287,3 +302,102 @@ def test_a_move_is_never_fixed_on_a_wrong_kernels_time():
     records[str(right_slow)] = Record("b", status="wrong result", correct=False,
                                       kernel_ms=5.0)
     assert _fastest_move(Searched(), ranked) is None  # nothing correct below any move
+
+
+# --- what the guided search measures before its descent (its version 3's defaults) -----------
+
+def test_the_candidates_measured_first_suit_the_device_kind():
+    from workbench.search.guided import first_options
+    from workbench.search.strategies import option_names
+
+    assert first_options("gpu") == {"default_first": True, "grids_first": True,
+                                    "unrolled_first": False, "lanes_first": False}
+    assert first_options("cpu") == {"default_first": True, "grids_first": False,
+                                    "unrolled_first": True, "lanes_first": True}
+    assert all(option_names("guided")[k] is None for k in first_options("cpu"))
+    with pytest.raises(WorkbenchError, match="grids_first = 1: give True or False"):
+        search(ASUM, "[float]_64", budget=1, replay_log=[], options={"grids_first": 1})
+
+
+def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
+    from workbench.search.strategies import VERSIONS, replay_options, replays
+
+    old = {"strategy": "guided", "strategy_version": 2, "options": {"grids_first": True}}
+    assert replay_options("guided", old, None) == {
+        "default_first": False, "grids_first": True, "unrolled_first": False,
+        "lanes_first": False}
+    # options given win over the header's; those neither names take the version's defaults
+    assert replay_options("guided", old, {"lanes_first": True})["grids_first"] is False
+    today = dict(old, strategy_version=VERSIONS["guided"])
+    assert replay_options("guided", today, None) == {"grids_first": True}
+    assert replay_options("guided", None, None) == {}
+    assert replays("guided", 2) and replays("guided", 3) and not replays("guided", 1)
+    assert not replays("mcts", 1)
+
+
+def _header_only_log(path, kind: str, name: str, prog, types) -> Path:
+    """A log of a search on a device of this kind that measured nothing: a replay of it
+    shows the candidates the search proposes there, each "not in log"."""
+    import json
+
+    from workbench.search.log import make_header
+    from workbench.search.strategies import VERSIONS
+
+    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
+                         program=str(prog), definitions="", types=types, sizes={},
+                         strategy="guided", strategy_version=VERSIONS["guided"], seed=0,
+                         options={}, repeat=10)
+    path.write_text(json.dumps(header) + "\n")
+    return path
+
+
+def test_on_a_gpu_skelcls_blur_is_put_on_a_2d_grid_after_its_default_mapping(tmp_path):
+    """SkelCL writes a row of its stencil as ``join ∘ map (λnbh. reduce …)``: the grids are
+    found once that join is split off (``grids.layouts_split``). On a GPU (the log's
+    device) the guided search measures the default mapping first, then the 2-D grid, the
+    innermost map on dimension 0, then the grids with rows per work-item; on a CPU the
+    default mapping, then its reduction unrolled, and no grid."""
+    from workbench.rules.lowering import lower
+
+    blur = library("skelcl")["gaussianBlur"]
+    types = ["[[float]_64]_64", "[float]_9"]
+    default = str(lower(blur, *parse_types(types))[0])
+    gpu = _header_only_log(tmp_path / "gpu.jsonl", "gpu", "NVIDIA H200", blur, types)
+    found = search(blur, *types, budget=4, replay_log=gpu).log
+    assert found[0]["expression"] == default
+    assert [s["rule"] for s in found[1]["steps"]][:2] == ["map-fission", "map-nest→kernel"]
+    assert "mapGlobal 1 (mapGlobal (λnbh." in found[1]["expression"]
+    assert all(s["rule"] == "split-join" for r in found[2:] for s in r["steps"][1:2])
+    cpu = _header_only_log(tmp_path / "cpu.jsonl", "cpu", "pthread-AMD EPYC", blur, types)
+    found = search(blur, *types, budget=2, replay_log=cpu).log
+    assert found[0]["expression"] == default
+    assert found[1]["steps"][-1]["rule"] == "reduceSeq→reduceSeqUnroll"
+    assert "mapGlobal 1" not in found[1]["expression"]
+
+
+@pytest.mark.parametrize("text, types, dims", [
+    ("λimg ws. map (join ∘ map (λnbh. reduce (+) 0 (map (*) (zip (join nbh) ws)))) "
+     "(slide2D 3 1 (pad2D 1 1 0.0 img))", ["[[float]_24]_16", "[float]_9"], (24, 16)),
+    ("map (join ∘ map (join ∘ map (λx. reduce (+) 0 (map abs x))))",
+     ["[[[[float]_4]_12]_8]_6"], (12, 8, 6)),
+])
+def test_a_nest_of_maps_whose_functions_end_in_joins_runs_on_a_grid(text, types, dims):
+    """Each nest on a grid of as many dimensions, the innermost map on dimension 0, and the
+    kernel computes what the interpreter does (on the default device)."""
+    from workbench import evaluate, run
+    from workbench.inputs import random_inputs
+    from workbench.rules.lowering import lower
+    from workbench.search.grids import grid_mappings
+
+    prog, typed = parse(text), tuple(parse_types(types))
+    expr, steps = grid_mappings(prog, typed)[0]
+    assert steps[-1].rule == "map-nest→kernel"
+    low = lower(expr, *typed)[0]
+    [launch] = opencl(low, *typed, complete=True).module.launches
+    assert tuple(launch.global_size) == dims
+    inputs = random_inputs(list(typed), {}, 0)
+    result = run(low, *inputs, repeat=2)
+    assert result.correct, result.message
+    np.testing.assert_allclose(np.asarray(result.output).ravel(),
+                               np.asarray(evaluate(prog, *inputs)).ravel(), rtol=1e-4,
+                               atol=1e-5)

@@ -562,6 +562,49 @@ def cmd_demo(args) -> dict:
     return doc
 
 
+def cmd_calibrate(args) -> dict:
+    from .search.calibration import report
+
+    return report(args.device, reset_it=args.reset)
+
+
+def show_calibrate(doc: dict) -> str:
+    d = doc["device"]
+    device = f"{d['name']} ({d['platform']}, driver {d['driver']})"
+    if doc["calibration"] is None:
+        return (f"{device}: calibration forgotten ({doc['file']}); the next search measures "
+                f"it again" if doc.get("reset") else f"{device}: no calibration was kept")
+    c = doc["calibration"]
+    ceilings = c["ceilings"]
+    lines = [f"{device}: {'measured now, ' if doc['measured'] else ''}{doc['file']}",
+             f"  {c['candidates']} candidates measured ({c['probes']} probe kernels, "
+             f"{c['searches']} searches), updated {c['updated']}",
+             "  ceilings: " + ", ".join(f"{k} {v:.4g}" for k, v in ceilings.items()
+                                          if v is not None),
+             f"  prior: {c['prior_source']}",
+             "  weights (ms per unit): " + ", ".join(f"{k} {v:.3g}"
+                                                    for k, v in c["weights"].items())]
+    return "\n".join(lines)
+
+
+def _say_calibration(args) -> None:
+    """On stderr, before a search that measures its device's calibration first (the first
+    guided search on a device): what it measures, so that the wait is not taken for a
+    hang."""
+    from .search import calibration
+    from .search.strategies import CALIBRATED
+
+    if args.strategy in CALIBRATED and calibration.folder() is not None:
+        try:
+            identity, _ = calibration.device_of(args.device)
+        except WorkbenchError:
+            return  # the search says what is wrong with the device
+        if calibration.load(identity) is None and identity["kind"] in ("cpu", "gpu"):
+            print(f"calibrating the cost model on {identity['name']} first (once per device "
+                  f"and driver: its ceilings and a few probe kernels)", file=sys.stderr,
+                  flush=True)
+
+
 def cmd_search(args) -> dict:
     from .memory import check_run_memory
     from .search import read, search
@@ -575,6 +618,7 @@ def cmd_search(args) -> dict:
         print(f"resuming from {args.log}: it holds {len(logged)} measured candidates (those "
               f"of this device and these inputs are not run again)", file=sys.stderr,
               flush=True)
+    _say_calibration(args)
     progress = None
     if not args.json:
         seen = {"n": 0, "best": None}
@@ -741,7 +785,8 @@ COMMANDS = {"devices": (cmd_devices, show_devices), "demo": (cmd_demo, show_demo
             "run": (cmd_run, show_run), "check": (cmd_check, show_check),
             "eval": (cmd_eval, show_eval),
             "rules": (cmd_rules, show_rules), "apply": (cmd_apply, lambda d: d["result"]),
-            "derive": (cmd_derive, show_derive)}
+            "derive": (cmd_derive, show_derive),
+            "calibrate": (cmd_calibrate, show_calibrate)}
 
 
 JSON_HELP = "print one JSON document on stdout instead of text"
@@ -803,6 +848,15 @@ so, with the failures counted by kind and the first one's whole message, and exi
   workbench devices --check          # probe every device again
   PYOPENCL_CTX=0:1 workbench devices # pyopencl's choice, honoured (WORKBENCH_DEVICE wins)
   WORKBENCH_DEVICE=0:0 workbench run 'mapGlobal abs' --type '[float]_N' --size N=64""",
+    "calibrate": """examples:
+  workbench calibrate                    # the default device's, measured first if none is kept
+  workbench calibrate --device 2:0 --json
+  workbench calibrate --reset            # forget it: the next search measures it again
+
+The guided search's cost model is calibrated per device (name, platform and driver) and
+kept in the user's cache (WORKBENCH_CALIBRATIONS names another folder, or off): measured at
+the first search on a device (its ceilings and a few probe kernels), then fitted again to
+the candidates of every search there.""",
     "demo": """examples:
   workbench demo
   workbench demo --derivation workbench/derivations/icfp_fig10_asum.json --size N=65536""",
@@ -918,6 +972,13 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--device", help=DEVICE_HELP)
     dm.add_argument("--repeat", type=int, default=10, help=REPEAT_HELP)
     dm.add_argument("--json", action="store_true", help=JSON_HELP)
+
+    ca = _parser(sub, "calibrate", "the cost model's calibration of a device: where it is "
+                 "kept, what it measured, its weights")
+    ca.add_argument("--device", help=DEVICE_HELP)
+    ca.add_argument("--reset", action="store_true",
+                    help="forget the device's calibration (the next search measures it again)")
+    ca.add_argument("--json", action="store_true", help=JSON_HELP)
 
     dv = _parser(sub, "derive", "replay a saved derivation and check every step")
     dv.add_argument("file", help="a derivation saved as JSON")

@@ -37,14 +37,15 @@ from .result import NoCorrectKernel, SearchResult, plural
 from .space import Step, replay
 from .strategies import (
     DEFAULT_STRATEGY,
-    REPLAYED_WITH,
     STRATEGIES,
     VERSIONS,
     check_options,
     draw_processes,
     replay_options,
+    replays,
     reported_model,
     run_strategy,
+    starting_calibration,
 )
 
 
@@ -83,14 +84,16 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     file that makes the search resumable (it says which device and inputs its times are for:
     a log of another device or other inputs is refused, or with ``remeasure`` its candidates
     are measured again here); ``replay_log`` answers from a recorded log instead of running
-    anything (with the log's strategy and seed unless others are given); ``progress(record)``
-    is called as each candidate finishes (it may raise ``StopSearch`` to end the search
-    there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
-    path; ``options`` go to the strategy (``strategies.option_names`` lists them). A
-    ``Derivation`` starts the search from its current step. ``build_options``: the OpenCL
-    math options the search may build its best kernels with (``build_choice``; none unless
-    given; a replay takes its log's). The best is the best of every candidate known for this
-    device and these inputs, the resumed log's included, timed again."""
+    anything (with the log's strategy, seed and options unless others are given; options
+    its header does not name take the defaults of the version of the strategy that wrote
+    it); ``progress(record)`` is called as each candidate finishes (it may raise
+    ``StopSearch`` to end the search there, keeping what was found); ``at`` restricts the
+    rewrites to the subtree at that path; ``options`` go to the strategy
+    (``strategies.option_names`` lists them). A ``Derivation`` starts the search from its
+    current step. ``build_options``: the OpenCL math options the search may build its best
+    kernels with (``build_choice``; none unless given; a replay takes its log's). The best
+    is the best of every candidate known for this device and these inputs, the resumed
+    log's included, timed again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
@@ -104,11 +107,9 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
         identity = replay_header.get("device") if replay_header else _recorded_device(records)
     else:
         identity = _identity(device, executor)
-    header = make_header(device=identity, program=str(start),
-                         definitions=user_functions_text(start), types=[str(t) for t in types],
-                         sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
-                         seed=seed, options=_json_options(options), repeat=repeat,
-                         build_options=allowed)
+    header = _header(start, types, size_env, identity, strategy, seed, options, repeat,
+                     starting_calibration(strategy, device, identity, replay_header,
+                                          replayed=replay_log is not None), allowed)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -116,7 +117,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                       options=options, device=device, identity=identity, at=at,
                       repeat=repeat, batch=_parallelism(evaluator), time_limit=time_limit,
                       deadline=start_time + time_limit if time_limit is not None else None,
-                      replayed=records)
+                      replayed=records, calibration=header.get("calibration"))
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
@@ -125,6 +126,18 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     finally:
         evaluator.close()
     return _result(ctx, derivation, best_ms, timing, explored, time.time() - start_time)
+
+
+def _header(start: Expr, types, sizes: dict, identity: dict, strategy: str, seed: int,
+            options: dict, repeat: int, calibration: dict | None, allowed=()) -> dict:
+    """The search's log header, with the cost model a calibrated strategy starts from
+    (``calibration``) where it has one, and the build options allowed."""
+    header = make_header(device=identity, program=str(start),
+                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         sizes=sizes, strategy=strategy, strategy_version=VERSIONS[strategy],
+                         seed=seed, options=_json_options(options), repeat=repeat,
+                         build_options=allowed)
+    return header | ({"calibration": calibration} if calibration is not None else {})
 
 
 @dataclass(frozen=True)
@@ -151,14 +164,14 @@ def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: di
 
 def _options_of(strategy: str, options: dict | None, build_options, replay_header: dict | None
                 ) -> tuple[dict, tuple[str, ...]]:
-    """The strategy's options (checked; a replay's beneath those that take its log's
-    version's choices again) and the build options allowed (given, else a replay's log's)."""
-    options = check_options(strategy, {} if options is None else options)
+    """The strategy's options (checked; in a replay those its log recorded unless others
+    are given, over the defaults of the version that wrote it) and the build options
+    allowed (given, else a replay's log's)."""
+    options = check_options(strategy, replay_options(strategy, replay_header, options))
     if replay_header is None:
         return options, allowed_build_options(build_options)
-    allowed = allowed_build_options(build_options if build_options is not None
-                                    else replay_header.get("build_options"))
-    return replay_options(strategy, replay_header.get("strategy_version"), options), allowed
+    return options, allowed_build_options(build_options if build_options is not None
+                                          else replay_header.get("build_options"))
 
 
 def _check_arguments(strategy: str, budget, repeat, seed, time_limit) -> None:
@@ -351,7 +364,7 @@ def _recorded_device(records: list) -> dict:
 
 def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) -> None:
     """A replay draws the candidates its log holds only with the same strategy, at the same
-    version (or one whose choices options take again: ``REPLAYED_WITH``), for the same
+    version (or one whose choices the options take again: ``strategies.replays``), for the same
     inputs: anything else is refused, with the reason."""
     if header is None:
         return
@@ -360,9 +373,7 @@ def _check_replay(replay_log, header: dict | None, strategy: str, types, sizes) 
         raise LogError(f"{where}: recorded by the {header.get('strategy')} strategy; a "
                        f"replay with {strategy} would meet candidates it does not hold "
                        f"(replay it with strategy={header.get('strategy')!r})", where)
-    earlier = (strategy, header.get("strategy_version")) in REPLAYED_WITH
-    if header.get("replays") or header.get("strategy_version") != VERSIONS[strategy] and \
-            not earlier:
+    if header.get("replays") or not replays(strategy, header.get("strategy_version")):
         why = header.get("replays") or (
             f"recorded by version {header.get('strategy_version')} of the {strategy} "
             f"strategy, and this is version {VERSIONS[strategy]}, which takes other choices")

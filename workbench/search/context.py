@@ -47,7 +47,8 @@ class SearchSpec:
     log's header and every key name), how each candidate is run (``repeat`` runs, ``batch``
     at a time), only inside the subtree ``at``, until a wall-clock ``deadline``
     (``time_limit`` seconds from the start), answered from ``replayed`` records instead of
-    being run when given."""
+    being run when given; ``calibration``: the cost model a strategy that ranks with one
+    starts from (``calibration.py``; the log's header keeps it)."""
 
     start: Expr
     types: tuple[Type, ...]
@@ -64,6 +65,7 @@ class SearchSpec:
     time_limit: float | None = None
     deadline: float | None = None
     replayed: list | None = None
+    calibration: dict | None = None  # the cost model a guided search starts from (its JSON)
 
 
 @dataclass(frozen=True)

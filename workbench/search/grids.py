@@ -17,8 +17,8 @@ mappings first where asked (its option ``grids_first``).
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, subterm, walk
-from ..layout import mapped_layout
+from ..expr import Compose, Expr, Prim, compose, subterm, walk
+from ..layout import as_composition, mapped_layout, rearranges_only
 from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.match import prim
 from ..rewriting.site import Refused
@@ -29,6 +29,7 @@ from ..types import Type
 
 MAP = prim("map")
 PADS_MOVED_AT_MOST = 8  # pad-map-interchange moves every pad before a map in one step
+LAYOUTS_SPLIT_AT_MOST = 8  # a map's layouts split off, one level of a nest at a time
 
 
 def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
@@ -45,12 +46,51 @@ def pads_moved(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
     return expr, steps
 
 
+def layouts_split(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]]:
+    """The expression with each map whose function ends in a layout split in two
+    (``map-fission``: ``map (join ∘ map f) → map join ∘ map (map f)``), one after another
+    while one applies, and the steps. SkelCL writes a stencil's row as ``join ∘ map
+    (λnbh. reduce …)`` (its reduction's result is an array of one): the split makes the
+    rows and their pixels one nest of maps, which a grid takes, and leaves the joins as
+    layouts the kernel writes through."""
+    rule = lookup_rule("map-fission")
+    steps: list[Step] = []
+    for _ in range(LAYOUTS_SPLIT_AT_MOST):
+        found = [r for r in rewrites(expr, *types, rules=[rule])
+                 if ends_in_layout(subterm(expr, r.path))]
+        if not found:
+            break
+        expr = found[0].result
+        steps.append(found[0].bare())
+    return expr, steps
+
+
+def ends_in_layout(node: Expr) -> bool:
+    """Whether a map's function is a layout after a function that computes (``map (join ∘
+    map f)``)."""
+    if not MAP.fits(node):
+        return False
+    f = as_composition(node.args[-1])
+    return isinstance(f, Compose) and rearranges_only(f.fns[0], True) and \
+        not rearranges_only(compose(*f.fns[1:]) if len(f.fns) > 2 else f.fns[1], True)
+
+
 def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
     """One mapping per nest of two or three maps that computes (not a map of layouts): the
     nest on a grid of as many global dimensions, innermost map on dimension 0, after the
-    pads are moved; with the steps from ``expr``. What is left high-level is for the default
-    completion."""
+    pads are moved (and, where that leaves no such nest, the layouts at the end of maps'
+    functions split off: ``layouts_split``); with the steps from ``expr``. What is left
+    high-level is for the default completion."""
     moved, steps = pads_moved(expr, types)
+    found = _grids(moved, types)
+    if not found:
+        moved, more = layouts_split(moved, types)
+        steps, found = steps + more, _grids(moved, types) if more else []
+    return [(e, steps + s) for e, s in found]
+
+
+def _grids(moved: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
+    """The grids of the outermost nests of ``moved``, and the steps to each."""
     nests = [r for r in rewrites(moved, *types, rules=[lookup_rule("map-nest→kernel")])
              if nest_depth(subterm(moved, r.path)) >= 2
              and mapped_layout(subterm(moved, r.path)) is None]
@@ -61,8 +101,7 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
     blocked = [found for r in outermost if nest_depth(subterm(moved, r.path)) == 2
                for rows in ROWS_PER_WORK_ITEM
                if (found := rows_per_work_item(moved, r.path, rows, types)) is not None]
-    return [(r.result, steps + [r.bare()]) for r in outermost] + \
-        [(expr, steps + more) for expr, more in blocked]
+    return [(r.result, [r.bare()]) for r in outermost] + blocked
 
 
 def inside_maps(expr: Expr) -> set[tuple]:

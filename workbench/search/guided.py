@@ -104,9 +104,11 @@ class GuidedState:
 
     @staticmethod
     def of(ctx) -> GuidedState:
-        """The device's calibrated cost model (the prior of the device, or of the device a
+        """The device's calibrated cost model (the one the search was given to start from,
+        ``SearchSpec.calibration``; else the shipped prior of the device, or of the device a
         replayed log was recorded on), fitted to what the log already holds."""
-        prior = prior_model(ctx)
+        given = ctx.spec.calibration
+        prior = cost.CostModel.from_json(given) if given else prior_model(ctx)
         earlier = [r for r in ctx.cache.values() if r.features]
         return GuidedState(prior, prior.fit(earlier, strength=2.0) if earlier else prior)
 
@@ -251,8 +253,8 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
 
 
 def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int = 6,
-           patience: int = 6, strength: float = 2.0, default_first: bool = False,
-           grids_first: bool = False, unrolled_first: bool = False,
+           patience: int = 6, strength: float = 2.0, default_first: bool | None = None,
+           grids_first: bool | None = None, unrolled_first: bool | None = None,
            lanes_first: bool | None = None, tiles_first: bool = True,
            blocked_first: bool = False, constant_first: bool = False) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
@@ -260,21 +262,17 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
     ``lanes_first``, then the start with a map computed in the lanes of vectors
-    (``measure_lanes``; None, the default: on a CPU, ``lanes_on_the_device``); with
-    ``tiles_first`` (on by default), then the start's reduction over an array every element
-    shares tiled through local memory (``measure_tiles``); with ``blocked_first`` or
-    ``constant_first``, then the start with its maps of reductions computing several outputs
-    per work-item, its shared inputs in constant memory, or both (``measure_blocked``)."""
-    if lanes_first is None:
-        lanes_first = lanes_on_the_device(ctx)
-    for name, value in (("default_first", default_first), ("grids_first", grids_first),
-                        ("unrolled_first", unrolled_first), ("lanes_first", lanes_first),
-                        ("tiles_first", tiles_first), ("blocked_first", blocked_first),
-                        ("constant_first", constant_first)):
-        if not isinstance(value, bool):
-            raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
-                                 f"True or False" + (" or None" if name == "lanes_first"
-                                                     else ""))
+    (``measure_lanes``); each of these four left at None is as ``first_options`` has it
+    for the device's kind. With ``tiles_first`` (on by default), then the start's reduction
+    over an array every element shares tiled through local memory (``measure_tiles``); with
+    ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
+    computing several outputs per work-item, its shared inputs in constant memory, or both
+    (``measure_blocked``)."""
+    default_first, grids_first, unrolled_first, lanes_first = _first_choices(
+        ctx, {"default_first": default_first, "grids_first": grids_first,
+              "unrolled_first": unrolled_first, "lanes_first": lanes_first},
+        {"tiles_first": tiles_first, "blocked_first": blocked_first,
+         "constant_first": constant_first})
     rng = random.Random(ctx.seed)
     state = GuidedState.of(ctx)
     for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
@@ -292,13 +290,46 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     return state
 
 
+def first_options(kind: str) -> dict[str, bool]:
+    """Which candidates the guided search measures before its descent, by the device's kind
+    (the defaults of its version 3): everywhere the default completion (a search never
+    reports a kernel slower than ``run`` gives); on a GPU the grids (a stencil's points each
+    a work-item, reads coalesced; on PoCL they were 1.5 to 3 times slower than the default
+    mapping at --quick sizes); on a CPU the short reductions unrolled and the maps in vector
+    lanes (K-means' kernel 3 and 11 times faster on PoCL). What the Lift programs benchmark
+    measured better kernels with."""
+    gpu = kind == "gpu"
+    return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
+            "lanes_first": not gpu}
+
+
+def device_kind(ctx) -> str:
+    """The kind of the device the search's times are taken on (or were, in a replay): as
+    its identity says, else as its name suggests (``cost.kind_of_name``)."""
+    identity = ctx.identity or {}
+    kind = identity.get("kind")
+    return kind if kind in ("cpu", "gpu") else cost.kind_of_name(str(identity.get("name")))
+
+
+def _first_choices(ctx, given: dict, flags: dict) -> tuple:
+    """The four options of what is measured first, each None taken from ``first_options``
+    for the device's kind; the other flags checked to be True or False."""
+    for name, value in {**given, **flags}.items():
+        if (value is not None or name in flags) and not isinstance(value, bool):
+            raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
+                                 f"True or False" + ("" if name in flags else
+                                                     " (or None: as suits the device's kind)"))
+    chosen = first_options(device_kind(ctx)) | {k: v for k, v in given.items()
+                                               if v is not None}
+    return tuple(chosen[k] for k in given)
+
+
 def measure_default(ctx, state: GuidedState) -> None:
     """The start's default completion, measured first (unless a resumed log holds it): what
     ``run`` gives without a search, so that the search never reports a kernel slower than
     that (on PoCL the walks' first candidates, chunked by splits, lost to the plain
     ``mapGlobal`` of Black-Scholes and the 2-D convolution, which the model predicted
-    slower). An option (``default_first``), off by default: the candidates of a search
-    recorded without it replay as they were."""
+    slower). An option (``default_first``), on by default (``first_options``)."""
     if ctx.left() <= 0:
         return
     _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])])
@@ -311,9 +342,8 @@ def measure_grids(ctx, state: GuidedState) -> None:
     work-item, with coalesced reads, where the default mapping gives the outermost map alone
     to work-items (a 3-D stencil at 256³: 256 of them, each looping over 65536 points) and a
     walk reaches a grid one map at a time, the outermost on dimension 0. An option
-    (``grids_first``), off by default: the candidates of a search recorded without it
-    replay as they were. Not in a search of one subtree (``at``): the pads it moves are
-    outside it."""
+    (``grids_first``), on by default on a GPU (``first_options``). Not in a search of one
+    subtree (``at``): the pads it moves are outside it."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)
@@ -328,8 +358,8 @@ def measure_unrolled(ctx, state: GuidedState) -> None:
     it): on PoCL K-means' kernel with its distance over 34 features unrolled is 3 times
     faster than with the loop, whose float additions LLVM may not reorder, while a walk
     reaches it only below the moves that unroll nothing else. An option
-    (``unrolled_first``), off by default: the candidates of a search recorded without it
-    replay as they were. Not in a search of one subtree (``at``)."""
+    (``unrolled_first``), on by default on a CPU (``first_options``). Not in a search of
+    one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)
@@ -344,16 +374,6 @@ def measure_unrolled(ctx, state: GuidedState) -> None:
 LANE_WIDTHS = (8, 16)
 
 
-def lanes_on_the_device(ctx) -> bool:
-    """Whether a search measures the start in the lanes of vectors first unless told
-    (``lanes_first=None``): on a CPU, whose work-items PoCL does not run in vector lanes, so
-    that only a kernel written on vectors uses them (Black-Scholes' C body rewritten
-    lane-wise, K-means' points 16 at a time), and a walk reaches ``vectorize`` only among
-    many other moves; not on a GPU, whose work-items are its lanes. The device is the one
-    the search's times are taken on (a replayed log's)."""
-    return (ctx.identity or {}).get("kind") == "cpu"
-
-
 def measure_lanes(ctx, state: GuidedState) -> None:
     """The start with its outermost map computed ``n`` elements at a time in the lanes of
     vectors (n of ``LANE_WIDTHS``: ``vectorize-lanes`` where the elements are arrays of
@@ -366,9 +386,8 @@ def measure_lanes(ctx, state: GuidedState) -> None:
     than the default mapping, and Black-Scholes' options in float16s (its C body rewritten
     lane-wise) 16 times faster; a walk does not reach vectorize-lanes (it is left to the
     options: ``rule.OTHER_SEED``) and reaches vectorize only among many other moves. An
-    option (``lanes_first``), on by default on a CPU (``lanes_on_the_device``; since the
-    strategy's version 3: a log of version 2 replays with it off). Not in a search of one
-    subtree (``at``)."""
+    option (``lanes_first``), on by default on a CPU (``first_options``). Not in a search
+    of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)

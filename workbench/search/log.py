@@ -41,7 +41,8 @@ VERSION = 2  # 1: records only, keyed by expression, sizes and the device as ask
 DEVICE_FIELDS = ("name", "platform", "driver")
 INPUT_FIELDS = ("program", "definitions", "types", "sizes")
 SEARCH_FIELDS = ("strategy", "strategy_version", "seed", "options", "repeat", "workbench",
-                 "build_options")
+                 "build_options",
+                 "calibration")
 
 
 class LogError(WorkbenchError):

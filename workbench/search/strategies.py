@@ -32,7 +32,7 @@ from ..codegen.program import OpenCLProgram, concrete, opencl
 from ..errors import WorkbenchError
 from ..notation.printer import to_text
 from ..rules.lowering import lower
-from . import cost
+from . import calibration, cost
 from .cases import cases
 from .evaluation import KERNEL_NAME, program_travels
 from .guided import GuidedState, guided
@@ -218,17 +218,50 @@ DEFAULT_STRATEGY = "guided"
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
                             "guided": 3, "cases": 3}
 
-# Earlier versions whose choices today's strategy takes again with some options: a log such a
-# version wrote replays with them (the options given to the replay win). Guided 3 measures
-# the start in the lanes of vectors first on a CPU (``lanes_first``), which 2 did only when
-# told.
-REPLAYED_WITH: dict[tuple[str, int], dict] = {("guided", 2): {"lanes_first": False}}
+# Versions that differ from today's only in the defaults of options: a log they wrote
+# replays with the defaults its version had (an option its header does not name takes that
+# default), which takes the same choices. Guided 3 measures its start's default completion
+# first, then the grids on a GPU, the unrolled and the lanes on a CPU (guided.first_options);
+# guided 2 measured none of them unless asked. An entry holds only while the strategy takes
+# today's choices with these options: a version raised for other choices drops them.
+EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
+    "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
+                   "lanes_first": False}},
+}
+
+# the strategies that rank candidates with the device's calibrated cost model
+CALIBRATED = frozenset({"guided"})
 
 
-def replay_options(strategy: str, version, options: dict) -> dict:
-    """The options a replay of a log written by ``version`` of ``strategy`` runs with: those
-    that take that version's choices again (``REPLAYED_WITH``) beneath ``options``."""
-    return {**REPLAYED_WITH.get((strategy, version), {}), **options}
+def replays(strategy: str, version) -> bool:
+    """Whether a log written by this version of the strategy replays today."""
+    return version == VERSIONS[strategy] or version in EARLIER_DEFAULTS.get(strategy, {})
+
+
+def replay_options(strategy: str, header: dict | None, given: dict | None) -> dict:
+    """The options a search runs with: those given (else, in a replay, those its log's header
+    recorded), over the defaults of the log's version where they differ from today's."""
+    header = header or {}
+    earlier = EARLIER_DEFAULTS.get(strategy, {}).get(header.get("strategy_version"), {})
+    if given is not None and not isinstance(given, dict):
+        return given  # refused with its reason by check_options
+    recorded = header.get("options") if header.get("strategy") == strategy else None
+    chosen = given if given is not None else recorded or {}
+    return {**earlier, **chosen} if isinstance(chosen, dict) else chosen
+
+
+def starting_calibration(strategy: str, device: str | None, identity: dict | None,
+                         header: dict | None, replayed: bool) -> dict | None:
+    """The cost model a calibrated strategy starts from, as a log's header keeps it: in a
+    replay the one its log recorded (None for a log that recorded none: the shipped prior of
+    its device); else the device's calibration from the user's cache, measured first where
+    there is none (``calibration.model_for_search``; None where none is kept)."""
+    if strategy not in CALIBRATED:
+        return None
+    if replayed:
+        return (header or {}).get("calibration")
+    model = calibration.model_for_search(device, identity)
+    return model.as_json() if model is not None else None
 
 
 def option_names(strategy: str) -> dict[str, object]:
@@ -304,14 +337,18 @@ def _kind_problem(name: str, default, value) -> str | None:
 def run_strategy(ctx):
     """The context's strategy, with its options; the state it kept (None for a strategy that
     keeps none beyond its records)."""
-    if ctx.strategy == "cases":
-        try:
-            state = STRATEGIES["cases"](ctx, **ctx.options)
-        except TypeError as err:  # an option of the wrong kind inside the exploration
-            raise WorkbenchError(f"the cases strategy's options: {err}") from None
-    else:
-        state = STRATEGIES[ctx.strategy](ctx, **ctx.options)
-    ctx.drain()  # the candidates a strategy submitted and did not wait for
+    try:
+        if ctx.strategy == "cases":
+            try:
+                state = STRATEGIES["cases"](ctx, **ctx.options)
+            except TypeError as err:  # an option of the wrong kind inside the exploration
+                raise WorkbenchError(f"the cases strategy's options: {err}") from None
+        else:
+            state = STRATEGIES[ctx.strategy](ctx, **ctx.options)
+        ctx.drain()  # the candidates a strategy submitted and did not wait for
+    finally:  # stopped or out of time too: what was measured calibrates the device
+        if ctx.spec.calibration and ctx.replayed is None:
+            calibration.learn(ctx.spec.identity, ctx.records)
     return state
 
 
