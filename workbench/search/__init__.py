@@ -114,6 +114,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
+        ctx.start_workers()
         explored = _explore(ctx, others, log)
         best_ms, timing = _best_time(ctx, explored.stop, replayed=replay_log is not None)
     finally:

@@ -196,10 +196,11 @@ class Context:
         times the best correct time among the search's candidates so far."""
         return CUTOFF * self.best_ms if self.best_ms is not None else None
 
-    def measure(self, candidates: list[tuple]) -> list[Record]:
+    def measure(self, candidates: list[tuple], idle=None) -> list[Record]:
         """Records for the candidates, in their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. Candidates
-        submitted before (``submit``) finish first."""
+        submitted before (``submit``) finish first. ``idle()``, when given, does work of the
+        strategy's while they run (``overlap``)."""
         self.drain()
         jobs, order = [], []
         cutoff = self.cutoff_ms()
@@ -209,7 +210,7 @@ class Context:
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
             jobs.append(self.job_of(key, expr, steps, extra, cutoff))
-        for record in self.evaluator.evaluate(jobs):
+        for record in self.overlap(jobs, idle):
             self.take(record)
         out = []
         for key in order:
@@ -217,6 +218,25 @@ class Context:
             self._count(record)  # measured before (a resumed search)
             out.append(record)
         return out
+
+    def overlap(self, jobs: list[dict], idle=None):
+        """The jobs' records as they finish, ``idle()`` called while they run, where the
+        evaluator runs them in processes of the search's own (``PoolEvaluator``); on a
+        device that is not a GPU, not while a worker holds it (a CPU's kernels share its
+        cores with this process). Elsewhere ``idle`` is not called: its work is the
+        strategy's to do later."""
+        if idle is None or not hasattr(self.evaluator, "start"):
+            return self.evaluator.evaluate(jobs)
+        quiet = self.identity.get("kind") != "gpu"
+        return self.evaluator.evaluate(jobs, idle, quiet)
+
+    def start_workers(self) -> None:
+        """The evaluator's workers started now, where it has workers of its own, each
+        preparing the search (imports, the device, the inputs and their expected output)
+        while the strategy prepares its first candidates."""
+        if hasattr(self.evaluator, "start"):
+            self.evaluator.start(self.job.of_candidate(self.key_of(self.start), self.start,
+                                                       [], {}, None))
 
     def submit(self, candidates: list[tuple]) -> None:
         """Measure the candidates (as ``measure`` takes them) without waiting for their

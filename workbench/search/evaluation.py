@@ -77,10 +77,12 @@ def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
     """The job's inputs and the interpreter's output of its reference on them (None without
     one). The candidate's text carries no signature: its inputs take the job's types; a
     worker keeps the inputs (and the program's output on them) of its last few searches, so
-    a large input is drawn and interpreted once, not per candidate."""
+    a large input is drawn once per worker, not per candidate; the output is interpreted
+    once per input set (``reference.expected_output``), not per worker."""
     from ..inputs import random_inputs
     from ..notation import parse, parse_ranges, parse_type
     from ..semantics import evaluate, typed_input
+    from .reference import expected_output
 
     types = [parse_type(t) for t in job["types"]]
     ranges = parse_ranges(job["ranges"]) if job.get("ranges") else None
@@ -88,12 +90,16 @@ def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
     inputs = _cached(("inputs", key), lambda: [
         typed_input(v, t) for v, t in
         zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
-    expected = None
-    if job.get("reference"):
+    if not job.get("reference"):
+        return inputs, None
+
+    def interpret():
         reference = declared_for(parse(job["reference"], functions), job["types"])
-        expected = _cached(("expected", key, job["reference"]),
-                           lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
-    return inputs, expected
+        return evaluate(reference, *inputs, sizes=job["sizes"])
+
+    # computed once per input set, for every worker and every search of these inputs
+    return inputs, _cached(("expected", key, job["reference"]),
+                           lambda: expected_output(job, interpret))
 
 
 def declared_for(expr, type_texts: list[str]):
@@ -236,9 +242,16 @@ class PoolEvaluator:
     def lost_seconds(self) -> float:
         return self.pool.lost_seconds
 
-    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
-        """Records as candidates finish."""
-        for job, finished in self.pool.run(jobs):
+    def start(self, job: dict) -> None:
+        """Start the workers now, each preparing ``job``'s search (``prepare_candidate``)
+        while the search prepares its first candidates."""
+        self.pool.start(job)
+
+    def evaluate(self, jobs: Iterable[dict], idle=None, quiet: bool = False
+                 ) -> Iterator[dict]:
+        """Records as candidates finish; ``idle()`` does the caller's work while they run
+        (not while a worker holds the device, with ``quiet``: ``WorkerPool.run``)."""
+        for job, finished in self.pool.run(jobs, idle, quiet):
             yield finished.payload if finished.kind == "value" else \
                 failed(job, finished.kind, finished.payload)
 

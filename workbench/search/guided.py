@@ -40,6 +40,7 @@ from .space import Step, by_rule, moves, terminal
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
 # candidates measured at a step are those found below its moves)
 PROGRAMS_KEPT = 512
+OPTIONS_KEPT = 256  # expressions whose moves a guided search keeps listed
 
 
 @dataclass(frozen=True)
@@ -93,13 +94,36 @@ class GuidedState:
     # a completed expression's text -> its features (None: not a candidate)
     compiled: dict[str, dict | None] = field(default_factory=dict)
     programs: dict[str, OpenCLProgram] = field(default_factory=dict)
+    # an expression's text -> its moves (``_options``), for the expressions met last
+    options: dict[str, list] = field(default_factory=dict)
+    # bugs met completing an expression ahead of the search (``Lookahead``), by its text:
+    # reported when the search itself completes it
+    bugs: dict[str, tuple] = field(default_factory=dict)
 
     def keep(self, text: str, program: OpenCLProgram) -> None:
-        """A completed kernel's program kept for the worker; the oldest is let go past
-        ``PROGRAMS_KEPT`` (a candidate without one is compiled by the worker)."""
+        """A completed kernel's program kept for the worker; the one used least recently is
+        let go past ``PROGRAMS_KEPT`` (a candidate without one is compiled by the
+        worker)."""
         self.programs[text] = program
         while len(self.programs) > PROGRAMS_KEPT:
             del self.programs[next(iter(self.programs))]
+
+    def program(self, text: str) -> OpenCLProgram | None:
+        """The kept program of a completed kernel, now the one used last."""
+        program = self.programs.pop(text, None)
+        if program is not None:
+            self.programs[text] = program
+        return program
+
+    def options_of(self, ctx, expr: Expr) -> list:
+        """The moves from ``expr`` (``_options``), listed once for the ``OPTIONS_KEPT``
+        expressions met last."""
+        text = str(expr)
+        if text not in self.options:
+            self.options[text] = _options(ctx, expr)
+            while len(self.options) > OPTIONS_KEPT:
+                del self.options[next(iter(self.options))]
+        return self.options[text]
 
     @staticmethod
     def of(ctx) -> GuidedState:
@@ -136,13 +160,14 @@ class Candidates:
     """Completed expressions with their features (``GuidedState.completions``), and
     predicted times under the model the search had when the pool was made."""
 
-    def __init__(self, ctx, state: GuidedState):
+    def __init__(self, ctx, state: GuidedState, ahead: bool = False):
         self.ctx = ctx
         self.state = state
         self.model = state.model
         self.known: dict[str, Completion] = state.completions
         # a program kept for the worker (a replay runs nothing)
         self.travels = program_travels(ctx.types) and ctx.replayed is None
+        self.ahead = ahead  # completing ahead of the search (``Lookahead``)
 
     def complete(self, expr: Expr, steps: list[Step]) -> Candidate | None:
         """The expression completed by the default lowering, with its steps, features and
@@ -150,12 +175,22 @@ class Candidates:
         text = str(expr)
         if text not in self.known:
             self.known[text] = self._complete(expr)
+        if not self.ahead and text in self.state.bugs:
+            self.ctx.internal_error(*self.state.bugs.pop(text))
         done = self.known[text]
         if done.features is None:
             return None
         return Candidate(done.low, steps + [s.bare() for s in done.completed],
                          done.features, self.predict(done.features),
-                         self.state.programs.get(str(done.low)))
+                         self.state.program(str(done.low)))
+
+    def _bug(self, expr: Expr, err: BaseException) -> None:
+        """A bug met completing ``expr``: reported, or kept until the search itself
+        completes it (met ahead of the search, it may never be)."""
+        if self.ahead:
+            self.state.bugs[str(expr)] = ("completion (guided)", expr, err)
+        else:
+            self.ctx.internal_error("completion (guided)", expr, err)
 
     def _complete(self, expr: Expr) -> Completion:
         try:
@@ -163,7 +198,7 @@ class Candidates:
         except WorkbenchError:  # cannot be lowered: not a candidate
             return NOT_A_CANDIDATE
         except Exception as err:  # a bug: reported in the result, and not a candidate
-            self.ctx.internal_error("completion (guided)", expr, err)
+            self._bug(expr, err)
             return NOT_A_CANDIDATE
         text = str(low)  # expressions that complete to the same kernel compile it once
         if text not in self.state.compiled:
@@ -184,7 +219,7 @@ class Candidates:
         except WorkbenchError:  # cannot be generated: not a candidate
             return None
         except Exception as err:  # a bug: reported in the result, and not a candidate
-            self.ctx.internal_error("completion (guided)", expr, err)
+            self._bug(expr, err)
             return None
         if self.ctx.replayed is None and \
                 private_arrays_refused(program, self.ctx.device):
@@ -195,6 +230,44 @@ class Candidates:
 
     def predict(self, features: dict) -> float:
         return self.model.predict(features)
+
+
+class Lookahead:
+    """What the guided search does while its candidates run (``Context.measure``'s
+    ``idle``): the moves from the expressions it will rank next, listed and each completed,
+    one completion per call, so that ranking them later finds them done. Only the caches of
+    the state are filled (moves, completions and features do not depend on the model or on
+    the measurements): the search takes the same choices with or without it."""
+
+    def __init__(self, ctx, state: GuidedState, exprs):
+        self.pool = Candidates(ctx, state, ahead=True)
+        self.work = self._completions(ctx, state, exprs)
+
+    def _completions(self, ctx, state: GuidedState, exprs):
+        for expr in exprs:
+            if terminal(expr):
+                continue
+            yield  # listing the moves is one piece of work
+            for option in state.options_of(ctx, expr):
+                self.pool.complete(option.result, [])
+                yield
+
+    def __call__(self) -> bool:
+        """One piece of work done; False when none is left."""
+        return next(self.work, StopIteration) is not StopIteration
+
+
+def ahead_of(ctx, state: GuidedState, ranked: list[tuple], batch: list[Candidate]
+             ) -> Lookahead:
+    """The work ahead of a step whose ``batch`` is measured: the moves below each move of
+    the step, those with a candidate in the batch first (the fastest of them is likely
+    fixed next), then the others in their order (``moves_below``'s)."""
+    measured = {str(c.expr) for c in batch}
+    first = [option.result for option, _, found in ranked
+             if any(str(c.expr) in measured for c in found)]
+    rest = [option.result for option, _, found in ranked
+            if not any(str(c.expr) in measured for c in found)]
+    return Lookahead(ctx, state, first + rest)
 
 
 DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
@@ -228,7 +301,7 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
     for _ in range(depth):
         if terminal(expr):
             break
-        groups = by_rule(_options(ctx, expr))
+        groups = by_rule(pool.state.options_of(ctx, expr))
         if not groups:
             break
         rng.shuffle(groups)
@@ -288,7 +361,8 @@ def measure_default(ctx, state: GuidedState) -> None:
     recorded without it replay as they were."""
     if ctx.left() <= 0:
         return
-    _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])])
+    _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])],
+                 Lookahead(ctx, state, [ctx.start]))
 
 
 def measure_grids(ctx, state: GuidedState) -> None:
@@ -368,15 +442,15 @@ def measure_lanes(ctx, state: GuidedState) -> None:
     _measure_new(ctx, state, completed)
 
 
-def _measure_new(ctx, state: GuidedState, completed) -> None:
+def _measure_new(ctx, state: GuidedState, completed, idle=None) -> None:
     """The completed candidates (None: not a candidate) that no record holds yet, as many as
-    the budget leaves, measured in one batch."""
+    the budget leaves, measured in one batch (``idle``: work done while they run)."""
     batch = []
     for done in completed:
         if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
             batch.append(state.candidate(ctx, done))
     if batch:
-        ctx.measure(batch)
+        ctx.measure(batch, idle)
 
 
 def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
@@ -385,7 +459,7 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
     fastest first: ``(option, first step, [Candidate…])``, the moves in the order of their
     best candidate. Every move is completed; the ``walks`` predicted fastest (and a few
     others, drawn at random) are walked further by the model."""
-    options = _options(ctx, current)
+    options = pool.state.options_of(ctx, current)
     below: dict[int, dict[str, Candidate]] = {}
     firsts = []
     for i, option in enumerate(options):
@@ -468,10 +542,10 @@ def _descent(ctx, state: GuidedState, rng: random.Random, how: Descent) -> None:
                              how.sample)
         if not ranked:
             return
-        batch = [state.candidate(ctx, c)
-                 for c in _to_measure(ctx, ranked, min(how.measure, ctx.left()))]
-        if batch:
-            ctx.measure(batch)
+        chosen = _to_measure(ctx, ranked, min(how.measure, ctx.left()))
+        if chosen:
+            ctx.measure([state.candidate(ctx, c) for c in chosen],
+                        ahead_of(ctx, state, ranked, chosen))
             state.refit(ctx, how.strength)
         fastest = _fastest_move(ctx, ranked)
         if fastest is None:
