@@ -1,4 +1,4 @@
-"""Search speed benchmark (SPEC 8, 9; issue 43 point 5): how soon a search says something and
+"""Search speed benchmark (SPEC 8, 9): how soon a search says something and
 how many candidates it measures per minute, for the guided search of ICFP's asum, dot and
 gemv (``library("blas")``), SkelCL's Gaussian blur and Lift's jacobi2d5pt, each a search of
 its own with ``budget`` candidates.

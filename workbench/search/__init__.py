@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..derivation import Derivation
@@ -32,6 +32,7 @@ from .context import CUTOFF, Context, SearchSpec, StopSearch, TimeLimitReached
 from .evaluation import ExecutorEvaluator, InlineEvaluator, PoolEvaluator, ReplayEvaluator
 from .log import Log, LogError, Record, device_identity, make_header, read, read_log
 from .result import NoCorrectKernel, SearchResult, plural
+from .seeds import Seeds, seeds_of
 from .space import Step, replay
 from .strategies import (
     DEFAULT_STRATEGY,
@@ -67,7 +68,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
            sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
            options: dict | None = None, time_limit: float | None = None,
-           remeasure: bool = False) -> SearchResult:
+           remeasure: bool = False, seeds=None) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
@@ -82,10 +83,12 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     anything (with the log's strategy and seed unless others are given); ``progress(record)``
     is called as each candidate finishes (it may raise ``StopSearch`` to end the search
     there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
-    path; ``options`` go to the strategy (``strategies.option_names`` lists them). A
-    ``Derivation`` starts the search from its current step. The best is the best of every
-    candidate known for this device and these inputs, the resumed log's included, timed
-    again."""
+    path; ``options`` go to the strategy (``strategies.option_names`` lists them);
+    ``seeds`` (a log, a ``SearchResult`` or a ``Derivation`` of another device, driver or
+    code generator, or a list of them) have their best candidates measured here first
+    (``seeds.seeds_of``): their recorded times are never this search's. A ``Derivation``
+    starts the search from its current step. The best is the best of every candidate
+    measured for this device and these inputs, the resumed log's included, timed again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
@@ -97,12 +100,11 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     if replay_log is not None:
         _check_replay(replay_log, replay_header, strategy, types, size_env)
         identity = replay_header.get("device") if replay_header else _recorded_device(records)
+        seeds = (replay_header or {}).get("seeds") if seeds is None else seeds
     else:
         identity = _identity(device, executor)
-    header = make_header(device=identity, program=str(start),
-                         definitions=user_functions_text(start), types=[str(t) for t in types],
-                         sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
-                         seed=seed, options=_json_options(options), repeat=repeat)
+    seeded = seeds_of(start, tuple(types), seeds, budget) if seeds is not None else Seeds()
+    header = _header(identity, start, types, size_env, strategy, seed, options, repeat, seeded)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -115,7 +117,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ctx.adopt(matching)
     try:
         ctx.start_workers()
-        explored = _explore(ctx, others, log)
+        explored = _explore(ctx, others, log, seeded)
         best_ms, timing = _best_time(ctx, explored.stop, replayed=replay_log is not None)
     finally:
         evaluator.close()
@@ -125,11 +127,26 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
 @dataclass(frozen=True)
 class _Explored:
     """What running the strategy gave besides the records: why it stopped early (""),
-    the candidates of other logs measured again, the strategy's own state."""
+    the candidates of other logs measured again, the strategy's own state, the seeds
+    measured first."""
 
     stop: str
     remeasured: int
     state: object
+    seeded: Seeds = field(default_factory=Seeds)
+
+
+def _header(identity: dict, start: Expr, types, sizes: dict, strategy: str, seed: int,
+            options: dict, repeat: int, seeded: Seeds) -> dict:
+    """The log's header of the search; with seeds, their steps (a replay of the log
+    measures them first again)."""
+    header = make_header(device=identity, program=str(start),
+                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         sizes=sizes, strategy=strategy, strategy_version=VERSIONS[strategy],
+                         seed=seed, options=_json_options(options), repeat=repeat)
+    if seeded.candidates:
+        header["seeds"] = seeded.steps_json()
+    return header
 
 
 def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: dict | None
@@ -186,12 +203,13 @@ def _evaluator(records, replayed: bool, executor, workers: int | None, timeout: 
     return PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
 
 
-def _explore(ctx: Context, others: list, log) -> _Explored:
-    """The candidates of other logs measured again (with ``remeasure``), then the
-    strategy run, until its budget is spent, it stops, it is asked to stop or its time is
-    up."""
+def _explore(ctx: Context, others: list, log, seeded: Seeds) -> _Explored:
+    """The seeds' candidates measured first, then those of other logs measured again (with
+    ``remeasure``), then the strategy run, until its budget is spent, it stops, it is asked
+    to stop or its time is up."""
     stop, remeasured, state = "", 0, None
     try:
+        _measure_first(ctx, seeded.candidates)
         remeasured = _remeasure(ctx, others)
         state = run_strategy(ctx)
     except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
@@ -201,7 +219,7 @@ def _explore(ctx: Context, others: list, log) -> _Explored:
         stop = str(request) or "stopped on request"
     if not stop and ctx.time_up():
         stop = ctx.time_limit_text()
-    return _Explored(stop, remeasured, state)
+    return _Explored(stop, remeasured, state, seeded)
 
 
 def _best_of(ctx: Context) -> Record | None:
@@ -248,6 +266,8 @@ def _result(ctx: Context, derivation: Derivation | None, best_ms: float | None, 
                         model=reported_model(explored.state), details=ctx.details,
                         time_limit=ctx.time_limit, device=ctx.spec.identity,
                         remeasured=explored.remeasured,
+                        seeded=len(explored.seeded.candidates),
+                        seeds_left_out=explored.seeded.left_out,
                         restarts=getattr(evaluator, "restarts", 0),
                         lost_seconds=getattr(evaluator, "lost_seconds", 0.0),
                         internal_errors=ctx.internal_errors)
@@ -341,6 +361,12 @@ def _remeasure(ctx: Context, records: list) -> int:
             continue
         seen.add(str(expr))
         wanted.append((expr, steps))
+    return _measure_first(ctx, wanted)
+
+
+def _measure_first(ctx: Context, wanted: list) -> int:
+    """The candidates measured in their order, a batch at a time, as far as the budget
+    goes; how many were."""
     done = 0
     while wanted and ctx.left() > 0:
         chunk, wanted = wanted[:min(ctx.batch, ctx.left())], wanted[min(ctx.batch, ctx.left()):]
@@ -390,11 +416,15 @@ def _retime(ctx: Context, best: Record | None, replayed: bool) -> tuple[float | 
     if replayed:
         return best.kernel_ms, "recorded"
     job = ctx.job
+    # the program its job carried, not compiled again (the best of a resumed log: compiled)
+    program = ctx.best_program[1] if ctx.best_program and ctx.best_program[0] == best.key \
+        else None
     again = next(iter(ctx.evaluator.evaluate([{
         "key": best.key, "expression": best.expression, "definitions": job.definitions,
-        "types": list(job.types), "ranges": job.ranges, "sizes": ctx.sizes,
-        "device": ctx.device, "seed": ctx.seed, "repeat": max(ctx.repeat, 10),
-        "steps": best.steps if best.steps is not None else []}])), None)
+        "reference": job.reference, "types": list(job.types), "ranges": job.ranges,
+        "sizes": ctx.sizes, "device": ctx.device, "seed": ctx.seed, "repeat": max(ctx.repeat, 10),
+        "steps": best.steps if best.steps is not None else [],
+        **({"program": program} if program is not None else {})}])), None)
     again = Record.of(again) if again is not None else None
     if again is not None and again.measured:
         return again.kernel_ms, "re-timed"

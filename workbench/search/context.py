@@ -127,6 +127,8 @@ class Context:
         self.logged_before: set[str] = set()  # measured by an earlier run (resuming)
         self.from_log = 0
         self.best_ms: float | None = None  # the best correct time among the records
+        # the best record's program, where its job carried one (re-timed without compiling)
+        self.best_program: tuple[str, object] | None = None
         self.fixed: list[int] = []  # records measured when a strategy fixed a step
         self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
         self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
@@ -210,8 +212,9 @@ class Context:
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
             jobs.append(self.job_of(key, expr, steps, extra, cutoff))
+        programs = {j["key"]: j["program"] for j in jobs if "program" in j}
         for record in self.overlap(jobs, idle):
-            self.take(record)
+            self.take(record, programs.get(record.get("key")))
         out = []
         for key in order:
             record = self.cache[key]
@@ -254,14 +257,18 @@ class Context:
     def job_of(self, key: str, expr, steps, extra, cutoff: float | None) -> dict:
         return self.job.of_candidate(key, expr, steps, extra[0] if extra else {}, cutoff)
 
-    def take(self, finished: dict) -> None:
+    def take(self, finished: dict, program=None) -> None:
         """A finished candidate's record: cached, logged and counted (in the order they
-        finish, as in the log file); past the time limit, the search ends here."""
+        finish, as in the log file); past the time limit, the search ends here. ``program``:
+        the one its job carried, kept while it is the best."""
         finished.setdefault("finished", time.time())
         finished["strategy"] = self.strategy
         record = self.log.append(finished)  # refused (LogError) when it is no record
         self.cache[record.key] = record
+        best = self.best_ms
         self._count(record)
+        if program is not None and self.best_ms != best and self.best_ms == record.kernel_ms:
+            self.best_program = (record.key, program)
         if self.time_up():
             raise TimeLimitReached(self.time_limit_text())
 
@@ -325,8 +332,9 @@ class Pending:
         elsewhere: the records of those finished taken, without waiting)."""
         if self.kept:
             jobs, self.kept = self.kept, []
+            programs = {j["key"]: j["program"] for j in jobs if "program" in j}
             for record in self.ctx.evaluator.evaluate(jobs):
-                self.ctx.take(record)
+                self.ctx.take(record, programs.get(record.get("key")))
         self._collect(wait=False)
 
     def drain(self) -> None:
@@ -342,4 +350,4 @@ class Pending:
         for future in evaluator.finished(futures, wait=wait):
             key = next(k for k, (f, _) in self.running.items() if f is future)
             _, job = self.running.pop(key)
-            self.ctx.take(evaluator.record(future, job))
+            self.ctx.take(evaluator.record(future, job), job.get("program"))
