@@ -137,6 +137,12 @@ class Context:
         self._widths: tuple | None = None
 
     @property
+    def own_workers(self) -> bool:
+        """Whether the evaluator runs candidates in worker processes of the search's own
+        (``PoolEvaluator``), which it starts and gives work to while they run."""
+        return hasattr(self.evaluator, "start")
+
+    @property
     def asynchronous(self) -> bool:
         """Whether the evaluator runs candidates elsewhere (an executor, a Dask cluster)."""
         return self.pending.asynchronous
@@ -228,7 +234,7 @@ class Context:
         device that is not a GPU, not while a worker holds it (a CPU's kernels share its
         cores with this process). Elsewhere ``idle`` is not called: its work is the
         strategy's to do later."""
-        if idle is None or not hasattr(self.evaluator, "start"):
+        if idle is None or not self.own_workers:
             return self.evaluator.evaluate(jobs)
         quiet = self.identity.get("kind") != "gpu"
         return self.evaluator.evaluate(jobs, idle, quiet)
@@ -237,7 +243,7 @@ class Context:
         """The evaluator's workers started now, where it has workers of its own, each
         preparing the search (imports, the device, the inputs and their expected output)
         while the strategy prepares its first candidates."""
-        if hasattr(self.evaluator, "start"):
+        if self.own_workers:
             self.evaluator.start(self.job.of_candidate(self.key_of(self.start), self.start,
                                                        [], {}, None))
 

@@ -34,7 +34,9 @@ from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
 from .grids import grid_mappings
+from .internal import InternalError
 from .log import Record
+from .processes import Processes, process_count
 from .space import Step, by_rule, moves, terminal
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
@@ -96,9 +98,10 @@ class GuidedState:
     programs: dict[str, OpenCLProgram] = field(default_factory=dict)
     # an expression's text -> its moves (``_options``), for the expressions met last
     options: dict[str, list] = field(default_factory=dict)
-    # bugs met completing an expression ahead of the search (``Lookahead``), by its text:
-    # reported when the search itself completes it
-    bugs: dict[str, tuple] = field(default_factory=dict)
+    # bugs met completing an expression ahead of the search (``Lookahead``, the completing
+    # processes), by its text: reported when the search itself completes it
+    bugs: dict[str, InternalError] = field(default_factory=dict)
+    processes: Processes | None = None  # completing processes of the search's own
 
     def keep(self, text: str, program: OpenCLProgram) -> None:
         """A completed kernel's program kept for the worker; the one used least recently is
@@ -176,7 +179,7 @@ class Candidates:
         if text not in self.known:
             self.known[text] = self._complete(expr)
         if not self.ahead and text in self.state.bugs:
-            self.ctx.internal_error(*self.state.bugs.pop(text))
+            self.ctx.internal_errors.append(self.state.bugs.pop(text))
         done = self.known[text]
         if done.features is None:
             return None
@@ -187,10 +190,35 @@ class Candidates:
     def _bug(self, expr: Expr, err: BaseException) -> None:
         """A bug met completing ``expr``: reported, or kept until the search itself
         completes it (met ahead of the search, it may never be)."""
+        error = InternalError.of("completion (guided)", expr, err)
         if self.ahead:
-            self.state.bugs[str(expr)] = ("completion (guided)", expr, err)
+            self.state.bugs[str(expr)] = error
         else:
-            self.ctx.internal_error("completion (guided)", expr, err)
+            self.ctx.internal_errors.append(error)
+
+    def prefetch(self, exprs: list[Expr]) -> None:
+        """The completions of ``exprs`` computed in the search's completing processes
+        (``GuidedState.processes``), where it has them and there are enough to share: what
+        ``complete`` then finds done. The same completions as ``complete`` computes, bugs
+        kept until the search completes their expression."""
+        processes = self.state.processes
+        missing = list({str(e): e for e in exprs if str(e) not in self.known}.values())
+        if processes is None or len(missing) < 2 * processes.count:
+            return
+        try:
+            results = processes.map(_complete_remote, missing, self.model)
+        except Exception:  # noqa: BLE001 - a process died: complete here, as without them
+            self.state.processes = None
+            processes.close()
+            return
+        for expr, (done, program, bug) in zip(missing, results):
+            self.known.setdefault(str(expr), done)
+            if done.low is not None:
+                self.state.compiled.setdefault(str(done.low), done.features)
+                if program is not None and self.travels:
+                    self.state.keep(str(done.low), program)
+            if bug is not None:
+                self.state.bugs[str(expr)] = bug
 
     def _complete(self, expr: Expr) -> Completion:
         try:
@@ -307,13 +335,15 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
         rng.shuffle(groups)
         focus = tuple(steps[-1].path) if steps else ()
         groups.sort(key=lambda g: tuple(g[0].path[:len(focus)]) != focus)
+        sampled = [option for group in groups[:sample]
+                   for option in rng.sample(group, min(2, len(group)))]
+        pool.prefetch([option.result for option in sampled])
         tried = []
-        for group in groups[:sample]:
-            for option in rng.sample(group, min(2, len(group))):
-                step = option.bare()
-                done = pool.complete(option.result, steps + [step])
-                if done is not None:
-                    tried.append((option.result, steps + [step], done))
+        for option in sampled:
+            step = option.bare()
+            done = pool.complete(option.result, steps + [step])
+            if done is not None:
+                tried.append((option.result, steps + [step], done))
         if not tried:
             break
         tried.sort(key=lambda t: t[2].predicted_ms)
@@ -337,8 +367,22 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
         if not isinstance(value, bool):
             raise WorkbenchError(f"the guided strategy's option {name} = {value!r}: give "
                                  f"True or False")
-    rng = random.Random(ctx.seed)
     state = GuidedState.of(ctx)
+    state.processes = completing_processes(ctx)
+    try:
+        _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
+                (default_first, grids_first, unrolled_first, lanes_first))
+    finally:
+        if state.processes is not None:
+            state.processes.close()
+    return state
+
+
+def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple) -> None:
+    """The candidates measured first (the options asked for), then descent after descent
+    while budget is left (until ``patience`` descents in a row find nothing new)."""
+    rng = random.Random(ctx.seed)
+    default_first, grids_first, unrolled_first, lanes_first = firsts
     for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, measure_lanes)):
@@ -347,9 +391,53 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     idle = 0
     while ctx.left() > 0 and idle < patience:
         before = len(ctx.records)
-        _descent(ctx, state, rng, Descent(walks, depth, sample, measure, strength))
+        _descent(ctx, state, rng, how)
         idle = idle + 1 if len(ctx.records) == before else 0
-    return state
+
+
+def completing_processes(ctx) -> Processes | None:
+    """Processes that complete the search's expressions in parallel (``prefetch``), for a
+    search that measures its candidates in worker processes of its own (not a replay, an
+    executor's or this process's: they complete in this process); None on one core."""
+    count = process_count()
+    if ctx.replayed is not None or not ctx.own_workers or count < 2:
+        return None
+    return Processes(count, _completing, (ctx.types, ctx.sizes, ctx.device, ctx.replayed))
+
+
+_COMPLETING: dict = {}  # a completing process's search (``_completing``) and its state
+
+
+@dataclass(frozen=True)
+class _Site:
+    """What a completing process knows of its search (as ``Candidates`` reads a context)."""
+
+    types: tuple
+    sizes: dict
+    device: str | None
+    replayed: list | None
+
+
+def _completing(types, sizes, device, replayed) -> None:
+    _COMPLETING["site"] = _Site(tuple(types), dict(sizes), device, replayed)
+
+
+def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
+    """In a completing process: each expression's completion (its steps bare), the program
+    compiled for it (None where it is kept from before, or does not travel) and the bug met
+    completing it (None)."""
+    site = _COMPLETING["site"]
+    state = _COMPLETING.setdefault("state", GuidedState(model, model))
+    state.model = model
+    pool = Candidates(site, state, ahead=True)
+    out = []
+    for expr in exprs:
+        done = pool._complete(expr)
+        if done.low is not None:
+            done = Completion(done.low, [s.bare() for s in done.completed], done.features)
+        program = state.programs.pop(str(done.low), None) if done.low is not None else None
+        out.append((done, program, state.bugs.pop(str(expr), None)))
+    return out
 
 
 def measure_default(ctx, state: GuidedState) -> None:
@@ -460,6 +548,7 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
     best candidate. Every move is completed; the ``walks`` predicted fastest (and a few
     others, drawn at random) are walked further by the model."""
     options = pool.state.options_of(ctx, current)
+    pool.prefetch([option.result for option in options])
     below: dict[int, dict[str, Candidate]] = {}
     firsts = []
     for i, option in enumerate(options):
