@@ -151,3 +151,37 @@ def test_the_expected_output_is_computed_once_per_input_set(tmp_path, monkeypatc
     kept.write_bytes(kept.read_bytes()[:5])  # cut short (a kill while writing)
     assert expected_output(job, compute) == [1.0, 2.0]
     assert len(computed) == 3
+
+
+def test_completions_from_the_search_processes_are_the_searchs_own():
+    """Completed in the search's processes (``Candidates.prefetch``), each expression gives
+    the kernel, steps, features and program it gives completed in the search itself."""
+    from types import SimpleNamespace
+
+    from workbench.notation import parse_type
+    from workbench.search import cost
+    from workbench.search.processes import Processes
+    from workbench.search.space import moves
+
+    types = (parse_type("[float]_65536"),)
+    site = SimpleNamespace(types=types, sizes={}, device=None, replayed=None,
+                           internal_errors=[])
+    model = cost.model_for_device(None)
+    options = moves(ASUM, types)
+    here = GUIDED.Candidates(site, GUIDED.GuidedState(model, model))
+    state = GUIDED.GuidedState(model, model)
+    state.processes = Processes(2, GUIDED._completing, (types, {}, None, None))
+    there = GUIDED.Candidates(site, state)
+    try:
+        there.prefetch([option.result for option in options])
+    finally:
+        state.processes.close()
+    assert len(state.completions) == len({str(option.result) for option in options})
+    for option in options:
+        mine, theirs = here.complete(option.result, []), there.complete(option.result, [])
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            assert str(theirs.expr) == str(mine.expr) and theirs.steps == mine.steps
+            assert theirs.features == mine.features
+            assert theirs.program.sha256 == mine.program.sha256
+    assert site.internal_errors == []

@@ -5,8 +5,8 @@ completes hundreds of expressions before it measures any; on a host of several c
 are completed that many at a time, while the search's measuring workers wait for them.
 
 The function and its set-up are the caller's (module-level functions, which the spawned
-processes import); the processes start when the search does, so that their imports overlap
-its first candidate.
+processes import); on a host of many cores the processes start when the search does, so that
+their imports overlap its first candidate.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from concurrent.futures import ProcessPoolExecutor
 from ..device.isolation import spawning
 
 MOST = 8  # processes at most
+# cores from which the processes start with the search; on fewer they start when first
+# needed, so that they do not slow the start of the worker that measures the first candidate
+EAGER = 8
 
 
 def process_count() -> int:
@@ -35,8 +38,9 @@ class Processes:
         self.count = count
         self.pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=initializer, initargs=initargs)
-        with spawning():  # started now: their imports overlap the search's first candidate
-            self._ready = [self.pool.submit(os.getpid) for _ in range(count)]
+        if (os.cpu_count() or 1) >= EAGER:
+            with spawning():  # started now: their imports overlap the first candidate
+                self._ready = [self.pool.submit(os.getpid) for _ in range(count)]
 
     def map(self, function: Callable, items: list, *args) -> list:
         """``function(chunk, *args)`` for chunks of ``items``, one per process; the results
