@@ -6,6 +6,9 @@ its own with ``budget`` candidates.
     python -m benchmarks.search_speed                          # PoCL (default device), small
     python -m benchmarks.search_speed --device gpu --sizes large --budget 20
     python -m benchmarks.search_speed --options default_first=true,grids_first=true
+    python -m benchmarks.search_speed --checkout ../base --json base.json   # another checkout
+    python -m benchmarks.search_speed --json new.json
+    python -m benchmarks.search_speed --compare base.json new.json
 
 For each search it prints the seconds from ``search()`` being called to the first progress
 callback (``first_s``), to its end (``seconds``), the candidates measured and the candidates
@@ -126,10 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", default="", help="strategy options, name=value,...")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument("--checkout", default=None, help="search with the workbench of this "
+                        "checkout (its root folder) instead of the one installed")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"), default=None)
     args = parser.parse_args(argv)
     if args.compare:
         return compare(*args.compare)
+    if args.checkout:  # before the workbench is imported (its worker processes inherit it)
+        sys.path.insert(0, str(Path(args.checkout).resolve()))
     device = args.device
     rows = []
     for name in filter(None, args.programs.split(",")):
@@ -138,8 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         print(_table(rows[-1:]).splitlines()[-1] if len(rows) > 1 else _table(rows),
               flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps({"device": device, "sizes": args.sizes,
-                                               "budget": args.budget, "rows": rows}, indent=1))
+        import workbench
+
+        Path(args.json).write_text(json.dumps({
+            "device": device, "sizes": args.sizes, "budget": args.budget,
+            "checkout": str(Path(workbench.__file__).parent.parent), "rows": rows}, indent=1))
     return 0
 
 
