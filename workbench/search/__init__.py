@@ -83,12 +83,11 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     anything (with the log's strategy and seed unless others are given); ``progress(record)``
     is called as each candidate finishes (it may raise ``StopSearch`` to end the search
     there, keeping what was found); ``at`` restricts the rewrites to the subtree at that
-    path; ``options`` go to the strategy (``strategies.option_names`` lists them);
-    ``seeds`` (a log, a ``SearchResult`` or a ``Derivation`` of another device, driver or
-    code generator, or a list of them) have their best candidates measured here first
-    (``seeds.seeds_of``): their recorded times are never this search's. A ``Derivation``
-    starts the search from its current step. The best is the best of every candidate
-    measured for this device and these inputs, the resumed log's included, timed again."""
+    path; ``options`` go to the strategy (``strategies.option_names`` lists them); the best
+    candidates of ``seeds`` (logs, results or derivations of other devices: ``seeds_of``)
+    are measured here first. A ``Derivation`` starts the search from its current step. The
+    best is the best of every candidate measured for this device and these inputs, the
+    resumed log's included, timed again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
@@ -100,11 +99,13 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     if replay_log is not None:
         _check_replay(replay_log, replay_header, strategy, types, size_env)
         identity = replay_header.get("device") if replay_header else _recorded_device(records)
-        seeds = (replay_header or {}).get("seeds") if seeds is None else seeds
     else:
         identity = _identity(device, executor)
-    seeded = seeds_of(start, tuple(types), seeds, budget) if seeds is not None else Seeds()
-    header = _header(identity, start, types, size_env, strategy, seed, options, repeat, seeded)
+    header = make_header(device=identity, program=str(start),
+                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         sizes=size_env, strategy=strategy, strategy_version=VERSIONS[strategy],
+                         seed=seed, options=_json_options(options), repeat=repeat)
+    seeded = _seeded(header, start, types, seeds, budget, replay_header)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -116,7 +117,6 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
-        ctx.start_workers()
         explored = _explore(ctx, others, log, seeded)
         best_ms, timing = _best_time(ctx, explored.stop, replayed=replay_log is not None)
     finally:
@@ -136,17 +136,19 @@ class _Explored:
     seeded: Seeds = field(default_factory=Seeds)
 
 
-def _header(identity: dict, start: Expr, types, sizes: dict, strategy: str, seed: int,
-            options: dict, repeat: int, seeded: Seeds) -> dict:
-    """The log's header of the search; with seeds, their steps (a replay of the log
-    measures them first again)."""
-    header = make_header(device=identity, program=str(start),
-                         definitions=user_functions_text(start), types=[str(t) for t in types],
-                         sizes=sizes, strategy=strategy, strategy_version=VERSIONS[strategy],
-                         seed=seed, options=_json_options(options), repeat=repeat)
+def _seeded(header: dict, start: Expr, types, seeds, budget: int,
+            replay_header: dict | None) -> Seeds:
+    """The seeds' candidates at the search's start (``seeds.seeds_of``; a replay's, those
+    of its log's header unless others are given); the log's header keeps their steps (a
+    replay of the log measures them first again)."""
+    if seeds is None and replay_header is not None:
+        seeds = replay_header.get("seeds")
+    if seeds is None:
+        return Seeds()
+    seeded = seeds_of(start, tuple(types), seeds, budget)
     if seeded.candidates:
         header["seeds"] = seeded.steps_json()
-    return header
+    return seeded
 
 
 def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: dict | None
@@ -209,6 +211,7 @@ def _explore(ctx: Context, others: list, log, seeded: Seeds) -> _Explored:
     to stop or its time is up."""
     stop, remeasured, state = "", 0, None
     try:
+        ctx.start_workers()
         _measure_first(ctx, seeded.candidates)
         remeasured = _remeasure(ctx, others)
         state = run_strategy(ctx)
