@@ -80,6 +80,7 @@ def test_the_first_progress_comes_before_the_first_step_is_ranked(monkeypatch):
         return real(ctx, pool, current, *args, **kwargs)
 
     monkeypatch.setattr(GUIDED, "moves_below", ranking)
+    monkeypatch.setattr(CONTEXT, "spare_core", lambda workers: True)  # a host of many cores
     search(ASUM, "[float]_65536", budget=2, workers=1, repeat=2,
            options={"default_first": True}, progress=lambda r: events.append(("progress",)))
     assert events[0] == ("progress",)

@@ -11,6 +11,7 @@ again) or the record keeps (a cost model's features and prediction, a strategy's
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -230,11 +231,13 @@ class Context:
 
     def overlap(self, jobs: list[dict], idle=None):
         """The jobs' records as they finish, ``idle()`` called while they run, where the
-        evaluator runs them in processes of the search's own (``PoolEvaluator``); on a
-        device that is not a GPU, not while a worker holds it (a CPU's kernels share its
-        cores with this process). Elsewhere ``idle`` is not called: its work is the
-        strategy's to do later."""
-        if idle is None or not self.own_workers:
+        evaluator runs them in processes of the search's own (``PoolEvaluator``) and the
+        host has a core to spare beside them; on a device that is not a GPU, not while a
+        worker holds it (a CPU's kernels share its cores with this process). Elsewhere
+        ``idle`` is not called: its work is the strategy's to do later (on two cores busy
+        with two workers, a search that did it meanwhile measured its first candidate
+        twice as late)."""
+        if idle is None or not self.own_workers or not spare_core(self.evaluator.workers):
             return self.evaluator.evaluate(jobs)
         quiet = self.identity.get("kind") != "gpu"
         return self.evaluator.evaluate(jobs, idle, quiet)
@@ -290,6 +293,11 @@ class Context:
             self.from_log += 1
         if self.progress is not None and announce:
             self.progress(record)
+
+
+def spare_core(workers: int) -> bool:
+    """Whether this host has a core for the search's own work beside its ``workers``."""
+    return (os.cpu_count() or 1) > workers + 1
 
 
 class Pending:
