@@ -84,3 +84,18 @@ def _types():
     from workbench.notation import parse_type
 
     return tuple(parse_type(t) for t in TYPES)
+
+
+def test_the_command_line_seeds_a_search_with_another_devices_log(capsys):
+    import json
+
+    from workbench.cli import main
+
+    root = Path(__file__).parent.parent
+    argv = ["search", f"@{root}/workbench/programs/blas.lift:asum", "--size", "N=65536",
+            "--budget", "4", "--workers", "0", "--repeat", "2", "--seeds", str(H100_LOG),
+            "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["seeded"] == 1 and doc["evaluated"] == 4
+    assert doc["device"]["name"] != "NVIDIA H100 80GB HBM3"
