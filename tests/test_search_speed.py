@@ -11,7 +11,7 @@ from workbench.device import lock as device_lock
 from workbench.device.isolation import WorkerPool
 from workbench.programs import library
 from workbench.search import read, search
-from workbench.search.reference import expected_output, reference_key
+from workbench.search.evaluation import expected_output, reference_key
 
 GUIDED = sys.modules["workbench.search.guided"]
 CONTEXT = sys.modules["workbench.search.context"]
