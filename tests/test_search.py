@@ -763,7 +763,7 @@ def test_a_search_at_symbolic_types_runs_at_the_sizes_given_and_its_steps_hold_a
 
 def test_each_ranked_candidate_is_compiled_once(monkeypatch):
     """The program the ranked search estimates travels with the candidate to the worker,
-    which does not compile it again (the best is compiled anew, to be timed again)."""
+    which does not compile it again (nor when the best is timed again)."""
     from collections import Counter
 
     from workbench.search import strategies
@@ -775,4 +775,4 @@ def test_each_ranked_candidate_is_compiled_once(monkeypatch):
                     options={"pool": 6})
     assert result.evaluated == 4 and result.timing == "re-timed"
     assert all(by_search[r.expression] == 1 for r in result.log)
-    assert by_worker == Counter({str(result.best): 1})
+    assert by_worker == Counter()

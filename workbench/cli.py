@@ -639,7 +639,8 @@ def cmd_search(args) -> dict:
                         budget=args.budget, device=args.device, log=args.log, seed=args.seed,
                         timeout=args.timeout, workers=args.workers, progress=progress,
                         repeat=args.repeat, sizes=sizes, time_limit=args.time_limit,
-                        remeasure=args.remeasure, build_options=args.build_option)
+                        remeasure=args.remeasure, build_options=args.build_option,
+                        seeds=args.seeds)
     except KeyboardInterrupt:
         if args.log:
             held = len(read(args.log))
@@ -751,6 +752,9 @@ def show_search(doc: dict) -> str:
     if doc.get("remeasured"):
         lines.append(f"remeasured: {doc['remeasured']} candidates of {doc['log']} measured "
                      f"again on this device and these inputs")
+    if doc.get("seeded"):
+        lines.append(f"seeds: {doc['seeded']} candidates of the seeds measured first, on "
+                     f"this device")
     if doc.get("time_limit") is not None:
         lines.append(f"time limit: {doc['time_limit']:g} s")
     if doc.get("restarts") or doc.get("lost_seconds"):
@@ -952,6 +956,10 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--remeasure", action="store_true",
                     help="a log of another device or other inputs: measure its candidates "
                     "again here and go on (without it such a log is refused)")
+    se.add_argument("--seeds", action="append", metavar="LOG",
+                    help="a search log of another device, driver or version whose best "
+                    "candidates are measured here first (never taken as this device's "
+                    "times); may be given several times")
     se.add_argument("--plot", help="write the efficiency curve (ICFP Fig. 12) to this file")
     se.add_argument("--seed", type=int, default=0,
                     help="seed of the strategy's random choices and of the inputs (default 0)")

@@ -267,6 +267,7 @@ class _Worker:
     started: float = field(default_factory=time.monotonic)
     replacing: bool = False  # started in place of one that crashed or overran
     warming: bool = False  # runs the warm-up before it says it is ready
+    holding: bool = False  # holds the device's lock (builds or times a kernel on a CPU)
 
 
 class WorkerPool:
@@ -288,6 +289,19 @@ class WorkerPool:
         self._workers: list[_Worker] = []
         self.restarts = 0  # workers started in place of one that crashed or overran
         self.lost_seconds = 0.0
+
+    def start(self, job, workers: int = 1) -> None:
+        """Start ``workers`` workers now (at most the pool's size), each warming up on
+        ``job`` (one like those it will get), so that they are ready when the first jobs
+        come: what the caller does meanwhile (a search preparing its first candidates)
+        overlaps their start. The others start when jobs wait for them."""
+        while len(self._workers) < min(workers, self.size):
+            self._start(job)
+
+    def device_held(self) -> bool:
+        """Whether a worker holds its device's lock (as last reported): on a CPU it builds
+        or times a kernel on the cores this process would take."""
+        return any(w.holding for w in self._workers)
 
     def _start(self, job=None, replacing: bool = False) -> _Worker:
         parent, child = self._ctx.Pipe(duplex=True)
@@ -325,39 +339,60 @@ class WorkerPool:
         worker.ticket, worker.job, worker.clock = ticket, job, _Clock()
         return True
 
-    def run(self, jobs: Iterable) -> Iterator[tuple[object, Finished]]:
+    def run(self, jobs: Iterable, idle: Callable[[], bool] | None = None,
+            quiet: bool = False) -> Iterator[tuple[object, Finished]]:
+        """``(job, Finished)`` as the jobs finish. ``idle()``, when given, is called while
+        the jobs run instead of sleeping, one small piece of work per call, until it says
+        (False) that it has no more; with ``quiet``, not while a worker holds the device (a
+        CPU device, whose kernels' times the work would disturb)."""
         waiting = list(enumerate(jobs))
         while waiting or any(w.ticket is not None for w in self._workers):
-            while waiting:
-                idle = next((w for w in self._workers if w.ready and w.ticket is None), None)
-                if idle is None:
-                    break
-                ticket, job = waiting[0]
-                if self._give(idle, ticket, job):
-                    waiting.pop(0)
+            self._hand_out(waiting)
             starting = [w for w in self._workers if not w.ready]
-            for _ in range(min(self.size - len(self._workers), len(waiting) - len(starting))):
-                starting.append(self._start(waiting[0][1]))
             busy = [w for w in self._workers if w.ticket is not None]
-            lefts = [w.clock.left(self.timeout) for w in busy]
-            timed = [left for left in lefts if left is not None]
-            pause = max(0.0, min(timed)) if timed else 1.0
-            ready = wait_for([w.conn for w in busy + starting], timeout=min(pause, 1.0))
+            now = idle is not None and not (quiet and self.device_held())
+            ready = wait_for([w.conn for w in busy + starting],
+                             timeout=0 if now else self._pause(busy))
+            if not ready and now and not idle():
+                idle = None  # no more to do: wait for the workers
             for worker in starting:
                 if worker.conn in ready and not self._started(worker) and waiting:
                     # a worker that dies as it starts would die with any job: the next fails
                     yield waiting.pop(0)[1], Finished(CRASHED, "the worker process died as it "
                                                       "started")
-            for worker in busy:
-                if worker.conn in ready:
-                    finished = self._receive(worker)
-                    if finished is not None:
-                        yield finished
-                elif _overran(worker.clock, self.timeout):
-                    job = worker.job
-                    self._replace(worker, job)
-                    yield job, Finished(TIMEOUT, f"no result within {self.timeout:g} s; the "
-                                        f"worker was stopped")
+            yield from self._collect(busy, ready)
+
+    def _hand_out(self, waiting: list) -> None:
+        """The waiting jobs given to idle workers, and workers started for the others."""
+        while waiting:
+            idle = next((w for w in self._workers if w.ready and w.ticket is None), None)
+            if idle is None:
+                break
+            ticket, job = waiting[0]
+            if self._give(idle, ticket, job):
+                waiting.pop(0)
+        starting = [w for w in self._workers if not w.ready]
+        for _ in range(min(self.size - len(self._workers), len(waiting) - len(starting))):
+            starting.append(self._start(waiting[0][1]))
+
+    def _pause(self, busy: list[_Worker]) -> float:
+        """How long to wait for a worker's word: until the first time limit, a second at
+        most."""
+        lefts = [w.clock.left(self.timeout) for w in busy]
+        timed = [left for left in lefts if left is not None]
+        return min(max(0.0, min(timed)) if timed else 1.0, 1.0)
+
+    def _collect(self, busy: list[_Worker], ready: list) -> Iterator[tuple[object, Finished]]:
+        for worker in busy:
+            if worker.conn in ready:
+                finished = self._receive(worker)
+                if finished is not None:
+                    yield finished
+            elif _overran(worker.clock, self.timeout):
+                job = worker.job
+                self._replace(worker, job)
+                yield job, Finished(TIMEOUT, f"no result within {self.timeout:g} s; the "
+                                    f"worker was stopped")
 
     def _started(self, worker: _Worker) -> bool:
         """A starting worker's first word: ready (its start counted as lost when it replaced
@@ -393,6 +428,7 @@ class WorkerPool:
                                  f"({_exit_text(code)})")
         if message[0] == "lock":
             worker.clock.event(message[1])
+            worker.holding = message[1] == device_lock.ACQUIRED
             return None
         kind, ticket, payload = message
         if ticket != worker.ticket:  # pragma: no cover - one job at a time per worker

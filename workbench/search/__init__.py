@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..derivation import Derivation
@@ -34,6 +34,7 @@ from .context import CUTOFF, Context, SearchSpec, StopSearch, TimeLimitReached
 from .evaluation import ExecutorEvaluator, InlineEvaluator, PoolEvaluator, ReplayEvaluator
 from .log import Log, LogError, Record, device_identity, make_header, read, read_log
 from .result import NoCorrectKernel, SearchResult, plural
+from .seeds import Seeds, seeds_of
 from .space import Step, replay
 from .strategies import (
     DEFAULT_STRATEGY,
@@ -72,7 +73,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
            timeout: float = 60.0, workers: int | None = None, repeat: int = 10,
            sizes: dict[str, int] | None = None, replay_log: str | Path | list | None = None,
            options: dict | None = None, time_limit: float | None = None,
-           remeasure: bool = False, build_options=None) -> SearchResult:
+           remeasure: bool = False, build_options=None, seeds=None) -> SearchResult:
     """Search for the fastest correct kernel of ``expr`` on ``device``.
 
     ``arrays`` are example inputs (or their concrete types as text); ``strategy`` one of
@@ -89,11 +90,12 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     it); ``progress(record)`` is called as each candidate finishes (it may raise
     ``StopSearch`` to end the search there, keeping what was found); ``at`` restricts the
     rewrites to the subtree at that path; ``options`` go to the strategy
-    (``strategies.option_names`` lists them). A ``Derivation`` starts the search from its
-    current step. ``build_options``: the OpenCL math options the search may build its best
-    kernels with (``build_choice``; none unless given; a replay takes its log's). The best
-    is the best of every candidate known for this device and these inputs, the resumed
-    log's included, timed again."""
+    (``strategies.option_names`` lists them); the best candidates of ``seeds`` (logs,
+    results or derivations of other devices: ``seeds_of``) are measured here first. A
+    ``Derivation`` starts the search from its current step. ``build_options``: the OpenCL
+    math options the search may build its best kernels with (``build_choice``; none unless
+    given; a replay takes its log's). The best is the best of every candidate known for
+    this device and these inputs, the resumed log's included, timed again."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
@@ -102,14 +104,12 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
     size_env, at = dict(sizes or {}), _path_of(at)
-    if replay_log is not None:
-        _check_replay(replay_log, replay_header, strategy, types, size_env)
-        identity = replay_header.get("device") if replay_header else _recorded_device(records)
-    else:
-        identity = _identity(device, executor)
+    identity = _searched_device(replay_log, replay_header, records, strategy, types,
+                                size_env, device, executor)
     header = _header(start, types, size_env, identity, strategy, seed, options, repeat,
                      starting_calibration(strategy, device, identity, replay_header,
                                           replayed=replay_log is not None), allowed)
+    seeded = _seeded(header, start, types, seeds, budget, replay_header)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure=remeasure)
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
@@ -121,11 +121,21 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ctx = Context(spec, evaluator, run_log, progress)
     ctx.adopt(matching)
     try:
-        explored = _explore(ctx, others, log, allowed)
+        explored = _explore(ctx, others, log, seeded, allowed)
         best_ms, timing = _best_time(ctx, explored.stop, replayed=replay_log is not None)
     finally:
         evaluator.close()
     return _result(ctx, derivation, best_ms, timing, explored, time.time() - start_time)
+
+
+def _searched_device(replay_log, replay_header, records, strategy: str, types, sizes: dict,
+                     device, executor) -> dict:
+    """The device whose times the search reports: a replay's log's (checked to answer this
+    search), else the one it runs on."""
+    if replay_log is None:
+        return _identity(device, executor)
+    _check_replay(replay_log, replay_header, strategy, types, sizes)
+    return replay_header.get("device") if replay_header else _recorded_device(records)
 
 
 def _header(start: Expr, types, sizes: dict, identity: dict, strategy: str, seed: int,
@@ -143,11 +153,28 @@ def _header(start: Expr, types, sizes: dict, identity: dict, strategy: str, seed
 @dataclass(frozen=True)
 class _Explored:
     """What running the strategy gave besides the records: why it stopped early (""),
-    the candidates of other logs measured again, the strategy's own state."""
+    the candidates of other logs measured again, the strategy's own state, the seeds
+    measured first."""
 
     stop: str
     remeasured: int
     state: object
+    seeded: Seeds = field(default_factory=Seeds)
+
+
+def _seeded(header: dict, start: Expr, types, seeds, budget: int,
+            replay_header: dict | None) -> Seeds:
+    """The seeds' candidates at the search's start (``seeds.seeds_of``; a replay's, those
+    of its log's header unless others are given); the log's header keeps their steps (a
+    replay of the log measures them first again)."""
+    if seeds is None and replay_header is not None:
+        seeds = replay_header.get("seeds")
+    if seeds is None:
+        return Seeds()
+    seeded = seeds_of(start, tuple(types), seeds, budget)
+    if seeded.candidates:
+        header["seeds"] = seeded.steps_json()
+    return seeded
 
 
 def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: dict | None
@@ -216,12 +243,16 @@ def _evaluator(records, replayed: bool, executor, workers: int | None, timeout: 
     return PoolEvaluator(workers or max(1, min(4, (os.cpu_count() or 2))), timeout)
 
 
-def _explore(ctx: Context, others: list, log, allowed: tuple[str, ...] = ()) -> _Explored:
-    """The candidates of other logs measured again (with ``remeasure``), then the
-    strategy run, until its budget is spent, it stops, it is asked to stop or its time is
-    up, then its best kernels built with the ``allowed`` build options."""
+def _explore(ctx: Context, others: list, log, seeded: Seeds,
+             allowed: tuple[str, ...] = ()) -> _Explored:
+    """The seeds' candidates measured first, then those of other logs measured again (with
+    ``remeasure``), then the strategy run, until its budget is spent, it stops, it is asked
+    to stop or its time is up, then its best kernels built with the ``allowed`` build
+    options."""
     stop, remeasured, state = "", 0, None
     try:
+        ctx.start_workers()
+        _measure_first(ctx, seeded.candidates)
         remeasured = _remeasure(ctx, others)
         state = _strategy_then_options(ctx, allowed)
     except KeyboardInterrupt as err:  # Ctrl-C, a kernel interrupt: the log keeps all
@@ -231,7 +262,7 @@ def _explore(ctx: Context, others: list, log, allowed: tuple[str, ...] = ()) -> 
         stop = str(request) or "stopped on request"
     if not stop and ctx.time_up():
         stop = ctx.time_limit_text()
-    return _Explored(stop, remeasured, state)
+    return _Explored(stop, remeasured, state, seeded)
 
 
 def _strategy_then_options(ctx: Context, allowed: tuple[str, ...]):
@@ -292,6 +323,8 @@ def _result(ctx: Context, derivation: Derivation | None, best_ms: float | None, 
                         model=reported_model(explored.state), details=ctx.details,
                         time_limit=ctx.time_limit, device=ctx.spec.identity,
                         remeasured=explored.remeasured,
+                        seeded=len(explored.seeded.candidates),
+                        seeds_left_out=explored.seeded.left_out,
                         restarts=getattr(evaluator, "restarts", 0),
                         lost_seconds=getattr(evaluator, "lost_seconds", 0.0),
                         internal_errors=ctx.internal_errors,
@@ -299,13 +332,18 @@ def _result(ctx: Context, derivation: Derivation | None, best_ms: float | None, 
 
 
 def _best_rates(ctx: Context, best: Expr | None, best_ms: float | None):
-    """The best kernel's time as rates (``workbench.rates``), its program compiled again
-    for its counts; None where there is no best or it does not compile here."""
+    """The best kernel's time as rates (``workbench.rates``), from its program as the search
+    compiled it (else compiled again for its counts); None where there is no best or it
+    does not compile here."""
     from ..codegen.program import opencl
     from ..rates import of_program
 
     if best is None or best_ms is None:
         return None
+    record = _best_of(ctx)
+    kept = ctx.best_program
+    if kept and record is not None and kept[0] == record.key and kept[1] is not None:
+        return of_program(best_ms, kept[1])  # the program the search compiled for it
     try:
         program = opencl(best, *ctx.types, sizes=ctx.sizes, complete=True)
     except Exception:  # noqa: BLE001 — the counts are a report, never a failure
@@ -402,6 +440,12 @@ def _remeasure(ctx: Context, records: list) -> int:
             continue
         seen.add(str(expr))
         wanted.append((expr, steps))
+    return _measure_first(ctx, wanted)
+
+
+def _measure_first(ctx: Context, wanted: list) -> int:
+    """The candidates measured in their order, a batch at a time, as far as the budget
+    goes; how many were."""
     done = 0
     while wanted and ctx.left() > 0:
         chunk, wanted = wanted[:min(ctx.batch, ctx.left())], wanted[min(ctx.batch, ctx.left()):]
@@ -451,11 +495,15 @@ def _retime(ctx: Context, best: Record | None, replayed: bool) -> tuple[float | 
     if replayed:
         return best.kernel_ms, "recorded"
     job = ctx.job
+    # the program its job carried, not compiled again (the best of a resumed log: compiled)
+    program = ctx.best_program[1] if ctx.best_program and ctx.best_program[0] == best.key \
+        else None
     again = next(iter(ctx.evaluator.evaluate([{
         "key": best.key, "expression": best.expression, "definitions": job.definitions,
-        "types": list(job.types), "ranges": job.ranges, "sizes": ctx.sizes,
-        "device": ctx.device, "seed": ctx.seed, "repeat": max(ctx.repeat, 10),
+        "reference": job.reference, "types": list(job.types), "ranges": job.ranges,
+        "sizes": ctx.sizes, "device": ctx.device, "seed": ctx.seed, "repeat": max(ctx.repeat, 10),
         "steps": best.steps if best.steps is not None else [],
+        **({"program": program} if program is not None else {}),
         **({"build_options": best.build_options} if best.build_options else {})}])), None)
     again = Record.of(again) if again is not None else None
     if again is not None and again.measured:

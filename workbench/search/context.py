@@ -11,6 +11,7 @@ again) or the record keeps (a cost model's features and prediction, a strategy's
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -129,12 +130,20 @@ class Context:
         self.logged_before: set[str] = set()  # measured by an earlier run (resuming)
         self.from_log = 0
         self.best_ms: float | None = None  # the best correct time among the records
+        # the best record's program, where its job carried one (re-timed without compiling)
+        self.best_program: tuple[str, object] | None = None
         self.fixed: list[int] = []  # records measured when a strategy fixed a step
         self.details: dict = {}  # what a strategy reports beyond its records (cases: phases)
         self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
         self.seen: set[str] = set()  # the keys of the records
         self.pending = Pending(self)
         self._widths: tuple | None = None
+
+    @property
+    def own_workers(self) -> bool:
+        """Whether the evaluator runs candidates in worker processes of the search's own
+        (``PoolEvaluator``), which it starts and gives work to while they run."""
+        return hasattr(self.evaluator, "start")
 
     @property
     def asynchronous(self) -> bool:
@@ -198,10 +207,11 @@ class Context:
         times the best correct time among the search's candidates so far."""
         return CUTOFF * self.best_ms if self.best_ms is not None else None
 
-    def measure(self, candidates: list[tuple]) -> list[Record]:
+    def measure(self, candidates: list[tuple], idle=None) -> list[Record]:
         """Records for the candidates, in their order: from the log when they were measured
         before (a resumed search), else measured now and appended to the log. Candidates
-        submitted before (``submit``) finish first."""
+        submitted before (``submit``) finish first. ``idle()``, when given, does work of the
+        strategy's while they run (``overlap``)."""
         self.drain()
         jobs, order = [], []
         cutoff = self.cutoff_ms()
@@ -211,14 +221,36 @@ class Context:
             if key in self.cache or key in {j["key"] for j in jobs}:
                 continue
             jobs.append(self.job_of(key, expr, steps, extra, cutoff))
-        for record in self.evaluator.evaluate(jobs):
-            self.take(record)
+        programs = {j["key"]: j["program"] for j in jobs if "program" in j}
+        for record in self.overlap(jobs, idle):
+            self.take(record, programs.get(record.get("key")))
         out = []
         for key in order:
             record = self.cache[key]
             self._count(record)  # measured before (a resumed search)
             out.append(record)
         return out
+
+    def overlap(self, jobs: list[dict], idle=None):
+        """The jobs' records as they finish, ``idle()`` called while they run, where the
+        evaluator runs them in processes of the search's own (``PoolEvaluator``) and the
+        host has a core to spare beside them; on a device that is not a GPU, not while a
+        worker holds it (a CPU's kernels share its cores with this process). Elsewhere
+        ``idle`` is not called: its work is the strategy's to do later (on two cores busy
+        with two workers, a search that did it meanwhile measured its first candidate
+        twice as late)."""
+        if idle is None or not self.own_workers or not spare_core(self.evaluator.workers):
+            return self.evaluator.evaluate(jobs)
+        quiet = self.identity.get("kind") != "gpu"
+        return self.evaluator.evaluate(jobs, idle, quiet)
+
+    def start_workers(self) -> None:
+        """The evaluator's workers started now, where it has workers of its own, each
+        preparing the search (imports, the device, the inputs and their expected output)
+        while the strategy prepares its first candidates."""
+        if self.own_workers:
+            self.evaluator.start(self.job.of_candidate(self.key_of(self.start), self.start,
+                                                       [], {}, None))
 
     def submit(self, candidates: list[tuple]) -> None:
         """Measure the candidates (as ``measure`` takes them) without waiting for their
@@ -236,14 +268,18 @@ class Context:
     def job_of(self, key: str, expr, steps, extra, cutoff: float | None) -> dict:
         return self.job.of_candidate(key, expr, steps, extra[0] if extra else {}, cutoff)
 
-    def take(self, finished: dict) -> None:
+    def take(self, finished: dict, program=None) -> None:
         """A finished candidate's record: cached, logged and counted (in the order they
-        finish, as in the log file); past the time limit, the search ends here."""
+        finish, as in the log file); past the time limit, the search ends here. ``program``:
+        the one its job carried, kept while it is the best."""
         finished.setdefault("finished", time.time())
         finished["strategy"] = self.strategy
         record = self.log.append(finished)  # refused (LogError) when it is no record
         self.cache[record.key] = record
+        best = self.best_ms
         self._count(record)
+        if program is not None and self.best_ms != best and self.best_ms == record.kernel_ms:
+            self.best_program = (record.key, program)
         if self.time_up():
             raise TimeLimitReached(self.time_limit_text())
 
@@ -259,6 +295,11 @@ class Context:
             self.from_log += 1
         if self.progress is not None and announce:
             self.progress(record)
+
+
+def spare_core(workers: int) -> bool:
+    """Whether this host has a core for the search's own work beside its ``workers``."""
+    return (os.cpu_count() or 1) > workers + 1
 
 
 class Pending:
@@ -307,8 +348,9 @@ class Pending:
         elsewhere: the records of those finished taken, without waiting)."""
         if self.kept:
             jobs, self.kept = self.kept, []
+            programs = {j["key"]: j["program"] for j in jobs if "program" in j}
             for record in self.ctx.evaluator.evaluate(jobs):
-                self.ctx.take(record)
+                self.ctx.take(record, programs.get(record.get("key")))
         self._collect(wait=False)
 
     def drain(self) -> None:
@@ -324,4 +366,4 @@ class Pending:
         for future in evaluator.finished(futures, wait=wait):
             key = next(k for k, (f, _) in self.running.items() if f is future)
             _, job = self.running.pop(key)
-            self.ctx.take(evaluator.record(future, job))
+            self.ctx.take(evaluator.record(future, job), job.get("program"))

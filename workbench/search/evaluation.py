@@ -22,10 +22,16 @@ Evaluators all offer ``evaluate(jobs) -> iterator of records, as they finish``:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import json
+import os
+import pickle
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
 
 TIMEOUT = "timeout"
 KERNEL_NAME = "kernel"  # the kernels' name in a candidate's program: its text names none
@@ -77,7 +83,8 @@ def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
     """The job's inputs and the interpreter's output of its reference on them (None without
     one). The candidate's text carries no signature: its inputs take the job's types; a
     worker keeps the inputs (and the program's output on them) of its last few searches, so
-    a large input is drawn and interpreted once, not per candidate."""
+    a large input is drawn once per worker, not per candidate; the output is interpreted
+    once per input set (``expected_output``), not per worker."""
     from ..inputs import random_inputs
     from ..notation import parse, parse_ranges, parse_type
     from ..semantics import evaluate, typed_input
@@ -88,12 +95,16 @@ def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
     inputs = _cached(("inputs", key), lambda: [
         typed_input(v, t) for v, t in
         zip(random_inputs(types, job["sizes"], job.get("seed", 0), ranges), types)])
-    expected = None
-    if job.get("reference"):
+    if not job.get("reference"):
+        return inputs, None
+
+    def interpret():
         reference = declared_for(parse(job["reference"], functions), job["types"])
-        expected = _cached(("expected", key, job["reference"]),
-                           lambda: evaluate(reference, *inputs, sizes=job["sizes"]))
-    return inputs, expected
+        return evaluate(reference, *inputs, sizes=job["sizes"])
+
+    # computed once per input set, for every worker and every search of these inputs
+    return inputs, _cached(("expected", key, job["reference"]),
+                           lambda: expected_output(job, interpret))
 
 
 def declared_for(expr, type_texts: list[str]):
@@ -237,9 +248,16 @@ class PoolEvaluator:
     def lost_seconds(self) -> float:
         return self.pool.lost_seconds
 
-    def evaluate(self, jobs: Iterable[dict]) -> Iterator[dict]:
-        """Records as candidates finish."""
-        for job, finished in self.pool.run(jobs):
+    def start(self, job: dict) -> None:
+        """Start the workers now, each preparing ``job``'s search (``prepare_candidate``)
+        while the search prepares its first candidates."""
+        self.pool.start(job)
+
+    def evaluate(self, jobs: Iterable[dict], idle=None, quiet: bool = False
+                 ) -> Iterator[dict]:
+        """Records as candidates finish; ``idle()`` does the caller's work while they run
+        (not while a worker holds the device, with ``quiet``: ``WorkerPool.run``)."""
+        for job, finished in self.pool.run(jobs, idle, quiet):
             yield finished.payload if finished.kind == "value" else \
                 failed(job, finished.kind, finished.payload)
 
@@ -344,3 +362,120 @@ def _replay_key(record: dict) -> str:
     sizes = ",".join(f"{k}={v}" for k, v in sorted((record.get("sizes") or {}).items()))
     options = " ".join(record.get("build_options") or ())
     return f"{record['expression']} | {sizes}" + (f" | {options}" if options else "")
+
+
+# --- the expected output, computed once per input set ---------------------------------------
+# The output every candidate of a search is checked against: the interpreter's output of
+# the search's program on its inputs, computed once per input set.
+# A search's workers each need it (and a worker started after a crash, and the same search
+# resumed or run again tomorrow): the first to ask computes it and keeps it in the user's
+# private cache folder (``userdirs.private_dir``), keyed by everything it depends on (the
+# program and its functions, the input types, sizes, seed and ranges, and the interpreter's
+# source); the others wait for it there and read it. The interpreter of a stencil at 4096²
+# takes seconds, which each of four workers spent again before.
+
+EXPECTED_KEPT = 8  # outputs kept in the cache folder, the most recently used
+EXPECTED_LARGEST = 1 << 30  # bytes: a larger output is computed by each worker, not kept
+
+
+def reference_key(job: dict) -> str:
+    """What the expected output depends on, as a hash: the reference program and its
+    functions, the inputs' types, sizes, seed and ranges, and the interpreter that computed
+    it (``interpreter_fingerprint``)."""
+    fields = [job.get("reference"), job.get("definitions", ""), list(job["types"]),
+              sorted(job["sizes"].items()), job.get("seed", 0), job.get("ranges"),
+              interpreter_fingerprint()]
+    return hashlib.sha256(json.dumps(fields, default=str).encode()).hexdigest()[:32]
+
+
+@cache
+def interpreter_fingerprint() -> str:
+    """The package's source files as they are (names, sizes, times of change): an output
+    computed by an interpreter edited since (a checkout under work) is not taken for
+    this one's."""
+    root = Path(__file__).parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        info = path.stat()
+        digest.update(f"{path.relative_to(root)}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.hexdigest()[:16]
+
+
+def expected_output(job: dict, compute: Callable[[], object]):
+    """The interpreter's output for the job's search: read from the cache folder, else
+    computed (``compute()``) and kept there, one process computing it while the others
+    wait. Where the folder cannot be used, computed here."""
+    try:
+        folder = _expected_folder()
+    except OSError:
+        return compute()
+    path = folder / f"expected-{reference_key(job)}.pickle"
+    with _locked(folder / f"expected-{reference_key(job)}.lock"):
+        found = _read_expected(path)
+        if found is not None:
+            return found[0]
+        value = compute()
+        _write_expected(path, value)
+    _forget_old_expected(folder)
+    return value
+
+
+def _expected_folder() -> Path:
+    from ..device.userdirs import private_dir
+
+    return private_dir("expected")
+
+
+@contextmanager
+def _locked(path: Path):
+    """Held by one process at a time (an ``flock``, released if its holder dies)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each process computes its own
+        yield
+        return
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _read_expected(path: Path) -> tuple | None:
+    """``(value,)`` as kept, or None when there is none or it cannot be read (a file cut
+    short by a kill: computed again)."""
+    try:
+        with open(path, "rb") as handle:
+            value = pickle.load(handle)  # noqa: S301 - our own file, in a private folder
+        os.utime(path)  # the most recently used
+        return (value,)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
+        return None
+
+
+def _write_expected(path: Path, value) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(data) > EXPECTED_LARGEST:
+        return
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)  # whole or not at all
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
+def _forget_old_expected(folder: Path) -> None:
+    """Only the ``EXPECTED_KEPT`` outputs used last are kept (with their lock files)."""
+    kept = sorted(folder.glob("expected-*.pickle"), key=_mtime, reverse=True)
+    for path in kept[EXPECTED_KEPT:]:
+        path.unlink(missing_ok=True)
+        path.with_suffix(".lock").unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

@@ -34,13 +34,16 @@ from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
 from .grids import grid_mappings
+from .internal import InternalError
 from .log import Record
+from .processes import Processes, process_count
 from .proposals import blocked_mappings, constant_inputs, with_constant_inputs
 from .space import Step, by_rule, moves, terminal
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
 # candidates measured at a step are those found below its moves)
 PROGRAMS_KEPT = 512
+OPTIONS_KEPT = 256  # expressions whose moves a guided search keeps listed
 
 
 @dataclass(frozen=True)
@@ -94,13 +97,37 @@ class GuidedState:
     # a completed expression's text -> its features (None: not a candidate)
     compiled: dict[str, dict | None] = field(default_factory=dict)
     programs: dict[str, OpenCLProgram] = field(default_factory=dict)
+    # an expression's text -> its moves (``_options``), for the expressions met last
+    options: dict[str, list] = field(default_factory=dict)
+    # bugs met completing an expression ahead of the search (``Lookahead``, the completing
+    # processes), by its text: reported when the search itself completes it
+    bugs: dict[str, InternalError] = field(default_factory=dict)
+    processes: Processes | None = None  # completing processes of the search's own
 
     def keep(self, text: str, program: OpenCLProgram) -> None:
-        """A completed kernel's program kept for the worker; the oldest is let go past
-        ``PROGRAMS_KEPT`` (a candidate without one is compiled by the worker)."""
+        """A completed kernel's program kept for the worker; the one used least recently is
+        let go past ``PROGRAMS_KEPT`` (a candidate without one is compiled by the
+        worker)."""
         self.programs[text] = program
         while len(self.programs) > PROGRAMS_KEPT:
             del self.programs[next(iter(self.programs))]
+
+    def program(self, text: str) -> OpenCLProgram | None:
+        """The kept program of a completed kernel, now the one used last."""
+        program = self.programs.pop(text, None)
+        if program is not None:
+            self.programs[text] = program
+        return program
+
+    def options_of(self, ctx, expr: Expr) -> list:
+        """The moves from ``expr`` (``_options``), listed once for the ``OPTIONS_KEPT``
+        expressions met last."""
+        text = str(expr)
+        if text not in self.options:
+            self.options[text] = _options(ctx, expr)
+            while len(self.options) > OPTIONS_KEPT:
+                del self.options[next(iter(self.options))]
+        return self.options[text]
 
     @staticmethod
     def of(ctx) -> GuidedState:
@@ -139,13 +166,14 @@ class Candidates:
     """Completed expressions with their features (``GuidedState.completions``), and
     predicted times under the model the search had when the pool was made."""
 
-    def __init__(self, ctx, state: GuidedState):
+    def __init__(self, ctx, state: GuidedState, ahead: bool = False):
         self.ctx = ctx
         self.state = state
         self.model = state.model
         self.known: dict[str, Completion] = state.completions
         # a program kept for the worker (a replay runs nothing)
         self.travels = program_travels(ctx.types) and ctx.replayed is None
+        self.ahead = ahead  # completing ahead of the search (``Lookahead``)
 
     def complete(self, expr: Expr, steps: list[Step]) -> Candidate | None:
         """The expression completed by the default lowering, with its steps, features and
@@ -153,12 +181,47 @@ class Candidates:
         text = str(expr)
         if text not in self.known:
             self.known[text] = self._complete(expr)
+        if not self.ahead and text in self.state.bugs:
+            self.ctx.internal_errors.append(self.state.bugs.pop(text))
         done = self.known[text]
         if done.features is None:
             return None
         return Candidate(done.low, steps + [s.bare() for s in done.completed],
                          done.features, self.predict(done.features),
-                         self.state.programs.get(str(done.low)))
+                         self.state.program(str(done.low)))
+
+    def _bug(self, expr: Expr, err: BaseException) -> None:
+        """A bug met completing ``expr``: reported, or kept until the search itself
+        completes it (met ahead of the search, it may never be)."""
+        error = InternalError.of("completion (guided)", expr, err)
+        if self.ahead:
+            self.state.bugs[str(expr)] = error
+        else:
+            self.ctx.internal_errors.append(error)
+
+    def prefetch(self, exprs: list[Expr]) -> None:
+        """The completions of ``exprs`` computed in the search's completing processes
+        (``GuidedState.processes``), where it has them and there are enough to share: what
+        ``complete`` then finds done. The same completions as ``complete`` computes, bugs
+        kept until the search completes their expression."""
+        processes = self.state.processes
+        missing = list({str(e): e for e in exprs if str(e) not in self.known}.values())
+        if processes is None or len(missing) < 2 * processes.count:
+            return
+        try:
+            results = processes.map(_complete_remote, missing, self.model)
+        except Exception:  # noqa: BLE001 - a process died: complete here, as without them
+            self.state.processes = None
+            processes.close()
+            return
+        for expr, (done, program, bug) in zip(missing, results):
+            self.known.setdefault(str(expr), done)
+            if done.low is not None:
+                self.state.compiled.setdefault(str(done.low), done.features)
+                if program is not None and self.travels:
+                    self.state.keep(str(done.low), program)
+            if bug is not None:
+                self.state.bugs[str(expr)] = bug
 
     def _complete(self, expr: Expr) -> Completion:
         try:
@@ -166,7 +229,7 @@ class Candidates:
         except WorkbenchError:  # cannot be lowered: not a candidate
             return NOT_A_CANDIDATE
         except Exception as err:  # a bug: reported in the result, and not a candidate
-            self.ctx.internal_error("completion (guided)", expr, err)
+            self._bug(expr, err)
             return NOT_A_CANDIDATE
         text = str(low)  # expressions that complete to the same kernel compile it once
         if text not in self.state.compiled:
@@ -187,7 +250,7 @@ class Candidates:
         except WorkbenchError:  # cannot be generated: not a candidate
             return None
         except Exception as err:  # a bug: reported in the result, and not a candidate
-            self.ctx.internal_error("completion (guided)", expr, err)
+            self._bug(expr, err)
             return None
         if self.ctx.replayed is None and \
                 private_arrays_refused(program, self.ctx.device):
@@ -198,6 +261,44 @@ class Candidates:
 
     def predict(self, features: dict) -> float:
         return self.model.predict(features)
+
+
+class Lookahead:
+    """What the guided search does while its candidates run (``Context.measure``'s
+    ``idle``): the moves from the expressions it will rank next, listed and each completed,
+    one completion per call, so that ranking them later finds them done. Only the caches of
+    the state are filled (moves, completions and features do not depend on the model or on
+    the measurements): the search takes the same choices with or without it."""
+
+    def __init__(self, ctx, state: GuidedState, exprs):
+        self.pool = Candidates(ctx, state, ahead=True)
+        self.work = self._completions(ctx, state, exprs)
+
+    def _completions(self, ctx, state: GuidedState, exprs):
+        for expr in exprs:
+            if terminal(expr):
+                continue
+            yield  # listing the moves is one piece of work
+            for option in state.options_of(ctx, expr):
+                self.pool.complete(option.result, [])
+                yield
+
+    def __call__(self) -> bool:
+        """One piece of work done; False when none is left."""
+        return next(self.work, StopIteration) is not StopIteration
+
+
+def ahead_of(ctx, state: GuidedState, ranked: list[tuple], batch: list[Candidate]
+             ) -> Lookahead:
+    """The work ahead of a step whose ``batch`` is measured: the moves below each move of
+    the step, those with a candidate in the batch first (the fastest of them is likely
+    fixed next), then the others in their order (``moves_below``'s)."""
+    measured = {str(c.expr) for c in batch}
+    first = [option.result for option, _, found in ranked
+             if any(str(c.expr) in measured for c in found)]
+    rest = [option.result for option, _, found in ranked
+            if not any(str(c.expr) in measured for c in found)]
+    return Lookahead(ctx, state, first + rest)
 
 
 DISTRIBUTING = frozenset({"map→mapGlobal", "map→mapWorkgroup"})
@@ -231,19 +332,21 @@ def model_walk(pool: Candidates, ctx, expr: Expr, steps: list[Step], rng: random
     for _ in range(depth):
         if terminal(expr):
             break
-        groups = by_rule(_options(ctx, expr))
+        groups = by_rule(pool.state.options_of(ctx, expr))
         if not groups:
             break
         rng.shuffle(groups)
         focus = tuple(steps[-1].path) if steps else ()
         groups.sort(key=lambda g: tuple(g[0].path[:len(focus)]) != focus)
+        sampled = [option for group in groups[:sample]
+                   for option in rng.sample(group, min(2, len(group)))]
+        pool.prefetch([option.result for option in sampled])
         tried = []
-        for group in groups[:sample]:
-            for option in rng.sample(group, min(2, len(group))):
-                step = option.bare()
-                done = pool.complete(option.result, steps + [step])
-                if done is not None:
-                    tried.append((option.result, steps + [step], done))
+        for option in sampled:
+            step = option.bare()
+            done = pool.complete(option.result, steps + [step])
+            if done is not None:
+                tried.append((option.result, steps + [step], done))
         if not tried:
             break
         tried.sort(key=lambda t: t[2].predicted_ms)
@@ -273,8 +376,24 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
               "unrolled_first": unrolled_first, "lanes_first": lanes_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
-    rng = random.Random(ctx.seed)
     state = GuidedState.of(ctx)
+    state.processes = completing_processes(ctx)
+    try:
+        _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
+                (default_first, grids_first, unrolled_first, lanes_first, tiles_first,
+                 blocked_first, constant_first))
+    finally:
+        if state.processes is not None:
+            state.processes.close()
+    return state
+
+
+def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple) -> None:
+    """The candidates measured first (the options asked for), then descent after descent
+    while budget is left (until ``patience`` descents in a row find nothing new)."""
+    rng = random.Random(ctx.seed)
+    default_first, grids_first, unrolled_first, lanes_first, tiles_first, blocked_first, \
+        constant_first = firsts
     for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, measure_lanes), (tiles_first, measure_tiles)):
@@ -285,9 +404,53 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     idle = 0
     while ctx.left() > 0 and idle < patience:
         before = len(ctx.records)
-        _descent(ctx, state, rng, Descent(walks, depth, sample, measure, strength))
+        _descent(ctx, state, rng, how)
         idle = idle + 1 if len(ctx.records) == before else 0
-    return state
+
+
+def completing_processes(ctx) -> Processes | None:
+    """Processes that complete the search's expressions in parallel (``prefetch``), for a
+    search that measures its candidates in worker processes of its own (not a replay, an
+    executor's or this process's: they complete in this process); None on one core."""
+    count = process_count()
+    if ctx.replayed is not None or not ctx.own_workers or count < 2:
+        return None
+    return Processes(count, _completing, (ctx.types, ctx.sizes, ctx.device, ctx.replayed))
+
+
+_COMPLETING: dict = {}  # a completing process's search (``_completing``) and its state
+
+
+@dataclass(frozen=True)
+class _Site:
+    """What a completing process knows of its search (as ``Candidates`` reads a context)."""
+
+    types: tuple
+    sizes: dict
+    device: str | None
+    replayed: list | None
+
+
+def _completing(types, sizes, device, replayed) -> None:
+    _COMPLETING["site"] = _Site(tuple(types), dict(sizes), device, replayed)
+
+
+def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
+    """In a completing process: each expression's completion (its steps bare), the program
+    compiled for it (None where it is kept from before, or does not travel) and the bug met
+    completing it (None)."""
+    site = _COMPLETING["site"]
+    state = _COMPLETING.setdefault("state", GuidedState(model, model))
+    state.model = model
+    pool = Candidates(site, state, ahead=True)
+    out = []
+    for expr in exprs:
+        done = pool._complete(expr)
+        if done.low is not None:
+            done = Completion(done.low, [s.bare() for s in done.completed], done.features)
+        program = state.programs.pop(str(done.low), None) if done.low is not None else None
+        out.append((done, program, state.bugs.pop(str(expr), None)))
+    return out
 
 
 def first_options(kind: str) -> dict[str, bool]:
@@ -332,7 +495,8 @@ def measure_default(ctx, state: GuidedState) -> None:
     slower). An option (``default_first``), on by default (``first_options``)."""
     if ctx.left() <= 0:
         return
-    _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])])
+    _measure_new(ctx, state, [Candidates(ctx, state).complete(ctx.start, [])],
+                 Lookahead(ctx, state, [ctx.start]))
 
 
 def measure_grids(ctx, state: GuidedState) -> None:
@@ -467,15 +631,15 @@ def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> N
     _measure_new(ctx, state, (pool.complete(*found) for found in proposed if found is not None))
 
 
-def _measure_new(ctx, state: GuidedState, completed) -> None:
+def _measure_new(ctx, state: GuidedState, completed, idle=None) -> None:
     """The completed candidates (None: not a candidate) that no record holds yet, as many as
-    the budget leaves, measured in one batch."""
+    the budget leaves, measured in one batch (``idle``: work done while they run)."""
     batch = []
     for done in completed:
         if done is not None and not ctx.measured(done.expr) and len(batch) < ctx.left():
             batch.append(state.candidate(ctx, done))
     if batch:
-        ctx.measure(batch)
+        ctx.measure(batch, idle)
 
 
 def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: random.Random,
@@ -484,7 +648,8 @@ def moves_below(ctx, pool: Candidates, current: Expr, fixed: list[Step], rng: ra
     fastest first: ``(option, first step, [Candidate…])``, the moves in the order of their
     best candidate. Every move is completed; the ``walks`` predicted fastest (and a few
     others, drawn at random) are walked further by the model."""
-    options = _options(ctx, current)
+    options = pool.state.options_of(ctx, current)
+    pool.prefetch([option.result for option in options])
     below: dict[int, dict[str, Candidate]] = {}
     firsts = []
     for i, option in enumerate(options):
@@ -567,10 +732,10 @@ def _descent(ctx, state: GuidedState, rng: random.Random, how: Descent) -> None:
                              how.sample)
         if not ranked:
             return
-        batch = [state.candidate(ctx, c)
-                 for c in _to_measure(ctx, ranked, min(how.measure, ctx.left()))]
-        if batch:
-            ctx.measure(batch)
+        chosen = _to_measure(ctx, ranked, min(how.measure, ctx.left()))
+        if chosen:
+            ctx.measure([state.candidate(ctx, c) for c in chosen],
+                        ahead_of(ctx, state, ranked, chosen))
             state.refit(ctx, how.strength)
         fastest = _fastest_move(ctx, ranked)
         if fastest is None:

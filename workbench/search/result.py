@@ -45,6 +45,8 @@ class SearchResult:
     time_limit: float | None = None  # the wall-clock limit it was given, in seconds
     device: dict | None = None  # the device its times were taken on (name, platform, driver)
     remeasured: int = 0  # candidates of a log of another device or inputs measured again
+    seeded: int = 0  # seeds' candidates measured first (``search(seeds=...)``), here
+    seeds_left_out: int = 0  # seeds that no longer apply at this search's start
     restarts: int = 0  # worker processes started again after a candidate killed its worker
     lost_seconds: float = 0.0  # time spent on candidates that crashed or ran out of time
     # bugs met while the strategy prepared candidates (``internal``), each with its traceback
@@ -133,6 +135,11 @@ class SearchResult:
         if self.remeasured:
             notes.append(f"remeasured: {self.remeasured} candidates of the log measured "
                          f"again on this device and these inputs")
+        if self.seeded or self.seeds_left_out:
+            notes.append(f"seeds: {plural(self.seeded, 'candidate')} of the seeds measured "
+                         f"first, on this device" + (f" ({self.seeds_left_out} no longer "
+                                                      f"apply here)" if self.seeds_left_out
+                                                      else ""))
         if self.time_limit is not None:
             reached = self.stopped.startswith("the time limit")
             notes.append(f"time limit: {self.time_limit:g} s, "
@@ -189,6 +196,7 @@ class SearchResult:
                 "from_log": self.from_log, "stopped": self.stopped, "model": self.model,
                 "details": self.details, "time_limit": self.time_limit,
                 "device": self.device, "remeasured": self.remeasured,
+                "seeded": self.seeded, "seeds_left_out": self.seeds_left_out,
                 "restarts": self.restarts, "lost_seconds": self.lost_seconds,
                 "internal_errors": [e.as_json() for e in self.internal_errors]}
 
