@@ -247,6 +247,24 @@ def test_calibration_reads_results_keyed_by_program_and_sizes(capsys):
     assert calibrate.cost.CALIBRATION.read_text() == before
 
 
+def test_calibration_leaves_out_the_small_sizes_by_default():
+    """The small sizes' kernels take microseconds: a model fitted to them alone weighs no
+    work (PoCL 3.0's, so fitted, ranked a dot product of 2^24 floats in one work-item with
+    the fastest), so the default calibration reads the other results only, and the shipped
+    priors hold no model fitted so."""
+    from benchmarks import calibrate
+
+    small = calibrate.RESULTS / "search_pocl_small.json"
+    assert calibrate.at_small_sizes(small)
+    assert not calibrate.at_small_sizes(calibrate.RESULTS / "search_pocl_paper.json")
+    device = json.loads(small.read_text())["device"]
+    shipped = json.loads(calibrate.cost.CALIBRATION.read_text())["devices"]
+    fitted_elsewhere = {json.loads(p.read_text())["device"]
+                        for p in calibrate.RESULTS.glob("search_*.json")
+                        if not calibrate.at_small_sizes(p)}
+    assert device in fitted_elsewhere or device not in shipped
+
+
 def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
     """One device against two, kernels only, at the quick sizes (two PoCL devices need
     POCL_DEVICES before PoCL loads: a child process)."""
