@@ -263,6 +263,24 @@ def test_vector_widths_are_a_probed_fact_of_each_device():
     assert "ok (vectors of 2, 4, 8)" in text
 
 
+def test_built_in_functions_on_vectors_are_probed_apart():
+    """A width whose built-in functions kill the compiler (PoCL 3.0 from PyPI on an AVX-512
+    CPU, on float16; injected here) stays among the device's vector widths, as the code
+    generator writes vectors without them, and is missing from its built-in widths."""
+    doc = devices_doc()
+    working = [d for d in usable(doc) if d["health"] == "ok"]
+    if not working:
+        pytest.skip("no working OpenCL device here")
+    first = working[0]
+    assert set(first["builtin_widths"]) <= set(first["vector_widths"])
+    env = {"WORKBENCH_PROBE_FAIL": f"builtins16:{first['id']}"}
+    again = {d["id"]: d for d in devices_doc(env)["devices"]}[first["id"]]
+    assert again["health"] == "ok" and 16 in again["vector_widths"]
+    assert 16 not in again["builtin_widths"] and 8 in again["builtin_widths"]
+    status, text, _ = workbench("devices", env=env)
+    assert "(vectors of 2, 4, 8, 16; built-in functions on 2, 4, 8)" in text
+
+
 PINNED = ("import os; from workbench.device import opencl as d; d.opencl(); "
           "print(os.environ.get('POCL_AFFINITY')); print(d.notes())")
 

@@ -24,7 +24,11 @@ INDENT = "    "
 # a private array accessed by them is kept in memory, not registers (PoCL: a register block
 # updated by float16s ran 8 times slower). Private arrays are printed so only for vectors of
 # WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA keeps in
-# registers either way, as measured) keep vloadN/vstoreN.
+# registers either way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's
+# parameters, whose buffers OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128
+# bytes) are printed so for vectors of WIDE lanes or more: vloadN/vstoreN are calls into the
+# driver's library, and PoCL 3.0 from PyPI, building kernels for AVX2 on a CPU with AVX-512,
+# links the AVX-512 library, whose float16 calls abort its LLVM; a dereference is plain code.
 _ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
                                                                      default=None)
 WIDE = 8
@@ -253,9 +257,10 @@ def _private_arrays(kernel: ir.Kernel) -> dict[str, ir.Buffer]:
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
     """The local arrays every vector access of which is aligned, with the widest width; and
-    the private arrays every vector access of which is aligned and of WIDE lanes or more."""
+    the private and global arrays every vector access of which is aligned and of WIDE lanes
+    or more."""
     names = {b.name for b in kernel.locals}
-    private = set(_private_arrays(kernel))
+    private = set(_private_arrays(kernel)) | {b.name for b in kernel.params}
     widths: dict[str, int] = {}
     unaligned: set[str] = set()
     for stmt, _ in ir.statements(kernel.body):
@@ -290,6 +295,8 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
     aligned = {b.name: ("local ", c_type(b.scalar)) for b in kernel.locals if b.name in widths}
     aligned.update({name: ("", c_type(b.scalar)) for name, b in _private_arrays(kernel).items()
                     if name in widths})
+    aligned.update({b.name: ("global const " if b.role == "input" else "global ",
+                             c_type(b.scalar)) for b in kernel.params if b.name in widths})
     token = _ALIGNED.set(aligned)
     try:
         for stmt in kernel.body:
