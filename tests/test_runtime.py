@@ -246,9 +246,17 @@ kernel void kernel_0(global const float *restrict in0, global float *restrict ou
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }"""
-    from workbench.runtime import builtin_calls
+    from dataclasses import replace
+
+    from workbench.runtime import builtin_calls, known_compiler_crash
 
     assert builtin_calls(source) == {"vload8", "sqrt"}
+    info, _ = opencl_devices.find_device(None)
+    pocl30 = replace(info, vector_widths=(2, 4, 8, 16), builtin_widths=(2, 4, 8))
+    # vloadN and vstoreN of the widths whose built-ins work, beside float16 code, are built
+    assert known_compiler_crash(pocl30, "float2 y = vload2(0, a); float16 x = y.s0;") is None
+    assert "calls vstore16" in known_compiler_crash(pocl30, "float16 x; vstore16(x, 0, a);")
+    assert "calls fabs" in known_compiler_crash(pocl30, "float16 x; float y = fabs(a[0]);")
 
 
 def test_local_memory_that_does_not_fit_the_device_is_refused_before_the_build():

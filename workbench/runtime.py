@@ -343,13 +343,24 @@ def known_compiler_crash(info: DeviceInfo, source: str) -> str | None:
             return (f"vectors of {n} ({name}) failed this device's probe (they do not "
                     f"build, run or compute right here; `workbench devices` shows each "
                     f"device's vector widths): use widths {widths}")
-    called = sorted(builtin_calls(source))
     for n, name in sorted(used.items()):
-        if n not in info.builtin_widths and called:
+        if n in info.builtin_widths:
+            continue
+        called = sorted(f for f in builtin_calls(source) if _named_width(f) in ("", str(n)))
+        if called:
             return (f"built-in functions on vectors of {n} ({name}) failed this device's "
                     f"probe, and this kernel calls {', '.join(called[:4])}: use widths "
                     + ", ".join(map(str, info.builtin_widths)) + " for it")
     return None
+
+
+_WIDTH_NAMED = re.compile(r"v(?:load|store)(?:a_half|_half)?(\d+)")
+
+
+def _named_width(function: str) -> str:
+    """The vector width a built-in's name carries (vload8: '8'; '' for one that takes any)."""
+    named = _WIDTH_NAMED.fullmatch(function)
+    return named.group(1) if named else ""
 
 
 _VECTOR_TYPE = re.compile(r"\b(?:float|double|u?int|u?long|u?short|u?char)(2|4|8|16)\b")
