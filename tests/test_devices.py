@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -279,6 +280,23 @@ def test_built_in_functions_on_vectors_are_probed_apart():
     assert 16 not in again["builtin_widths"] and 8 in again["builtin_widths"]
     status, text, _ = workbench("devices", env=env)
     assert "(vectors of 2, 4, 8, 16; built-in functions on 2, 4, 8)" in text
+
+
+@pytest.mark.parametrize("name, driver, says", [
+    ("pthread-skylake-avx512-AMD EPYC", "3.1+debian",
+     "PoCL 3.1+debian from Debian, LLVM 15: kernels built for this CPU (skylake-avx512)"),
+    ("pthread-AMD EPYC", "3.0-rc2", "PoCL 3.0-rc2, LLVM 14: kernels built for the CPU its "
+     "LLVM knows nearest, not for this one"),
+])
+def test_devices_say_which_pocl_runs_the_cpu_and_what_it_means(monkeypatch, name, driver, says):
+    monkeypatch.setattr(opencl_devices, "_host_cpu_model", lambda: "AMD EPYC")
+    monkeypatch.setattr(opencl_devices, "_from_pypi", lambda info: False)
+    info, _ = _fake("1:0", "Portable Computing Language", name)
+    llvm = "15.0.6" if "debian" in driver else "14.0.6"
+    info = replace(info, driver=driver, platform_version=f"OpenCL 3.0 PoCL {driver} LLVM {llvm}")
+    assert opencl_devices.pocl_build(info).startswith(says)
+    gpu, _ = _fake("0:0", "NVIDIA CUDA", "NVIDIA H200", "gpu")
+    assert opencl_devices.pocl_build(gpu) == ""
 
 
 PINNED = ("import os; from workbench.device import opencl as d; d.opencl(); "
