@@ -22,11 +22,11 @@ INDENT = "    "
 # wide load or store, which the alignment allows), not as vloadN/vstoreN, which only assume
 # their scalars' alignment: in local memory they become several narrow accesses (NVIDIA), and
 # a private array accessed by them is kept in memory, not registers (PoCL: a register block
-# updated by float16s ran 8 times slower). Private arrays are printed so only for vectors of
-# WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA keeps in
-# registers either way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's
+# updated by float16s ran 8 times slower). Private arrays are printed so only for aligned
+# vectors of WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA
+# keeps in registers either way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's
 # parameters, whose buffers OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128
-# bytes) are printed so for vectors of WIDE lanes or more: vloadN/vstoreN are calls into the
+# bytes) are printed so for aligned vectors of WIDE lanes or more: vloadN/vstoreN call the
 # driver's library, and PoCL 3.0 from PyPI, building kernels for AVX2 on a CPU with AVX-512,
 # links the AVX-512 library, whose float16 calls abort its LLVM; a dereference is plain code.
 _ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
@@ -55,7 +55,7 @@ def value(v: ir.Value) -> str:
         return index(v.index)
     if isinstance(v, ir.Load):
         if v.width > 1:
-            if v.buffer in (_ALIGNED.get() or {}):
+            if _through_pointer(v.buffer, v.offset, v.width):
                 return f"(*{_vector_pointer(v.buffer, v.offset, v.width)})"
             return f"vload{v.width}(0, {v.buffer} + {index(v.offset)})"
         return f"{v.buffer}[{index(v.offset)}]"
@@ -124,7 +124,7 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1 and s.buffer in (_ALIGNED.get() or {}):
+            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width):
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
@@ -245,6 +245,16 @@ def _multiple(offset: Index, width: int) -> bool:
     return all(c % width == 0 for c in offset.terms.values())
 
 
+def _through_pointer(buffer: str, offset: Index, width: int) -> bool:
+    """Whether a vector access is printed as a dereference of a vector pointer: any access
+    to a local array read as aligned vectors; an aligned access of WIDE lanes or more to a
+    private or global one (its narrower or unaligned accesses keep vloadN/vstoreN)."""
+    aligned = _ALIGNED.get() or {}
+    if buffer not in aligned:
+        return False
+    return aligned[buffer][0] == "local " or width >= WIDE and _multiple(offset, width)
+
+
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
     space, scalar = (_ALIGNED.get() or {})[buffer]
     return f"({space}{scalar}{width} *)({buffer} + {index(offset)})"
@@ -257,8 +267,8 @@ def _private_arrays(kernel: ir.Kernel) -> dict[str, ir.Buffer]:
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
     """The local arrays every vector access of which is aligned, with the widest width; and
-    the private and global arrays every vector access of which is aligned and of WIDE lanes
-    or more."""
+    the private and global arrays with an aligned vector access of WIDE lanes or more, with
+    the widest of these (``_through_pointer`` says which accesses are printed so)."""
     names = {b.name for b in kernel.locals}
     private = set(_private_arrays(kernel)) | {b.name for b in kernel.params}
     widths: dict[str, int] = {}
@@ -269,11 +279,13 @@ def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
         if isinstance(stmt, ir.Store):
             accesses.append((stmt.buffer, stmt.offset, stmt.width))
         for buffer, offset, width in accesses:
-            if width > 1 and (buffer in names or buffer in private):
-                if _multiple(offset, width) and (buffer in names or width >= WIDE):
+            if width > 1 and buffer in names:
+                if _multiple(offset, width):
                     widths[buffer] = max(widths.get(buffer, 1), width)
                 else:
                     unaligned.add(buffer)
+            elif width >= WIDE and buffer in private and _multiple(offset, width):
+                widths[buffer] = max(widths.get(buffer, 1), width)
     return {k: w for k, w in widths.items() if k not in unaligned}
 
 
