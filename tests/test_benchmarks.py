@@ -318,3 +318,23 @@ def test_the_blur_reference_is_the_interpreters_output():
     np.testing.assert_allclose(blur_reference(*inputs),
                                np.asarray(evaluate(blur, *inputs), dtype=np.float32),
                                rtol=1e-6, atol=1e-6)  # float32's rounding, summed apart
+
+
+def test_pocl_study_kernels_compute_what_numpy_does():
+    """Every hand-written kernel of the PoCL study, at small sizes on the default device, is
+    checked against NumPy's answer in float64 (a wrong one would be reported, not timed)."""
+    from benchmarks import pocl_study
+    from workbench.device.opencl import find_device
+
+    info, _ = find_device(None)
+    if info.kind != "cpu":
+        pytest.skip("the study is of CPU devices")
+    sizes = {"n": 1 << 12, "rows": 64, "rounds": 1, "repeat": 1}
+    widths = tuple(w for w in (4, 8, 16) if w in info.vector_widths)
+    for name in pocl_study.PROGRAMS:
+        kernels = [pocl_study.Timed(v.name, v.shape, v.source, v.launches, v.width)
+                   for v in pocl_study.variants(name, sizes, widths)]
+        said = []
+        pocl_study.time_rounds(info.id, name, kernels, sizes, pocl_study.inputs(name, sizes),
+                               log=said.append)
+        assert not said and all(k.status == "ok" and k.samples for k in kernels), said
