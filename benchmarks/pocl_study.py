@@ -1,6 +1,7 @@
-"""PoCL study (issue 43): hand-written OpenCL kernels of ICFP's scal, asum, dot and gemv on
-each PoCL CPU device beside NumPy, and the default search's winners beside both — what the
-search must reach on each PoCL, and where it falls short.
+"""Hand-written OpenCL BLAS kernels on each PoCL CPU device, beside NumPy and the search's winners
+
+What the search must reach on each PoCL (PyPI's 3.0, Debian's 3.1), and where it falls short
+(issue 43).
 
 The variants are the shapes that matter on a CPU: one work-item per element or per vector
 (the driver choosing the work-groups), a few work-items each owning a long contiguous chunk
