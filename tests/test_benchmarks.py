@@ -247,6 +247,24 @@ def test_calibration_reads_results_keyed_by_program_and_sizes(capsys):
     assert calibrate.cost.CALIBRATION.read_text() == before
 
 
+def test_calibration_leaves_out_the_small_sizes_by_default():
+    """The small sizes' kernels take microseconds: a model fitted to them alone weighs no
+    work (PoCL 3.0's, so fitted, ranked a dot product of 2^24 floats in one work-item with
+    the fastest), so the default calibration reads the other results only, and the shipped
+    priors hold no model fitted so."""
+    from benchmarks import calibrate
+
+    small = calibrate.RESULTS / "search_pocl_small.json"
+    assert calibrate.at_small_sizes(small)
+    assert not calibrate.at_small_sizes(calibrate.RESULTS / "search_pocl_paper.json")
+    device = json.loads(small.read_text())["device"]
+    shipped = json.loads(calibrate.cost.CALIBRATION.read_text())["devices"]
+    fitted_elsewhere = {json.loads(p.read_text())["device"]
+                        for p in calibrate.RESULTS.glob("search_*.json")
+                        if not calibrate.at_small_sizes(p)}
+    assert device in fitted_elsewhere or device not in shipped
+
+
 def test_devices_benchmark_runs_on_two_pocl_devices(tmp_path):
     """One device against two, kernels only, at the quick sizes (two PoCL devices need
     POCL_DEVICES before PoCL loads: a child process)."""
@@ -300,3 +318,23 @@ def test_the_blur_reference_is_the_interpreters_output():
     np.testing.assert_allclose(blur_reference(*inputs),
                                np.asarray(evaluate(blur, *inputs), dtype=np.float32),
                                rtol=1e-6, atol=1e-6)  # float32's rounding, summed apart
+
+
+def test_pocl_study_kernels_compute_what_numpy_does():
+    """Every hand-written kernel of the PoCL study, at small sizes on the default device, is
+    checked against NumPy's answer in float64 (a wrong one would be reported, not timed)."""
+    from benchmarks import pocl_study
+    from workbench.device.opencl import find_device
+
+    info, _ = find_device(None)
+    if info.kind != "cpu":
+        pytest.skip("the study is of CPU devices")
+    sizes = {"n": 1 << 12, "rows": 64, "rounds": 1, "repeat": 1}
+    widths = tuple(w for w in (4, 8, 16) if w in info.vector_widths)
+    for name in pocl_study.PROGRAMS:
+        kernels = [pocl_study.Timed(v.name, v.shape, v.source, v.launches, v.width)
+                   for v in pocl_study.variants(name, sizes, widths)]
+        said = []
+        pocl_study.time_rounds(info.id, name, kernels, sizes, pocl_study.inputs(name, sizes),
+                               log=said.append)
+        assert not said and all(k.status == "ok" and k.samples for k in kernels), said

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +262,41 @@ def test_vector_widths_are_a_probed_fact_of_each_device():
     assert 16 not in again["vector_widths"] and 8 in again["vector_widths"]
     status, text, _ = workbench("devices", env=env)
     assert "ok (vectors of 2, 4, 8)" in text
+
+
+def test_built_in_functions_on_vectors_are_probed_apart():
+    """A width whose built-in functions kill the compiler (PoCL 3.0 from PyPI on an AVX-512
+    CPU, on float16; injected here) stays among the device's vector widths, as the code
+    generator writes vectors without them, and is missing from its built-in widths."""
+    doc = devices_doc()
+    working = [d for d in usable(doc) if d["health"] == "ok"]
+    if not working:
+        pytest.skip("no working OpenCL device here")
+    first = working[0]
+    assert set(first["builtin_widths"]) <= set(first["vector_widths"])
+    env = {"WORKBENCH_PROBE_FAIL": f"builtins16:{first['id']}"}
+    again = {d["id"]: d for d in devices_doc(env)["devices"]}[first["id"]]
+    assert again["health"] == "ok" and 16 in again["vector_widths"]
+    assert 16 not in again["builtin_widths"] and 8 in again["builtin_widths"]
+    status, text, _ = workbench("devices", env=env)
+    assert "(vectors of 2, 4, 8, 16; built-in functions on 2, 4, 8)" in text
+
+
+@pytest.mark.parametrize("name, driver, says", [
+    ("pthread-skylake-avx512-AMD EPYC", "3.1+debian",
+     "PoCL 3.1+debian from Debian, LLVM 15: kernels built for this CPU (skylake-avx512)"),
+    ("pthread-AMD EPYC", "3.0-rc2", "PoCL 3.0-rc2, LLVM 14: kernels built for the CPU its "
+     "LLVM knows nearest, not for this one"),
+])
+def test_devices_say_which_pocl_runs_the_cpu_and_what_it_means(monkeypatch, name, driver, says):
+    monkeypatch.setattr(opencl_devices, "_host_cpu_model", lambda: "AMD EPYC")
+    monkeypatch.setattr(opencl_devices, "_from_pypi", lambda info: False)
+    info, _ = _fake("1:0", "Portable Computing Language", name)
+    llvm = "15.0.6" if "debian" in driver else "14.0.6"
+    info = replace(info, driver=driver, platform_version=f"OpenCL 3.0 PoCL {driver} LLVM {llvm}")
+    assert opencl_devices.pocl_build(info).startswith(says)
+    gpu, _ = _fake("0:0", "NVIDIA CUDA", "NVIDIA H200", "gpu")
+    assert opencl_devices.pocl_build(gpu) == ""
 
 
 PINNED = ("import os; from workbench.device import opencl as d; d.opencl(); "

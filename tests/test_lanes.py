@@ -194,7 +194,8 @@ KMEANS_INPUTS = [np.random.default_rng(3).uniform(0, 1, (34, 64)).astype(np.floa
 def test_kmeans_in_lanes_runs_as_the_interpreter_with_vector_loads(n):
     result = run(_kmeans_vectorised(n), *KMEANS_INPUTS, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message + "\n" + result.source
-    assert f"vload{n}(0, in0 + " in result.source  # feature f of n points: one vector
+    # feature f of n points: one vector, aligned, read through a vector pointer
+    assert f"(*(global const float{n} *)(in0 + " in result.source
     assert f"uf_test_v{n}" in result.source
 
 

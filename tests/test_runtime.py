@@ -241,6 +241,57 @@ def test_vector_widths_that_failed_the_devices_probe_are_refused_in_process(monk
     assert narrow.correct
 
 
+def test_built_in_functions_on_widths_that_failed_their_probe_are_refused(monkeypatch):
+    """A width whose built-in functions crash the compiler (PoCL 3.0 from PyPI on float16 on
+    an AVX-512 CPU, injected here) runs kernels that call none (its vectors read through
+    vector pointers, partial sums written so); a kernel on it that calls one is refused
+    before it is built."""
+    from workbench import parse
+    from workbench.run import run
+    from workbench.runtime import builtin_calls
+
+    info, _ = opencl_devices.find_device(None)
+    monkeypatch.setenv("WORKBENCH_PROBE_FAIL", f"builtins16:{info.id}")
+    probed = next(d for d in opencl_devices.devices() if d.id == info.id)
+    assert probed.vector_widths == (2, 4, 8, 16) and probed.builtin_widths == (2, 4, 8)
+    xs = np.arange(64, dtype=np.float32)
+    plain = run(parse("reduceSeq (+) 0 ∘ joinVec ∘ reduceSeq (mapVec (+)) 0 ∘ splitVec 16"),
+                xs, repeat=1)
+    assert plain.correct and not builtin_calls(plain.source), plain.message
+    calling = run(parse("joinVec ∘ mapGlobal (mapVec sqrt) ∘ splitVec 16"), xs, repeat=1)
+    assert calling.status == "compile error"
+    assert "built-in functions on vectors of 16 (float16) failed this device's probe, and " \
+        "this kernel calls sqrt" in calling.message
+    # the output's vectors are stored by vstoreN (faster on PoCL 3.1): refused too
+    out = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16"), np.float32(2.0),
+              xs, repeat=1)
+    assert out.status == "compile error" and "calls vstore16" in out.message
+    assert run(parse("joinVec ∘ mapGlobal (mapVec sqrt) ∘ splitVec 8"), xs, repeat=1).correct
+
+
+def test_built_in_calls_are_told_from_the_kernels_own_functions():
+    source = """
+float kernel_f1(float8 a) { return a.s0; } // fabs(x) in a comment
+kernel void kernel_0(global const float *restrict in0, global float *restrict out) {
+    float prv[8] __attribute__((aligned(32)));
+    for (int i = get_global_id(0); i < 8; i++) {
+        out[i] = kernel_f1(vload8(0, in0)) + sqrt(as_float(as_uint(in0[i]) & 0x7fffffffu));
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}"""
+    from dataclasses import replace
+
+    from workbench.runtime import builtin_calls, known_compiler_crash
+
+    assert builtin_calls(source) == {"vload8", "sqrt"}
+    info, _ = opencl_devices.find_device(None)
+    pocl30 = replace(info, vector_widths=(2, 4, 8, 16), builtin_widths=(2, 4, 8))
+    # vloadN and vstoreN of the widths whose built-ins work, beside float16 code, are built
+    assert known_compiler_crash(pocl30, "float2 y = vload2(0, a); float16 x = y.s0;") is None
+    assert "calls vstore16" in known_compiler_crash(pocl30, "float16 x; vstore16(x, 0, a);")
+    assert "calls fabs" in known_compiler_crash(pocl30, "float16 x; float y = fabs(a[0]);")
+
+
 def test_local_memory_that_does_not_fit_the_device_is_refused_before_the_build():
     """PoCL aborts the process on a launch asking for more local memory than it has: the
     runtime says so instead, naming the kernel and both sizes."""

@@ -398,7 +398,8 @@ def cmd_devices(args) -> dict:
     chosen_by = devices.environment_choice()
     doc = {"devices": [d.as_json() for d in found], "default": default and default.id,
            "chosen_by": "=".join(chosen_by) if chosen_by else None,
-           "notes": devices.notes()}
+           "notes": devices.notes(),
+           "pocl": {d.id: devices.pocl_build(d) for d in found if d.ok and devices.pocl_build(d)}}
     gpu = devices.idle_gpu(found, default)
     if gpu is not None:
         doc["hint"] = devices.idle_gpu_hint(gpu)
@@ -420,7 +421,10 @@ def _say_probe(info) -> None:
 
 def _device_line(d: dict) -> str:
     widths = d.get("vector_widths") or []
-    vectors = f" (vectors of {', '.join(map(str, widths))})" if d["health"] == "ok" and \
+    builtin = d.get("builtin_widths", widths)
+    but = f"; built-in functions on {', '.join(map(str, builtin)) or 'none'}" \
+        if builtin != widths else ""
+    vectors = f" (vectors of {', '.join(map(str, widths))}{but})" if d["health"] == "ok" and \
         widths else ""
     return (f"{d['id']}  {d['name']} ({d['platform']}, {d['kind']}, {d['compute_units']} "
             f"compute units, driver {d['driver']})  {d['health']}{vectors}")
@@ -439,6 +443,7 @@ def show_devices(doc: dict) -> str:
         lines.append("* the default device (WORKBENCH_DEVICE=<id> chooses another)")
     if doc.get("hint"):
         lines.append(doc["hint"])
+    lines.extend(f"{device_id}: {text}" for device_id, text in doc.get("pocl", {}).items())
     lines.extend(f"note: {n}" for n in doc["notes"])
     return "\n".join(lines)
 

@@ -332,19 +332,58 @@ def _build_and_run(ctx, source, launches, inputs, outputs, scratch, repeat, warm
 
 def known_compiler_crash(info: DeviceInfo, source: str) -> str | None:
     """Why building ``source`` would fail or kill this process (None when nothing is known):
-    a vector width that failed the device's probe (``DeviceInfo.vector_widths``; PoCL 3.0's
-    compiler aborts on 16-wide vectors on some CPUs) is refused before it is built, so a
-    notebook's kernel does not die with it."""
+    a vector width that failed the device's probe (``DeviceInfo.vector_widths``), or one
+    whose built-in functions failed it (``DeviceInfo.builtin_widths``: PoCL 3.0 from PyPI on
+    an AVX-512 CPU runs float16 code and aborts on float16 built-ins) in a source that calls
+    built-in functions, is refused before it is built, so a notebook's kernel does not die
+    with it."""
     if not info.vector_widths:
         return None  # not probed for widths (a device found before the probe knew them)
-    for match in re.finditer(r"\b(?:float|double|u?int|u?long|u?short|u?char)(2|4|8|16)\b",
-                             source):
-        if int(match.group(1)) not in info.vector_widths:
-            widths = ", ".join(map(str, info.vector_widths))
-            return (f"vectors of {match.group(1)} ({match.group(0)}) failed this device's "
-                    f"probe (they do not build, run or compute right here; `workbench "
-                    f"devices` shows each device's vector widths): use widths {widths}")
+    widths = ", ".join(map(str, info.vector_widths))
+    used = {int(m.group(1)): m.group(0) for m in _VECTOR_TYPE.finditer(source)}
+    for n, name in sorted(used.items()):
+        if n not in info.vector_widths:
+            return (f"vectors of {n} ({name}) failed this device's probe (they do not "
+                    f"build, run or compute right here; `workbench devices` shows each "
+                    f"device's vector widths): use widths {widths}")
+    for n, name in sorted(used.items()):
+        if n in info.builtin_widths:
+            continue
+        called = sorted(f for f in builtin_calls(source) if _named_width(f) in ("", str(n)))
+        if called:
+            return (f"built-in functions on vectors of {n} ({name}) failed this device's "
+                    f"probe, and this kernel calls {', '.join(called[:4])}: use widths "
+                    + ", ".join(map(str, info.builtin_widths)) + " for it")
     return None
+
+
+_WIDTH_NAMED = re.compile(r"v(?:load|store)(?:a_half|_half)?(\d+)")
+
+
+def _named_width(function: str) -> str:
+    """The vector width a built-in's name carries (vload8: '8'; '' for one that takes any)."""
+    named = _WIDTH_NAMED.fullmatch(function)
+    return named.group(1) if named else ""
+
+
+_VECTOR_TYPE = re.compile(r"\b(?:float|double|u?int|u?long|u?short|u?char)(2|4|8|16)\b")
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# what is no call into the driver's library: statements, casts, reinterpretations (as_float8),
+# the work-item functions, barriers, and the kernel's own functions (found in the source)
+_NOT_LIBRARY = re.compile(r"(if|for|while|switch|return|sizeof|as_\w+|get_\w+|barrier|"
+                          r"mem_fence|sub_group_barrier|WARP_BARRIER|defined|"
+                          r"(?:float|double|u?int|u?long|u?short|u?char|bool|size_t)\d*)")
+
+
+def builtin_calls(source: str) -> set[str]:
+    """The built-in functions a kernel's source calls (vload8, fma, sqrt, …): every name
+    called that the source does not define and that is no statement, cast, reinterpretation,
+    work-item function or barrier."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/|__attribute__\s*\(\(.*?\)\)", " ", source,
+                  flags=re.DOTALL)
+    defined = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{", code))
+    return {name for name in _CALL.findall(code)
+            if name not in defined and not _NOT_LIBRARY.fullmatch(name)}
 
 
 def oversized_work_group(device, launches: Sequence[Launch]) -> str | None:

@@ -17,15 +17,21 @@ from .c_types import c_type
 
 INDENT = "    "
 # While a kernel is printed: its arrays read or written as aligned vectors (name → the address
-# space and C type of their elements; every vector access to them is aligned,
+# space, the C type of their elements and a global array's role; ``_through_pointer``,
 # ``_vector_widths``). Such an access is printed as a dereference of a vector pointer (one
 # wide load or store, which the alignment allows), not as vloadN/vstoreN, which only assume
 # their scalars' alignment: in local memory they become several narrow accesses (NVIDIA), and
 # a private array accessed by them is kept in memory, not registers (PoCL: a register block
-# updated by float16s ran 8 times slower). Private arrays are printed so only for vectors of
-# WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA keeps in
-# registers either way, as measured) keep vloadN/vstoreN.
-_ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
+# updated by float16s ran 8 times slower). Private arrays are printed so only for aligned
+# vectors of WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA
+# keeps in registers either way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's
+# parameters, whose buffers OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128
+# bytes) are read so for aligned vectors of WIDE lanes or more: vloadN calls the driver's
+# library, and PoCL 3.0 from PyPI, building kernels for AVX2 on a CPU with AVX-512, links the
+# AVX-512 library, whose float16 calls abort its LLVM; a dereference is plain code. Stores
+# to temporary arrays (partial sums) are written so too; the output's keep vstoreN (faster on
+# PoCL 3.1; PoCL 3.0 refuses float16 ones there: ``DeviceInfo.builtin_widths``).
+_ALIGNED: ContextVar[dict[str, tuple[str, str, str]] | None] = ContextVar("aligned_vectors",
                                                                      default=None)
 WIDE = 8
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
@@ -51,7 +57,7 @@ def value(v: ir.Value) -> str:
         return index(v.index)
     if isinstance(v, ir.Load):
         if v.width > 1:
-            if v.buffer in (_ALIGNED.get() or {}):
+            if _through_pointer(v.buffer, v.offset, v.width):
                 return f"(*{_vector_pointer(v.buffer, v.offset, v.width)})"
             return f"vload{v.width}(0, {v.buffer} + {index(v.offset)})"
         return f"{v.buffer}[{index(v.offset)}]"
@@ -120,7 +126,7 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1 and s.buffer in (_ALIGNED.get() or {}):
+            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width, store=True):
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
@@ -241,8 +247,24 @@ def _multiple(offset: Index, width: int) -> bool:
     return all(c % width == 0 for c in offset.terms.values())
 
 
+def _through_pointer(buffer: str, offset: Index, width: int, store: bool = False) -> bool:
+    """Whether a vector access is printed as a dereference of a vector pointer: any access
+    to a local array read as aligned vectors; an aligned access of WIDE lanes or more to a
+    private array or a global one, but for stores to the program's output (narrower or
+    unaligned accesses keep vloadN/vstoreN, and so do the output's stores: PoCL 3.1's scal
+    streaming float16s out through pointers took 7.1 ms against 4.0–4.6 with vstore16, same
+    loads; a partial sum stored to a temporary array is one store)."""
+    aligned = _ALIGNED.get() or {}
+    if buffer not in aligned:
+        return False
+    space, _, role = aligned[buffer]
+    if space == "local ":
+        return True
+    return width >= WIDE and _multiple(offset, width) and not (store and role == "output")
+
+
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
-    space, scalar = (_ALIGNED.get() or {})[buffer]
+    space, scalar, _ = (_ALIGNED.get() or {})[buffer]
     return f"({space}{scalar}{width} *)({buffer} + {index(offset)})"
 
 
@@ -253,9 +275,10 @@ def _private_arrays(kernel: ir.Kernel) -> dict[str, ir.Buffer]:
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
     """The local arrays every vector access of which is aligned, with the widest width; and
-    the private arrays every vector access of which is aligned and of WIDE lanes or more."""
+    the private and global arrays with an aligned vector access of WIDE lanes or more, with
+    the widest of these (``_through_pointer`` says which accesses are printed so)."""
     names = {b.name for b in kernel.locals}
-    private = set(_private_arrays(kernel))
+    private = set(_private_arrays(kernel)) | {b.name for b in kernel.params}
     widths: dict[str, int] = {}
     unaligned: set[str] = set()
     for stmt, _ in ir.statements(kernel.body):
@@ -264,11 +287,13 @@ def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
         if isinstance(stmt, ir.Store):
             accesses.append((stmt.buffer, stmt.offset, stmt.width))
         for buffer, offset, width in accesses:
-            if width > 1 and (buffer in names or buffer in private):
-                if _multiple(offset, width) and (buffer in names or width >= WIDE):
+            if width > 1 and buffer in names:
+                if _multiple(offset, width):
                     widths[buffer] = max(widths.get(buffer, 1), width)
                 else:
                     unaligned.add(buffer)
+            elif width >= WIDE and buffer in private and _multiple(offset, width):
+                widths[buffer] = max(widths.get(buffer, 1), width)
     return {k: w for k, w in widths.items() if k not in unaligned}
 
 
@@ -290,9 +315,13 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
         align = f" __attribute__((aligned({widths[b.name] * b.scalar_dtype().itemsize})))" \
             if b.name in widths else ""
         printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}]{align};")
-    aligned = {b.name: ("local ", c_type(b.scalar)) for b in kernel.locals if b.name in widths}
-    aligned.update({name: ("", c_type(b.scalar)) for name, b in _private_arrays(kernel).items()
-                    if name in widths})
+    aligned = {b.name: ("local ", c_type(b.scalar), "") for b in kernel.locals
+               if b.name in widths}
+    aligned.update({name: ("", c_type(b.scalar), "") for name, b in
+                    _private_arrays(kernel).items() if name in widths})
+    aligned.update({b.name: ("global const " if b.role == "input" else "global ",
+                             c_type(b.scalar), b.role) for b in kernel.params
+                    if b.name in widths})
     token = _ALIGNED.set(aligned)
     try:
         for stmt in kernel.body:

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import platform as host_platform
+import re
 import selectors
 import subprocess
 import sys
@@ -155,6 +156,10 @@ class DeviceInfo:
     # the float vector widths whose probe built, ran and computed right (a device fact:
     # PoCL 3.0's compiler aborts on 16 on some CPUs); empty before the device was probed
     vector_widths: tuple[int, ...] = ()
+    # those of them whose built-in functions (vloadN, fma, fabs, vstoreN) work too
+    builtin_widths: tuple[int, ...] = ()
+    # the platform's version text (PoCL's names its LLVM: "PoCL 3.0-rc2 ... LLVM 14.0.6")
+    platform_version: str = ""
 
     @property
     def ok(self) -> bool:
@@ -218,14 +223,15 @@ def _enumerate() -> list[tuple[DeviceInfo, object]]:
                 compute_units=device.max_compute_units,
                 max_work_group_size=device.max_work_group_size,
                 local_memory_bytes=device.local_mem_size,
-                doubles="cl_khr_fp64" in device.extensions), device))
+                doubles="cl_khr_fp64" in device.extensions,
+                platform_version=platform.version.strip()), device))
     return out
 
 
 # --- health -----------------------------------------------------------------------------------
 
-# health key -> ("ok" / "broken: reason", vector widths), for this process
-_HEALTH: dict[str, tuple[str, tuple[int, ...]]] = {}
+# health key -> ("ok" / "broken: reason", vector widths, built-in widths), for this process
+_HEALTH: dict[str, Probed] = {}
 
 
 @functools.cache
@@ -279,8 +285,11 @@ def _write_cache(entries: dict) -> None:
 Progress = Callable[[DeviceInfo], None]
 
 
+Probed = tuple[str, tuple[int, ...], tuple[int, ...]]  # health, vector and built-in widths
+
+
 def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
-                    ) -> dict[str, tuple[str, tuple[int, ...]]]:
+                    ) -> dict[str, Probed]:
     """Health and vector widths of each device, probed in child processes (``python -m
     workbench.device.probe``): a device whose probe kills or hangs its process is broken, and the
     others are probed by a fresh one; a vector width whose probe kills or hangs it is
@@ -289,6 +298,7 @@ def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
     ends (its health and widths), one device after the other."""
     health: dict[str, str | None] = {i.id: None for i in infos}
     widths: dict[str, dict[int, bool]] = {i.id: {} for i in infos}
+    builtins: dict[str, dict[int, bool]] = {i.id: {} for i in infos}
     by_id = {i.id: i for i in infos}
     limit = _probe_timeout()
     told: dict[str, str] = {}  # device id -> "started" / "finished"
@@ -298,7 +308,8 @@ def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
             return device_id
         if health[device_id] != "ok":
             return None
-        missing = [n for n in VECTOR_WIDTHS if n not in widths[device_id]]
+        missing = [n for n in VECTOR_WIDTHS if n not in widths[device_id] or
+                   (widths[device_id][n] and n not in builtins[device_id])]
         return f"{device_id}/{missing[0]}" if missing else None
 
     def tell(started: str | None = None) -> None:
@@ -308,7 +319,8 @@ def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
             if work(device_id) is None and told.get(device_id) != "finished":
                 told[device_id] = "finished"
                 progress(replace(by_id[device_id], health=health[device_id],
-                                 vector_widths=_widths_of(widths[device_id])))
+                                 vector_widths=_widths_of(widths[device_id]),
+                                 builtin_widths=_widths_of(builtins[device_id])))
         if started is not None and started not in told:
             told[started] = "started"
             progress(by_id[started])
@@ -342,7 +354,8 @@ def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
                 except ValueError:
                     continue  # a driver printed something on stdout
                 if "probing" in message:
-                    current = (message["probing"], message.get("width"))
+                    current = (message["probing"], message.get("width"),
+                               bool(message.get("builtins")))
                     deadline = time.monotonic() + limit
                     tell(started=message["probing"] if message["probing"] in health else None)
                 elif message.get("id") in health:
@@ -350,25 +363,32 @@ def _probe_in_child(infos: list[DeviceInfo], progress: Progress | None = None
                     if n is None:
                         health[device_id] = "ok" if message["ok"] else \
                             f"broken: {message['reason']}"
+                    elif message.get("builtins"):
+                        builtins[device_id][n] = bool(message["ok"])
                     else:
                         widths[device_id][n] = bool(message["ok"])
+                        if not message["ok"]:
+                            builtins[device_id][n] = False
                     current = None
                     tell()
         child.wait()
         for stream in (child.stdout, child.stderr):
             stream.close()
         if current is None and reason:
-            current = (todo[0].partition("/")[0], None)
+            current = (todo[0].partition("/")[0], None, False)
         if current is not None:  # what it was probing killed or hung it
-            device_id, n = current
+            device_id, n, through_builtins = current
             if n is None:
                 health[device_id] = f"broken: {reason}"
             else:
-                widths[device_id][n] = False
+                builtins[device_id][n] = False
+                if not through_builtins:
+                    widths[device_id][n] = False
                 if "did not finish" in reason:
                     _UNSURE.add(device_id)
         tell()
-    return {device_id: (h or "broken: no answer from its probe", _widths_of(widths[device_id]))
+    return {device_id: (h or "broken: no answer from its probe", _widths_of(widths[device_id]),
+                        _widths_of(builtins[device_id]))
             for device_id, h in health.items()}
 
 
@@ -403,7 +423,7 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     as ``_probe_in_child`` says)."""
     wanted = [info for info, _ in found if only is None or info.id in only]
     keys = {info.id: health_key(info) for info in wanted}
-    known: dict[str, tuple[str, tuple[int, ...]]] = {}
+    known: dict[str, Probed] = {}
     if not check:
         known = {i.id: _HEALTH[keys[i.id]] for i in wanted if keys[i.id] in _HEALTH}
     missing = [i for i in wanted if i.id not in known]
@@ -419,15 +439,15 @@ def _with_health(found: list[tuple[DeviceInfo, object]], check: bool = False,
     out = []
     for info, device in found:
         if info.id in known:
-            health, widths = known[info.id]
-            info = replace(info, health=health, vector_widths=widths)
+            health, widths, builtin = known[info.id]
+            info = replace(info, health=health, vector_widths=widths, builtin_widths=builtin)
         out.append((info, device))
     return out
 
 
 def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str], check: bool,
                            progress: Progress | None = None
-                           ) -> dict[str, tuple[str, tuple[int, ...]]]:
+                           ) -> dict[str, Probed]:
     """Health (and vector widths) from the user's cache, probing what it does not hold; one
     process at a time probes (search workers starting together wait for the first one's
     answers)."""
@@ -441,17 +461,21 @@ def _probe_with_disk_cache(missing: list[DeviceInfo], keys: dict[str, str], chec
             for i in missing:
                 entry = cached.get(keys[i.id])
                 if isinstance(entry, dict) and isinstance(entry.get("health"), str) and \
-                        isinstance(entry.get("vector_widths"), list):
-                    out[i.id] = (entry["health"], tuple(int(n) for n in entry["vector_widths"]
-                                                        if n in VECTOR_WIDTHS))
+                        isinstance(entry.get("vector_widths"), list) and \
+                        isinstance(entry.get("builtin_widths"), list):
+                    out[i.id] = (entry["health"], *(tuple(int(n) for n in entry[key]
+                                                          if n in VECTOR_WIDTHS)
+                                                    for key in ("vector_widths",
+                                                                "builtin_widths")))
             todo = [i for i in missing if i.id not in out]
             if todo:
                 probed = _probe_in_child(todo, progress)
                 out.update(probed)
                 _write_cache({keys[device_id]: {"health": health, "vector_widths": list(widths),
+                                                "builtin_widths": list(builtin),
                                                 "device": _label(todo, device_id),
                                                 "checked": time.time()}
-                              for device_id, (health, widths) in probed.items()
+                              for device_id, (health, widths, builtin) in probed.items()
                               if _lasting(health) and device_id not in _UNSURE})
         finally:
             if fcntl is not None:
@@ -607,6 +631,68 @@ def _refusal(found, source: str, spec: str, broken: DeviceInfo) -> str:
         [f for f in probed if f[0].id in wanted], named=broken.id)
 
 
+def pocl_build(info: DeviceInfo) -> str:
+    """Which PoCL runs a CPU device and what it means for speed, in a sentence ('' for
+    another driver). PoCL 3.1 and later build kernels for the host's own CPU and name the
+    device after the kernel library they chose for it (``pthread-skylake-avx512-AMD
+    EPYC``); PoCL 3.0 (``pocl-binary-distribution`` from PyPI) names the CPU model alone and
+    builds for the CPU its LLVM 14 knows nearest: on a Zen 4, ``znver3``, AVX2 without
+    AVX-512, while it links its AVX-512 library of built-in functions (whose float16 calls
+    abort its compiler: the probe's ``builtin_widths``)."""
+    if not info.is_pocl:
+        return ""
+    llvm = re.search(r"LLVM (\d+)", info.platform_version)
+    source = " from PyPI (pocl-binary-distribution)" if _from_pypi(info) else \
+        " from Debian" if "debian" in info.driver else ""
+    head = f"PoCL {info.driver}{source}" + (f", LLVM {llvm.group(1)}" if llvm else "")
+    variant = _cpu_variant(info.name)
+    if variant:
+        return f"{head}: kernels built for this CPU ({variant})"
+    if variant is None:
+        return head
+    return (f"{head}: kernels built for the CPU its LLVM knows nearest, not for this one (no "
+            f"CPU variant in the device's name; on a Zen 4, AVX2 without AVX-512: a float16 "
+            f"takes two instructions where PoCL 3.1 takes one). Memory-bound kernels (the "
+            f"BLAS at 2^24 floats) run about as fast as with PoCL 3.1, compute-bound ones "
+            f"slower; Debian's pocl-opencl-icd (PoCL 3.1) builds for the CPU itself")
+
+
+def _cpu_variant(name: str) -> str | None:
+    """The CPU variant a PoCL device's name carries (``pthread-<variant>-<CPU model>``, as
+    PoCL 3.1 names it), '' for a name of the CPU model alone (PoCL 3.0), None for a name
+    of neither form."""
+    model = _host_cpu_model()
+    rest = name.removeprefix("pthread-").removeprefix("cpu-")
+    if not model or rest == name:
+        return None
+    if rest == model:
+        return ""
+    return rest.removesuffix(f"-{model}") if rest.endswith(f"-{model}") else None
+
+
+@functools.cache
+def _host_cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.split(":", 1)[0].strip() == "model name":
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def _from_pypi(info: DeviceInfo) -> bool:
+    """Whether PoCL comes from PyPI's pocl-binary-distribution (installed, of the device's
+    driver version)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return info.driver.startswith(version("pocl-binary-distribution"))
+    except (ImportError, PackageNotFoundError, ValueError):
+        return False
+
+
 def idle_gpu(found: list[DeviceInfo], default: DeviceInfo | None) -> DeviceInfo | None:
     """The first working GPU when the default is a CPU device that no environment variable
     chose: runs go to the CPU while a GPU waits (``workbench devices`` and the widget's
@@ -629,5 +715,5 @@ def default_device() -> DeviceInfo:
 
 __all__ = ["DeviceInfo", "DeviceError", "DeviceNotFound", "BrokenDevice", "NoWorkingDevice",
            "devices", "find_device", "default_device", "environment_choice", "idle_gpu",
-           "idle_gpu_hint", "notes", "opencl", "DEVICE_ENV", "PYOPENCL_CTX_ENV",
+           "idle_gpu_hint", "notes", "opencl", "pocl_build", "DEVICE_ENV", "PYOPENCL_CTX_ENV",
            "INJECT_ENV", "FIX_POCL"]

@@ -8,7 +8,8 @@ host CPU: in this process and in the user's cache folder (``userdirs``).
 
 ``main(ids)`` runs in that separate process: it probes the devices with
 those ids (``P:D`` as ``opencl`` numbers them) one after the other and prints a JSON line
-before (``{"probing": id}``) and after (``{"id": …, "ok": …, "reason": …}``) each.
+before (``{"probing": id}``) and after (``{"id": …, "ok": …, "reason": …}``) each, and so for
+each vector width (``"width"``, and ``"builtins"``: whether through built-in functions).
 
 ``WORKBENCH_PROBE_FAIL`` (device ids or parts of names, comma-separated) makes the probe of
 the matching devices fail for real: their probe kernel carries an ``#error`` line, so the
@@ -39,7 +40,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-PROBE_VERSION = 2  # bump when the probe changes, so cached answers are asked again
+PROBE_VERSION = 3  # bump when the probe changes, so cached answers are asked again
 INJECT_ENV = "WORKBENCH_PROBE_FAIL"
 PROBE_SOURCE = """
 kernel void workbench_probe(global const float *xs, global float *out) {
@@ -49,11 +50,24 @@ kernel void workbench_probe(global const float *xs, global float *out) {
 """
 INJECTED = '#error "probe failure injected by WORKBENCH_PROBE_FAIL"\n'
 
-# Vector widths are probed one by one: a width whose kernel does not build, run or compute
-# right is missing from the device's widths (PoCL 3.0's LLVM aborts on float16 with fabs
-# and fma on some CPUs; the probe finds that out in its own process, not by driver name).
+# Vector widths are probed one by one, each twice: as the code generator writes a vector of
+# it (loads and stores through vector pointers, arithmetic, bit operations), which decides the
+# device's ``vector_widths``; then through the driver's built-in functions (vloadN, fma, fabs,
+# vstoreN), which decides its ``builtin_widths``. A width whose kernel does not build, run or
+# compute right is missing (PoCL 3.0 from PyPI on an AVX-512 CPU builds for AVX2 and links its
+# AVX-512 library: float16 code runs, and its LLVM aborts on float16 built-ins; the probe finds
+# that out in its own process, not by driver name).
 VECTOR_WIDTHS = (2, 4, 8, 16)
 VECTOR_SOURCE = """
+kernel void workbench_vectors(global const float *xs, global float *out) {{
+    size_t i = get_global_id(0);
+    float{n} x = *(global const float{n} *)(xs + {n} * i);
+    float{n} acc = (float{n})(0.5f);
+    acc = x * x + acc + as_float{n}(as_uint{n}(x) & 0x7fffffffu) * 2.0f;
+    *(global float{n} *)(out + {n} * i) = acc;
+}}
+"""
+BUILTIN_SOURCE = """
 kernel void workbench_vectors(global const float *xs, global float *out) {{
     size_t i = get_global_id(0);
     float{n} x = vload{n}(i, xs);
@@ -67,12 +81,13 @@ kernel void workbench_vectors(global const float *xs, global float *out) {{
 def injected(device_id: str, description: str) -> str:
     """The failure ``WORKBENCH_PROBE_FAIL`` injects into this device's probe: ``build`` (the
     kernel does not compile), ``crash`` (the probing process aborts), ``hang`` (it never
-    finishes), ``crash16`` (the process aborts when vectors of 16 are probed, as PoCL 3.0's
-    compiler does), or '' for none. Items are ``[crash:|hang:|crash16:]<device id or part
-    of its name>``."""
+    finishes), ``crash16`` (the process aborts when vectors of 16 are probed), ``builtins16``
+    (it aborts when built-in functions on vectors of 16 are probed, as PoCL 3.0's compiler
+    does on an AVX-512 CPU), or '' for none. Items are ``[crash:|hang:|crash16:|builtins16:]
+    <device id or part of its name>``."""
     for item in (s.strip() for s in os.environ.get(INJECT_ENV, "").split(",")):
         kind, _, target = item.partition(":") if item.startswith(
-            ("crash:", "hang:", "crash16:")) else ("build", "", item)
+            ("crash:", "hang:", "crash16:", "builtins16:")) else ("build", "", item)
         if target and (target == device_id or target.lower() in description.lower()):
             return kind
     return ""
@@ -97,7 +112,7 @@ def probe(device, inject: str = "") -> tuple[bool, str]:
 
     if inject == "crash":
         os.abort()
-    if inject == "crash16":
+    if inject in ("crash16", "builtins16"):
         inject = ""  # the device works; its vectors of 16 crash (probe_width)
     if inject == "hang":
         while True:
@@ -151,29 +166,30 @@ def _run(kernel, context, queue, xs: np.ndarray, items: int,
     return out
 
 
-def probe_width(device, n: int, inject: str = "") -> tuple[bool, str]:
-    """Build, run and check a kernel on vectors of ``n`` floats (vloadn, fma, fabs, bit
-    operations, vstoren): ``(ok, reason)``. A compiler that aborts ends the process; the
-    parent then records the width as failed."""
+def probe_width(device, n: int, inject: str = "", builtins: bool = False) -> tuple[bool, str]:
+    """Build, run and check a kernel on vectors of ``n`` floats, as the code generator writes
+    them (``builtins``: through vloadN, fma, fabs and vstoreN): ``(ok, reason)``. A compiler
+    that aborts ends the process; the parent then records the width as failed."""
 
     import pyopencl as cl
 
-    if inject == "crash16" and n == 16:
+    if n == 16 and inject == ("builtins16" if builtins else "crash16"):
         os.abort()
+    what = f"built-in functions on vectors of {n}" if builtins else f"vectors of {n}"
     count = 64 * n
     xs = (np.arange(count, dtype=np.float32) - count / 3) / count
     try:
         context = cl.Context([device])
         queue = cl.CommandQueue(context)
-        program = _build(context, VECTOR_SOURCE.format(n=n))
+        program = _build(context, (BUILTIN_SOURCE if builtins else VECTOR_SOURCE).format(n=n))
     except cl.Error as err:
-        return False, f"vectors of {n} do not build: {first_error_line(str(err))}"
+        return False, f"{what} do not build: {first_error_line(str(err))}"
     try:
         out = _run(program.workbench_vectors, context, queue, xs, 64)
     except cl.Error as err:
-        return False, f"vectors of {n} do not run: {err}"
+        return False, f"{what} do not run: {err}"
     if not np.allclose(out, xs * xs + 0.5 + 2 * np.abs(xs), rtol=1e-5, atol=1e-6):
-        return False, f"vectors of {n} compute wrong results"
+        return False, f"{what} compute wrong results"
     return True, ""
 
 
@@ -217,10 +233,14 @@ def main(ids: list[str]) -> int:
         for n in VECTOR_WIDTHS:
             if n < int(first_width or 0):
                 continue
-            print(json.dumps({"probing": device_id, "width": n}), flush=True)
-            ok, reason = probe_width(device, n, inject)
-            print(json.dumps({"id": device_id, "width": n, "ok": ok, "reason": reason}),
-                  flush=True)
+            for builtins in (False, True):
+                print(json.dumps({"probing": device_id, "width": n, "builtins": builtins}),
+                      flush=True)
+                ok, reason = probe_width(device, n, inject, builtins)
+                print(json.dumps({"id": device_id, "width": n, "builtins": builtins, "ok": ok,
+                                  "reason": reason}), flush=True)
+                if not ok:
+                    break
     return 0
 
 
