@@ -153,18 +153,21 @@ class Bound:
 # Loads and stores of $w consecutive floats from element i of an array of n, the last vector
 # of an array whose length is no multiple of $w read lane by lane (clamped) and written lane
 # by lane (only its lanes inside the array): a CPU peer's vectors need no padded copy.
+# A vector's lanes are set and read one by one through a union (Oclgrind's compiler took
+# a vstore to a private array for no write and read the array back as uninitialised).
 VECTOR_IO = Template("""
+typedef union { float$w v; float a[$w]; } lanes$w;
 inline float$w load$w(global const float *a, size_t i, size_t n) {
     if (i + $w <= n) return vload$w(0, a + i);
-    float lanes[$w];
-    for (int k = 0; k < $w; k++) lanes[k] = a[min(i + k, n - 1)];
-    return vload$w(0, lanes);
+    lanes$w l;
+    for (int k = 0; k < $w; k++) l.a[k] = a[min(i + k, n - 1)];
+    return l.v;
 }
 inline void store$w(float$w v, global float *a, size_t i, size_t n) {
     if (i + $w <= n) { vstore$w(v, 0, a + i); return; }
-    float lanes[$w];
-    vstore$w(v, 0, lanes);
-    for (int k = 0; i + k < n; k++) a[i + k] = lanes[k];
+    lanes$w l;
+    l.v = v;
+    for (int k = 0; i + k < n; k++) a[i + k] = l.a[k];
 }
 """)
 

@@ -7,9 +7,11 @@ the nearest chosen by ``select`` lane by lane."""
 
 from __future__ import annotations
 
+from string import Template
+
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, round_up
+from .core import Launch, Peer, chunks, cpu_work_items, round_up, vector_io
 
 FLOPS_PER_POINT_CLUSTER_FEATURE = 3  # a difference, a square, a sum
 GROUP = 256
@@ -32,37 +34,42 @@ kernel void peer(global const float *features, constant float *clusters, global 
 }
 """
 
-CPU = """
+# the CPU kernel's per-cluster statements, written out for the program's number of clusters
+# (a sum a cluster in a register of its own)
+CPU = Template("""
 kernel void peer(global const float *features, global const float *clusters,
                  global int *out) {
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)NV, first + CHUNK);
     for (size_t v = first; v < last; v++) {
         size_t i = v * 8;
-        float8 d[C];
-        for (int c = 0; c < C; c++) d[c] = 0.0f;
+        float8 $zeros;
+        #pragma unroll 2
         for (int f = 0; f < F; f++) {
-            float8 x = load8(features + f * P, i, P);
-            for (int c = 0; c < C; c++) {
-                float8 diff = x - clusters[c * F + f];
-                d[c] += diff * diff;
-            }
+            float8 x = load8(features + f * P, i, P), diff;
+$sums
         }
-        float8 best = d[0];
-        int8 index = 0;
-        for (int c = 1; c < C; c++) {
-            int8 nearer = d[c] < best;
-            best = select(best, d[c], nearer);
-            index = select(index, (int8)(c), nearer);
-        }
+        float8 best = d0;
+        int8 index = 0, nearer;
+$nearest
         if (i + 8 <= P) vstore8(index, 0, out + i);
         else {
-            int lanes[8];
-            vstore8(index, 0, lanes);
-            for (int k = 0; i + k < P; k++) out[i + k] = lanes[k];
+            union { int8 v; int a[8]; } lanes;
+            lanes.v = index;
+            for (int k = 0; i + k < P; k++) out[i + k] = lanes.a[k];
         }
     }
 }
-"""
+""")
+
+
+def cpu_source(clusters: int) -> str:
+    return CPU.substitute(
+        zeros=", ".join(f"d{c} = 0.0f" for c in range(clusters)),
+        sums="\n".join(f"            diff = x - clusters[{c} * F + f]; d{c} += diff * diff;"
+                       for c in range(clusters)),
+        nearest="\n".join(f"        nearer = d{c} < best; best = select(best, d{c}, nearer);"
+                          f" index = select(index, (int8)({c}), nearer);"
+                          for c in range(1, clusters)))
 
 
 def flops(args) -> float:
@@ -71,8 +78,6 @@ def flops(args) -> float:
 
 
 def kmeans(kind: str, args, units: int) -> Peer:
-    from .core import vector_io
-
     features, clusters = args
     f, p = features.shape
     defines = {"P": p, "F": f, "C": len(clusters)}
@@ -83,7 +88,8 @@ def kmeans(kind: str, args, units: int) -> Peer:
         vectors = -(-p // 8)
         items = cpu_work_items(vectors, units)
         launch = Launch("peer", (items,), (1,), ("features", "clusters", "out"))
-        source, design = vector_io(8) + CPU, "eight points in float8 lanes, a sum per cluster"
+        source = vector_io(8) + cpu_source(len(clusters))
+        design = "eight points in float8 lanes, a sum per cluster"
         defines.update(NV=vectors, CHUNK=chunks(vectors, items))
     return Peer("kmeans", kind, design, source, (launch,),
                 {"features": np.ascontiguousarray(features, np.float32),

@@ -19,11 +19,10 @@ GPU = """
 kernel void peer(global const float4 *pos, global const int *neighbours, global float4 *out) {
     int i = get_global_id(0);
     if (i >= N) return;
-    float4 p = pos[i];
-    float3 f = (float3)(0.0f);
+    float4 p = pos[i], f = (float4)(0.0f);
     for (int j = 0; j < M; j++) {
-        float4 q = pos[neighbours[j * N + i]];
-        float3 d = p.xyz - q.xyz;
+        float4 d = p - pos[neighbours[j * N + i]];
+        d.w = 0.0f;
         float r2 = dot(d, d);
         if (r2 < CUTSQ) {
             float inv = 1.0f / r2;
@@ -31,38 +30,56 @@ kernel void peer(global const float4 *pos, global const int *neighbours, global 
             f += d * (inv * r6 * (LJ1 * r6 - LJ2));
         }
     }
-    out[i] = (float4)(f, 0.0f);
+    out[i] = f;
 }
 """
 
+# eight atoms' positions and their neighbours' gathered into the lanes of float8 vectors,
+# the forces written back lane by lane (components named: no private arrays)
 CPU = """
 kernel void peer(global const float4 *pos, global const int *neighbours, global float4 *out) {
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)NV, first + CHUNK);
     for (size_t g = first; g < last; g++) {
         size_t i = g * 8;
-        float lx[8], ly[8], lz[8];
-        for (int k = 0; k < 8; k++) {
-            float4 p = pos[min(i + k, (size_t)N - 1)];
-            lx[k] = p.x; ly[k] = p.y; lz[k] = p.z;
-        }
-        float8 px = vload8(0, lx), py = vload8(0, ly), pz = vload8(0, lz);
+        float4 p0 = pos[min(i + 0, (size_t)N - 1)];
+        float4 p1 = pos[min(i + 1, (size_t)N - 1)];
+        float4 p2 = pos[min(i + 2, (size_t)N - 1)];
+        float4 p3 = pos[min(i + 3, (size_t)N - 1)];
+        float4 p4 = pos[min(i + 4, (size_t)N - 1)];
+        float4 p5 = pos[min(i + 5, (size_t)N - 1)];
+        float4 p6 = pos[min(i + 6, (size_t)N - 1)];
+        float4 p7 = pos[min(i + 7, (size_t)N - 1)];
+        float8 px = (float8)(p0.x, p1.x, p2.x, p3.x, p4.x, p5.x, p6.x, p7.x);
+        float8 py = (float8)(p0.y, p1.y, p2.y, p3.y, p4.y, p5.y, p6.y, p7.y);
+        float8 pz = (float8)(p0.z, p1.z, p2.z, p3.z, p4.z, p5.z, p6.z, p7.z);
         float8 fx = 0.0f, fy = 0.0f, fz = 0.0f;
         for (int j = 0; j < M; j++) {
             global const int *row = neighbours + j * N;
-            for (int k = 0; k < 8; k++) {
-                float4 q = pos[row[min(i + k, (size_t)N - 1)]];
-                lx[k] = q.x; ly[k] = q.y; lz[k] = q.z;
-            }
-            float8 dx = px - vload8(0, lx), dy = py - vload8(0, ly), dz = pz - vload8(0, lz);
+            float4 q0 = pos[row[min(i + 0, (size_t)N - 1)]];
+            float4 q1 = pos[row[min(i + 1, (size_t)N - 1)]];
+            float4 q2 = pos[row[min(i + 2, (size_t)N - 1)]];
+            float4 q3 = pos[row[min(i + 3, (size_t)N - 1)]];
+            float4 q4 = pos[row[min(i + 4, (size_t)N - 1)]];
+            float4 q5 = pos[row[min(i + 5, (size_t)N - 1)]];
+            float4 q6 = pos[row[min(i + 6, (size_t)N - 1)]];
+            float4 q7 = pos[row[min(i + 7, (size_t)N - 1)]];
+            float8 dx = px - (float8)(q0.x, q1.x, q2.x, q3.x, q4.x, q5.x, q6.x, q7.x);
+            float8 dy = py - (float8)(q0.y, q1.y, q2.y, q3.y, q4.y, q5.y, q6.y, q7.y);
+            float8 dz = pz - (float8)(q0.z, q1.z, q2.z, q3.z, q4.z, q5.z, q6.z, q7.z);
             float8 r2 = dx * dx + dy * dy + dz * dz;
             float8 inv = 1.0f / r2;
             float8 r6 = inv * inv * inv;
             float8 force = select((float8)(0.0f), inv * r6 * (LJ1 * r6 - LJ2), r2 < CUTSQ);
             fx += dx * force; fy += dy * force; fz += dz * force;
         }
-        vstore8(fx, 0, lx); vstore8(fy, 0, ly); vstore8(fz, 0, lz);
-        for (int k = 0; k < 8 && i + k < N; k++)
-            out[i + k] = (float4)(lx[k], ly[k], lz[k], 0.0f);
+        if (i + 0 < N) out[i + 0] = (float4)(fx.s0, fy.s0, fz.s0, 0.0f);
+        if (i + 1 < N) out[i + 1] = (float4)(fx.s1, fy.s1, fz.s1, 0.0f);
+        if (i + 2 < N) out[i + 2] = (float4)(fx.s2, fy.s2, fz.s2, 0.0f);
+        if (i + 3 < N) out[i + 3] = (float4)(fx.s3, fy.s3, fz.s3, 0.0f);
+        if (i + 4 < N) out[i + 4] = (float4)(fx.s4, fy.s4, fz.s4, 0.0f);
+        if (i + 5 < N) out[i + 5] = (float4)(fx.s5, fy.s5, fz.s5, 0.0f);
+        if (i + 6 < N) out[i + 6] = (float4)(fx.s6, fy.s6, fz.s6, 0.0f);
+        if (i + 7 < N) out[i + 7] = (float4)(fx.s7, fy.s7, fz.s7, 0.0f);
     }
 }
 """

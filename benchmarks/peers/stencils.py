@@ -147,7 +147,7 @@ kernel void peer($params) {
 $weights
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)ROWS, first + CHUNK);
     for (size_t row = first; row < last; row++) {
-        int y = row % S, z = row / S;
+        int z = row / S, y = row - z * S;
 $rows
         global float *o = out + row * S;
         int x = 0;
