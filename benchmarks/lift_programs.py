@@ -574,9 +574,10 @@ def _ceilings(doc: dict):
 
 
 def _rate(name: str, p: dict, ms, ceilings) -> str:
-    from benchmarks.peers.measure import rate, rate_text
+    from benchmarks.peers.rates import rate, rate_text
 
-    return rate_text(name, *rate(name, p.get("flops"), p.get("bytes"), ms, ceilings))
+    kind = PROGRAMS[name].kind
+    return rate_text(kind, *rate(kind, p.get("flops"), p.get("bytes"), ms, ceilings))
 
 
 def _hand_written_text(p: dict, times: dict, ranges: dict) -> str:

@@ -18,7 +18,8 @@ import platform
 import time
 
 from benchmarks.lift_programs import PROGRAMS, RESULTS
-from benchmarks.peers.measure import measure, rate, rate_text
+from benchmarks.peers.measure import measure
+from benchmarks.peers.rates import rate, rate_text
 from benchmarks.timing import with_range
 
 
@@ -46,13 +47,14 @@ def table(doc: dict, ceilings) -> str:
             continue
         ms, ranges = e["ms"], e["range_ms"]
         mine = ms.get("hand-written")
-        value, share = rate(name, e.get("flops"), e.get("bytes"), mine, ceilings)
+        kind = PROGRAMS[name].kind
+        value, share = rate(kind, e.get("flops"), e.get("bytes"), mine, ceilings)
         others = {k: v for k, v in ms.items() if k != "hand-written"}
         design = e["design"] + (f" ({' '.join(e['options'])})" if e.get("options") else "")
         status = "" if e["status"] == "ok" else f" **{e['status']}**"
         lines.append(
             f"| {name} | {e['size']} | {design} | {with_range(mine, ranges['hand-written'])}"
-            f"{status} | {rate_text(name, value, share)} | "
+            f"{status} | {rate_text(kind, value, share)} | "
             + (", ".join(f"{k} {with_range(v, ranges[k])}" for k, v in others.items()) or "–")
             + f" | {_speedup(min(others.values(), default=None), mine)} |")
     lines += ["", "rate: GFLOP/s for the dense programs (flops counted per program in "

@@ -1,4 +1,6 @@
-"""A hand-written peer: one OpenCL program for one of Lift's programs at one size, for one
+"""A hand-written peer as data, bound to a device, run and timed.
+
+A peer is one OpenCL program for one of Lift's programs at one size, for one
 kind of device, with its launches, its inputs as the program takes them (nothing repacked on
 the host) and how its output buffers read back as the program's output. Bound to a device
 (``Peer.bind``) it runs once (``Bound.output``) or is timed by OpenCL profiling events like

@@ -1,9 +1,6 @@
 """One program's hand-written peer measured beside the array libraries' peers (NumPy and,
 for a stencil, SciPy's ndimage on a CPU; CuPy and cupyx's ndimage on an NVIDIA GPU) in
-interleaved rounds, its output checked against the program's reference first; and how a
-time reads as a rate against the device's measured ceilings (``workbench.ceilings``):
-GFLOP/s over the arithmetic ceiling for the dense programs, GB/s over a copy's for the
-stencils and maps, whose work is moving their bytes."""
+interleaved rounds, its output checked against the program's reference first."""
 
 from __future__ import annotations
 
@@ -12,33 +9,6 @@ import time
 import numpy as np
 
 from benchmarks.timing import pooled
-
-
-def metric(program: str) -> str:
-    """``GFLOP/s`` for a dense program (N-body, MD, K-means, MRI-Q's ``computeQ``,
-    GESUMMV), ``GB/s`` for a stencil or a map."""
-    from benchmarks.lift_programs import PROGRAMS
-
-    return "GFLOP/s" if PROGRAMS[program].kind == "dense" else "GB/s"
-
-
-def rate(program: str, flops: float | None, nbytes: float | None, ms: float | None,
-         ceilings=None) -> tuple[float | None, float | None]:
-    """A time as the program's rate (``metric``) and its share of the device's ceiling for
-    that rate (None where there is no time or no ceiling)."""
-    if not ms:
-        return None, None
-    if metric(program) == "GFLOP/s":
-        value = flops / (ms * 1e6) if flops else None
-        return value, ceilings.fraction_of_peak(value) if ceilings else None
-    value = nbytes / (ms * 1e6) if nbytes else None
-    return value, ceilings.fraction_of_bandwidth(value) if ceilings else None
-
-
-def rate_text(program: str, value: float | None, share: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.3g} {metric(program)}" + (f" ({share:.0%})" if share is not None else "")
 
 
 def _array_peers(name: str, kind: str, args: list, repeat: int) -> dict:

@@ -1,9 +1,10 @@
-"""MRI-Q as Parboil writes it. ``computeQ``: every voxel sums over all k-space samples; on a
-GPU a group of 256 voxels reads the samples through local memory, a tile at a time, each
-read once from global memory for the whole group (Parboil keeps them in constant memory,
-whose 64 KiB Lift's largest size fills); on a CPU each work-item takes a chunk of voxels
-eight at a time, one sample to all eight lanes, ``sincos`` on vectors. ``phiMag``: an
-elementwise map."""
+"""MRI-Q's two kernels as Parboil writes them, ``computeQ`` and ``phiMag``.
+
+``computeQ``: every voxel sums over all k-space samples; on a GPU a group of 256 voxels
+reads the samples through local memory, a tile at a time, each read once from global memory
+for the whole group (Parboil keeps them in constant memory, whose 64 KiB Lift's largest size
+fills); on a CPU each work-item takes a chunk of voxels eight at a time, one sample to all
+eight lanes, ``sincos`` on vectors. ``phiMag``: an elementwise map."""
 
 from __future__ import annotations
 
