@@ -642,7 +642,8 @@ def table(doc: dict) -> str:
               "dense programs (N-body, MD, K-means, MRI-Q's computeQ, GESUMMV; flops counted "
               "per program in `benchmarks.peers`), GB/s of the inputs read and the output "
               "written for the stencils and maps; its share of the device's measured "
-              "arithmetic or copy ceiling in brackets. Where the search measured no candidate "
+              "arithmetic or copy ceiling in brackets (the copy's of 256 MiB: above 100 %, the "
+              "program's data fit in the caches). Where the search measured no candidate "
               "(evaluated 0), the searched best is the default mapping timed again.", ""]
     return "\n".join(lines)
 

@@ -60,7 +60,8 @@ def table(doc: dict, ceilings) -> str:
     lines += ["", "rate: GFLOP/s for the dense programs (flops counted per program in "
               "benchmarks/peers), GB/s of the inputs read and the outputs written for the "
               "stencils and maps; the share is of the device's measured arithmetic or copy "
-              "ceiling. hand-written vs array peer: the fastest array peer's time over the "
+              "ceiling (the copy's of 256 MiB: above 100 %, the program's data fit in the "
+              "caches). hand-written vs array peer: the fastest array peer's time over the "
               "hand-written kernel's (above 1: the kernel is faster).", ""]
     return "\n".join(lines)
 
