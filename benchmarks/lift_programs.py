@@ -461,7 +461,7 @@ def hand_written_peer(name: str, kind: str, args: list, device: str | None, expe
 
     info, _ = find_device(device)
     try:
-        peer = peers.peer(name, kind, args, info.compute_units)
+        peer = peers.peer(name, kind, args, peers.target_of(info))
         bound = peer.bind(device)
         correct = bool(agree(bound.output(), expected))
     except Exception as err:  # a peer the compiler refuses is reported, not fatal

@@ -15,7 +15,7 @@ from benchmarks import lift_programs as bench
 from benchmarks import peers
 from benchmarks.peers.core import Peer, PeerBuildError
 from tests.children import under_oclgrind
-from workbench.device.opencl import DeviceError, devices
+from workbench.device.opencl import DeviceError, devices, find_device
 
 NAMES = sorted(bench.PROGRAMS)
 # sizes that are no multiple of the vectors, the tiles or the stencils' vector runs: each
@@ -38,7 +38,7 @@ def test_every_program_has_a_peer():
 
 def _check(name, kind, device, size):
     args = bench.inputs_of(name, size, seed=size)
-    peer = peers.peer(name, kind, args)
+    peer = peers.peer(name, kind, args, peers.target_of(find_device(device)[0]))
     got = peer.bind(device).output()
     assert bench.agree(got, bench.PROGRAMS[name].reference(np, *args)), (name, kind, size)
     # the same layout as the reference, component by component
@@ -89,9 +89,17 @@ def test_a_peer_that_does_not_build_is_reported(monkeypatch):
     with pytest.raises(PeerBuildError, match="mriqPhiMag"):
         broken.bind(None)
     monkeypatch.setitem(peers._BUILDERS, "mriqPhiMag",
-                        (lambda kind, a, units: broken, peers.mriq.flops_phi_mag))
+                        (lambda kind, a, target: broken, peers.mriq.flops_phi_mag))
     entry = measure.measure("mriqPhiMag", 64, None, rounds=1, repeat=2)
     assert entry["status"] == "error: PeerBuildError" and "undefined" in entry["message"]
+
+
+def test_a_cpu_peer_takes_the_devices_vectors():
+    args = bench.inputs_of("blackScholes", 64)
+    for width in (8, 16):
+        peer = peers.peer("blackScholes", "cpu", args, peers.Target(2, width))
+        assert peer.defines["T"] == f"float{width}" and f"vload{width}" in peer.source
+    assert peers.peer("blackScholes", "gpu", args, peers.Target(2, 16)).defines["T"] == "float4"
 
 
 def test_an_unknown_program_has_no_peer():

@@ -14,16 +14,17 @@ in a variant for a GPU and one tuned for PoCL on a CPU:
   work-item with float8 accumulators (CPU);
 - ``blackscholes``: vectorised, the branch a ``select``.
 
-``peer(name, kind, args, units)`` builds a program's peer for inputs ``args`` (as
-``lift_programs.inputs_of`` draws them); ``flops(name, args)`` counts its arithmetic (the
-program's, the same for any kernel of it). Every peer is checked against the program's
+``peer(name, kind, args, target)`` builds a program's peer for inputs ``args`` (as
+``lift_programs.inputs_of`` draws them) and a device's ``Target`` (``target_of``: its
+compute units, its vectors); ``flops(name, args)`` counts its arithmetic (the program's, the
+same for any kernel of it). Every peer is checked against the program's
 NumPy reference (tests/test_peers.py); ``python -m benchmarks.peers`` times them all.
 """
 
 from __future__ import annotations
 
 from . import blackscholes, gesummv, kmeans, md, mriq, nbody, nearest_neighbour, stencils
-from .core import Bound, Launch, Peer, PeerBuildError
+from .core import Bound, Launch, Peer, PeerBuildError, Target, target_of
 
 KINDS = ("cpu", "gpu")
 
@@ -36,12 +37,13 @@ def names() -> list[str]:
     return list(_BUILDERS)
 
 
-def peer(name: str, kind: str, args: list, units: int = 2) -> Peer:
+def peer(name: str, kind: str, args: list, target: Target | None = None) -> Peer:
     """``name``'s hand-written peer for a ``kind`` of device ("cpu" or "gpu", any other
-    kind gets the CPU's) of ``units`` compute units, for inputs ``args``."""
+    kind gets the CPU's) of ``target``'s compute units and vectors (two units, float8 when
+    none is given), for inputs ``args``."""
     if name not in _BUILDERS:
         raise KeyError(f"no hand-written peer of {name!r}; there are: {', '.join(_BUILDERS)}")
-    return _BUILDERS[name][0]("gpu" if kind == "gpu" else "cpu", args, units)
+    return _BUILDERS[name][0]("gpu" if kind == "gpu" else "cpu", args, target or Target())
 
 
 def flops(name: str, args: list) -> float:
@@ -49,4 +51,5 @@ def flops(name: str, args: list) -> float:
     return _BUILDERS[name][1](args)
 
 
-__all__ = ["Bound", "KINDS", "Launch", "Peer", "PeerBuildError", "flops", "names", "peer"]
+__all__ = ["Bound", "KINDS", "Launch", "Peer", "PeerBuildError", "Target", "flops", "names",
+           "peer", "target_of"]

@@ -1,11 +1,11 @@
 """Black-Scholes as Lift's ``blackScholes`` writes it (its constants, its polynomial with
 ``a3 * a4 * k^7``), vectorised: a GPU's work-items four options each, a CPU's a long chunk of
-vectors of eight, the cumulative normal distribution computed in every lane at once with
-``select`` in place of the branch."""
+vectors of eight or sixteen, the cumulative normal distribution computed in every lane at
+once with ``select`` in place of the branch."""
 
 from __future__ import annotations
 
-from .core import Peer, map_peer
+from .core import Peer, Target, map_peer
 
 # counted from the formula, each transcendental function one: the five parameters 20,
 # d1 and d2 13, the cumulative normal distribution 27 twice, the two prices 13
@@ -44,11 +44,11 @@ def flops(args) -> float:
     return FLOPS_PER_OPTION * args[0].size
 
 
-def black_scholes(kind: str, args, units: int) -> Peer:
+def black_scholes(kind: str, args, target: Target) -> Peer:
     (r,) = args
     return map_peer("blackScholes", kind, "vectors of options, the branch a select", r.size,
                     {"r": r}, ["call", "put"], BODY, lambda call, put: (call, put),
-                    flops(args), units, helpers=CND)
+                    flops(args), target, helpers=CND)
 
 
 PEERS = {"blackScholes": (black_scholes, flops)}

@@ -234,27 +234,40 @@ class Layout:
     local_size: int
 
 
-def map_layout(kind: str, n: int, units: int, width: int | None = None) -> Layout:
+@dataclass(frozen=True)
+class Target:
+    """What a peer is tuned to on its device: its compute units, and on a CPU the floats of
+    its vectors (16 where the device builds and runs float16, else 8)."""
+
+    units: int = 2
+    width: int = CPU_WIDTH
+
+
+def target_of(info) -> Target:
+    """The target of a device (``DeviceInfo``): its compute units and its widest working
+    vector of eight or sixteen floats (``DeviceInfo.vector_widths``, probed)."""
+    return Target(info.compute_units, 16 if 16 in info.vector_widths else CPU_WIDTH)
+
+
+def map_layout(kind: str, n: int, target: Target) -> Layout:
     """A GPU's work-items each one vector of four (reads of neighbouring work-items
-    coalesce); a CPU's a few per core, each a long chunk of vectors of eight."""
+    coalesce); a CPU's a few per core, each a long chunk of the target's vectors."""
     if kind == "gpu":
-        w = width or GPU_WIDTH
-        vectors = -(-n // w)
-        return Layout(w, 1, round_up(vectors, GPU_GROUP), GPU_GROUP)
-    w = width or CPU_WIDTH
-    vectors = -(-n // w)
-    items = cpu_work_items(vectors, units)
-    return Layout(w, chunks(vectors, items), items, 1)
+        vectors = -(-n // GPU_WIDTH)
+        return Layout(GPU_WIDTH, 1, round_up(vectors, GPU_GROUP), GPU_GROUP)
+    vectors = -(-n // target.width)
+    items = cpu_work_items(vectors, target.units)
+    return Layout(target.width, chunks(vectors, items), items, 1)
 
 
 def map_peer(program: str, kind: str, design: str, n: int, inputs: dict[str, np.ndarray],
-             outputs: list[str], body: str, result: Callable, flops: float, units: int,
+             outputs: list[str], body: str, result: Callable, flops: float, target: Target,
              helpers: str = "", defines: dict | None = None,
              options: tuple[str, ...] = ()) -> Peer:
     """A peer of an elementwise program over ``n`` elements: each input read as vectors
     (``T``, named as the input), ``body`` (OpenCL C over ``T``) sets each output's vector
     (named as the output)."""
-    lay = map_layout(kind, n, units)
+    lay = map_layout(kind, n, target)
     t = f"float{lay.width}"
     params = ", ".join([f"global const float *restrict {k}_g" for k in inputs]
                        + [f"global float *restrict {k}_g" for k in outputs])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, vector_io
+from .core import Launch, Peer, Target, chunks, cpu_work_items, vector_io
 
 GROUP = 256
 
@@ -66,7 +66,7 @@ def flops(args) -> float:
     return 4 * n * n + 3 * n
 
 
-def gesummv(kind: str, args, units: int) -> Peer:
+def gesummv(kind: str, args, target: Target) -> Peer:
     a, b, x, alpha, beta = args
     n = len(x)
     defines = {"N": n, "ALPHA": np.float32(alpha), "BETA": np.float32(beta)}
@@ -76,7 +76,7 @@ def gesummv(kind: str, args, units: int) -> Peer:
         source, design = GPU, "a row a group, float4 loads, a tree reduction"
         defines["GROUP"] = GROUP
     else:
-        items = cpu_work_items(n, units)
+        items = cpu_work_items(n, target.units)
         launch = Launch("peer", (items,), (1,), names)
         source, design = vector_io(8) + CPU, "a row a work-item, float8 accumulators"
         defines["CHUNK"] = chunks(n, items)

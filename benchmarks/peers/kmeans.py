@@ -11,7 +11,7 @@ from string import Template
 
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, round_up, vector_io
+from .core import Launch, Peer, Target, chunks, cpu_work_items, round_up, vector_io
 
 FLOPS_PER_POINT_CLUSTER_FEATURE = 3  # a difference, a square, a sum
 GROUP = 256
@@ -77,7 +77,7 @@ def flops(args) -> float:
     return FLOPS_PER_POINT_CLUSTER_FEATURE * features.size * len(clusters)
 
 
-def kmeans(kind: str, args, units: int) -> Peer:
+def kmeans(kind: str, args, target: Target) -> Peer:
     features, clusters = args
     f, p = features.shape
     defines = {"P": p, "F": f, "C": len(clusters)}
@@ -86,7 +86,7 @@ def kmeans(kind: str, args, units: int) -> Peer:
         source, design = GPU, "a point a work-item, the clusters in constant memory"
     else:
         vectors = -(-p // 8)
-        items = cpu_work_items(vectors, units)
+        items = cpu_work_items(vectors, target.units)
         launch = Launch("peer", (items,), (1,), ("features", "clusters", "out"))
         source = vector_io(8) + cpu_source(len(clusters))
         design = "eight points in float8 lanes, a sum per cluster"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, round_up
+from .core import Launch, Peer, Target, chunks, cpu_work_items, round_up
 
 # per neighbour: the difference 3, its square 5, the cutoff 1, 1/r2 and r^6 3, the force 4,
 # the sums 6
@@ -89,7 +89,7 @@ def flops(args) -> float:
     return FLOPS_PER_NEIGHBOUR * args[1].size
 
 
-def molecular_dynamics(kind: str, args, units: int) -> Peer:
+def molecular_dynamics(kind: str, args, target: Target) -> Peer:
     particles, neighbours, cutsq, lj1, lj2 = args
     m, n = neighbours.shape
     defines = {"N": n, "M": m, "CUTSQ": np.float32(cutsq), "LJ1": np.float32(lj1),
@@ -101,7 +101,7 @@ def molecular_dynamics(kind: str, args, units: int) -> Peer:
         source = GPU
     else:
         vectors = -(-n // 8)
-        items = cpu_work_items(vectors, units)
+        items = cpu_work_items(vectors, target.units)
         launch = Launch("peer", (items,), (1,), names)
         source, design = CPU, "eight atoms in float8 lanes, neighbours gathered"
         defines.update(NV=vectors, CHUNK=chunks(vectors, items))

@@ -53,7 +53,7 @@ def measure(name: str, size: int, device: str | None, rounds: int = 3, repeat: i
     args = inputs_of(name, size)
     entry = {"program": name, "size": size, "kind": kind, "device": info.name}
     try:
-        peer = peers.peer(name, kind, args, info.compute_units)
+        peer = peers.peer(name, kind, args, peers.target_of(info))
         entry.update(design=peer.design, options=list(peer.options), flops=peer.flops,
                      bytes=peer.bytes)
         bound = peer.bind(device)

@@ -3,14 +3,16 @@
 ``computeQ``: every voxel sums over all k-space samples; on a GPU a group of 256 voxels
 reads the samples through local memory, a tile at a time, each read once from global memory
 for the whole group (Parboil keeps them in constant memory, whose 64 KiB Lift's largest size
-fills); on a CPU each work-item takes a chunk of voxels eight at a time, one sample to all
-eight lanes, ``sincos`` on vectors. ``phiMag``: an elementwise map."""
+fills); on a CPU each work-item takes a chunk of voxels eight or sixteen at a time (float8 or
+float16), one sample to all lanes, ``sincos`` on vectors. ``phiMag``: an elementwise map."""
 
 from __future__ import annotations
 
+from string import Template
+
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, map_peer, round_up, vector_io
+from .core import Launch, Peer, Target, chunks, cpu_work_items, map_peer, round_up, vector_io
 
 # per voxel and sample: the argument 6 (three products, two sums, the factor 2 pi), sine
 # and cosine 2, the two weighted sums 4
@@ -44,33 +46,33 @@ kernel void peer(global const float *x, global const float *y, global const floa
 }
 """
 
-CPU_Q = """
+CPU_Q = Template("""
 kernel void peer(global const float *x, global const float *y, global const float *z,
                  global const float *kx, global const float *ky, global const float *kz,
                  global const float *phi, global float *qr, global float *qi) {
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)NV, first + CHUNK);
     for (size_t v = first; v < last; v++) {
-        size_t i = v * 8;
-        float8 px = load8(x, i, N), py = load8(y, i, N), pz = load8(z, i, N);
-        float8 sr = 0.0f, si = 0.0f;
+        size_t i = v * $w;
+        float$w px = load$w(x, i, N), py = load$w(y, i, N), pz = load$w(z, i, N);
+        float$w sr = 0.0f, si = 0.0f;
         for (int k = 0; k < K; k++) {
-            float8 arg = TWO_PI * (px * kx[k] + py * ky[k] + pz * kz[k]);
-            float8 c, s = sincos(arg, &c);
+            float$w arg = TWO_PI * (px * kx[k] + py * ky[k] + pz * kz[k]);
+            float$w c, s = sincos(arg, &c);
             sr += phi[k] * c;
             si += phi[k] * s;
         }
-        store8(sr, qr, i, N);
-        store8(si, qi, i, N);
+        store$w(sr, qr, i, N);
+        store$w(si, qi, i, N);
     }
 }
-"""
+""")
 
 
 def flops_q(args) -> float:
     return FLOPS_PER_VOXEL_SAMPLE * args[0].size * args[3][0].size
 
 
-def compute_q(kind: str, args, units: int) -> Peer:
+def compute_q(kind: str, args, target: Target) -> Peer:
     x, y, z, (kx, ky, kz, phi) = args
     n, k = x.size, kx.size
     inputs = {"x": x, "y": y, "z": z, "kx": kx, "ky": ky, "kz": kz, "phi": phi}
@@ -81,11 +83,12 @@ def compute_q(kind: str, args, units: int) -> Peer:
         source, design = GPU_Q, "a voxel a work-item, samples tiled through local memory"
         defines.update(TILE=tile, GROUP=GROUP)
     else:
-        vectors = -(-n // 8)
-        items = cpu_work_items(vectors, units)
+        w = target.width
+        vectors = -(-n // w)
+        items = cpu_work_items(vectors, target.units)
         launch = Launch("peer", (items,), (1,), (*inputs, "qr", "qi"))
-        source = vector_io(8) + CPU_Q
-        design = "chunks of voxels eight at a time, each sample to all lanes"
+        source = vector_io(w) + CPU_Q.substitute(w=w)
+        design = f"chunks of voxels {w} at a time, each sample to all lanes"
         defines.update(NV=vectors, CHUNK=chunks(vectors, items))
     return Peer("mriqComputeQ", kind, design, source, (launch,),
                 {name: np.ascontiguousarray(a, np.float32) for name, a in inputs.items()},
@@ -98,12 +101,12 @@ def flops_phi_mag(args) -> float:
     return 3 * args[0].size
 
 
-def phi_mag(kind: str, args, units: int) -> Peer:
+def phi_mag(kind: str, args, target: Target) -> Peer:
     phi_r, phi_i = args
     return map_peer("mriqPhiMag", kind, "vectors of samples", phi_r.size,
                     {"phi_r": phi_r, "phi_i": phi_i}, ["mag"],
                     "mag = phi_r * phi_r + phi_i * phi_i;", lambda m: m, flops_phi_mag(args),
-                    units)
+                    target)
 
 
 PEERS = {"mriqComputeQ": (compute_q, flops_q), "mriqPhiMag": (phi_mag, flops_phi_mag)}

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, round_up
+from .core import Launch, Peer, Target, chunks, cpu_work_items, round_up
 
 FLOPS_PER_INTERACTION = 20  # the count the issue and the fast codes' papers use
 GROUP = 128
@@ -92,7 +92,7 @@ def flops(args) -> float:
     return FLOPS_PER_INTERACTION * len(args[0]) ** 2
 
 
-def nbody(kind: str, args, units: int) -> Peer:
+def nbody(kind: str, args, target: Target) -> Peer:
     pos, vel, esp_sqr, delta_t = args
     n = len(pos)
     defines = {"N": n, "EPS_SQR": np.float32(esp_sqr), "DT": np.float32(delta_t)}
@@ -105,7 +105,7 @@ def nbody(kind: str, args, units: int) -> Peer:
         options = ("-cl-fast-relaxed-math",)
     else:
         vectors = -(-n // 8)
-        items = cpu_work_items(vectors, units)
+        items = cpu_work_items(vectors, target.units)
         launch = Launch("peer", (items,), (1,), names)
         source, design = CPU, "eight bodies in float8 lanes against every body"
         defines.update(NV=vectors, CHUNK=chunks(vectors, items))

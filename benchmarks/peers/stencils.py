@@ -20,7 +20,7 @@ from string import Template
 
 import numpy as np
 
-from .core import Launch, Peer, chunks, cpu_work_items, round_up
+from .core import Launch, Peer, Target, chunks, cpu_work_items, round_up
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ def flops(name: str, args) -> float:
     return STENCILS[name].flops_per_point * args[0].size
 
 
-def stencil(name: str, kind: str, args, units: int) -> Peer:
+def stencil(name: str, kind: str, args, target: Target) -> Peer:
     st = STENCILS[name]
     grids = dict(zip(st.grids, args))
     inputs = {f"g_{g}": np.ascontiguousarray(a, np.float32) for g, a in grids.items()}
@@ -241,7 +241,7 @@ def stencil(name: str, kind: str, args, units: int) -> Peer:
         design = f"an output a work-item on a {st.dims}-D grid"
     else:
         rows = side ** (st.dims - 1)
-        items = cpu_work_items(rows, units)
+        items = cpu_work_items(rows, target.units)
         launch = Launch("peer", (items,), (1,), (*inputs, "out"))
         design = "a row a work-item, float8 along it"
         # the points whose taps need no clamp: x - 1 and x + 8 inside the grid around the
@@ -254,7 +254,7 @@ def stencil(name: str, kind: str, args, units: int) -> Peer:
 
 
 def _builder(name):
-    return (lambda kind, args, units: stencil(name, kind, args, units),
+    return (lambda kind, args, target: stencil(name, kind, args, target),
             lambda args: flops(name, args))
 
 
