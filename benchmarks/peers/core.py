@@ -284,3 +284,23 @@ def map_peer(program: str, kind: str, design: str, n: int, inputs: dict[str, np.
                 lambda host: result(*(host[f"{k}_g"] for k in outputs)), flops,
                 {"T": t, "N": n, "NV": -(-n // lay.width), "CHUNK": lay.chunk,
                  **(defines or {})}, options)
+
+
+# --- lanes written out: float4 records gathered into the lanes of wider vectors -------------
+
+
+def gather(name: str, width: int, address: str, indent: str) -> str:
+    """Lines loading ``width`` float4 records ``name0``… from ``address`` (a C expression
+    of the lane ``{k}``, e.g. ``pos[min(i + {k}, (size_t)N - 1)]``)."""
+    return "\n".join(f"{indent}float4 {name}{k} = {address.format(k=k)};"
+                     for k in range(width))
+
+
+def lanes_of(name: str, component: str, width: int) -> str:
+    """A ``float<width>`` of one component of the gathered records ``name0``…."""
+    return f"(float{width})(" + ", ".join(f"{name}{k}.{component}" for k in range(width)) + ")"
+
+
+def lane(k: int) -> str:
+    """Lane ``k``'s component name (``s0``…``s9``, ``sa``…``sf``)."""
+    return f"s{k:x}"

@@ -9,10 +9,11 @@ two [N][1] float4 arrays."""
 from __future__ import annotations
 
 import math
+from string import Template
 
 import numpy as np
 
-from .core import Launch, Peer, Target, chunks, cpu_work_items, round_up
+from .core import Launch, Peer, Target, chunks, cpu_work_items, gather, lane, lanes_of, round_up
 
 FLOPS_PER_INTERACTION = 20  # the count the issue and the fast codes' papers use
 GROUP = 128
@@ -42,9 +43,9 @@ kernel void peer(global const float4 *pos, global const float4 *vel,
 }
 """
 
-# eight bodies in the lanes of float8 vectors, each lane's acceleration applied by ``step``
-# (components named: no private arrays)
-CPU = """
+# bodies in the lanes of float8 or float16 vectors, each lane's acceleration applied by
+# ``step`` (components named: no private arrays)
+CPU = Template("""
 inline void step(global const float4 *pos, global const float4 *vel, global float4 *new_pos,
                  global float4 *new_vel, size_t i, float3 acc) {
     float4 p = pos[i], v = vel[i];
@@ -55,37 +56,32 @@ kernel void peer(global const float4 *pos, global const float4 *vel,
                  global float4 *new_pos, global float4 *new_vel) {
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)NV, first + CHUNK);
     for (size_t g = first; g < last; g++) {
-        size_t i = g * 8;
-        float4 p0 = pos[min(i + 0, (size_t)N - 1)];
-        float4 p1 = pos[min(i + 1, (size_t)N - 1)];
-        float4 p2 = pos[min(i + 2, (size_t)N - 1)];
-        float4 p3 = pos[min(i + 3, (size_t)N - 1)];
-        float4 p4 = pos[min(i + 4, (size_t)N - 1)];
-        float4 p5 = pos[min(i + 5, (size_t)N - 1)];
-        float4 p6 = pos[min(i + 6, (size_t)N - 1)];
-        float4 p7 = pos[min(i + 7, (size_t)N - 1)];
-        float8 px = (float8)(p0.x, p1.x, p2.x, p3.x, p4.x, p5.x, p6.x, p7.x);
-        float8 py = (float8)(p0.y, p1.y, p2.y, p3.y, p4.y, p5.y, p6.y, p7.y);
-        float8 pz = (float8)(p0.z, p1.z, p2.z, p3.z, p4.z, p5.z, p6.z, p7.z);
-        float8 ax = 0.0f, ay = 0.0f, az = 0.0f;
+        size_t i = g * $w;
+$gather
+        float$w px = $px;
+        float$w py = $py;
+        float$w pz = $pz;
+        float$w ax = 0.0f, ay = 0.0f, az = 0.0f;
         for (int j = 0; j < N; j++) {
             float4 q = pos[j];
-            float8 rx = q.x - px, ry = q.y - py, rz = q.z - pz;
-            float8 inv = rsqrt(rx * rx + ry * ry + rz * rz + EPS_SQR);
-            float8 s = q.w * inv * inv * inv;
+            float$w rx = q.x - px, ry = q.y - py, rz = q.z - pz;
+            float$w inv = rsqrt(rx * rx + ry * ry + rz * rz + EPS_SQR);
+            float$w s = q.w * inv * inv * inv;
             ax += s * rx; ay += s * ry; az += s * rz;
         }
-        if (i + 0 < N) step(pos, vel, new_pos, new_vel, i + 0, (float3)(ax.s0, ay.s0, az.s0));
-        if (i + 1 < N) step(pos, vel, new_pos, new_vel, i + 1, (float3)(ax.s1, ay.s1, az.s1));
-        if (i + 2 < N) step(pos, vel, new_pos, new_vel, i + 2, (float3)(ax.s2, ay.s2, az.s2));
-        if (i + 3 < N) step(pos, vel, new_pos, new_vel, i + 3, (float3)(ax.s3, ay.s3, az.s3));
-        if (i + 4 < N) step(pos, vel, new_pos, new_vel, i + 4, (float3)(ax.s4, ay.s4, az.s4));
-        if (i + 5 < N) step(pos, vel, new_pos, new_vel, i + 5, (float3)(ax.s5, ay.s5, az.s5));
-        if (i + 6 < N) step(pos, vel, new_pos, new_vel, i + 6, (float3)(ax.s6, ay.s6, az.s6));
-        if (i + 7 < N) step(pos, vel, new_pos, new_vel, i + 7, (float3)(ax.s7, ay.s7, az.s7));
+$steps
     }
 }
-"""
+""")
+
+
+def cpu_source(w: int) -> str:
+    steps = "\n".join(f"        if (i + {k} < N) step(pos, vel, new_pos, new_vel, i + {k},"
+                      f" (float3)(ax.{lane(k)}, ay.{lane(k)}, az.{lane(k)}));"
+                      for k in range(w))
+    return CPU.substitute(w=w, gather=gather("p", w, "pos[min(i + {k}, (size_t)N - 1)]", " " * 8),
+                          px=lanes_of("p", "x", w), py=lanes_of("p", "y", w),
+                          pz=lanes_of("p", "z", w), steps=steps)
 
 
 def flops(args) -> float:
@@ -104,10 +100,11 @@ def nbody(kind: str, args, target: Target) -> Peer:
         defines["GROUP"] = group
         options = ("-cl-fast-relaxed-math",)
     else:
-        vectors = -(-n // 8)
+        w = target.width
+        vectors = -(-n // w)
         items = cpu_work_items(vectors, target.units)
         launch = Launch("peer", (items,), (1,), names)
-        source, design = CPU, "eight bodies in float8 lanes against every body"
+        source, design = cpu_source(w), f"{w} bodies in float{w} lanes against every body"
         defines.update(NV=vectors, CHUNK=chunks(vectors, items))
         options = ()
     return Peer("nbody", kind, design, source, (launch,),
