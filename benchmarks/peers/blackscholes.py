@@ -12,7 +12,7 @@ from .core import Peer, Target, map_peer
 FLOPS_PER_OPTION = 100
 
 CND = """
-inline T cnd(T d) {
+T cnd(T d) {
     T big_l = fabs(d);
     T k1 = 1.0f / (1.0f + 0.2316419f * big_l);
     T k2 = k1 * k1;

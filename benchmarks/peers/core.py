@@ -159,13 +159,13 @@ class Bound:
 # a vstore to a private array for no write and read the array back as uninitialised).
 VECTOR_IO = Template("""
 typedef union { float$w v; float a[$w]; } lanes$w;
-inline float$w load$w(global const float *a, size_t i, size_t n) {
+float$w load$w(global const float *a, size_t i, size_t n) {
     if (i + $w <= n) return vload$w(0, a + i);
     lanes$w l;
     for (int k = 0; k < $w; k++) l.a[k] = a[min(i + k, n - 1)];
     return l.v;
 }
-inline void store$w(float$w v, global float *a, size_t i, size_t n) {
+void store$w(float$w v, global float *a, size_t i, size_t n) {
     if (i + $w <= n) { vstore$w(v, 0, a + i); return; }
     lanes$w l;
     l.v = v;

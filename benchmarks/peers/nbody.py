@@ -46,8 +46,8 @@ kernel void peer(global const float4 *pos, global const float4 *vel,
 # bodies in the lanes of float8 or float16 vectors, each lane's acceleration applied by
 # ``step`` (components named: no private arrays)
 CPU = Template("""
-inline void step(global const float4 *pos, global const float4 *vel, global float4 *new_pos,
-                 global float4 *new_vel, size_t i, float3 acc) {
+void step(global const float4 *pos, global const float4 *vel, global float4 *new_pos,
+          global float4 *new_vel, size_t i, float3 acc) {
     float4 p = pos[i], v = vel[i];
     new_pos[i] = (float4)(p.xyz + v.xyz * DT + 0.5f * acc * DT * DT, p.w);
     new_vel[i] = (float4)(v.xyz + acc * DT, v.w);

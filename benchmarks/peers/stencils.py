@@ -112,19 +112,19 @@ out = clamp(1.0f / (1.0f + den), 0.0f, 1.0f);""".replace("Q0SQR", _f(0.053787220
 # the index of a neighbour along an axis: the centre of output point k (PPCG's rotation or
 # the point itself) moved by the offset, clamped into the grid
 INDEX = """
-inline int centre(int k) {
+int centre(int k) {
 #if ROTATED
     return k == 0 ? S - 2 : k == 1 ? 1 : k - 1;
 #else
     return k;
 #endif
 }
-inline int at(int k, int offset) { return clamp(centre(k) + offset, 0, S - 1); }
+int at(int k, int offset) { return clamp(centre(k) + offset, 0, S - 1); }
 """
 
 POINT = Template("""
 #define T $t
-inline $t point$w($params) {
+$t point$w($params) {
     $t out;
 $body
     return out;
