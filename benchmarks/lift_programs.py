@@ -4,7 +4,7 @@ again beside the peers in the same interleaved rounds. Two kinds of peer:
 
 - the hand-written OpenCL kernel of ``benchmarks.peers``, written the way the fast
   implementations compute the program (N-body's bodies tiled through local memory, MRI-Q's
-  samples tiled, GESUMMV a row a group, float8 lanes and a chunk per work-item on PoCL),
+  samples tiled, GESUMMV a row a group; on PoCL float8 or float16 lanes, a chunk a work-item),
   run on the same device: the table gives the searched kernel's time over it ("best vs
   hand-written") and both kernels' rate, GFLOP/s for the dense programs and GB/s for the
   stencils and maps, with its share of the device's measured ceiling (``workbench.ceilings``:
