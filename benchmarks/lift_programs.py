@@ -1,11 +1,22 @@
 """Lift's benchmark programs as Lift writes them (workbench/programs/lift/): each searched
 (the guided strategy, a small budget, a time limit per program) and its best kernel timed
-again beside the peers in the same interleaved rounds: on a CPU NumPy (SciPy's
-``ndimage.correlate`` for the stencils) and a STREAM-like copy of as many bytes as the
-program moves; on an NVIDIA GPU CuPy (``cupyx.scipy.ndimage`` for the stencils) and CuPy's
-copy, where CuPy is installed. Every kernel is checked against the interpreter; the
-interpreter is checked against the program's NumPy reference (at the --quick size), and
-tests/test_lift_benchmarks.py checks the ndimage peers against the references.
+again beside the peers in the same interleaved rounds. Two kinds of peer:
+
+- the hand-written OpenCL kernel of ``benchmarks.peers``, written the way the fast
+  implementations compute the program (N-body's bodies tiled through local memory, MRI-Q's
+  samples tiled, GESUMMV a row a group; on PoCL float8 or float16 lanes, a chunk a work-item),
+  run on the same device: the table gives the searched kernel's time over it ("best vs
+  hand-written") and both kernels' rate, GFLOP/s for the dense programs and GB/s for the
+  stencils and maps, with its share of the device's measured ceiling (``workbench.ceilings``:
+  float32 multiply-adds, a copy);
+- the array libraries: on a CPU NumPy (SciPy's ``ndimage.correlate`` for the stencils), on
+  an NVIDIA GPU CuPy (``cupyx.scipy.ndimage``), where CuPy is installed; and a STREAM-like
+  copy of as many bytes as the program moves.
+
+Every kernel is checked against the interpreter (the hand-written one too); the interpreter
+is checked against the program's NumPy reference (at the --quick size), and
+tests/test_lift_benchmarks.py checks the ndimage peers against the references,
+tests/test_peers.py the hand-written ones.
 
     python -m benchmarks.lift_programs --quick             # small sizes, PoCL: a few minutes
     python -m benchmarks.lift_programs --device gpu        # Lift's sizes, within 9 minutes
@@ -13,7 +24,8 @@ tests/test_lift_benchmarks.py checks the ndimage peers against the references.
 
 Writes benchmarks/results/lift_programs_<device>.json and .md (``_quick`` with --quick).
 The peers compute what the program computes; for PPCG's stencils, whose result Lift pads
-and rotates by one on its way out, SciPy's and CuPy's correlate compute the stencil alone.
+and rotates by one on its way out, SciPy's and CuPy's correlate compute the stencil alone
+(the hand-written kernels compute the padded and rotated result).
 """
 
 from __future__ import annotations
@@ -379,12 +391,23 @@ def agree(got, want, rtol: float = 2e-3, atol: float = 2e-3) -> bool:
                                     for x, y in zip(a, b))
 
 
+def program_flops(name: str, args: list) -> float:
+    """The floating-point operations of one run of the program (counted per program in
+    ``benchmarks.peers``, the same for every kernel of it)."""
+    from benchmarks import peers
+
+    return peers.flops(name, args)
+
+
 def bytes_moved(name: str, size: int) -> int:
     """The bytes a program must read and write at least: its inputs and its output."""
-    spec = PROGRAMS[name]
     args = inputs_of(name, size)
-    out = spec.reference(np, *args)
-    return sum(p.size * 4 for v in args + [out] for p in parts(v) if p.size > 1)
+    return bytes_of(args, PROGRAMS[name].reference(np, *args))
+
+
+def bytes_of(args: list, output) -> int:
+    """The bytes of a program's array inputs and its output (four a float or an int)."""
+    return sum(p.size * 4 for v in list(args) + [output] for p in parts(v) if p.size > 1)
 
 
 # --- the peers ------------------------------------------------------------------------------
@@ -422,6 +445,29 @@ def gpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], Spre
         peers["CuPy ndimage"] = lambda: cuda_spread(
             lambda: spec.correlate(ndimage, cp, *on_gpu), repeat)
     return peers
+
+
+HAND_WRITTEN = "hand-written"
+
+
+def hand_written_peer(name: str, kind: str, args: list, device: str | None, expected,
+                      repeat: int) -> tuple[dict, Callable[[], Spread] | None]:
+    """The program's hand-written kernel (``benchmarks.peers``) for the device's kind, built
+    on the device and checked against the interpreter's ``expected`` output: what it is
+    (design, options, correct, or the error that stopped it) and its timer (None where it
+    did not build or computed something else)."""
+    from benchmarks import peers
+    from workbench.device.opencl import find_device
+
+    info, _ = find_device(device)
+    try:
+        peer = peers.peer(name, kind, args, peers.target_of(info))
+        bound = peer.bind(device)
+        correct = bool(agree(bound.output(), expected))
+    except Exception as err:  # a peer the compiler refuses is reported, not fatal
+        return {"error": f"{type(err).__name__}: {err}"[:2000]}, None
+    record = {"design": peer.design, "options": list(peer.options), "correct": correct}
+    return record, (lambda: bound.time(repeat)) if correct else None
 
 
 def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dict[str, Spread]:
@@ -493,6 +539,10 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
     except Exception as err:  # the search's failure leaves the default mapping timed
         entry["search"] = {"error": f"{type(err).__name__}: {err}"[:1000]}
     peers = (gpu_peers if kind == "gpu" else cpu_peers)(name, args, repeat)
+    entry["hand_written"], timer = hand_written_peer(name, kind, args, device, expected,
+                                                      repeat)
+    if timer is not None:
+        peers[HAND_WRITTEN] = timer
     samples: dict[str, list[Spread]] = {"default": [], "best": [], **{k: [] for k in peers}}
     for _ in range(rounds):
         for k, timer in peers.items():
@@ -505,8 +555,10 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
     # medians (as files written before the ranges read), and each one's [min, max]
     entry["retimed_ms"] = {k: t.median_ms if t else None for k, t in timed.items()}
     entry["retimed_range_ms"] = {k: t.range_ms if t else None for k, t in timed.items()}
-    ceiling = copy_ceiling(bytes_moved(name, size), kind, device, repeat)
+    nbytes = bytes_of(args, expected)
+    ceiling = copy_ceiling(nbytes, kind, device, repeat)
     entry["ceiling_ms"] = {k: t.median_ms for k, t in ceiling.items()}
+    entry["flops"], entry["bytes"] = program_flops(name, args), nbytes
     entry["ceiling_range_ms"] = {k: t.range_ms for k, t in ceiling.items()}
     entry["status"] = "ok" if samples["best"] else "no correct kernel"
     entry["seconds"] = round(time.time() - start, 1)
@@ -517,24 +569,59 @@ def _times(a, b) -> str:
     return f"{a / b:.2f}x" if a and b else "–"
 
 
+def _ceilings(doc: dict):
+    """The device's ceilings as the run recorded them (None in files written before)."""
+    from workbench.ceilings import Ceilings
+
+    found = doc.get("ceilings")
+    return Ceilings(doc["device"], found.get("gflop_per_s"), found.get("gb_per_s")) \
+        if found else None
+
+
+def _rate(name: str, p: dict, ms, ceilings) -> str:
+    from benchmarks.peers.rates import rate, rate_text
+
+    kind = PROGRAMS[name].kind
+    return rate_text(kind, *rate(kind, p.get("flops"), p.get("bytes"), ms, ceilings))
+
+
+def _hand_written_text(p: dict, times: dict, ranges: dict) -> str:
+    hand = p.get("hand_written") or {}
+    if "error" in hand:
+        return "error: " + hand["error"].splitlines()[0][:80].replace("|", "/")
+    if hand and not hand.get("correct"):
+        return "wrong result"
+    return with_range(times.get(HAND_WRITTEN), ranges.get(HAND_WRITTEN)) \
+        if times.get(HAND_WRITTEN) else "–"
+
+
 def table(doc: dict) -> str:
     """The results as Markdown: per program the default mapping, the searched best, the
-    peers and the copy ceiling, all timed in the same rounds."""
+    array peers, the copy ceiling and the hand-written kernel, all timed in the same
+    rounds; the best kernel's and the hand-written kernel's rates and shares of the
+    device's ceilings."""
+    ceilings = _ceilings(doc)
+    found = ""
+    if ceilings:
+        found = (f" Device ceilings (``workbench.ceilings``): float32 multiply-adds "
+                 f"{ceilings.gflop_per_s or 0:.4g} GFLOP/s, a copy {ceilings.gb_per_s or 0:.4g} "
+                 "GB/s.")
     lines = [f"# Lift's programs: {doc['device']} ({doc['platform']})", "",
              f"Guided search, budget {doc['budget']}, at most {doc['time_limit']} s a program; "
              f"kernel times in ms (device events, median of {doc['rounds']} interleaved "
              "rounds, [min–max] of all their runs), transfers excluded; the peers' timed in "
              "the same rounds. Written by `python -m benchmarks.lift_programs"
-             f"{' --quick' if doc['quick'] else ''}`.", "",
+             f"{' --quick' if doc['quick'] else ''}`.{found}", "",
              "| program | size | evaluates = NumPy | default | searched best | evaluated | "
-             "peers | copy ceiling | best vs peer | best vs ceiling |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "peers | copy ceiling | best vs peer | best vs ceiling | hand-written | "
+             "best vs hand-written | best rate (share) | hand-written rate (share) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, p in doc["programs"].items():
         if "retimed_ms" not in p:  # refused by the reader, or past the run's deadline
-            lines.append(f"| {name} | {p['size']} | {p['status']} | – | – | – | – | – | – | – |")
+            lines.append(f"| {name} | {p['size']} | {p['status']} |" + " – |" * 11)
             continue
         t, r = p["retimed_ms"], p.get("retimed_range_ms") or {}
-        peers = {k: v for k, v in t.items() if k not in ("default", "best")}
+        peers = {k: v for k, v in t.items() if k not in ("default", "best", HAND_WRITTEN)}
         peer_text = ", ".join(f"{k} {with_range(v, r.get(k))}" for k, v in peers.items()) or "–"
         ceiling, ceiling_range = p["ceiling_ms"], p.get("ceiling_range_ms") or {}
         ceil_text = ", ".join(f"{k} {with_range(v, ceiling_range.get(k))}"
@@ -546,12 +633,22 @@ def table(doc: dict) -> str:
             f"{with_range(t['best'], r.get('best'))} | "
             f"{p['search'].get('evaluated', '–')} | {peer_text} | {ceil_text} | "
             f"{_times(best_peer, t['best'])} | "
-            f"{_times(ceiling.get('copy (OpenCL)'), t['best'])} |")
+            f"{_times(ceiling.get('copy (OpenCL)'), t['best'])} | "
+            f"{_hand_written_text(p, t, r)} | {_times(t.get(HAND_WRITTEN), t['best'])} | "
+            f"{_rate(name, p, t['best'], ceilings)} | "
+            f"{_rate(name, p, t.get(HAND_WRITTEN), ceilings)} |")
     lines += ["", "size: the side of a square or cubic grid for a stencil, else the number of "
-              "elements (bodies, points, options, rows). best vs peer: the fastest peer's time "
-              "over the searched kernel's (above 1: the kernel is faster). best vs ceiling: "
-              "the OpenCL copy of the bytes the program moves over the kernel's time (1.00: "
-              "at the bandwidth a copy reaches). Where the search measured no candidate "
+              "elements (bodies, points, options, rows). best vs peer: the fastest array "
+              "peer's time over the searched kernel's (above 1: the kernel is faster). best vs "
+              "ceiling: the OpenCL copy of the bytes the program moves over the kernel's time "
+              "(1.00: at the bandwidth a copy reaches). hand-written: the kernel of "
+              "`benchmarks.peers` for the device's kind, checked against the interpreter; best "
+              "vs hand-written: its time over the searched kernel's. rate: GFLOP/s for the "
+              "dense programs (N-body, MD, K-means, MRI-Q's computeQ, GESUMMV; flops counted "
+              "per program in `benchmarks.peers`), GB/s of the inputs read and the output "
+              "written for the stencils and maps; its share of the device's measured "
+              "arithmetic or copy ceiling in brackets (the copy's of 256 MiB: above 100 %, the "
+              "program's data fit in the caches). Where the search measured no candidate "
               "(evaluated 0), the searched best is the default mapping timed again.", ""]
     return "\n".join(lines)
 
@@ -581,9 +678,13 @@ def main(argv=None) -> dict:
     rounds = args.rounds or (3 if args.quick else 5)
     repeat = 5 if args.quick else 10
     size_key = "quick" if args.quick else kind
+    from workbench.ceilings import ceilings as device_ceilings
+
+    found = device_ceilings(args.device)  # measured once, before the programs' rounds
     doc = {"device": info.name, "platform": platform.platform(), "kind": kind,
            "quick": args.quick, "budget": budget, "time_limit": time_limit,
-           "rounds": rounds, "programs": {}}
+           "rounds": rounds, "ceilings": {"gflop_per_s": found.gflop_per_s,
+                                           "gb_per_s": found.gb_per_s}, "programs": {}}
     out = RESULTS / f"lift_programs_{tag}{'_quick' if args.quick else ''}.json"
     for i, name in enumerate(args.programs):
         size = PROGRAMS[name].sizes[size_key]

@@ -109,6 +109,13 @@ def test_the_benchmark_searches_times_and_writes_its_table(tmp_path, monkeypatch
         low, high = entry["retimed_range_ms"][peer]
         assert f"{peer} {entry['retimed_ms'][peer]:.4f} [{low:.3g}–{high:.3g}]" in \
             next(tmp_path.glob("lift_programs_*.md")).read_text()
+        # the hand-written peer, checked and timed in the same rounds; the ratio and rates
+        assert entry["hand_written"]["correct"] and entry["retimed_ms"]["hand-written"] > 0
+        row = next(line for line in next(tmp_path.glob("lift_programs_*.md")).read_text()
+                   .splitlines() if line.startswith(f"| {name} |"))
+        ratio = entry["retimed_ms"]["hand-written"] / entry["retimed_ms"]["best"]
+        assert f"| {ratio:.2f}x |" in row and row.count("GB/s (") == 2, row
     written = json.loads(next(tmp_path.glob("lift_programs_*.json")).read_text())
     assert set(written["programs"]) == {"hotspot", "mriqPhiMag"}
+    assert written["ceilings"]["gb_per_s"] > 0 and written["ceilings"]["gflop_per_s"] > 0
     assert "| hotspot | 12 | yes |" in next(tmp_path.glob("lift_programs_*.md")).read_text()
