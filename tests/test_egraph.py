@@ -173,3 +173,26 @@ def test_the_egraph_strategy_refuses_an_option_it_does_not_take():
     with pytest.raises(WorkbenchError, match="egraph strategy takes no option 'depth'"):
         search(parse("map abs"), VECTOR, strategy="egraph", options={"depth": 2},
                replay_log=[])
+
+
+# -- egglog (the measurement of benchmarks/egglog_encoding.py) ------------------------------
+
+def test_the_untyped_egglog_encoding_reduces_by_substitution_and_outgrows_our_graph():
+    """β by explicit substitution holds in the de Bruijn encoding, and the untyped graph of
+    asum is past 10,000 e-nodes after three iterations (the module docstring of
+    ``rewriting.egraph`` says why the project grows its own)."""
+    egglog = pytest.importorskip("egglog")
+    from benchmarks.egglog_encoding import Term, algorithmic_rules, programs, substitution_rules
+
+    graph = egglog.EGraph()
+    reduced = graph.let("reduced", Term.app(Term.lam(Term.map(Term.var(0))), Term("abs")))
+    graph.register(*substitution_rules())
+    graph.run(10)
+    graph.check(egglog.eq(reduced).to(Term.map(Term("abs"))))
+    graph = egglog.EGraph()
+    graph.let("start", programs()["asum"])
+    graph.register(*algorithmic_rules(), *substitution_rules())
+    graph.run(3)
+    ours = EGraph(library("blas")["asum"], ("[float]_4096",), walk_rules()).saturate(
+        rounds=2, node_limit=20000)
+    assert sum(n for _, n in graph.all_function_sizes()) > max(10000, len(ours.nodes))
