@@ -7,6 +7,7 @@ peak memory.
 
     python -m benchmarks.saturation                         # PoCL, small sizes, budget 40
     python -m benchmarks.saturation --device gpu --sizes paper --seconds 60
+    python -m benchmarks.saturation --programs --mm-unguided 600    # mm without sketches
 
 Prints a table; writes benchmarks/results/saturation_<device>_<sizes>.json and one log per
 search (benchmarks/results/logs/saturation_*), which replay anywhere.
@@ -18,12 +19,15 @@ import argparse
 import json
 import resource
 import time
+import tracemalloc
 from pathlib import Path
 
 from benchmarks.search import program, size_text, sizes_of, types_of
 from workbench.device.opencl import find_device
+from workbench.notation.sketch import parse_sketch
 from workbench.programs import library
-from workbench.rewriting.sketching import sketch_guided
+from workbench.rewriting.egraph import EGraph
+from workbench.rewriting.sketching import SketchFinder, sketch_guided
 from workbench.search import search
 from workbench.search.egraph import saturation_rules
 
@@ -83,6 +87,27 @@ def sketches(size: int) -> list[dict]:
     return out
 
 
+def unguided(size: int, seconds: float, nodes: int) -> dict:
+    """Matrix multiplication's e-graph grown without sketches for ``seconds`` (or ``nodes``
+    e-nodes), and which of the phase-1 programs it then holds (each goal's last sketch)."""
+    mm = library("mm")["mm"]
+    types = (f"[[float]_{size}]_{size}",) * 2
+    tracemalloc.start()
+    began = time.time()
+    graph = EGraph(mm, types, saturation_rules()).saturate(rounds=1000, node_limit=nodes,
+                                                           seconds=seconds)
+    grown_s = time.time() - began
+    finder = SketchFinder(graph)
+    held = {goal: finder.find(parse_sketch(written[-1]), graph.root) is not None
+            for goal, written in MM_SKETCHES.items()}
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"seconds": round(grown_s, 1), "nodes": len(graph.nodes),
+            "classes": len(graph.members), "rounds": len(graph.rounds),
+            "saturated": graph.saturated(), "peak_MiB": round(peak / 2 ** 20, 1),
+            "holds": held}
+
+
 def table(doc: dict) -> str:
     lines = ["| program | e-nodes | growth s | egraph best ms | guided best ms | guided/egraph |",
              "|---|---|---|---|---|---|"]
@@ -109,6 +134,10 @@ def main(argv=None) -> None:
     parser.add_argument("--nodes", type=int, default=3000)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--mm-size", type=int, default=64)
+    parser.add_argument("--mm-unguided", type=float, default=0.0, metavar="SECONDS",
+                        help="also grow mm's e-graph without sketches this long (the issue: "
+                             "600)")
+    parser.add_argument("--mm-nodes", type=int, default=2_000_000)
     args = parser.parse_args(argv)
     info = find_device(args.device)[0]
     kind = "gpu" if info.kind == "gpu" else "cpu"
@@ -121,6 +150,9 @@ def main(argv=None) -> None:
             doc["programs"].append(compare(name, s, args.device, args.budget, options, tag))
             print(json.dumps(doc["programs"][-1]), flush=True)
     doc["sketches"] = sketches(args.mm_size)
+    if args.mm_unguided:
+        doc["mm_unguided"] = unguided(args.mm_size, args.mm_unguided, args.mm_nodes)
+        print(json.dumps(doc["mm_unguided"]), flush=True)
     doc["max_rss_MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     out = RESULTS / f"saturation_{tag}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
