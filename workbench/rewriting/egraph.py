@@ -376,25 +376,47 @@ class EGraph:
         return steps
 
     def _derive(self, program: Expr, path: Path, target: Expr, steps: list[Step]) -> Expr:
-        from .application import apply
-
-        here = subterm(program, path)
-        if here == target:
+        """``program`` with ``target`` at ``path``: its top e-node reached, then each
+        child's term."""
+        if subterm(program, path) == target:
             return program
-        want = self._node_in_place(program, path, target)
-        if head_of(here) != want.head or self._node_in_place(program, path, here) != want:
-            origin = self.origins.get(want)
-            if origin is None:
-                raise NoDerivation(f"no recorded step leads from {here} to {target}")
-            program = self._derive(program, path, origin.source, steps)
-            at = path + tuple(origin.step.path)
-            program = apply(program, origin.step.rule, at, *self.types, **origin.step.params)
-            steps.append(Step(origin.step.rule, at, dict(origin.step.params)))
+        program = self._reach(program, path, self._node_in_place(program, path, target), steps)
         if len(subterm(program, path).children()) != len(target.children()):
             raise NoDerivation(f"{subterm(program, path)} has not the shape of {target}")
         for i, child in enumerate(target.children()):
             program = self._derive(program, path + (i,), child, steps)
         return program
+
+    def _reach(self, program: Expr, path: Path, want: ENode, steps: list[Step]) -> Expr:
+        """``program`` with the e-node ``want`` at the top of ``path`` (its children's terms
+        any of their e-classes'): the e-node its origin rewrote reached first, and the
+        origin's step applied there — to the children in place where the rule takes them,
+        else to the very term the origin rewrote."""
+        here = subterm(program, path)
+        if head_of(here) == want.head and self._node_in_place(program, path, here) == want:
+            return program
+        origin = self.origins.get(want)
+        if origin is None:
+            raise NoDerivation(f"no recorded step leads from {here} to e-node {want.head}")
+        source = self._node_in_place(program, path, origin.source)
+        program = self._reach(program, path, source, steps)
+        step = Step(origin.step.rule, path + tuple(origin.step.path), dict(origin.step.params))
+        moved = self._applied(program, step)
+        if moved is None or self._node_in_place(moved, path, subterm(moved, path)) != want:
+            program = self._derive(program, path, origin.source, steps)
+            moved = self._applied(program, step)
+            if moved is None:
+                raise NoDerivation(f"{step.describe()} does not apply to {origin.source}")
+        steps.append(step)
+        return moved
+
+    def _applied(self, program: Expr, step: Step) -> Expr | None:
+        from .application import apply
+
+        try:
+            return apply(program, step.rule, step.path, *self.types, **step.params)
+        except WorkbenchError:
+            return None
 
     def _node_in_place(self, program: Expr, path: Path, term: Expr) -> ENode:
         """The e-node of ``term`` put at ``path`` of ``program``."""
