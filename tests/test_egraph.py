@@ -196,3 +196,19 @@ def test_the_untyped_egglog_encoding_reduces_by_substitution_and_outgrows_our_gr
     ours = EGraph(library("blas")["asum"], ("[float]_4096",), walk_rules()).saturate(
         rounds=2, node_limit=20000)
     assert sum(n for _, n in graph.all_function_sizes()) > max(10000, len(ours.nodes))
+
+
+@pytest.mark.slow
+def test_the_command_line_searches_with_the_egraph_strategy(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench", "search", "reduce (+) 0 o map abs", "--type",
+         "[float]_64", "--budget", "1", "--workers", "0", "--strategy", "egraph", "--log",
+         str(tmp_path / "asum.jsonl")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = (tmp_path / "asum.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["strategy"] == "egraph"
+    assert any(json.loads(line).get("correct") for line in lines[1:])
