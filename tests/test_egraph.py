@@ -1,4 +1,4 @@
-"""Equality saturation (``rewriting.egraph``), sketches (``notation.sketch``,
+"""Equality saturation (``rewriting.egraph``), sketches (``rewriting.sketching``,
 ``rewriting.sketching``) and the egraph strategy: every term extracted from a graph
 evaluates as the program it was grown from, derives by ordinary steps that replay, and the
 strategy's candidates run correctly on the device into a log that resumes and replays."""
@@ -14,10 +14,9 @@ from workbench.derivation import Derivation
 from workbench.errors import ParseError, WorkbenchError
 from workbench.inputs import random_inputs
 from workbench.notation import parse, parse_type
-from workbench.notation.sketch import Contains, Hole, matches, parse_sketch
 from workbench.programs import library
 from workbench.rewriting.egraph import EGraph, NoDerivation, changed_place
-from workbench.rewriting.sketching import sketch_guided
+from workbench.rewriting.sketching import Contains, Hole, matches, parse_sketch, sketch_guided
 from workbench.search import search
 from workbench.search.egraph import saturation_rules
 from workbench.search.space import replay, walk_rules
@@ -175,14 +174,14 @@ def test_the_egraph_strategy_refuses_an_option_it_does_not_take():
                replay_log=[])
 
 
-# -- egglog (the measurement of benchmarks/egglog_encoding.py) ------------------------------
+# -- egglog (the measurement of benchmarks/saturation.py --egglog) ------------------------------
 
 def test_the_untyped_egglog_encoding_reduces_by_substitution_and_outgrows_our_graph():
     """β by explicit substitution holds in the de Bruijn encoding, and the untyped graph of
     asum is past 10,000 e-nodes after three iterations (the module docstring of
     ``rewriting.egraph`` says why the project grows its own)."""
     egglog = pytest.importorskip("egglog")
-    from benchmarks.egglog_encoding import Term, algorithmic_rules, programs, substitution_rules
+    from benchmarks.saturation import Term, algorithmic_rules, programs, substitution_rules
 
     graph = egglog.EGraph()
     reduced = graph.let("reduced", Term.app(Term.lam(Term.map(Term.var(0))), Term("abs")))

@@ -11,21 +11,22 @@ catalogue's 104 rules (41 taken by random walks, 13 macros whose expansions are 
 over the others) and the type checker they consult: sizes that must divide (a split by 4
 holds of an array of 16, not of 6), the types of lambdas' variables (de Bruijn indices with
 explicit substitution would add the shifting rules on top), the nesting of OpenCL maps.
-Measured with egglog 13.2 (benchmarks/egglog_encoding.py, benchmarks/results/
+Measured with egglog 13.2 (benchmarks/saturation.py --egglog, benchmarks/results/
 egglog_encoding.json): asum, dot and mm written with de Bruijn indices and explicit
 substitution, sizes as integers and no types, grown by the Fig. 6/7 rules that need no type
 (split-join and the partial reduction at 9 split sizes, map fusion, the lowerings, β by
 substitution, compose-apply) and by the associativity of a binary composition (ours is
 flat): 21,201 (asum), 23,288 (dot) and 23,895 (mm) e-nodes after 3 iterations, and the 4th
 iteration does not end within 50 s. Without associativity, dot and mm reach 12.3 million
-e-nodes and 818 MiB in 8 iterations (15 s), the substitutions and shifts of β outgrowing
-the program; with one split size, each reaches 25,000-31,000 e-nodes in 6 iterations and
-the 7th does not end within 50 s. Untyped, a split fires at every map whatever its length,
-and nothing refuses what the type checker would. Our own graph (below) applies the rules
-themselves, with their types: on asum at 64 elements two rounds grow 817 e-nodes in 1.0 s,
-27 of 30 terms sampled from the graph derive by ordinary steps that replay, and matrix
-multiplication at 64 × 64 reaches each of the CASES phase-1 programs by one or two sketches
-in about 2.5 s (``rewriting.sketching``, benchmarks/saturation.py).
+e-nodes and 870 MiB in 8 iterations (26-34 s on this loaded host), the substitutions and
+shifts of β outgrowing the program; with one split size, each reaches 25,000-31,000
+e-nodes in 6 iterations and the 7th does not end within 50 s. Untyped, a split fires at
+every map whatever its length, and nothing refuses what the type checker would. Our own
+graph (below) applies the rules themselves, with their types: on asum at 4096 elements two
+rounds grow about 2,700 e-nodes, and 58 of 60 terms sampled from the graph derive by
+ordinary steps that replay (60 of 60 of dot's); matrix multiplication at 64 × 64 reaches
+each of the CASES phase-1 programs by one or two sketches in about 2.5 s
+(``rewriting.sketching``, benchmarks/saturation.py).
 
 How. An e-node is a node's *head* (what it is without its children: ``map``, ``split 4``,
 ``λx.``), its children's e-classes and its *context*: the types it is applied to and
