@@ -65,7 +65,8 @@ def compare(name: str, s: dict, device: str | None, budget: int, options: dict, 
     """The egraph strategy and the guided search on one program, one after the other."""
     out = {"program": name, "sizes": s}
     for strategy in ("egraph", "guided"):
-        log = RESULTS / "logs" / f"saturation_{tag}_{name}_{size_text(s)}_{strategy}.jsonl"
+        sized = size_text(s).replace(", ", "_")
+        log = RESULTS / "logs" / f"saturation_{tag}_{name}_{sized}_{strategy}.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.unlink(missing_ok=True)
         began = time.time()
