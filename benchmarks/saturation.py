@@ -124,6 +124,10 @@ def unguided(size: int, seconds: float, nodes: int) -> dict:
             "holds": held}
 
 
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
 def table(doc: dict) -> str:
     lines = ["| program | e-nodes | growth s | egraph best ms | guided best ms | guided/egraph |",
              "|---|---|---|---|---|---|"]
@@ -131,7 +135,8 @@ def table(doc: dict) -> str:
         e, g = p["egraph"], p["guided"]
         ratio = f"{p['egraph_vs_guided']:.2f}" if p["egraph_vs_guided"] else "-"
         lines.append(f"| {p['program']} {size_text(p['sizes'])} | {e['nodes']} | "
-                     f"{e['growth_seconds']} | {e['best_ms']} | {g['best_ms']} | {ratio} |")
+                     f"{e['growth_seconds']} | {_ms(e['best_ms'])} | {_ms(g['best_ms'])} | "
+                     f"{ratio} |")
     lines += ["", "| mm goal | sketches | reached | seconds | peak MiB | e-nodes |",
               "|---|---|---|---|---|---|"]
     for s in doc["sketches"]:
