@@ -18,6 +18,8 @@ measure) and spends the budget through ``Context.measure``.
 - ``cases``: the four-phase exploration of CASES 2016 (``cases/``): macro rules with two
   heuristics, a fixed mapping with memory choices, parameters that fit the device, then
   candidates in random order.
+- ``egraph``: equality saturation (``egraph.py``): an e-graph grown by every rule at once,
+  terms extracted and ranked by the cost model, derived and measured.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..notation.printer import to_text
 from ..rules.lowering import lower
 from . import calibration, cost
 from .cases import cases
+from .egraph import egraph
 from .evaluation import KERNEL_NAME, program_travels
 from .guided import GuidedState, guided
 from .space import DeadEnd, Step, by_rule, moves, numbered_walks, random_walk, terminal
@@ -205,7 +208,7 @@ def _estimate(ctx, expr, travels: bool) -> tuple[float, OpenCLProgram | None]:
 
 STRATEGIES: dict[str, Callable] = {"mcts": mcts, "random": random_search,
                                    "exhaustive": exhaustive, "ranked": ranked,
-                                   "guided": guided, "cases": cases}
+                                   "guided": guided, "cases": cases, "egraph": egraph}
 
 # The strategy a search takes unless told otherwise: on the CPU at budget 40 the guided
 # descent reached 1.05-1.20x NumPy on dot and 0.84x on gemv where the Monte-Carlo descent
@@ -216,7 +219,8 @@ DEFAULT_STRATEGY = "guided"
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
-                            "guided": 3, "cases": 3}
+                            "guided": 3, "cases": 3,
+                            "egraph": 1}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
 # replays with the defaults its version had (an option its header does not name takes that

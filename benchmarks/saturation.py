@@ -1,0 +1,387 @@
+"""Equality saturation beside the guided search (issue 46): for ICFP's scal, asum, dot and
+gemv, the egraph strategy (unguided saturation to a limit, terms extracted and ranked by the
+cost model, derived and measured) and the guided search at the same budget, one after the
+other on the same device (one interleaved run); and matrix multiplication's blockings and
+tilings reached by sketches (``rewriting.sketching``), with the e-graph's size, seconds and
+peak memory.
+
+    python -m benchmarks.saturation                         # PoCL, small sizes, budget 40
+    python -m benchmarks.saturation --device gpu --sizes paper --seconds 60
+    python -m benchmarks.saturation --programs --mm-unguided 600    # mm without sketches
+
+Prints a table; writes benchmarks/results/saturation_<device>_<sizes>.json and one log per
+search (benchmarks/results/logs/saturation_*), which replay anywhere.
+
+Does the ``egglog`` package hold our language? ``--egglog`` measures it (the evidence in
+``workbench.rewriting.egraph``'s docstring): ICFP's asum and dot and matrix multiplication
+written as egglog terms — lambdas as de Bruijn indices with explicit substitution and
+shifting, sizes as integers, no types — grown by the rules of ICFP Figs. 6 and 7 that need
+no type to be stated (split-join and the partial reduction at the split sizes our rules
+offer, map fusion with the associativity of composition, the lowerings of map and reduce,
+β-reduction by substitution, compose-apply), one iteration at a time until saturation, a
+limit of e-nodes or of seconds; after each iteration, the e-nodes, the seconds and the
+process's peak memory. Each program runs in a process of its own; writes
+benchmarks/results/egglog_encoding.json.
+
+    pip install 'rewrite-workbench[egraph]'
+    python -m benchmarks.saturation --egglog                # asum, dot, mm; 20 s each
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from benchmarks.search import program, size_text, sizes_of, types_of
+from workbench.device.opencl import find_device
+from workbench.programs import library
+from workbench.rewriting.egraph import EGraph
+from workbench.rewriting.sketching import SketchFinder, parse_sketch, sketch_guided
+from workbench.search import search
+from workbench.search.egraph import saturation_rules
+
+RESULTS = Path(__file__).parent / "results"
+PROGRAMS = ("scal", "asum", "dot", "gemv")
+
+# One or two sketches for each of the CASES 2016 phase-1 programs of matrix multiplication
+MM_SKETCHES = {
+    "1d-blocking": ["contains(map join ∘ join ∘ map (λxs. transpose ?) ∘ split k)"],
+    "2d-blocking": ["contains(map join ∘ map join ∘ join ∘ ? ∘ split k)"],
+    "tiling": ["contains(map join ∘ untile ∘ ? ∘ split m)"],
+    "innermost-tiling": ["contains(map join ∘ untile ∘ ? ∘ split m)",
+                         "contains(reduceSeq ? (replicate k (replicate l ?)) "
+                         "(zip (transpose (map (λrowA. split s rowA) ?)) ?))"],
+}
+
+
+def compare(name: str, s: dict, device: str | None, budget: int, options: dict, tag: str
+            ) -> dict:
+    """The egraph strategy and the guided search on one program, one after the other."""
+    out = {"program": name, "sizes": s}
+    for strategy in ("egraph", "guided"):
+        sized = size_text(s).replace(", ", "_")
+        log = RESULTS / "logs" / f"saturation_{tag}_{name}_{sized}_{strategy}.jsonl"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.unlink(missing_ok=True)
+        began = time.time()
+        result = search(program(name), *types_of(name, s), strategy=strategy, budget=budget,
+                        device=device, log=log, options=options if strategy == "egraph"
+                        else None, seed=0)
+        out[strategy] = {"best_ms": result.best_kernel_ms, "best": str(result.best),
+                         "seconds": round(time.time() - began, 1), "log": str(log)}
+        if strategy == "egraph":
+            report = result.details.get("egraph", {})
+            out[strategy] |= {k: report.get(k) for k in ("nodes", "classes", "saturated",
+                                                          "kernels extracted", "not derived")}
+            out[strategy]["growth_seconds"] = round(sum(r["seconds"] for r in
+                                                        report.get("rounds", [])), 2)
+    e, g = out["egraph"]["best_ms"], out["guided"]["best_ms"]
+    out["egraph_vs_guided"] = g / e if e and g else None  # ≥ 0.9 is the issue's goal
+    return out
+
+
+def sketches(size: int) -> list[dict]:
+    """Each phase-1 program of matrix multiplication reached by its sketches."""
+    mm = library("mm")["mm"]
+    types = (f"[[float]_{size}]_{size}",) * 2
+    out = []
+    for goal, written in MM_SKETCHES.items():
+        reached = sketch_guided(mm, types, written, saturation_rules(), seconds=60,
+                                memory=True)
+        out.append({"goal": goal, "sketches": len(written),
+                    "reached": all(r.reached for r in reached) and len(reached) == len(written),
+                    "rules": [s.rule for r in reached for s in r.steps],
+                    "seconds": round(sum(r.seconds for r in reached), 2),
+                    "peak_MiB": round(max(r.peak_bytes for r in reached) / 2 ** 20, 1),
+                    "nodes": max(r.nodes for r in reached)})
+    return out
+
+
+def unguided(size: int, seconds: float, nodes: int) -> dict:
+    """Matrix multiplication's e-graph grown without sketches for ``seconds`` (or ``nodes``
+    e-nodes), and which of the phase-1 programs it then holds (each goal's last sketch)."""
+    mm = library("mm")["mm"]
+    types = (f"[[float]_{size}]_{size}",) * 2
+    tracemalloc.start()
+    began = time.time()
+    graph = EGraph(mm, types, saturation_rules()).saturate(rounds=1000, node_limit=nodes,
+                                                           seconds=seconds)
+    grown_s = time.time() - began
+    finder = SketchFinder(graph)
+    held = {goal: finder.find(parse_sketch(written[-1]), graph.root) is not None
+            for goal, written in MM_SKETCHES.items()}
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"seconds": round(grown_s, 1), "nodes": len(graph.nodes),
+            "classes": len(graph.members), "rounds": len(graph.rounds),
+            "saturated": graph.saturated(), "peak_MiB": round(peak / 2 ** 20, 1),
+            "holds": held}
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
+def table(doc: dict) -> str:
+    lines = ["| program | e-nodes | growth s | egraph best ms | guided best ms | guided/egraph |",
+             "|---|---|---|---|---|---|"]
+    for p in doc["programs"]:
+        e, g = p["egraph"], p["guided"]
+        ratio = f"{p['egraph_vs_guided']:.2f}" if p["egraph_vs_guided"] else "-"
+        lines.append(f"| {p['program']} {size_text(p['sizes'])} | {e['nodes']} | "
+                     f"{e['growth_seconds']} | {_ms(e['best_ms'])} | {_ms(g['best_ms'])} | "
+                     f"{ratio} |")
+    lines += ["", "| mm goal | sketches | reached | seconds | peak MiB | e-nodes |",
+              "|---|---|---|---|---|---|"]
+    for s in doc["sketches"]:
+        lines.append(f"| {s['goal']} | {s['sketches']} | {s['reached']} | {s['seconds']} | "
+                     f"{s['peak_MiB']} | {s['nodes']} |")
+    return "\n".join(lines)
+
+
+# -- the egglog measurement --------------------------------------------------------------
+
+try:
+    import egglog
+    from egglog import Expr, StringLike, i64Like, rewrite, rule, union, vars_
+except ImportError:  # the measurement needs the e-graph extra
+    egglog = None
+
+# the split sizes the rules offer at an array of 4096 (``rules.algorithmic``: powers of two)
+SIZES = (2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+if egglog is not None:
+    class Term(Expr):
+        """A term of the language: a primitive by name, de Bruijn variables, lambdas,
+        application, composition, the patterns, and explicit substitution and shifting."""
+
+        def __init__(self, name: StringLike) -> None: ...
+
+        @classmethod
+        def var(cls, i: i64Like) -> Term: ...
+
+        @classmethod
+        def lam(cls, body: Term) -> Term: ...
+
+        @classmethod
+        def app(cls, f: Term, x: Term) -> Term: ...
+
+        @classmethod
+        def comp(cls, f: Term, g: Term) -> Term: ...
+
+        @classmethod
+        def map(cls, f: Term) -> Term: ...
+
+        @classmethod
+        def map_seq(cls, f: Term) -> Term: ...
+
+        @classmethod
+        def map_glb(cls, f: Term) -> Term: ...
+
+        @classmethod
+        def reduce(cls, f: Term) -> Term: ...
+
+        @classmethod
+        def reduce_seq(cls, f: Term) -> Term: ...
+
+        @classmethod
+        def split(cls, n: i64Like) -> Term: ...
+
+        @classmethod
+        def zip(cls, a: Term, b: Term) -> Term: ...
+
+        @classmethod
+        def subst(cls, t: Term, k: i64Like, v: Term) -> Term: ...
+
+        @classmethod
+        def shift(cls, t: Term, c: i64Like, d: i64Like) -> Term: ...
+
+
+def programs() -> dict:
+    """asum, dot and mm (``library("blas")``, ``library("mm")``) as terms."""
+    t = Term
+    dot_body = t.comp(t.reduce(t("+")), t.map(t("*")))
+    return {
+        "asum": t.comp(t.reduce(t("+")), t.map(t("abs"))),
+        "dot": t.lam(t.lam(t.app(dot_body, t.zip(t.var(1), t.var(0))))),
+        # λa b. map (λrowA. join (map (λcolB. dot rowA colB) (transpose b))) a
+        "mm": t.lam(t.lam(t.app(t.map(t.lam(t.app(t("join"), t.app(
+            t.map(t.lam(t.app(dot_body, t.zip(t.var(1), t.var(0))))),
+            t.app(t("transpose"), t.var(1)))))), t.var(1)))),
+    }
+
+
+VARIANTS = ("all", "no associativity", "one size")
+
+
+def algorithmic_rules(variant: str = "all") -> list:
+    """The rules of ICFP Figs. 6 and 7 that need no type; ``variant`` leaves out the
+    associativity of composition (``no associativity``) or offers one split size only
+    (``one size``)."""
+    t = Term
+    f, g, h, x = vars_("f g h x", Term)
+    out = [rewrite(t.comp(t.map(f), t.map(g))).to(t.map(t.comp(f, g))),
+           rewrite(t.app(t.comp(f, g), x)).to(t.app(f, t.app(g, x))),
+           rewrite(t.map(f)).to(t.map_seq(f)), rewrite(t.map(f)).to(t.map_glb(f)),
+           rewrite(t.reduce(f)).to(t.reduce_seq(f))]
+    if variant != "no associativity":
+        out += [rewrite(t.comp(t.comp(f, g), h)).to(t.comp(f, t.comp(g, h))),
+                rewrite(t.comp(f, t.comp(g, h))).to(t.comp(t.comp(f, g), h))]
+    for n in SIZES[:1] if variant == "one size" else SIZES:
+        out.append(rewrite(t.map(f)).to(t.comp(t("join"), t.comp(t.map(t.map(f)),
+                                                                  t.split(n)))))
+        out.append(rewrite(t.reduce(f)).to(t.comp(t.reduce(f), t.comp(
+            t("join"), t.comp(t.map(t.reduce(f)), t.split(n))))))
+    return out
+
+
+def substitution_rules() -> list:
+    """β-reduction by explicit substitution, and the substitution's and shifting's rules."""
+    t = Term
+    a, b, v, e = vars_("a b v e", Term)
+    i, k, d = vars_("i k d", egglog.i64)
+    (name,) = vars_("name", egglog.String)
+    out = [rewrite(t.app(t.lam(b), v)).to(t.subst(b, 0, v)),
+           rule(e == t.subst(t.var(i), k, v), i == k).then(union(e).with_(v)),
+           rule(e == t.subst(t.var(i), k, v), i > k).then(union(e).with_(t.var(i - 1))),
+           rule(e == t.subst(t.var(i), k, v), i < k).then(union(e).with_(t.var(i))),
+           rewrite(t.subst(t.lam(b), k, v)).to(t.lam(t.subst(b, k + 1, t.shift(v, 0, 1)))),
+           rule(e == t.shift(t.var(i), k, d), i >= k).then(union(e).with_(t.var(i + d))),
+           rule(e == t.shift(t.var(i), k, d), i < k).then(union(e).with_(t.var(i))),
+           rewrite(t.shift(t.lam(b), k, d)).to(t.lam(t.shift(b, k + 1, d))),
+           rewrite(t.subst(t(name), k, v)).to(t(name)),
+           rewrite(t.shift(t(name), k, d)).to(t(name)),
+           rewrite(t.subst(t.split(i), k, v)).to(t.split(i)),
+           rewrite(t.shift(t.split(i), k, d)).to(t.split(i))]
+    for two in (t.app, t.comp, t.zip):
+        out.append(rewrite(t.subst(two(a, b), k, v)).to(two(t.subst(a, k, v),
+                                                               t.subst(b, k, v))))
+        out.append(rewrite(t.shift(two(a, b), k, d)).to(two(t.shift(a, k, d),
+                                                               t.shift(b, k, d))))
+    for one in (t.map, t.map_seq, t.map_glb, t.reduce, t.reduce_seq):
+        out.append(rewrite(t.subst(one(a), k, v)).to(one(t.subst(a, k, v))))
+        out.append(rewrite(t.shift(one(a), k, d)).to(one(t.shift(a, k, d))))
+    return out
+
+
+def grow(name: str, variant: str, seconds: float, nodes: int, iterations: int) -> None:
+    """One program's graph grown an iteration at a time, a line of JSON printed after each
+    (an iteration that does not end is cut by the caller's time limit)."""
+    graph = egglog.EGraph()
+    graph.let("start", programs()[name])
+    graph.register(*algorithmic_rules(variant), *substitution_rules())
+    began = time.time()
+    for n in range(1, iterations + 1):
+        report = graph.run(1)
+        size = sum(count for _, count in graph.all_function_sizes())
+        print(json.dumps({"iteration": n, "enodes": size,
+                          "seconds": round(time.time() - began, 3),
+                          "peak_MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                          "saturated": not report.updated}), flush=True)
+        if not report.updated or size > nodes or time.time() - began > seconds:
+            break
+
+
+def measured(name: str, variant: str, args) -> dict:
+    """One program and variant in a process of its own, cut after ``args.egglog_seconds``
+    (twice that for the iteration under way)."""
+    command = [sys.executable, "-m", "benchmarks.saturation", "--egglog-one", "--programs",
+               name, "--variant", variant, "--egglog-seconds", str(args.egglog_seconds),
+               "--egglog-nodes", str(args.egglog_nodes)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = child.communicate(timeout=2 * args.egglog_seconds + 10)
+        cut = False
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, _ = child.communicate()
+        cut = True
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {"program": name, "variant": variant, "iterations": rows,
+            "next iteration cut after s": 2 * args.egglog_seconds + 10 if cut else None}
+
+
+def egglog_measurement(args) -> None:
+    """Each program and variant grown by egglog in a process of its own; written to
+    benchmarks/results/egglog_encoding.json."""
+    if egglog is None:
+        sys.exit("this measurement needs egglog: pip install 'rewrite-workbench[egraph]'")
+    if args.egglog_one:
+        for name in args.programs:
+            grow(name, args.variant, args.egglog_seconds, args.egglog_nodes, 30)
+        return
+    out = []
+    for variant in VARIANTS:
+        for name in ("asum", "dot", "mm"):
+            out.append(measured(name, variant, args))
+            rows = out[-1]["iterations"]
+            last = rows[-1] if rows else {}
+            print(f"{name} ({variant}): {len(rows)} iterations, {last.get('enodes')} e-nodes, "
+                  f"{last.get('seconds')} s, {last.get('peak_MiB')} MiB, saturated: "
+                  f"{last.get('saturated')}; next iteration cut: "
+                  f"{out[-1]['next iteration cut after s'] is not None}", flush=True)
+    path = RESULTS / "egglog_encoding.json"
+    path.write_text(json.dumps({"egglog": egglog_version(), "sizes": SIZES,
+                                "programs": out}, indent=1) + "\n", encoding="utf-8")
+    print(f"written {path}")
+
+
+def egglog_version() -> str:
+    from importlib.metadata import version
+
+    return version("egglog")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--sizes", default="small", choices=("small", "paper"))
+    parser.add_argument("--budget", type=int, default=40)
+    parser.add_argument("--programs", nargs="*", default=list(PROGRAMS))
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--nodes", type=int, default=3000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--mm-size", type=int, default=64)
+    parser.add_argument("--mm-unguided", type=float, default=0.0, metavar="SECONDS",
+                        help="also grow mm's e-graph without sketches this long (the issue: "
+                             "600)")
+    parser.add_argument("--mm-nodes", type=int, default=2_000_000)
+    parser.add_argument("--egglog", action="store_true",
+                        help="measure the egglog encoding instead (needs the egraph extra)")
+    parser.add_argument("--egglog-seconds", type=float, default=20.0)
+    parser.add_argument("--egglog-nodes", type=int, default=2_000_000)
+    parser.add_argument("--egglog-one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--variant", default="all", choices=VARIANTS, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.egglog or args.egglog_one:
+        egglog_measurement(args)
+        return
+    info = find_device(args.device)[0]
+    kind = "gpu" if info.kind == "gpu" else "cpu"
+    tag = f"{'gpu' if kind == 'gpu' else 'cpu'}_{args.sizes}"
+    options = {"rounds": args.rounds, "nodes": args.nodes, "seconds": args.seconds}
+    doc = {"device": info.name, "budget": args.budget,
+           "options": options, "programs": [], "sketches": []}
+    for name in args.programs:
+        for s in sizes_of(args.sizes, kind, name):
+            doc["programs"].append(compare(name, s, args.device, args.budget, options, tag))
+            print(json.dumps(doc["programs"][-1]), flush=True)
+    doc["sketches"] = sketches(args.mm_size)
+    if args.mm_unguided:
+        doc["mm_unguided"] = unguided(args.mm_size, args.mm_unguided, args.mm_nodes)
+        print(json.dumps(doc["mm_unguided"]), flush=True)
+    doc["max_rss_MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    out = RESULTS / f"saturation_{tag}.json"
+    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print(table(doc))
+    print(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()
