@@ -213,7 +213,17 @@ def steps_chart(labels: list[str], expressions: list[str], times: list, peers: d
                        "points": [_point(0, ms, name, low, high)]})
     return {"title": "runtime along the derivation (drag or wheel to zoom)",
             "xlabel": "", "ylabel": "kernel time (ms, median and range)",
+            "log": spans_decades([t for t in times if t is not None]
+                                 + list(peers.values())),
             "xticks": [[k, label] for k, label in enumerate(labels)], "series": series}
+
+
+def spans_decades(spreads: list, ratio: float = 10.0) -> bool:
+    """Whether times ``(median, min, max)`` differ by ``ratio`` or more (a peer at 25 ms beside
+    kernels at 0.2 ms): then the axis is logarithmic, so every time keeps its own height
+    instead of the slowest setting the scale and the others lying flat on the axis."""
+    values = [v for t in spreads for v in t if v is not None and v > 0]
+    return bool(values) and max(values) >= ratio * min(values)
 
 
 def search_chart(records: list, get) -> dict:
