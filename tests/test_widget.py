@@ -460,9 +460,14 @@ def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
     wb.search.budget.value = 30
     original = wb.search._record
 
+    said = []
+
     def record_then_stop(record):  # the user clicks stop once the first candidate is in
         if len(wb.search.records) == 1:
             wb.search.stop_button.click()
+            # at once, before the search has ended: the panel says so, with what it found
+            said.append((wb.search.status.value, wb.sections["search"].summary.value,
+                         wb.search.result, len(wb.search.stopped_records)))
         original(record)
 
     wb.search._record = record_then_stop
@@ -474,6 +479,9 @@ def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
     assert result.stopped.startswith("stopped by you after 2 of 30 candidates")
     assert "stopped by you" in wb.search.best.value
     assert wb.search.stop_button.disabled
+    status, header, result_then, shown = said[0]
+    assert "stopped by you after 1 candidate;" in status and result_then is None
+    assert shown == 1 and "stopped after 1 candidate" in header
 
 
 def test_progress_counts_candidates_and_runs_with_the_best_so_far():

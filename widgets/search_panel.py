@@ -166,7 +166,7 @@ class SearchPanel(w.VBox):
         with self._lock:
             self.stopped_records = list(self.records)
         n = len(self.stopped_records)
-        self._draw(final=True)
+        self.chart.data = search_chart(self.stopped_records, _get)  # the PNG waits for the end
         self.status.value = (f'<span class="wb-idle wb-search-stopped-now">stopped by you after '
                              f"{_candidates(n)}; the candidate being measured ends in the "
                              "background</span>")
