@@ -29,6 +29,20 @@ function ticks(lo, hi, n) {
   for (let v = Math.ceil(lo / s) * s; v <= hi + 1e-12; v += s) out.push(v);
   return out;
 }
+function logTicks(lo, hi) {  // lo, hi: log10 of the ends; ticks at 1, 2, 5 of each decade
+  const pick = (ms) => {
+    const out = [];
+    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+      for (const m of ms) {
+        const v = e + Math.log10(m);
+        if (v >= lo - 1e-9 && v <= hi + 1e-9) out.push(v);
+      }
+    }
+    return out;
+  };
+  const coarse = pick([1, 2, 5]);
+  return coarse.length >= 3 ? coarse : pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
 function fmt(v) { return Math.abs(v) >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString(); }
 function render({ model, el }) {
   el.classList.add("wb-chart");
@@ -67,7 +81,7 @@ function render({ model, el }) {
     const clipId = "wbclip" + Math.random().toString(36).slice(2);
     node("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b},
          node("clipPath", {id: clipId}, node("defs", {}, svg)));
-    for (const v of ticks(y0, y1, 5)) {
+    for (const v of (log ? logTicks(y0, y1) : ticks(y0, y1, 5))) {
       const y = H - M.b - (v - y0) / (y1 - y0) * (H - M.t - M.b);
       node("line", {x1: M.l, x2: W - M.r, y1: y, y2: y, stroke: "#f4f4f5"}, svg);
       node("text", {x: M.l - 4, y: y + 3, "text-anchor": "end"}, svg).textContent =
