@@ -309,7 +309,8 @@ def test_notebook_prose_ranks_nothing_by_hand(path):
 
 def test_the_notebooks_compute_their_claims():
     """The claims the notebooks make about their measurements come from code: asum's fused
-    loop (its time, and what the step changes in the code), portability's winners against NumPy, the search's best as logged and timed again."""
+    loop (its time, and what the step changes in the code), portability's winners against
+    NumPy, the search's best as logged and timed again."""
     def sources(stem):
         nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
         return "\n".join(c.source for c in nb.cells if c.cell_type == "code")

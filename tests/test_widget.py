@@ -785,6 +785,24 @@ def test_split_and_join_link_to_the_index_expressions_they_produce():
         "1", "1.0"}
 
 
+def test_applied_views_link_to_the_loads_and_stores_they_index():
+    """In the matrix multiplication as Lift writes it (views applied, not composed):
+    ``transpose b`` and ``zip rowA colB`` index the loads, ``join`` of a row's results the
+    store."""
+    from widgets.code import generate
+    from workbench import load
+
+    mm = load(_program("mm.lift"))["mm"]
+    code = generate(mm, {"M": 32, "K": 32, "N": 32})
+    lines = code.source.split("\n")
+    named = {format_path(p): n.name for p, n in walk(mm) if hasattr(n, "decl")}
+    linked = {named[v]: [lines[k] for k in ks] for v, ks in code.view_lines.items()}
+    assert set(linked) == {"transpose", "zip", "join"}
+    for view in ("transpose", "zip"):
+        assert all("in1[" in line and "=" in line for line in linked[view]), linked[view]
+    assert all(line.strip().startswith("out[") for line in linked["join"]), linked["join"]
+
+
 def test_worker_cancels_the_jobs_of_a_tag_that_have_not_started():
     import ipywidgets
 

@@ -15,7 +15,7 @@ from pygments.lexers import CLexer
 from workbench import CodegenError, WorkbenchError, opencl
 from workbench.codegen.emit import source_map
 from workbench.errors import format_path
-from workbench.expr import Compose, Expr, walk
+from workbench.expr import Apply, Compose, Expr, walk
 from workbench.types import Type, function_parts, substitute_sizes
 
 from .diff import side_by_side
@@ -88,27 +88,44 @@ def view_lines(expr: Expr, line_paths: list, source: str) -> dict[str, list[int]
     transpose, …: code generation makes no code of their own, only indices) produces: in a
     composition, a view is read through by the nearest computation on its left (its
     subscripts right of the assignment), or, with none there (``join ∘ map f``), written
-    through by the nearest on its right (its subscripts left of it)."""
+    through by the nearest on its right (its subscripts left of it); applied, a view given
+    as an argument (``map g (transpose b)``) is read through by the function it is given
+    to, and one applied to a computation's result (``join (map f x)``) written through by
+    that computation."""
     lines = source.split("\n")
     out: dict[str, list[int]] = {}
-    for path, node in walk(expr):
-        if not isinstance(node, Compose):
-            continue
-        computes = [level(f) not in ("layout", "compose") for f in node.fns]
-        for k, f in enumerate(node.fns):
-            if level(f) != "layout":
-                continue
-            left = next((j for j in range(k - 1, -1, -1) if computes[j]), None)
-            right = next((j for j in range(k + 1, len(node.fns)) if computes[j]), None)
-            target, reads = (left, True) if left is not None else (right, False)
-            if target is None:
-                continue
-            owner = format_path(tuple(path) + (target,))
-            hits = [i for i, p in enumerate(line_paths)
-                    if p is not None and i < len(lines) and _below(p, owner)
-                    and _indexes(lines[i], reads)]
-            if hits:
-                out[format_path(tuple(path) + (k,))] = hits
+
+    def link(view: tuple, owner: tuple, reads: bool) -> None:
+        hits = [i for i, p in enumerate(line_paths)
+                if p is not None and i < len(lines) and _below(p, format_path(owner))
+                and _indexes(lines[i], reads)]
+        if hits:
+            out.setdefault(format_path(view), [])
+            out[format_path(view)] += [i for i in hits if i not in out[format_path(view)]]
+
+    nodes = dict(walk(expr))
+    for path, node in nodes.items():
+        path = tuple(path)
+        if isinstance(node, Compose):
+            computes = [level(f) not in ("layout", "compose") for f in node.fns]
+            for k, f in enumerate(node.fns):
+                if level(f) != "layout":
+                    continue
+                left = next((j for j in range(k - 1, -1, -1) if computes[j]), None)
+                right = next((j for j in range(k + 1, len(node.fns)) if computes[j]), None)
+                if left is not None:
+                    link(path + (k,), path + (left,), True)
+                elif right is not None:
+                    link(path + (k,), path + (right,), False)
+        elif isinstance(node, Apply) and level(node.fn) == "layout":
+            # ``g (view x)``: g reads through the view; ``view (f x)`` as a result (join
+            # of a map's rows): f writes through it
+            parent = nodes.get(path[:-1]) if path else None
+            if isinstance(parent, Apply) and path[-1] >= 1 and level(parent.fn) != "layout":
+                link(path + (0,), path[:-1] + (0,), True)
+            else:
+                for k in range(1, len(node.args) + 1):
+                    link(path + (0,), path + (k,), False)
     return out
 
 
