@@ -43,28 +43,47 @@ def collecting() -> Iterator[None]:
             _file = tempfile.TemporaryFile(mode="a+b")
             _saved = os.dup(2)
             os.dup2(_file.fileno(), 2)
+        elif not _ours():  # pointed elsewhere since (a test's capture): that is restored
+            os.close(_saved)
+            _saved = os.dup(2)
+            os.dup2(_file.fileno(), 2)
         _depth += 1
     try:
         yield
     finally:
         with _lock:
             _depth -= 1
+            _collect(_file, final=_depth == 0)  # each job's lines as it ends
             if _depth == 0:
-                os.dup2(_saved, 2)
+                if _ours():  # else whoever pointed it elsewhere restores their own
+                    os.dup2(_saved, 2)
                 os.close(_saved)
                 _saved = None
-                _collect(_file)
                 _file.close()
                 _file = None
 
 
-def _collect(file) -> None:
-    """Keep what the file holds (worker processes started while collecting may write on
-    after the descriptor is restored: their lines land in the file and are kept when it is
-    read, or are lost with it once it closes, never shown in the notebook)."""
-    file.seek(0)
-    text = file.read().decode("utf-8", "replace")
-    lines = [line for line in text.splitlines() if line.strip()]
+def _ours() -> bool:
+    """Whether descriptor 2 is still our file."""
+    mine, now = os.fstat(_file.fileno()), os.fstat(2)
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+
+_read = 0  # how much of the file was kept
+
+
+def _collect(file, final: bool) -> None:
+    """Keep the whole lines the file holds beyond what was kept (and, when ``final``, the
+    rest). Worker processes started while collecting may write on after the descriptor is
+    restored: their lines land in the file and are kept when it is read, or are lost with
+    it once it closes, never shown in the notebook."""
+    global _read
+    file.seek(_read)
+    data = file.read()
+    if not final:
+        data = data[:data.rfind(b"\n") + 1]  # a line being written waits for its end
+    _read = 0 if final else _read + len(data)
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     if not lines:
         return
     messages[:] = (messages + lines)[-KEEP:]
