@@ -71,7 +71,9 @@ function render({ model, el }) {
     let y0 = Math.min(...yv.map(f)), y1 = Math.max(...yv.map(f));
     if (!log) y0 = Math.min(0, y0);
     if (y1 - y0 < 1e-12) { y1 += 1; y0 -= log ? 1 : 0; }
-    y1 += (y1 - y0) * 0.06;
+    const pad = (y1 - y0) * 0.06;
+    y1 += pad;
+    if (log) y0 -= pad;  // the fastest point above the bottom edge, not on it
     const X = (x) => M.l + (x - x0) / (x1 - x0) * (W - M.l - M.r);
     const Y = (y) => H - M.b - (f(y) - y0) / (y1 - y0) * (H - M.t - M.b);
     const svg = node("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`,
