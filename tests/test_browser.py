@@ -225,7 +225,7 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
     wb.locator(".wb-run-panel button", has_text="run this step").click()
     table = wb.locator(".wb-run-table")
     expect(table).to_contain_text("sizes N=2048", timeout=STEP_S * 1000)
-    expect(table).to_contain_text("ok (checked)")
+    expect(table).to_contain_text("ok (checked)", timeout=STEP_S * 1000)
     expect(table).to_contain_text("interpreter (NumPy)")
     expect(wb.locator(".wb-run-status")).to_contain_text("ready", timeout=STEP_S * 1000)
     # the interactive plot: the step's point, and what it is under the pointer
@@ -243,15 +243,32 @@ def drive_workbench(page, shot: Path, wait_idle) -> None:
 
 
 def check_opencl_fits(wb) -> None:
-    """The OpenCL panel spans the widget and its longest line needs no horizontal scroll."""
+    """The OpenCL panel stands beside the tree, inside the widget, and its longest line needs
+    no horizontal scroll."""
     from playwright.sync_api import expect
 
     code = wb.locator(".wb-opencl")
     expect(code).to_be_visible(timeout=STEP_S * 1000)
     scroll, client = code.evaluate("el => [el.scrollWidth, el.clientWidth]")
     assert 0 < scroll <= client, f"the code scrolls sideways: {scroll} > {client} px"
-    widget = wb.evaluate("el => el.clientWidth")
-    assert client > 0.8 * widget, f"the code panel is {client} of {widget} px"
+    box, tree = _box(code), _box(wb.locator(".wb-section-tree"))
+    widget = _box(wb)
+    assert box["left"] >= tree["right"] - 1, f"the code is not beside the tree: {box} {tree}"
+    assert box["right"] <= widget["right"] + 1, f"the code leaves the widget: {box} {widget}"
+    assert client > 0.3 * widget["width"], f"the code panel is {client} of {widget} px"
+
+
+def _box(locator) -> dict:
+    return locator.evaluate("el => { const r = el.getBoundingClientRect(); return {left: "
+                            "r.left, right: r.right, top: r.top, bottom: r.bottom, "
+                            "width: r.width}; }")
+
+
+def _on_screen(page, locator) -> bool:
+    """The element lies wholly inside the viewport (not only inside its scroll box)."""
+    box, view = _box(locator), page.viewport_size
+    return (box["top"] >= 0 and box["left"] >= 0 and box["bottom"] <= view["height"]
+            and box["right"] <= view["width"])
 
 
 def check_panels_collapse(page, wb, shot: Path) -> None:
@@ -342,6 +359,66 @@ def test_workbench_in_jupyterlab(browser, lab):
     try:
         _run_all(page)
         drive_workbench(page, ARTIFACTS / "jupyterlab_tour.png", idle)
+        assert not [e for e in page.errors if "wb" in e or "anywidget" in e.lower()], page.errors
+    finally:
+        page.close()
+
+
+def test_tree_and_opencl_side_by_side_at_1440x900(browser, lab):
+    """At 1440 x 900 both ends of a link between a node and its OpenCL lines are on screen
+    at once, both ways, and layout primitives (split, join) light the lines holding the
+    index expressions they produce; the rules column stays inside its panel; the size box
+    shows 1048576 in full."""
+    from playwright.sync_api import expect
+
+    page, idle = lab.open(browser, TOUR.name, width=1440, height=900)
+    try:
+        _run_all(page)
+        wb = page.locator(".wb-workbench").first
+        expect(wb.locator(".wb-code")).to_contain_text("kernel void", timeout=LOAD_S * 1000)
+        _node(page, "root").click()
+        rules = _expected_rules()
+        expect(wb.locator(".wb-selected-text")).to_contain_text(
+            f"{len(rules)} rules apply", timeout=STEP_S * 1000)
+        wb.locator(".wb-rule-select select").select_option(index=rules.index("split-join"))
+        wb.locator(".wb-param-n select").select_option(label="1024")
+        wb.locator("button.wb-apply").click()
+        expect(wb.locator(".wb-code")).to_contain_text("OpenCL of step 1", timeout=STEP_S * 1000)
+        idle()
+        wb.locator(".wb-tree").evaluate("el => el.scrollIntoView({block: 'start'})")
+        check_opencl_fits(wb)
+        for path in ("1", "2", "0"):  # the map, split 1024, join
+            node = _node(page, path)
+            node.hover()
+            lit = wb.locator(".wb-opencl .wb-line-hover")
+            expect(lit.first).to_be_attached(timeout=STEP_S * 1000)
+            assert _on_screen(page, node), f"node {path} is off screen: {_box(node)}"
+            assert _on_screen(page, lit.first), f"the lines of {path} are off screen"
+            if path != "1":  # a view's lines hold the index expressions it produces
+                expect(lit.first).to_contain_text("1024*")
+        line = wb.locator(".wb-opencl [data-path]").last  # and from a line to its node
+        line.hover()
+        outlined = wb.locator(".wb-tree .wb-node-hover").first
+        expect(outlined).to_be_attached(timeout=STEP_S * 1000)
+        assert _on_screen(page, line) and _on_screen(page, outlined)
+        # the rules column: a long equation is clipped inside the panel, whole on hover
+        _node(page, "1").click()
+        expect(wb.locator(".wb-selected-text")).to_contain_text("selected 1",
+                                                                timeout=STEP_S * 1000)
+        panel = _box(wb.locator(".wb-section-tree"))
+        for part in (".wb-controls", ".wb-rule-select select", ".wb-rule-list"):
+            right = _box(wb.locator(part).first)["right"]
+            assert right <= panel["right"] + 1, f"{part} overflows: {right} > {panel}"
+        # the size box shows a seven-digit size in full
+        size = wb.locator(".wb-run-panel .wb-size input").first
+        size.fill("1048576")
+        size.press("Enter")
+        expect(wb.locator(".wb-code")).to_contain_text("1048576", timeout=STEP_S * 1000)
+        assert size.input_value() == "1048576"
+        scroll, client = size.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert scroll <= client, f"the size box hides part of 1048576: {scroll} > {client}"
+        idle()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_side_by_side.png"))
         assert not [e for e in page.errors if "wb" in e or "anywidget" in e.lower()], page.errors
     finally:
         page.close()

@@ -309,11 +309,13 @@ def test_notebook_prose_ranks_nothing_by_hand(path):
 
 def test_the_notebooks_compute_their_claims():
     """The claims the notebooks make about their measurements come from code: asum's fused
-    loop, portability's winners against NumPy, the search's best as logged and timed again."""
+    loop (its time, and what the step changes in the code), portability's winners against
+    NumPy, the search's best as logged and timed again."""
     def sources(stem):
         nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
         return "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "plots.comparison_text(" in sources("asum") and "errorbar(" in sources("asum")
+    assert "change_text(" in sources("asum")  # what the fusion step changes in the OpenCL
     assert "against_peer(" in sources("portability") and "slower than" in sources("portability")
     assert "result.timing_text" in sources("search") and "shared_legend(" in sources("search")
     assert 'lookup_rule("map-fission")' in sources("own_rule")

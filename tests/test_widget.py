@@ -460,9 +460,14 @@ def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
     wb.search.budget.value = 30
     original = wb.search._record
 
+    said = []
+
     def record_then_stop(record):  # the user clicks stop once the first candidate is in
         if len(wb.search.records) == 1:
             wb.search.stop_button.click()
+            # at once, before the search has ended: the panel says so, with what it found
+            said.append((wb.search.status.value, wb.sections["search"].summary.value,
+                         wb.search.result, len(wb.search.stopped_records)))
         original(record)
 
     wb.search._record = record_then_stop
@@ -474,6 +479,9 @@ def test_the_stop_button_ends_a_search_and_keeps_what_it_found():
     assert result.stopped.startswith("stopped by you after 2 of 30 candidates")
     assert "stopped by you" in wb.search.best.value
     assert wb.search.stop_button.disabled
+    status, header, result_then, shown = said[0]
+    assert "stopped by you after 1 candidate;" in status and result_then is None
+    assert shown == 1 and "stopped after 1 candidate" in header
 
 
 def test_progress_counts_candidates_and_runs_with_the_best_so_far():
@@ -672,7 +680,9 @@ def test_selecting_a_node_shades_the_opencl_lines_it_generates():
     assert again and set(again) == {"0"}
 
 
-def test_the_code_panel_shows_the_difference_from_the_step_before():
+def test_the_code_panel_shows_the_difference_from_the_step_before_side_by_side():
+    from widgets.diff import canonical_lines
+
     wb = Workbench(scal(), sizes={"N": 1024}, auto_run=False)
     wb.wait()
     assert "wb-diff" not in wb.code.value  # step 0 has no step before
@@ -680,13 +690,170 @@ def test_the_code_panel_shows_the_difference_from_the_step_before():
     wb.choose("split-join", n=256)
     wb.apply_button.click()
     wb.wait()
-    before = wb.code_before.source.splitlines()
-    after = wb.code_text.source.splitlines()
+    before = canonical_lines(wb.code_before.source)
+    after = canonical_lines(wb.code_text.source)
     assert before != after
     page = wb.code.value
-    assert "difference from step 0" in page
+    assert "difference from step 0" in page and "temporaries renamed canonically" in page
     removed = [line for line in before if line not in after]
-    assert removed and html.escape("-" + removed[0]) in page
+    added = [line for line in after if line not in before]
+    assert removed and added
+    rows = re.findall(r'<tr class="wb-diff-(\w+)">(.*?)</tr>', page, re.S)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for _, row in rows]
+    # two columns: each line before on the left, each line after on the right
+    assert all(len(c) == 2 for c in cells)
+    assert html.escape(removed[0]) in [c[0] for c in cells]
+    assert html.escape(added[-1]) in [c[1] for c in cells]
+    assert "//" not in page[page.index("wb-diff-lines"):]  # no comments in the rows
+
+
+def test_canonical_names_hide_the_generators_counters_and_comments():
+    from widgets.diff import canonical_lines, change_text, side_by_side
+
+    one = ("float uf_f3(float x_) { return x_; }\n// map f\n"
+           "kernel void k(global const float *restrict in0, global float *restrict out) {\n"
+           "    /* mapGlobal f */\n"
+           "    for (int gl1 = get_global_id(0); gl1 < 4; gl1 += 4) {\n"
+           "        float4 v2 = vload4(gl1, in0);\n"
+           "        out[gl1] = uf_f3(in0[gl1]);\n    }\n}")
+    renumbered = (one.replace("gl1", "gl7").replace("uf_f3", "uf_f9").replace("v2", "v5")
+                  .replace("// map f", "// map (λx. x)").replace("mapGlobal f", "other"))
+    assert canonical_lines(one) == canonical_lines(renumbered)
+    assert side_by_side(one, renumbered).same
+    assert "float4 v0 = vload4(gl0, in0);" in [line.strip() for line in canonical_lines(one)]
+    changed = renumbered.replace("out[gl7] = uf_f9(in0[gl7]);", "out[gl7] = 2 * in0[gl7];")
+    change = side_by_side(one, changed)
+    assert (change.changed, change.removed, change.added) == (1, 0, 0)
+    row = next(r for r in change.rows if r.kind == "changed")
+    assert (row.before.strip(), row.after.strip()) == ("out[gl0] = uf_f0(in0[gl0]);",
+                                                       "out[gl0] = 2 * in0[gl0];")
+    assert "apart from names and comments" in change_text(one, renumbered, 4, "r")
+    assert change_text(one, changed, 4, "r").startswith(
+        "Step 4 (r) changes the OpenCL of step 3: 1 line changed")
+
+
+def test_asums_fusion_step_changes_only_where_abs_is_applied():
+    """The fusion of the reduction with the map of abs (ICFP Fig. 10): the code generator
+    already emitted one loop at the step before, so the step moves abs into the reduction's
+    function; the canonical difference shows that line and no renamed temporaries."""
+    from widgets.diff import change_text, side_by_side
+    from workbench import opencl
+    from workbench.programs import library
+
+    d = Derivation(library("blas")["asum"], name="asum")
+    d.apply("map-reduce-fusion", "0", chunk=128)
+    fused = d.current
+    e = Derivation(library("blas")["asum"], name="asum")
+    for rule, path, params in [("reduce-partial", "0", {"n": "N/128"}),
+                               ("partial-split", "1", {"j": 1}), ("split-join", "4", {"n": 128}),
+                               ("split-join-cancel", "3", {}), ("map-fusion", "2", {}),
+                               ("map→mapSeq", "2.0.1", {}), ("partial-reduce", "2.0.0", {}),
+                               ("reduce→reduceSeq", "2.0.0", {})]:
+        e.apply(rule, path, **params)
+    before = opencl(e.current, sizes={"N": 4096}, complete=True).source
+    e.apply("reduceSeq-mapSeq-fusion", "2.0.0")
+    assert str(e.current) == str(fused)
+    after = opencl(e.current, sizes={"N": 4096}, complete=True).source
+    change = side_by_side(before, after)
+    loops = [r for r in change.rows if r.kind == "changed" and "for (" in (r.before or "")]
+    assert not loops  # the loops are the same: no renamed loop index shows as a change
+    moved = [r for r in change.rows if r.kind == "changed" and "in0[" in (r.before or "")]
+    assert len(moved) == 1 and "abs" in moved[0].before and "abs" not in moved[0].after
+    assert "Its loops are those of step 8 (the code generator had already produced them" \
+        in change_text(before, after, 9, "reduceSeq-mapSeq-fusion")
+
+
+def test_split_and_join_link_to_the_index_expressions_they_produce():
+    from widgets.code import lines_of
+
+    wb = Workbench(scal(), sizes={"N": 4096}, auto_run=False)
+    wb.apply("split-join", n=1024)
+    wb.wait()
+    code = wb.code_text
+    lines = code.source.split("\n")
+    assert code.line_paths.count("2") == 0 and code.line_paths.count("0") == 0  # no own code
+    for view in ("0", "2"):  # join and split
+        linked = lines_of(code.line_paths, view, code.view_lines)
+        assert linked, view
+        assert all("1024*" in lines[k] and "[" in lines[k] for k in linked)
+    wb.select("2")
+    shaded = re.findall(r'<div class="wb-line wb-line-selected"[^>]*data-views="([^"]*)"',
+                        wb.code.value)
+    assert shaded and all("2" in v.split() for v in shaded)
+    wb.select("1")  # the map keeps its own lines
+    assert set(re.findall(r'wb-line-selected" data-path="([^"]*)"', wb.code.value)) <= {
+        "1", "1.0"}
+
+
+def test_applied_views_link_to_the_loads_and_stores_they_index():
+    """In the matrix multiplication as Lift writes it (views applied, not composed):
+    ``transpose b`` and ``zip rowA colB`` index the loads, ``join`` of a row's results the
+    store."""
+    from widgets.code import generate
+    from workbench import load
+
+    mm = load(_program("mm.lift"))["mm"]
+    code = generate(mm, {"M": 32, "K": 32, "N": 32})
+    lines = code.source.split("\n")
+    named = {format_path(p): n.name for p, n in walk(mm) if hasattr(n, "decl")}
+    linked = {named[v]: [lines[k] for k in ks] for v, ks in code.view_lines.items()}
+    assert set(linked) == {"transpose", "zip", "join"}
+    for view in ("transpose", "zip"):
+        assert all("in1[" in line and "=" in line for line in linked[view]), linked[view]
+    assert all(line.strip().startswith("out[") for line in linked["join"]), linked["join"]
+
+
+def test_worker_cancels_the_jobs_of_a_tag_that_have_not_started():
+    import ipywidgets
+
+    area = ErrorArea()
+    worker = Worker("run", ipywidgets.HTML(""), area)
+    release, ran = threading.Event(), []
+    worker.submit("blocking", lambda: release.wait(30))
+    for k in range(3):
+        worker.submit(f"stale {k}", lambda k=k: ran.append(k), tag="auto")
+    worker.submit("kept", lambda: ran.append("kept"))
+    assert worker.cancel_pending("auto") == 3
+    release.set()
+    worker.wait(30)
+    assert ran == ["kept"] and worker.cancelled == 3 and not area.messages
+
+
+@needs_device
+def test_stale_runs_are_cancelled_when_the_step_changes():
+    """Undo and redo with auto-run on: the runs queued for steps left before their run
+    began are cancelled; only the step shown at the end is measured."""
+    wb = Workbench(scal(), sizes={"N": 1024}, repeat=1, auto_run=False)
+    wb.apply("split-join", n=256)
+    wb.select("1")
+    wb.apply("map→mapGlobal", dim=0)
+    wb.wait()
+    wb.runs.auto_run.value = True
+    release = threading.Event()
+    wb.runs.worker.submit("a run that has started", lambda: release.wait(60))
+    wb.undo()
+    wb.undo()
+    wb.redo()
+    wb.redo()
+    release.set()
+    wb.wait(120)
+    measured = {m.step for m in wb.runs.measurements.values()}
+    assert measured == {2}, measured
+    assert wb.runs.worker.cancelled == 3
+    assert not wb.errors.messages
+
+
+def test_a_run_chart_whose_times_span_decades_is_drawn_on_a_log_axis():
+    from widgets.chart import spans_decades, steps_chart
+    from widgets.plots import steps_plot
+
+    labels, exprs = ["start", "(1) r"], ["a", "b"]
+    kernels = [(0.5, 0.45, 0.6), (1.9, 1.8, 2.1)]
+    flat = steps_chart(labels, exprs, kernels, {})
+    assert not flat["log"]  # kernels within a decade of each other: linear
+    beside = steps_chart(labels, exprs, kernels, {"interpreter (NumPy)": (24.0, 23.0, 25.0)})
+    assert beside["log"] and spans_decades(kernels + [(24.0, 23.0, 25.0)])
+    assert steps_plot(labels, [0.2, 1.9], [False, False], {"interpreter (NumPy)": 24.0})
 
 
 def test_the_interactive_plots_carry_each_points_range_and_what_it_is():
@@ -740,3 +907,59 @@ def test_a_search_at_symbolic_n_is_adopted_at_the_widgets_own_types():
     assert not wb.errors.messages and "N = " not in wb.search.adopted.value
     assert wb.current == wb.search.result.best
     assert wb.derivation.input_types == () and not wb.runs.size_inputs["N"].disabled
+
+
+def test_the_compilers_lines_are_collected_not_printed(capfd):
+    """Lines written to descriptor 2 during a widget job (PoCL's "N warnings generated.",
+    from this process or from a worker process it starts) are kept and shown on request."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import ipywidgets
+
+    from widgets import stderr
+
+    area = ErrorArea()
+    worker = Worker("run", ipywidgets.HTML(""), area)
+    shown = stderr.CompilerMessages()
+    worker.submit("build", lambda: os.write(2, b"3 warnings generated.\n"))
+    worker.submit("search", lambda: subprocess.run(
+        [sys.executable, "-c", "import os; os.write(2, b'1 warning generated.\\n')"],
+        check=True))
+    worker.wait(60)
+    assert not area.messages
+    # (other tests' jobs may still be collecting: their lines can come between these)
+    ours = [m for m in stderr.messages if m in ("3 warnings generated.",
+                                                "1 warning generated.")]
+    assert ours[-2:] == ["3 warnings generated.", "1 warning generated."]
+    assert "generated" not in capfd.readouterr().err
+    assert "<details" in shown.value and "compiler warnings" in shown.value
+    deadline = time.monotonic() + 120  # other tests' jobs may still be collecting
+    while stderr._depth and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.write(2, b"after\n")  # the descriptor is restored after the jobs
+    assert "after" in capfd.readouterr().err
+    assert stderr.summary(["2 warnings generated.", "x.cl:1: warning: unused"]) == \
+        "2 compiler warnings, 1 line of compiler output"
+
+
+@needs_device
+def test_a_pocl_build_with_a_warning_prints_nothing_during_a_job(capfd):
+    import pyopencl as cl
+
+    from widgets import stderr
+    from workbench.device.opencl import find_device
+
+    _info, device = find_device()
+    context = cl.Context([device])
+    source = "kernel void k(global float *x) { int i = get_global_id(0); x[i] == x[i]; }"
+    with stderr.collecting():
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            cl.Program(context, source).build()
+    assert "1 warning generated." in stderr.messages
+    assert "generated" not in capfd.readouterr().err

@@ -29,6 +29,20 @@ function ticks(lo, hi, n) {
   for (let v = Math.ceil(lo / s) * s; v <= hi + 1e-12; v += s) out.push(v);
   return out;
 }
+function logTicks(lo, hi) {  // lo, hi: log10 of the ends; ticks at 1, 2, 5 of each decade
+  const pick = (ms) => {
+    const out = [];
+    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+      for (const m of ms) {
+        const v = e + Math.log10(m);
+        if (v >= lo - 1e-9 && v <= hi + 1e-9) out.push(v);
+      }
+    }
+    return out;
+  };
+  const coarse = pick([1, 2, 5]);
+  return coarse.length >= 3 ? coarse : pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
 function fmt(v) { return Math.abs(v) >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString(); }
 function render({ model, el }) {
   el.classList.add("wb-chart");
@@ -57,7 +71,9 @@ function render({ model, el }) {
     let y0 = Math.min(...yv.map(f)), y1 = Math.max(...yv.map(f));
     if (!log) y0 = Math.min(0, y0);
     if (y1 - y0 < 1e-12) { y1 += 1; y0 -= log ? 1 : 0; }
-    y1 += (y1 - y0) * 0.06;
+    const pad = (y1 - y0) * 0.06;
+    y1 += pad;
+    if (log) y0 -= pad;  // the fastest point above the bottom edge, not on it
     const X = (x) => M.l + (x - x0) / (x1 - x0) * (W - M.l - M.r);
     const Y = (y) => H - M.b - (f(y) - y0) / (y1 - y0) * (H - M.t - M.b);
     const svg = node("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`,
@@ -67,7 +83,7 @@ function render({ model, el }) {
     const clipId = "wbclip" + Math.random().toString(36).slice(2);
     node("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b},
          node("clipPath", {id: clipId}, node("defs", {}, svg)));
-    for (const v of ticks(y0, y1, 5)) {
+    for (const v of (log ? logTicks(y0, y1) : ticks(y0, y1, 5))) {
       const y = H - M.b - (v - y0) / (y1 - y0) * (H - M.t - M.b);
       node("line", {x1: M.l, x2: W - M.r, y1: y, y2: y, stroke: "#f4f4f5"}, svg);
       node("text", {x: M.l - 4, y: y + 3, "text-anchor": "end"}, svg).textContent =
@@ -213,7 +229,17 @@ def steps_chart(labels: list[str], expressions: list[str], times: list, peers: d
                        "points": [_point(0, ms, name, low, high)]})
     return {"title": "runtime along the derivation (drag or wheel to zoom)",
             "xlabel": "", "ylabel": "kernel time (ms, median and range)",
+            "log": spans_decades([t for t in times if t is not None]
+                                 + list(peers.values())),
             "xticks": [[k, label] for k, label in enumerate(labels)], "series": series}
+
+
+def spans_decades(spreads: list, ratio: float = 10.0) -> bool:
+    """Whether times ``(median, min, max)`` differ by ``ratio`` or more (a peer at 25 ms beside
+    kernels at 0.2 ms): then the axis is logarithmic, so every time keeps its own height
+    instead of the slowest setting the scale and the others lying flat on the axis."""
+    values = [v for t in spreads for v in t if v is not None and v > 0]
+    return bool(values) and max(values) >= ratio * min(values)
 
 
 def search_chart(records: list, get) -> dict:

@@ -8,6 +8,8 @@ import io
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .chart import spans_decades
+
 
 def _png(fig: Figure) -> bytes:
     FigureCanvasAgg(fig)
@@ -28,15 +30,20 @@ def steps_plot(labels: list[str], kernel_ms: list[float | None], failed: list[bo
         ax.plot([x for x, _ in measured], [y for _, y in measured], "o-", color="#ea580c",
                 label=f"OpenCL kernel{' on ' + device if device else ''}")
     bad = [x for x, f in zip(xs, failed) if f]
-    if bad:
-        ax.plot(bad, [0] * len(bad), "x", color="#b91c1c", markersize=9, clip_on=False,
-                label="failed or wrong")
+    times = [y for _, y in measured] + list(peers.values())
+    log = spans_decades([(t,) for t in times])  # the slowest would flatten the others
+    if bad:  # on the bottom edge
+        ax.plot(bad, [min(times) if log else 0] * len(bad), "x", color="#b91c1c",
+                markersize=9, clip_on=False, label="failed or wrong")
     for (name, ms), colour in zip(peers.items(), ("#2563eb", "#16a34a", "#7c3aed")):
         ax.axhline(ms, linestyle="--", color=colour, label=f"{name}: {ms:.4g} ms")
     ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=8)
     ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("kernel time (ms, median)")
+    if log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_ylabel("kernel time (ms, median" + (", log scale)" if log else ")"))
     ax.set_title("runtime along the derivation", fontsize=10)
     ax.grid(alpha=0.3)
     if measured or peers or bad:

@@ -111,6 +111,9 @@ class RuleList(w.VBox):
             return
         name = self.rule_select.value
         self._dropdowns = {}
+        # a long equation is clipped by the list's width: the whole of it on hover
+        self.rule_select.tooltip = (None if name is None else
+                                    f"{name}: {lookup_rule(name).equation}")
         if name is not None:
             rule = lookup_rule(name)
             for p in rule.params:

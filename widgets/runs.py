@@ -30,6 +30,7 @@ from .sections import message_html
 from .tasks import ErrorArea, Worker, guarded
 
 NUMPY_PEER = "interpreter (NumPy)"
+AUTO = "auto-run"  # the tag of the runs auto-run queues (cancelled when the step changes)
 
 
 @dataclass
@@ -161,8 +162,10 @@ class RunPanel(w.VBox):
         chosen = {**default_sizes(start), **(sizes or {})}
         # plain integer boxes: a size is never changed behind the user's back; one that
         # cannot run is refused with a message beside the boxes
+        # wide enough for a size of eight digits and more (1048576 shows in full)
         self.size_inputs = {name: w.IntText(value=v, description=f"{name} =",
-                                            layout=w.Layout(width="150px"))
+                                            style={"description_width": "initial"},
+                                            layout=w.Layout(width="200px"))
                             for name, v in chosen.items()}
         for box in self.size_inputs.values():
             box.add_class("wb-size")
@@ -289,19 +292,20 @@ class RunPanel(w.VBox):
         return plots.roofline(points, ceiling, title="the derivation's steps")
 
     # --- actions --------------------------------------------------------------------------
-    def run_step(self, step: int | None = None):
-        """Measure step ``step`` (default: the current one) in the background."""
+    def run_step(self, step: int | None = None, tag: str | None = None):
+        """Measure step ``step`` (default: the current one) in the background; ``tag``
+        names runs that a later ``cancel_pending`` may cancel before they start."""
         d = self._derivation()
         exprs = d.expressions()
         k = len(exprs) - 1 if step is None else step
-        return self._submit(k, exprs[k], d.start)
+        return self._submit(k, exprs[k], d.start, tag)
 
     def run_all(self):
         d = self._derivation()
         for k, expr in enumerate(d.expressions()):
             self._submit(k, expr, d.start)
 
-    def _submit(self, k: int, expr: Expr, start: Expr):
+    def _submit(self, k: int, expr: Expr, start: Expr, tag: str | None = None):
         sizes, repeat = self.sizes(), int(self.repeat_input.value)
         key, spread = self._key(expr, sizes), self.spread()
         problem = size_problem(expr, sizes)
@@ -337,14 +341,19 @@ class RunPanel(w.VBox):
             self.measurements[key] = m
             self.refresh()
 
-        return self.worker.submit(f"run step {k}", job, done)
+        return self.worker.submit(f"run step {k}", job, done, tag=tag)
 
     def on_step_changed(self) -> None:
-        """After apply/undo/redo/branch: redraw, and measure the new step when asked to."""
+        """After apply/undo/redo/branch: redraw, and measure the new step when asked to.
+        The runs of earlier steps that auto-run queued and that have not started are
+        cancelled (a step left by undo or redo before its run began is not measured), so
+        clicking through the steps never queues work; a run that has started ends and is
+        kept."""
+        self.worker.cancel_pending(AUTO)
         self.refresh()
         d = self._derivation()
         if self.auto_run.value and self.measurement(d.current) is None:
-            self.run_step()
+            self.run_step(tag=AUTO)
 
     # --- display --------------------------------------------------------------------------
     def refresh(self) -> None:

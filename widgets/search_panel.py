@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import ipywidgets as w
 
-from workbench import Derivation
+from workbench import Derivation, WorkbenchError
 from workbench.search import DEFAULT_STRATEGY, STRATEGIES, search
 from workbench.types import free_size_vars, function_parts
 
@@ -78,6 +78,7 @@ class SearchPanel(w.VBox):
                                     layout=w.Layout(width="90px"))
         self.stop_button.add_class("wb-search-stop")
         self._stop = threading.Event()
+        self.stopped_records: list = []  # the candidates shown when "stop" was clicked
         self.on_summary: Callable[[str], None] | None = None  # the panel header's line
         self.progress = w.IntProgress(value=0, min=0, max=40, description="0 / 40")
         self.status = w.HTML("")
@@ -118,7 +119,7 @@ class SearchPanel(w.VBox):
         self._start_step, self._start_text = len(d.steps), str(expr)
         self.sizes = self._sizes()
         self.adopted.value = ""
-        self.records, self.result = [], None
+        self.records, self.result, self.stopped_records = [], None, []
         self.adopt_button.disabled = True
         self.progress.max, self.progress.value = budget, 0
         self.progress.description = f"0 / {budget}"
@@ -155,11 +156,24 @@ class SearchPanel(w.VBox):
         return self.worker.submit(f"search ({strategy}, budget {budget})", job, done)
 
     def stop(self) -> None:
-        """End the running search after the candidate being measured (its result is kept)."""
+        """Stop the running search at once, as far as the panel is concerned: it says so,
+        shows the best of the candidates measured so far, and "adopt best" adopts that one.
+        The candidates still being measured end in the background (a kernel on the device
+        cannot be interrupted), and the search returns when they end: its result then
+        replaces what the panel shows."""
         self._stop.set()
         self.stop_button.disabled = True
-        self.status.value = ('<span class="wb-running">stopping after the candidate that is '
-                             "running…</span>")
+        with self._lock:
+            self.stopped_records = list(self.records)
+        n = len(self.stopped_records)
+        self.chart.data = search_chart(self.stopped_records, _get)  # the PNG waits for the end
+        self.status.value = (f'<span class="wb-idle wb-search-stopped-now">stopped by you after '
+                             f"{_candidates(n)}; the candidate being measured ends in the "
+                             "background</span>")
+        best = best_record(self.stopped_records)
+        self.adopt_button.disabled = best is None or not _get(best, "steps")
+        self._summarize(f"stopped after {_candidates(n)}"
+                        + (f"; best {_get(best, 'kernel_ms'):.4f} ms" if best else ""))
 
     def _summarize(self, text: str) -> None:
         if self.on_summary is not None:
@@ -214,9 +228,14 @@ class SearchPanel(w.VBox):
         self.plot.value = plots.search_plot(times, best, self.progress.max, predicted, fixed)
 
     def adopt(self) -> None:
-        if self.result is None:
-            raise RuntimeError("no finished search to adopt")
-        steps = steps_of(_get(self.result, "derivation"))
+        """Adopt the best candidate's steps: the finished search's best, or, while a
+        stopped search is still ending, the best of the candidates shown."""
+        if self.result is not None:
+            steps = steps_of(_get(self.result, "derivation"))
+        elif self._stop.is_set() and best_record(self.stopped_records) is not None:
+            steps = steps_of(_get(best_record(self.stopped_records), "steps"))
+        else:
+            raise WorkbenchError("no finished search to adopt")
         note = self._adopt(self._start_step, steps, self._start_text, self.sizes)
         self.adopted.value = (f'<span style="color:#166534">adopted {len(steps)} step'
                               f"{'s' if len(steps) != 1 else ''}"

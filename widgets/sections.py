@@ -74,6 +74,26 @@ class SectionBar(w.HBox):
         self.add_class("wb-section-bar")
 
 
+class SideBySide(w.HBox):
+    """Two sections in one row: each takes half while both are open, an open one the whole
+    row beside a closed one's header."""
+
+    def __init__(self, left: Section, right: Section):
+        self.sections = (left, right)
+        super().__init__([left, right], layout=w.Layout(width="100%", align_items="flex-start"))
+        self.add_class("wb-side-by-side")
+        for s in self.sections:
+            s.toggle.observe(lambda _change: self._share(), "value")
+        self._share()
+
+    def _share(self) -> None:
+        for s, other in (self.sections, self.sections[::-1]):
+            s.layout.width = "auto"
+            s.layout.min_width = "0"
+            s.layout.padding = "0 6px"
+            s.layout.flex = "1 1 0%" if s.expanded or not other.expanded else "0 0 auto"
+
+
 def message_html(head: str, message: str, colour: str = "#b91c1c") -> str:
     """``head: message`` in ``colour``; a long or multi-line message shows its start and
     opens in full on a click."""

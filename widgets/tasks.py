@@ -11,10 +11,13 @@ import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 
 import ipywidgets as w
 
 from workbench.errors import WorkbenchError
+
+from .stderr import collecting
 
 
 class ErrorArea(w.HBox):
@@ -102,18 +105,32 @@ class Worker:
         self._lock = threading.Lock()
         self._pending: list[Future] = []
         self.last_seconds: float | None = None
+        self.cancelled = 0  # jobs cancelled before they started (``cancel_pending``)
 
     @property
     def busy(self) -> bool:
         with self._lock:
             return any(not f.done() for f in self._pending)
 
-    def submit(self, label: str, job: Callable, done: Callable | None = None) -> Future:
+    def cancel_pending(self, tag: str) -> int:
+        """Cancel the jobs submitted with ``tag`` that have not started (a job running goes
+        on to its end); how many were cancelled."""
+        with self._lock:
+            cancelled = sum(f.cancel() for f in self._pending
+                            if getattr(f, "tag", None) == tag and not f.running())
+            self.cancelled += cancelled
+            self._pending = [f for f in self._pending if not f.done()]
+        return cancelled
+
+    def submit(self, label: str, job: Callable, done: Callable | None = None,
+               tag: str | None = None) -> Future:
+        """``tag`` names a kind of job that ``cancel_pending`` may cancel before it starts."""
         def task():
             self.status.value = f'<span class="wb-running">running… {html.escape(label)}</span>'
             start = time.perf_counter()
             try:
-                result = job()
+                with collecting():  # the compiler's lines are kept, not printed
+                    result = job()
                 if done is not None:
                     done(result)
                 return result
@@ -131,11 +148,12 @@ class Worker:
         with self._lock:
             self._pending = [f for f in self._pending if not f.done()]
             future = self._pool.submit(task)
+            future.tag = tag
             self._pending.append(future)
         return future
 
     def wait(self, timeout: float | None = None) -> None:
-        """Block until every job submitted so far has finished."""
+        """Block until every job submitted so far has finished (or was cancelled)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._lock:
@@ -143,4 +161,6 @@ class Worker:
             if not pending:
                 return
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            pending[-1].result(timeout=left)
+            done, _ = wait_futures(pending, timeout=left)
+            if not done and left is not None and left <= 0:
+                raise TimeoutError(f"the {self.name} jobs did not finish in {timeout} s")

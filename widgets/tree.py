@@ -208,6 +208,9 @@ function render({ model, el }) {
     const lines = [...root().querySelectorAll(".wb-opencl [data-path]")];
     const own = lines.filter((l) => below(l.dataset.path, node));
     if (own.length) return own;
+    // a view (split, join, ...): the lines of the index expressions it produces
+    const views = lines.filter((l) => (l.dataset.views || "").split(" ").includes(node));
+    if (views.length) return views;
     const above = lines.map((l) => l.dataset.path).filter((p) => below(node, p));
     if (!above.length) return [];
     const depth = (p) => (p === "root" ? 0 : p.split(".").length);
@@ -222,21 +225,52 @@ function render({ model, el }) {
     root().querySelectorAll(".wb-line-hover").forEach((l) => l.classList.remove("wb-line-hover"));
     el.querySelectorAll(".wb-node-hover").forEach((n) => n.classList.remove("wb-node-hover"));
   };
+  // The other end of a link is scrolled into view inside its own panel (never the page,
+  // which would move the end under the pointer away).
+  const reveal = (item, box) => {
+    if (!item || !box) return;
+    const r = item.getBoundingClientRect(), b = box.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) {
+      box.scrollTop += r.top - b.top - Math.max(0, (box.clientHeight - r.height) / 3);
+    }
+    if (r.left < b.left || r.right > b.right) {
+      box.scrollLeft += r.left - b.left - Math.max(0, (box.clientWidth - r.width) / 3);
+    }
+  };
   const onOver = (event) => {
     const node = event.target.closest && event.target.closest("g.node, [data-path]");
     if (node && el.contains(node)) {
       clear();
-      linesOf(pathOf(node)).forEach((l) => l.classList.add("wb-line-hover"));
+      const lines = linesOf(pathOf(node));
+      lines.forEach((l) => l.classList.add("wb-line-hover"));
+      if (lines.length) reveal(lines[0], lines[0].closest(".wb-opencl"));
       return;
     }
     const line = event.target.closest && event.target.closest(".wb-opencl [data-path]");
     if (line && root().contains(line) && root() !== document) {
       clear();
+      const owners = [line.dataset.path, ...(line.dataset.views || "").split(" ")];
       el.querySelectorAll("g.node, [data-path]").forEach((n) => {
-        if (pathOf(n) === line.dataset.path) n.classList.add("wb-node-hover");
+        if (owners.includes(pathOf(n))) n.classList.add("wb-node-hover");
       });
+      reveal(el.querySelector(".wb-node-hover"), el);
     }
   };
+  // A new code panel (another step, another selection) shows the selected node's lines.
+  const watch = new MutationObserver((changes) => {
+    const code = root() !== document && root().querySelector(".wb-opencl");
+    if (!code || !changes.some((c) => code.parentElement.contains(c.target)
+                                       || c.target.contains(code))) return;
+    reveal(code.querySelector(".wb-line-selected"), code);
+  });
+  let watched = false;
+  const startWatching = () => {
+    if (watched) return;
+    if (root() === document) { setTimeout(startWatching, 200); return; }
+    watched = true;
+    watch.observe(root(), {childList: true, subtree: true});
+  };
+  startWatching();
   const onClick = (event) => {
     const line = event.target.closest && event.target.closest(".wb-opencl [data-path]");
     if (line && root() !== document && root().contains(line)) {
@@ -250,6 +284,7 @@ function render({ model, el }) {
     model.off("change:svg", draw);
     document.removeEventListener("mouseover", onOver);
     document.removeEventListener("click", onClick);
+    watch.disconnect();
   };
 }
 export default { render };
@@ -268,7 +303,7 @@ class TreeView(anywidget.AnyWidget):
         # never wider than the column (a wide tree was clipped by it). These are the layout's:
         # ipywidgets writes the layout onto the element and would undo styles set in ``_esm``.
         kwargs.setdefault("layout", {"width": "100%", "max_width": "100%", "overflow": "auto",
-                                     "max_height": "min(520px, 70vh)"})
+                                     "max_height": "min(480px, 55vh)"})
         super().__init__(**kwargs)
         self.prefix = f"wb{next(_ids)}"
 

@@ -35,7 +35,8 @@ from .paper import PaperView
 from .rule_list import RuleList
 from .runs import RunPanel
 from .search_panel import SearchPanel
-from .sections import Section, SectionBar
+from .sections import Section, SectionBar, SideBySide
+from .stderr import CompilerMessages
 from .tasks import ErrorArea, Worker, guarded
 from .tree import TreeView, legend_html
 
@@ -105,18 +106,15 @@ STYLE = """<style>
 .wb-workbench .wb-tree::-webkit-scrollbar { width: 10px; height: 10px; }
 .wb-workbench .wb-tree::-webkit-scrollbar-thumb { background: #a1a1aa; border-radius: 5px; }
 .wb-workbench .wb-tree::-webkit-scrollbar-track { background: #f4f4f5; }
-.wb-workbench .wb-controls { position: sticky; top: 0; align-self: flex-start; }
+.wb-workbench .wb-controls select { max-width: 100%; }
+.wb-workbench .wb-rule-list code { white-space: normal; overflow-wrap: anywhere; }
+.wb-workbench .wb-rule-list { min-width: 0; max-width: 100%; }
 .wb-workbench .wb-line-hover { background: #fde68a !important; }
 .wb-workbench .wb-opencl [data-path] { cursor: pointer; }
 .wb-workbench .wb-node-hover path, .wb-workbench .wb-node-hover polygon,
 .wb-workbench .wb-node-hover ellipse { stroke: #f59e0b; stroke-width: 3; }
 .wb-workbench .wb-size-refused input { border-color: #b91c1c; background: #fef2f2; }
 </style>"""
-
-
-def _half(*children) -> w.VBox:
-    return w.VBox(list(children), layout=w.Layout(flex="1 1 50%", min_width="0",
-                                                  max_width="50%", padding="0 6px"))
 
 
 class Workbench(w.VBox):
@@ -135,6 +133,7 @@ class Workbench(w.VBox):
         self.derivation = as_derivation(program_or_expr, input_types, name)
         self.device = device
         self.errors = ErrorArea()  # every error is recorded here; each is shown by its buttons
+        self.compiler_messages = CompilerMessages()  # PoCL's build output, on request
         self.step_errors = ErrorArea(log=self.errors)  # select, apply, undo, branch, adopt
         self.code_errors = ErrorArea(log=self.errors)
         self.paper_errors = ErrorArea(log=self.errors)
@@ -192,16 +191,17 @@ class Workbench(w.VBox):
             w.HTML("<b>Rules at the selected node</b>"), self.rules,
             w.HBox([self.apply_button, self.undo_button, self.redo_button]), self.step_errors,
             w.HBox([self.branch_step, self.branch_button]),
-            w.HBox([self.branch_choice, self.switch_button])])
+            w.HBox([self.branch_choice, self.switch_button])],
+            layout=w.Layout(width="100%", min_width="0"))
         controls.add_class("wb-controls")
         code_box = w.VBox([self.code_status, self.code_errors, self.code],
-                          layout=w.Layout(width="100%"))
-        # Full-width panels, each collapsible (its header, or the bar at the top), so the
-        # code has room and the run and search panels are a click away.
+                          layout=w.Layout(width="100%", min_width="0"))
+        tree_box = w.VBox([w.HTML("<b>Expression tree</b> (click a node)"), self.tree,
+                           controls], layout=w.Layout(width="100%", min_width="0"))
+        # Each panel collapsible (its header, or the bar at the top); the tree and its OpenCL
+        # side by side, so both ends of a link between a node and its lines are in view.
         self.sections = {s.key: s for s in (
-            Section("tree", "Expression tree and rules",
-                    w.HBox([_half(w.HTML("<b>Expression tree</b> (click a node)"), self.tree),
-                            _half(controls)])),
+            Section("tree", "Expression tree and rules", tree_box),
             Section("derivation", "Derivation", w.VBox([self.paper_errors, self.paper])),
             Section("code", "OpenCL", code_box),
             Section("runs", "Run on the device", self.runs),
@@ -213,8 +213,11 @@ class Workbench(w.VBox):
             self.sections[key].expanded = False
         self.runs.on_summary = self.sections["runs"].summarize
         self.search.on_summary = self.sections["search"].summarize
-        super().__init__([title, self.device_menu, SectionBar(list(self.sections.values())),
-                          self.errors, *self.sections.values()])
+        sections = self.sections
+        super().__init__([title, self.device_menu, SectionBar(list(sections.values())),
+                          self.errors, self.compiler_messages,
+                          SideBySide(sections["tree"], sections["code"]),
+                          sections["derivation"], sections["runs"], sections["search"]])
         self.add_class("wb-workbench")
         self._changed(select="root")
 
@@ -389,7 +392,8 @@ class Workbench(w.VBox):
             before = None if previous is None else self._code(previous, sizes)
             return self._code(expr, sizes), before
 
-        self.code_worker.submit(f"OpenCL of step {step}", job, done)
+        self.code_worker.cancel_pending("code")  # a later step's code replaces it
+        self.code_worker.submit(f"OpenCL of step {step}", job, done, tag="code")
 
     def _code(self, expr: Expr, sizes: dict[str, int]) -> code_panel.StepCode:
         """The code of one step at ``sizes`` (kept: the diff needs the step before)."""
