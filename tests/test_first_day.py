@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.children import child_env
 
 UNGUARDED = textwrap.dedent("""
@@ -103,3 +105,17 @@ def test_plot_without_matplotlib_stops_before_searching(tmp_path):
     assert "matplotlib" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "asum.jsonl").exists()  # nothing was run
     assert "candidate:" not in proc.stderr
+
+
+def test_a_misspelt_program_name_says_which_it_meant():
+    """``library("blas")["asummm"]``: a located error naming the closest definitions, still
+    a KeyError for code that looks names up (``in``, ``get``)."""
+    from workbench.errors import WorkbenchError
+    from workbench.programs import library
+
+    blas = library("blas")
+    with pytest.raises(WorkbenchError, match=r"no definition 'asummm'.*did you mean 'asum'"):
+        blas["asummm"]
+    with pytest.raises(KeyError):
+        blas["nothing like it"]
+    assert "asum" in blas and blas.get("asummm") is None

@@ -91,6 +91,31 @@ def test_a_log_of_the_same_device_under_another_driver_is_refused(tmp_path):
     assert _search(log, budget=3, remeasure=True).remeasured == 2
 
 
+def test_a_log_of_another_code_generator_is_measured_again_where_its_candidates_are_met(
+        tmp_path):
+    """A header names the code generator that made its kernels (a hash of its sources): a
+    log resumed by another one has its candidates measured again, never its old times
+    reported; a log that names none (older logs) is taken as this one's."""
+    from workbench.search.log import codegen_version
+
+    log = tmp_path / "log.jsonl"
+    first = _search(log, budget=2)
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["codegen"] == codegen_version()
+    assert _search(log, budget=2).from_log == 2  # the same code generator: resumed
+    log.write_text("\n".join([json.dumps({**header, "codegen": "an older one"})] + lines[1:3])
+                   + "\n")
+    again = _search(log, budget=2)
+    assert again.from_log == 0 and again.evaluated == 2
+    assert {r["key"] for r in again.log} == {r["key"] for r in first.log}  # measured again
+    headers = read_log(log).headers
+    assert headers[-1]["codegen"] == codegen_version()  # under a header of its own
+    log.write_text("\n".join([json.dumps({k: v for k, v in header.items() if k != "codegen"})]
+                             + lines[1:3]) + "\n")
+    assert _search(log, budget=2).from_log == 2
+
+
 def test_a_log_without_a_header_is_refused_unless_measured_again(tmp_path):
     log = tmp_path / "log.jsonl"
     _search(log, budget=2)

@@ -963,3 +963,12 @@ def test_a_pocl_build_with_a_warning_prints_nothing_during_a_job(capfd):
             cl.Program(context, source).build()
     assert "1 warning generated." in stderr.messages
     assert "generated" not in capfd.readouterr().err
+
+
+def test_a_misspelt_size_name_is_refused_naming_the_programs_sizes():
+    from workbench.errors import WorkbenchError
+
+    with pytest.raises(WorkbenchError, match=r"sizes 'n': the program has no such size "
+                                             r"\(its sizes: N\)"):
+        Workbench(scal(), sizes={"n": 1024}, auto_run=False)
+    assert Workbench(scal(), sizes={"N": 1024}, auto_run=False).runs.sizes() == {"N": 1024}

@@ -143,6 +143,18 @@ def default_sizes(start: Expr) -> dict[str, int]:
     return {n: value for n in names}
 
 
+def check_size_names(start: Expr, sizes: dict | None) -> None:
+    """Refuse sizes the program does not have (a misspelt ``n`` for ``N`` would otherwise
+    add a box of its own and leave N at its default), naming the program's sizes."""
+    known = default_sizes(start)
+    if not sizes or not known:
+        return
+    unknown = [name for name in sizes if name not in known]
+    if unknown:
+        raise WorkbenchError(f"sizes {', '.join(repr(n) for n in unknown)}: the program has no "
+                             f"such size (its sizes: {', '.join(sorted(known))})")
+
+
 def step_labels(d: Derivation) -> list[str]:
     return ["start"] + [f"({i}) {s.rule}" for i, s in enumerate(d.steps, start=1)]
 
@@ -159,6 +171,7 @@ class RunPanel(w.VBox):
         self.size_errors = ErrorArea(log=errors)  # next to the size boxes
         self.size_errors.add_class("wb-size-errors")
         start = derivation().start
+        check_size_names(start, sizes)
         chosen = {**default_sizes(start), **(sizes or {})}
         # plain integer boxes: a size is never changed behind the user's back; one that
         # cannot run is refused with a message beside the boxes

@@ -37,6 +37,22 @@ class _Source:
     ranges_token: Token | None = None
 
 
+class UnknownDefinition(WorkbenchError, KeyError):
+    """A name no definition of the program file has: the names it has, the closest first
+    (a ``KeyError`` too, so that ``in`` and ``get`` work as on any mapping)."""
+
+    def __init__(self, name, names: list[str]):
+        import difflib
+
+        close = difflib.get_close_matches(str(name), names, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        super().__init__(f"no definition {name!r} in this program file{hint} (it has: "
+                         f"{', '.join(names) or 'none'})")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 class Program(Mapping):
     """Definitions of a program file, in file order: name -> ``Expr``.
 
@@ -49,7 +65,10 @@ class Program(Mapping):
         self._order = order
 
     def __getitem__(self, name: str) -> Expr:
-        return self._definitions[name]
+        try:
+            return self._definitions[name]
+        except (KeyError, TypeError):
+            raise UnknownDefinition(name, self._order) from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)

@@ -64,6 +64,32 @@ def project_version() -> str:
         return "unknown"
 
 
+# the sources that decide a kernel's text: a log's times are of kernels these generated
+CODEGEN_SOURCES = ("codegen", "primitives", "rules/lowering.py", "runtime.py")
+
+
+def codegen_version() -> str:
+    """A hash of the code generator's sources as they are (``CODEGEN_SOURCES``): a header
+    says which code generator made its kernels, and a log resumed by another one has its
+    records measured again where the strategy meets them."""
+    global _CODEGEN
+    if _CODEGEN is None:
+        import hashlib
+
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for part in CODEGEN_SOURCES:
+            for path in sorted((root / part).rglob("*.py")) if (root / part).is_dir() \
+                    else [root / part]:
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes())
+        _CODEGEN = digest.hexdigest()[:16]
+    return _CODEGEN
+
+
+_CODEGEN: str | None = None
+
+
 def device_identity(info) -> dict:
     """What a header and a key say of a device (a ``DeviceInfo``)."""
     return {"name": info.name, "platform": info.platform, "driver": info.driver,
@@ -85,6 +111,7 @@ def make_header(*, device: dict, program: str, definitions: str, types: list[str
             "definitions": definitions, "types": list(types), "sizes": dict(sizes),
             "strategy": strategy, "strategy_version": strategy_version, "seed": seed,
             "options": dict(options), "repeat": repeat, "workbench": project_version(),
+            "codegen": codegen_version(),
             **({"build_options": list(build_options)} if build_options else {}),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
@@ -113,6 +140,13 @@ def mismatch(old: dict | None, new: dict) -> str:
         return (f"it holds a search of another program ({old.get('program')}); this search "
                 f"is of {new['program']}")
     return ""
+
+
+def _other_codegen(old: dict | None, new: dict) -> bool:
+    """Whether a record's header names another code generator than the search's (a header
+    written before headers named it is taken as this one's)."""
+    return old is not None and old.get("codegen") is not None and \
+        old.get("codegen") != new.get("codegen")
 
 
 @dataclass
@@ -451,6 +485,8 @@ class Log:
         matching, others, why = [], [], ""
         for i, record in enumerate(c.records):
             problem = mismatch(c.header_of(i), header)
+            if not problem and _other_codegen(c.header_of(i), header):
+                continue  # its kernel may differ now: measured again where it is met
             if problem:
                 others.append(record)
                 why = why or problem
@@ -463,7 +499,7 @@ class Log:
                 f"candidates again here and go on", self.path)
         last = c.headers[-1] if c.headers else None
         if last is None or any(last.get(k) != header.get(k)
-                               for k in ("device",) + INPUT_FIELDS + SEARCH_FIELDS):
+                               for k in ("device", "codegen") + INPUT_FIELDS + SEARCH_FIELDS):
             self._write(header)
             c.headers.append(header)
         return matching, others if remeasure else []
