@@ -63,7 +63,7 @@ def _run_with(module, inputs, sentinel_index):
     mf = cl.mem_flags
     host, device = {}, {}
     for b in module.buffers:
-        if b.space != "global":
+        if b.space not in ("global", "constant"):  # an input in constant memory is a buffer
             continue
         dtype = b.scalar_dtype()
         if b.role == "input":

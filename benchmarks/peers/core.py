@@ -245,8 +245,11 @@ class Target:
 
 def target_of(info) -> Target:
     """The target of a device (``DeviceInfo``): its compute units and its widest working
-    vector of eight or sixteen floats (``DeviceInfo.vector_widths``, probed)."""
-    return Target(info.compute_units, 16 if 16 in info.vector_widths else CPU_WIDTH)
+    vector of eight or sixteen floats whose built-in functions work too (the peers call
+    ``exp``, ``sincos``, ``vload``: ``DeviceInfo.builtin_widths`` where the probe tells them
+    apart, as on PoCL 3.0, else ``vector_widths``)."""
+    widths = getattr(info, "builtin_widths", None) or info.vector_widths
+    return Target(info.compute_units, 16 if 16 in widths else CPU_WIDTH)
 
 
 def map_layout(kind: str, n: int, target: Target) -> Layout:

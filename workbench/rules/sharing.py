@@ -250,10 +250,13 @@ def _mapped_tile(n: Expr) -> bool:
 
 
 def shared_tiling(p):
-    tile, items = p["t"], p["l"]
+    tile, items = p.get("t"), p.get("l")
 
     def build(site: Site):
-        bad = _refusal(site, tile, items)
+        bad = _SHARED_FOLD.refusal(site)  # the shape first, as the left-hand side says it
+        if bad is None and (tile is None or items is None):
+            bad = Refused("give the tile's length t and the group's work-items l")
+        bad = bad or _refusal(site, tile, items)
         if bad is not None:
             return bad
         in_group = seq(

@@ -11,9 +11,10 @@ does not match the search is refused, or its candidates are measured again when 
 (``remeasure``), under a header of their own.
 
 A last line cut short by the kill (even inside a character), or a last line that is not a
-record, is tolerated and reported (a resumed search drops it before appending); any other
-line that is not a header or a record — a record whose fields have the wrong types among
-them — is an error naming its line number. Plots read records only.
+record after the log's headers or records, is tolerated and reported (a resumed search
+drops it before appending); a file whose only line is no JSON object is no log, and any
+other line that is not a header or a record — a record whose fields have the wrong types
+among them — is an error naming its line number. Plots read records only.
 
 A record is a JSON object; ``Record`` is its typed form (``Record.from_json``, ``as_json``
 gives the same object back, fields the record type does not name kept as they are).
@@ -249,9 +250,10 @@ def _parse(path: Path, text: str) -> Contents:
             found.records.append(value)
             found.sections.append(len(found.headers) - 1)
             continue
-        if number != last or not line.lstrip().startswith("{"):
-            # every line a search writes is a JSON object: a last line that does not start
-            # as one was not cut short by a kill, and the file is no search log
+        if number != last or (not found.headers and not found.records
+                              and not line.lstrip().startswith("{")):
+            # every line a search writes is a JSON object: a file whose only line does not
+            # start as one was not cut short by a kill, and is no search log
             raise LogError(f"{path}: line {number} is not a search record ({problem})", path,
                            number)
         cut = not text.endswith("\n")
