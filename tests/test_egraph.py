@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.saturation import MM_SKETCHES
 from workbench.derivation import Derivation
 from workbench.errors import ParseError, WorkbenchError
 from workbench.inputs import random_inputs
@@ -120,14 +121,7 @@ def test_a_malformed_sketch_is_refused_at_its_place(text, column, says):
     assert err.value.column == column and says in str(err.value)
 
 
-MM_GOALS = {
-    "1d-blocking": ["contains(map join ∘ join ∘ map (λxs. transpose ?) ∘ split k)"],
-    "2d-blocking": ["contains(map join ∘ map join ∘ join ∘ ? ∘ split k)"],
-    "tiling": ["contains(map join ∘ untile ∘ ? ∘ split m)"],
-    "innermost-tiling": ["contains(map join ∘ untile ∘ ? ∘ split m)",
-                         "contains(reduceSeq ? (replicate k (replicate l ?)) "
-                         "(zip (transpose (map (λrowA. split s rowA) ?)) ?))"],
-}
+MM_GOALS = MM_SKETCHES  # the sketches benchmarks/saturation.py reaches the goals with
 
 
 @pytest.mark.parametrize("goal", list(MM_GOALS))
