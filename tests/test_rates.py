@@ -12,18 +12,11 @@ import pytest
 from workbench import run
 from workbench.ceilings import Ceilings
 from workbench.programs import library
-from workbench.rates import io_bytes, rates, value_bytes
+from workbench.rates import rates
 from workbench.search import search
 
 ASUM = library("blas")["asum"]
 DOT = library("blas")["dot"]
-
-
-def test_a_values_bytes_count_every_component_and_scalars_as_kernel_numbers():
-    x = np.zeros(10, np.float32)
-    assert value_bytes(x) == 40 and value_bytes((x, x[:3])) == 52
-    assert value_bytes(2.5) == 4 and value_bytes(np.float32(1)) == 4
-    assert io_bytes([x, 1.5], np.zeros(1, np.float32)) == 48
 
 
 def test_rates_read_against_the_ceilings_and_say_when_faster_than_a_copy():

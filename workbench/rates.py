@@ -17,28 +17,7 @@ component.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-
-import numpy as np
-
-
-def value_bytes(value) -> int:
-    """The bytes of a value as a kernel reads or writes it: an array's, a tuple's
-    components', a number's own (4 for a Python float or int, as the kernel's float or
-    int)."""
-    if isinstance(value, tuple | list):
-        return sum(value_bytes(v) for v in value)
-    if isinstance(value, np.ndarray | np.generic):
-        return int(value.nbytes)
-    if isinstance(value, bool | int | float):
-        return 4
-    return int(np.asarray(value).nbytes)
-
-
-def io_bytes(inputs: Iterable, output) -> int:
-    """The bytes of a program's own inputs and its output."""
-    return sum(value_bytes(v) for v in inputs) + value_bytes(output)
 
 
 @dataclass(frozen=True)

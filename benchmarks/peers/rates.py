@@ -14,14 +14,15 @@ def unit(program_kind: str) -> str:
 def rate(program_kind: str, flops: float | None, nbytes: float | None, ms: float | None,
          ceilings=None) -> tuple[float | None, float | None]:
     """A time as the program's rate (``unit``) and its share of the device's ceiling for
-    that rate (None where there is no time or no ceiling)."""
+    that rate (None where there is no time or no ceiling): ``workbench.rates``' reading."""
+    from workbench.rates import rates
+
     if not ms:
         return None, None
+    read = rates(ms, nbytes, flops, ceilings)
     if unit(program_kind) == "GFLOP/s":
-        value = flops / (ms * 1e6) if flops else None
-        return value, ceilings.fraction_of_peak(value) if ceilings else None
-    value = nbytes / (ms * 1e6) if nbytes else None
-    return value, ceilings.fraction_of_bandwidth(value) if ceilings else None
+        return read.gflop_per_s, read.share_of_peak
+    return read.gb_per_s, read.share_of_copy
 
 
 def rate_text(program_kind: str, value: float | None, share: float | None) -> str:
