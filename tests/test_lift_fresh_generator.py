@@ -33,8 +33,6 @@ UNSUPPORTED = {
     "TestFilterSeq.filterMapGlb": (5, 45, "FilterSeq is not supported"),
     "TestFilterSeq.filterMapWrg": (8, 30, "FilterSeq is not supported"),
     "TestPad.pad1DClampSize1": (4, 38, "unknown name 'Clamp'"),
-    "TestReduceWhile.twoDimensionBoundedReduction": (15, 15, "32.0 is not a size"),
-    "TestReduceWhile.twoDimensionParallelBoundedReduction": (15, 15, "32.0 is not a size"),
 }
 SUPPORTED = [pytest.param(t, id=t.name) for t in TESTS if t.name not in UNSUPPORTED]
 
