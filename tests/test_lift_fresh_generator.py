@@ -32,7 +32,6 @@ UNSUPPORTED = {
     "TestFilterSeq.filterSimple": (9, 26, "FilterSeq is not supported"),
     "TestFilterSeq.filterMapGlb": (5, 45, "FilterSeq is not supported"),
     "TestFilterSeq.filterMapWrg": (8, 30, "FilterSeq is not supported"),
-    "TestPad.pad1DClampSize1": (4, 38, "unknown name 'Clamp'"),
 }
 SUPPORTED = [pytest.param(t, id=t.name) for t in TESTS if t.name not in UNSUPPORTED]
 

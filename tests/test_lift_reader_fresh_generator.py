@@ -41,3 +41,31 @@ def test_a_number_that_is_no_integer_is_still_no_size():
         parse_program(f'''
 val s = Math.pow(2, 5)
 val f = fun(ArrayType(Float, {N}), x => Join() o MapGlb(MapSeq(id)) o Split(s) $ x)''')
+
+
+# --- Pad's boundaries unqualified (import ir.ast.Pad.Boundary._) ------------------------
+
+@pytest.mark.parametrize("boundary, mode", [("Clamp", "edge"), ("Wrap", "wrap"),
+                                            ("Mirror", "symmetric"),
+                                            ("MirrorUnsafe", "symmetric")])
+def test_a_boundary_reads_unqualified_as_lifts_tests_import_it(boundary, mode):
+    f = parse_program(f"val f = fun(ArrayType(Float, {N}), x => MapGlb(id) o "
+                      f"Pad(2, 1, {boundary}) $ x)")["f"]
+    x = floats(9)
+    np.testing.assert_array_equal(evaluate(f, x), np.pad(x, (2, 1), mode=mode))
+    qualified = parse_program(f"val f = fun(ArrayType(Float, {N}), x => MapGlb(id) o "
+                              f"Pad(2, 1, Pad.Boundary.{boundary}) $ x)")["f"]
+    assert f == qualified
+
+
+def test_a_programs_own_definition_hides_a_boundarys_name():
+    f = parse_program(f'''
+val Clamp = 3
+val f = fun(ArrayType(Float, {N}), x => Join() o MapGlb(MapSeq(id)) o Split(Clamp) $ x)''')["f"]
+    assert "split 3" in str(f)
+
+
+def test_a_boundary_is_no_value():
+    with pytest.raises(ParseError):
+        parse_program(f"val f = fun(ArrayType(Float, {N}), x => MapGlb(fun(y => "
+                      f"add(y, Clamp))) $ x)")

@@ -343,6 +343,9 @@ SCALA_FORMS = [
        + _map("fun(y => mult(y, w(1)))")),
     _s("Math.sqrt(...)", "val s = Math.sqrt(4.0f)\nval f = " + _map("fun(y => mult(y, s))")),
     _s("x.toFloat", "val s = 2\nval f = " + _map("fun(y => mult(y, s.toFloat))")),
+    _s("x.toInt", "val s = Math.pow(2, 2).toInt\nval f = "
+       + _on(_V, "Join() o MapGlb(MapSeq(plusOne)) o Split(s) $ x")),
+    _s("Clamp (import Pad.Boundary._)", _on(_V, "MapGlb(id) o Pad(1, 1, Clamp) $ x")),
     _s("FunCall(Tuple(2), ...) as Lift prints", "fun(" + _V + ", " + _V + ", (p_0, p_1) => "
        "FunCall(MapGlb(fun((p_2) => FunCall(addTuple, FunCall(Tuple(2), FunCall(Get(0), p_2), "
        "FunCall(Get(1), p_2))))), FunCall(Zip(2), p_0, p_1)))"),
