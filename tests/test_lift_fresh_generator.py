@@ -26,9 +26,6 @@ BEFORE = Path(__file__).parent / "data" / "lift_fresh_generator_before.json"
 # has a length that depends on the data, while every array here has a length known from
 # the types.
 UNSUPPORTED = {
-    "TestArray.unknownSizeReduce": (5, 14, "ArrayTypeWC is not supported"),
-    "TestArray.unknownSizeMap": (5, 14, "ArrayTypeWC is not supported"),
-    "TestArray.unknownSizeMapBool": (5, 14, "ArrayTypeWC is not supported"),
     "TestFilterSeq.filterSimple": (9, 26, "FilterSeq is not supported"),
     "TestFilterSeq.filterMapGlb": (5, 45, "FilterSeq is not supported"),
     "TestFilterSeq.filterMapWrg": (8, 30, "FilterSeq is not supported"),
