@@ -164,18 +164,19 @@ def saturation_report(start: Expr, types: tuple, rules: list[Rule], *,
     each as it is made) until saturation, a limit, ``cancel()``, or a sketch not reached."""
     parsed = [parse_sketch(s) if isinstance(s, str) else s for s in sketches]
     limits = Limits(rounds, nodes, seconds, cancel or (lambda: False))
-    report = SaturationReport(start, tuple(types), [str(s) for s in parsed])
+    names = [s.strip() if isinstance(s, str) else str(s) for s in sketches]  # as written
+    report = SaturationReport(start, tuple(types), names)
     grower = _Grower(report, rules, extract, limits, on_iteration, accept, inside)
     if not parsed:
-        report.stopped = grower.grow(start, [], None)
+        report.stopped = grower.grow(start, [], None, None)
         return report
     current, prefix = start, []
-    for sketch in parsed:
-        why = grower.grow(current, prefix, sketch)
+    for sketch, name in zip(parsed, names):
+        why = grower.grow(current, prefix, sketch, name)
         last = report.last
         if not last.reached or last.steps is None:
-            report.stopped = (f"sketch {sketch} not reached: {why}" if not last.reached else
-                              f"the program of sketch {sketch} has no derivation found")
+            report.stopped = (f"sketch {name} not reached: {why}" if not last.reached else
+                              f"the program of sketch {name} has no derivation found")
             break
         current, prefix = last.program, last.steps
     else:
@@ -193,9 +194,11 @@ class _Grower:
     accept: Callable[[Expr], bool] | None
     inside: Callable[[Path], bool] | None
 
-    def grow(self, start: Expr, prefix: list[Step], sketch: Sketch | None) -> str:
+    def grow(self, start: Expr, prefix: list[Step], sketch: Sketch | None,
+             name: str | None) -> str:
         """One saturation from ``start`` (whose steps from the report's start are
-        ``prefix``), its rounds reported; why it stopped."""
+        ``prefix``) towards ``sketch`` (written ``name``), its rounds reported; why it
+        stopped."""
         began = time.time()
         graph = CountingEGraph(start, self.report.types, self.rules, accept=self.accept,
                                inside=self.inside)
@@ -207,7 +210,7 @@ class _Grower:
 
         if sketch is not None:
             holds(graph)
-        self._record(graph, prefix, sketch, found[0], (0, 0, began))
+        self._record(graph, prefix, name, found[0], (0, 0, began))
         for _ in range(self.limits.rounds):
             why = self._why_stop(graph, found[0])
             if why:
@@ -218,7 +221,7 @@ class _Grower:
                               None if sketch is None else holds)
             if sketch is not None:
                 holds(graph)
-            self._record(graph, prefix, sketch, found[0], before, done.fired)
+            self._record(graph, prefix, name, found[0], before, done.fired)
         return self._why_stop(graph, found[0]) or f"{self.limits.rounds} rounds"
 
     def _why_stop(self, graph: EGraph, found: Expr | None) -> str:
@@ -234,7 +237,7 @@ class _Grower:
             return f"time limit ({self.limits.seconds:g} s)"
         return ""
 
-    def _record(self, graph: CountingEGraph, prefix: list[Step], sketch: Sketch | None,
+    def _record(self, graph: CountingEGraph, prefix: list[Step], sketch: str | None,
                 found: Expr | None, before: tuple, fired: dict | None = None) -> None:
         created_before, unions_before, began = before
         number, seconds = len(self.report.iterations), time.time() - began
@@ -245,7 +248,7 @@ class _Grower:
                        len(graph.parent) - created_before,
                        graph.unions - unions_before, dict(fired or {}), seconds,
                        program, cost, unit, None if steps is None else prefix + steps,
-                       None if sketch is None else str(sketch),
+                       sketch,
                        None if sketch is None else found is not None)
         self.report.iterations.append(it)
         if self.on_iteration is not None:
