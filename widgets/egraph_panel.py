@@ -33,6 +33,7 @@ _ESM = """
 const W = 420, H = 170, M = {l: 50, r: 10, t: 18, b: 30};
 const NS = "http://www.w3.org/2000/svg";
 const COLOURS = {nodes: "#ea580c", classes: "#2563eb"};
+const RULES_SHOWN = 10;  // the rules that merged most, as bars; the others listed
 function node(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -90,13 +91,18 @@ function fired(it, parent) {
   const box = html("div", "wb-egraph-fired", undefined, parent);
   if (!rules.length) { html("div", "wb-egraph-none", it.number ? "no rule fired" :
                             "the start: no round yet", box); return; }
-  const most = rules[0][1];
-  for (const [rule, n] of rules) {
+  const most = rules[0][1], shown = rules.slice(0, RULES_SHOWN);
+  for (const [rule, n] of shown) {
     const row = html("div", "wb-egraph-rule", undefined, box);
     html("span", "wb-egraph-rule-name", rule, row);
     const bar = html("span", "wb-egraph-bar", undefined, row);
     bar.style.width = Math.max(2, 120 * n / most) + "px";
     html("span", "wb-egraph-count", String(n), row);
+  }
+  const rest = rules.slice(RULES_SHOWN);
+  if (rest.length) {
+    html("div", "wb-egraph-none", `and ${rest.length} other rules: `
+         + rest.map(([rule, n]) => `${rule} ${n}`).join(", "), box);
   }
 }
 function render({ model, el }) {
@@ -151,6 +157,7 @@ _CSS = """
 .wb-egraph-sketch.wb-reached { color: #166534; }
 .wb-egraph-sketch.wb-not-reached { color: #92400e; }
 .wb-egraph-stopped { color: #52525b; margin-top: 4px; }
+.wb-egraph-none { color: #52525b; overflow-wrap: anywhere; }
 """
 
 
