@@ -71,6 +71,20 @@ def test_stop_ends_the_growth_after_the_round_running():
     assert panel.stop_button.disabled and "cancelled" in wb.sections["egraph"].summary.value
 
 
+def test_a_new_growth_stops_the_one_running_and_only_its_own_iterations_are_shown():
+    wb = asum_widget()
+    panel = wb.egraph
+    panel.rounds.value = 6
+    first = panel.start()
+    panel.rounds.value = 1
+    second = panel.start()
+    wb.wait(120)
+    assert first.result().stopped == "cancelled"
+    assert second.result() is panel.report and len(panel.report.iterations) == 2
+    assert panel.view.iterations == [it.as_json() for it in panel.report.iterations]
+    assert panel.view.stopped == panel.report.stopped == "1 round"
+
+
 def test_sketches_one_per_line_guide_the_growth_and_a_malformed_one_is_shown():
     mm = library("mm")["mm"]
     wb = Workbench(mm, "[[float]_16]_16", "[[float]_16]_16", auto_run=False)
@@ -82,6 +96,8 @@ def test_sketches_one_per_line_guide_the_growth_and_a_malformed_one_is_shown():
     assert panel.report.stopped == "every sketch reached", panel.report.stopped
     assert panel.view.iterations[-1]["sketch"] == MM_SKETCHES["tiling"][0]
     assert panel.view.iterations[-1]["reached"] is True
+    reached = panel.iterations[-1]  # costed by the cost model, as every extracted program
+    assert reached.unit == "ms predicted" and reached.cost > 0
     assert "1 of 1 sketches reached" in wb.sections["egraph"].summary.value
     panel.sketches.value = "contains(map ? ∘ ∘ split n)"
     panel.start_button.click()

@@ -250,7 +250,8 @@ class EGraphPanel(w.VBox):
         return cls(lambda: d, lambda: device, ErrorArea(), None, lambda: dict(sizes or {}))
 
     def start(self):
-        """Grow the current step's e-graph in the background (see ``wait``)."""
+        """Grow the current step's e-graph in the background (see ``wait``); a growth
+        still running is stopped after its round, and what it grew is not shown."""
         d = self._derivation()
         expr, types, sizes = d.current, input_types(d), self._sizes()
         sketches = [s.strip() for s in self.sketches.value.splitlines() if s.strip()]
@@ -261,22 +262,31 @@ class EGraphPanel(w.VBox):
         self.adopted.value = ""
         self.adopt_button.disabled = True
         self.view.iterations, self.view.selected, self.view.stopped = [], -1, ""
-        self._stop.clear()
+        self._stop.set()  # a growth still running ends after its round, and is not shown
+        stop = self._stop = threading.Event()
         self.stop_button.disabled = False
         guided = f"{len(sketches)} sketch{'es' if len(sketches) != 1 else ''}" if sketches \
             else "unguided"
         self._summarize(f"growing from step {self._start_step} ({guided})")
         device = self._device()
 
+        def shown(it: Iteration) -> None:
+            if stop is self._stop:  # this growth is the one shown
+                self._iteration(it)
+
         def job() -> SaturationReport:
             try:
                 return self.watch(expr, *types, sketches=sketches, sizes=sizes, device=device,
-                                  cancel=self._stop.is_set, on_iteration=self._iteration,
-                                  **limits)
+                                  cancel=stop.is_set, on_iteration=shown, **limits)
             finally:
-                self.stop_button.disabled = True
+                if stop is self._stop:
+                    self.stop_button.disabled = True
 
-        return self.worker.submit(f"e-graph ({guided})", job, self._done)
+        def done(report: SaturationReport) -> None:
+            if stop is self._stop:
+                self._done(report)
+
+        return self.worker.submit(f"e-graph ({guided})", job, done)
 
     def stop(self) -> None:
         """End the growth after the round that is running (what it grew is kept)."""

@@ -9,11 +9,12 @@ The accounting holds round by round: the e-classes after a round are those befor
 those it created, minus those it merged; a merge is a rule's (``fired``) or congruence's,
 restored when the graph is rebuilt. Iteration 0 is the start, before any round.
 
-The extraction is a function of the graph that ranks terms of the root e-class, best
-first (``Extraction``); the first whose derivation is found is the iteration's program.
-By default it is the smallest term (fewest nodes); ``search.extraction`` ranks by a
-device's cost model. The core never imports Jupyter: the widget's e-graph panel
-(``widgets.egraph_panel``) shows these reports.
+The extraction (``Extractor``) ranks terms of the root e-class, best first; the first
+whose derivation is found is the iteration's program (where a sketch is reached, its
+program, costed by the same extraction). By default it is the smallest term (fewest
+nodes, ``SmallestTerm``); ``search.extraction`` ranks by a device's cost model. The core
+never imports Jupyter: the widget's e-graph panel (``widgets.egraph_panel``) shows these
+reports.
 
     >>> report = saturation_report(parse("reduce (+) 0 ∘ map abs"), ("[float]_64",),
     ...                            walk_rules(), rounds=2)          # doctest: +SKIP
@@ -25,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..errors import WorkbenchError
 from ..expr import Expr, Path
@@ -46,13 +48,28 @@ class Extraction:
     unit: str
 
 
-Extractor = Callable[[EGraph], list[Extraction]]
+class Extractor(Protocol):
+    """An extraction: ranks terms of a graph's root e-class, best first (``__call__``), and
+    costs any term in its ``unit`` (``cost``: None for a term it cannot cost)."""
+
+    unit: str
+
+    def __call__(self, graph: EGraph) -> list[Extraction]: ...
+
+    def cost(self, term: Expr) -> float | None: ...
 
 
-def smallest_term(graph: EGraph) -> list[Extraction]:
+class SmallestTerm:
     """The root e-class's smallest term (fewest nodes)."""
-    term = graph.term(graph.root)
-    return [Extraction(term, float(nodes_of(term)), "nodes")]
+
+    unit = "nodes"
+
+    def cost(self, term: Expr) -> float:
+        return float(nodes_of(term))
+
+    def __call__(self, graph: EGraph) -> list[Extraction]:
+        term = graph.term(graph.root)
+        return [Extraction(term, self.cost(term), self.unit)]
 
 
 class CountingEGraph(EGraph):
@@ -152,7 +169,7 @@ class Limits:
 
 
 def saturation_report(start: Expr, types: tuple, rules: list[Rule], *,
-                      sketches: list[str | Sketch] = (), extract: Extractor = smallest_term,
+                      sketches: list[str | Sketch] = (), extract: Extractor | None = None,
                       rounds: int = 4, nodes: int = 3000, seconds: float = 60.0,
                       cancel: Callable[[], bool] | None = None,
                       on_iteration: Callable[[Iteration], None] | None = None,
@@ -166,7 +183,8 @@ def saturation_report(start: Expr, types: tuple, rules: list[Rule], *,
     limits = Limits(rounds, nodes, seconds, cancel or (lambda: False))
     names = [s.strip() if isinstance(s, str) else str(s) for s in sketches]  # as written
     report = SaturationReport(start, tuple(types), names)
-    grower = _Grower(report, rules, extract, limits, on_iteration, accept, inside)
+    grower = _Grower(report, rules, extract or SmallestTerm(), limits, on_iteration, accept,
+                     inside)
     if not parsed:
         report.stopped = grower.grow(start, [], None, None)
         return report
@@ -222,7 +240,8 @@ class _Grower:
             if sketch is not None:
                 holds(graph)
             self._record(graph, prefix, name, found[0], before, done.fired)
-        return self._why_stop(graph, found[0]) or f"{self.limits.rounds} rounds"
+        rounds = self.limits.rounds
+        return self._why_stop(graph, found[0]) or f"{rounds} round{'s' if rounds != 1 else ''}"
 
     def _why_stop(self, graph: EGraph, found: Expr | None) -> str:
         if found is not None:
@@ -241,8 +260,8 @@ class _Grower:
                 found: Expr | None, before: tuple, fired: dict | None = None) -> None:
         created_before, unions_before, began = before
         number, seconds = len(self.report.iterations), time.time() - began
-        picked = (Extraction(found, float(nodes_of(found)), "nodes") if found is not None
-                  else None)
+        picked = (Extraction(found, self.extract.cost(found), self.extract.unit)
+                  if found is not None else None)
         program, cost, unit, steps = _extracted(graph, self.extract, picked)
         it = Iteration(number, len(graph.nodes), len(graph.members),
                        len(graph.parent) - created_before,

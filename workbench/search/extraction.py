@@ -37,6 +37,8 @@ class CostExtraction:
     terms ranked in a graph before stay in the ranking as it grows (they are still terms of
     its root e-class), so the best predicted never gets worse from one round to the next."""
 
+    unit = UNIT
+
     def __init__(self, types: tuple, model: cost.CostModel, sizes: dict[str, int] | None = None,
                  sample: int = 40, seed: object = 0):
         self.types = tuple(types)
@@ -48,7 +50,8 @@ class CostExtraction:
         self.graph: EGraph | None = None
         self.met: dict[str, Expr] = {}  # the terms ranked in ``graph`` so far
 
-    def predicted_ms(self, term: Expr) -> float | None:
+    def cost(self, term: Expr) -> float | None:
+        """The time predicted for ``term``'s kernel (None: it has none at these sizes)."""
         text = str(term)
         if text not in self.known:
             try:
@@ -64,7 +67,7 @@ class CostExtraction:
             self.graph, self.met = graph, {}
         drawn = graph.sample(self.sample, f"{self.seed}/{len(graph.rounds)}")
         self.met.update((str(t), t) for t in drawn)
-        timed = [(self.predicted_ms(t), t) for t in self.met.values()]
+        timed = [(self.cost(t), t) for t in self.met.values()]
         ranked = sorted(((ms, str(t), t) for ms, t in timed if ms is not None),
                         key=lambda x: x[:2])
         return [Extraction(t, ms, UNIT) for ms, _, t in ranked]
