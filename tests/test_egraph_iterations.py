@@ -12,8 +12,11 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from benchmarks.saturation import MM_SKETCHES
+from tests.test_egraph import pipelines
 from workbench.codegen.program import opencl
 from workbench.derivation import Derivation
 from workbench.errors import WorkbenchError
@@ -76,6 +79,23 @@ def test_the_program_extracted_at_every_iteration_evaluates_as_the_original(name
     assert any(it.program != start for it in report.iterations)  # something was extracted
     for it in report.iterations:
         assert same_values(evaluate(it.program, *xs), expected), it.program
+        assert it.steps is not None and replayed(start, types, it.steps) == it.program
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pipelines(), st.integers(0, 3))
+def test_on_random_pipelines_every_iteration_adds_up_and_its_program_evaluates_as_the_start(
+        text, seed):
+    start = parse(text)
+    types = ("[float]_16",)
+    report = watch_saturation(start, *types, model=CPU, rounds=2, nodes=300, sample=8)
+    (xs,) = random_inputs([parse_type(types[0])], {}, seed)
+    expected = evaluate(start, xs)
+    for before, it in zip(report.iterations, report.iterations[1:]):
+        assert it.classes == before.classes + it.created - it.merged
+        assert sum(it.fired.values()) <= it.merged
+    for it in report.iterations:
+        assert same_values(evaluate(it.program, xs), expected), it.program
         assert it.steps is not None and replayed(start, types, it.steps) == it.program
 
 
