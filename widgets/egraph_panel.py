@@ -68,6 +68,12 @@ function chart(its, selected, pick) {
   });
   node("text", {x: M.l + (W - M.l - M.r) / 2, y: H - 3, "text-anchor": "middle",
                 fill: "#52525b"}, svg).textContent = "iteration";
+  its.forEach((it, k) => {  // a ring where a sketch was reached
+    if (it.reached) {
+      node("circle", {cx: X(k), cy: Y(it.nodes), r: 8, fill: "none", stroke: "#16a34a",
+                      "stroke-width": 2, class: "wb-egraph-reached"}, svg);
+    }
+  });
   let ly = M.t + 12;
   for (const key of ["nodes", "classes"]) {
     const c = COLOURS[key];
@@ -149,7 +155,7 @@ _CSS = """
 .wb-egraph-head { font-weight: bold; margin-bottom: 4px; }
 .wb-egraph-label { color: #52525b; margin: 6px 0 2px; }
 .wb-egraph-rule { display: flex; align-items: center; gap: 6px; line-height: 16px; }
-.wb-egraph-rule-name { font-family: monospace; min-width: 160px; }
+.wb-egraph-rule-name { font-family: monospace; min-width: 220px; }
 .wb-egraph-bar { display: inline-block; height: 8px; background: #ea580c; opacity: 0.7; }
 .wb-egraph-program { display: block; white-space: pre-wrap; overflow-wrap: anywhere;
   background: #f4f4f5; padding: 4px 6px; border-radius: 4px; }
@@ -164,7 +170,7 @@ _CSS = """
 class EGraphView(anywidget.AnyWidget):
     """``iterations``: each iteration's ``Iteration.as_json()``; ``selected``: the iteration
     shown (-1: the last; a click on the chart's point sets it); ``stopped``: why the growth
-    ended."""
+    ended. An iteration where a sketch was reached is ringed in green."""
 
     _esm = _ESM
     _css = _CSS
