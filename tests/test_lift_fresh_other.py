@@ -32,10 +32,6 @@ NOT_YET = {
     "TestBuiltIn.testDot0 (g)": "parse",
     "TestBuiltIn.testDot1 (g)": "parse",
     "TestFusion.ReduceSeqMapSeqChangesType (goldF)": "parse",
-    "ProgGenIssues.hlGenResultNotEqual1": "parse",
-    "ProgGenIssues.issue78": "parse",
-    "ProgGenFinishedIssue.hlGenTest1": "parse",
-    "ProgGenFinishedIssue.hlGenCompiler1": "parse",
 }
 STEPS = ("parse", "evaluate", "run")
 

@@ -89,6 +89,25 @@ def _map(name: str, lift_name: str, has_dim: bool):
     return Callable_(lift_name, call)
 
 
+def _reduction(name: str, lift_name: str):
+    """``Reduce(f, init)``: the reduction of an array; ``Reduce(f)``: Lift's pattern itself,
+    a function of the initial value and the array (``Reduce(f)(init, xs)``,
+    ``FunCall(Reduce(f), init, xs)``, as Lift's program generator writes it)."""
+    with_init = _pattern(name, "fv", lift_name)
+
+    def call(reader, args, node):
+        if len(args) != 1:
+            return with_init.call(reader, args, node)
+        f = reader.as_expr(args[0], node)
+
+        def applied(r, more, n):
+            _expect(r, n, more, (2,), f"{lift_name}(f) (its initial value and the array)")
+            init, xs = (r.as_expr(a, n) for a in more)
+            return Apply(Prim(name, (f, init)), (xs,))
+        return Callable_(f"{lift_name}(f)", applied)
+    return Callable_(lift_name, call)
+
+
 def _single(reader, args, node, what):
     _expect(reader, node, args, (1,), what)
     return reader.as_expr(args[0], node)
@@ -391,7 +410,7 @@ def library() -> dict:
     for name, lift in (("reduce", "Reduce"), ("reduceSeq", "ReduceSeq"),
                        ("reduceSeqUnroll", "ReduceSeqUnroll"), ("scanSeq", "ScanSeq"),
                        ("scan", "Scan")):
-        lib[lift] = _pattern(name, "fv", lift)
+        lib[lift] = _reduction(name, lift)
     lib["ReducePart"] = _pattern("reducePart", "fvs", "ReducePart")
     for name, lift in (("toGlobal", "toGlobal"), ("toLocal", "toLocal"),
                        ("toPrivate", "toPrivate"), ("gather", "GatherFn"),

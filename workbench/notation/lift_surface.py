@@ -348,6 +348,7 @@ SCALA_FORMS = [
        "FunCall(Get(1), p_2))))), FunCall(Zip(2), p_0, p_1)))"),
     _s("setScalaFun", 'val g = UserFun("g", "x", "{ return x; }", Float, Float)'
        '.setScalaFun(xs => xs.head)\nval f = ' + _map("g")),
+    _s("Reduce(f)(init, xs)", f"fun(Float, {_V}, (s, x) => Reduce(add)(s, x))"),
 ]
 
 NAMES: list[LiftName] = PATTERNS + INDEX_FUNCTIONS + USER_FUNCTIONS + TYPES + SCALA_FORMS
