@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from workbench import ParseError, evaluate, parse_program
+from workbench.types import function_parts
 
 RNG = np.random.default_rng(61)
 
@@ -43,3 +44,41 @@ def test_a_reduction_given_only_its_operator_is_refused_with_one_argument():
     refused_at('val f = fun(ArrayType(Float, 16), xs => Reduce(add)(xs))',
                r"Reduce\(f\) \(its initial value and the array\) takes 2 arguments, got 1",
                (1, 52))
+
+
+# --- SizeVar(""), dot and OpenCLBuiltInFun (opencl/ir/ast) ---------------------------------
+
+def test_a_size_without_a_name_is_a_size_of_its_own_named_by_its_val():
+    program = parse_program('val N = SizeVar("")\nval M = SizeVar("")\n'
+                            'val f = fun(ArrayType(Float, N), ArrayType(Float, M), '
+                            '(x, y) => Map(plusOne) $ x)\n'
+                            'val g = fun(ArrayType(Float, SizeVar("")), '
+                            'ArrayType(Float, SizeVar("")), (x, y) => Map(plusOne) $ y)')
+    named = parse_program('val N = SizeVar("N")\nval M = SizeVar("M")\n'
+                          'val f = fun(ArrayType(Float, N), ArrayType(Float, M), '
+                          '(x, y) => Map(plusOne) $ x)')
+    assert str(program["f"].declared_type) == str(named["f"].declared_type)
+    (a, b), _ = function_parts(program["g"].declared_type)
+    assert a.size != b.size  # each SizeVar("") is a size of its own
+    x = floats(8)
+    assert np.allclose(evaluate(program["g"], floats(4), x), x + 1)
+
+
+def test_dot_is_the_opencl_built_in_of_two_float4_vectors():
+    f = last('val f = fun(ArrayType(Float4, SizeVar("N")), ArrayType(Float4, SizeVar("N")), '
+             '(x, y) => MapSeq(dot) $ Zip(x, y))')
+    x, y = floats(8, 4), floats(8, 4)
+    assert np.allclose(evaluate(f, x, y), (x * y).sum(axis=1), atol=1e-5)
+
+
+def test_an_opencl_built_in_function_declared_by_its_name_and_types():
+    f = last('val h = OpenCLBuiltInFun("hypot", Seq(Float, Float), Float)\n'
+             'val f = fun(ArrayType(Float, SizeVar("N")), x => Map(fun(y => h(y, 2.0f))) $ x)')
+    x = floats(16)
+    assert np.allclose(evaluate(f, x), np.hypot(x, 2), atol=1e-5)
+
+
+def test_an_opencl_built_in_function_the_reader_does_not_know_is_refused_where_declared():
+    refused_at('val f = fun(Float, x => x)\n'
+               'val h = OpenCLBuiltInFun("frobnicate", Seq(Float), Float)',
+               "a call of 'frobnicate' \\(not one of OpenCL's built-in functions", (2, 25))

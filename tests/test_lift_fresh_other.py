@@ -26,11 +26,7 @@ NOT_YET = {
     "Stencils.jacobi3Point1DStencilWithWeights": "parse",
     "Stencils.jacobi5Point2DStencilWithWeights": "parse",
     "Stencils.jacobi7Point3DStencilWithWeights": "parse",
-    "TestBuiltIn.testDot": "parse",
-    "TestBuiltIn.testFma": "parse",
     "Kmeans.kMeansMembership2Dim": "parse",
-    "TestBuiltIn.testDot0 (g)": "parse",
-    "TestBuiltIn.testDot1 (g)": "parse",
     "TestFusion.ReduceSeqMapSeqChangesType (goldF)": "parse",
 }
 STEPS = ("parse", "evaluate", "run")
