@@ -82,3 +82,28 @@ def test_an_opencl_built_in_function_the_reader_does_not_know_is_refused_where_d
     refused_at('val f = fun(Float, x => x)\n'
                'val h = OpenCLBuiltInFun("frobnicate", Seq(Float), Float)',
                "a call of 'frobnicate' \\(not one of OpenCL's built-in functions", (2, 25))
+
+
+# --- a float accumulator folding integers ----------------------------------------------------
+
+def test_a_reduction_of_integers_into_a_float_literal_accumulates_floats():
+    f = last('val toF = UserFun("toF", "x", "{ return x; }", Int, Float)\n'
+             'val f = fun(ArrayType(Int, SizeVar("N")), xs => toGlobal(MapSeq(id)) o '
+             'ReduceSeq(fun((acc, x) => add(acc, toF(x))), 0.0f) $ xs)')
+    xs = np.arange(100, dtype=np.int32)
+    out = evaluate(f, xs)
+    assert out.dtype == np.float32 and out.tolist() == [4950.0]
+
+
+def test_an_integer_literal_accumulator_of_floats_still_takes_the_elements_type():
+    f = last('val f = fun(ArrayType(Float, SizeVar("N")), xs => ReduceSeq(add, 0) $ xs)')
+    xs = floats(8)
+    out = evaluate(f, xs)
+    assert out.dtype == np.float32 and np.allclose(out, [xs.sum()])
+
+
+def test_a_float_accumulator_the_operator_returns_as_an_integer_is_refused():
+    refused_at('val f = fun(ArrayType(Int, SizeVar("N")), xs => '
+               'ReduceSeq(fun((acc, x) => addI(x, x)), 0.0f) $ xs)',
+               r"the operator takes \(float, int\) and must return the accumulator type float, "
+               r"it returns int", (1, 1))

@@ -27,7 +27,6 @@ NOT_YET = {
     "Stencils.jacobi5Point2DStencilWithWeights": "parse",
     "Stencils.jacobi7Point3DStencilWithWeights": "parse",
     "Kmeans.kMeansMembership2Dim": "parse",
-    "TestFusion.ReduceSeqMapSeqChangesType (goldF)": "parse",
 }
 STEPS = ("parse", "evaluate", "run")
 
