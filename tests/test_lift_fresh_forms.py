@@ -107,3 +107,33 @@ def test_a_float_accumulator_the_operator_returns_as_an_integer_is_refused():
                'ReduceSeq(fun((acc, x) => addI(x, x)), 0.0f) $ xs)',
                r"the operator takes \(float, int\) and must return the accumulator type float, "
                r"it returns int", (1, 1))
+
+
+# --- Scala's number constants ----------------------------------------------------------------
+
+def test_scalas_number_constants_start_a_search_for_the_least():
+    f = last('val f = fun(ArrayType(Float, SizeVar("N")), xs => '
+             'ReduceSeq(min, scala.Float.MaxValue) $ xs)')
+    g = last('val f = fun(ArrayType(Int, SizeVar("N")), xs => '
+             'ReduceSeq(max(Int), Int.MinValue) $ xs)')
+    xs = floats(32)
+    assert evaluate(f, xs).tolist() == [xs.min()]
+    assert evaluate(f, np.array([np.inf], np.float32)).tolist() == [np.finfo(np.float32).max]
+    ints = RNG.integers(-5, 5, 16).astype(np.int32)
+    assert evaluate(g, ints).tolist() == [ints.max()]
+
+
+def test_a_scala_tuple_of_constants_is_an_initial_value():
+    f = last('val nearest = UserFun("nearest", Array("a", "b"), "{ return a._0 < b._0 ? a : b; }", '
+             'Seq(TupleType(Float, Int), TupleType(Float, Int)), TupleType(Float, Int))\n'
+             'val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Int, SizeVar("N")), (d, i) => '
+             'ReduceSeq(nearest, (Float.MaxValue, -1)) $ Zip(d, i))')
+    d, i = floats(8), np.arange(8, dtype=np.int32)
+    least, at = evaluate(f, d, i)
+    assert least.tolist() == [d.min()] and at.tolist() == [np.argmin(d)]
+
+
+def test_a_name_that_is_no_scala_constant_is_refused_where_written():
+    refused_at('val f = fun(ArrayType(Float, SizeVar("N")), xs => '
+               'ReduceSeq(min, Float.Largest) $ xs)', r"the member \.Largest is not supported",
+               (1, 71))

@@ -26,7 +26,6 @@ NOT_YET = {
     "Stencils.jacobi3Point1DStencilWithWeights": "parse",
     "Stencils.jacobi5Point2DStencilWithWeights": "parse",
     "Stencils.jacobi7Point3DStencilWithWeights": "parse",
-    "Kmeans.kMeansMembership2Dim": "parse",
 }
 STEPS = ("parse", "evaluate", "run")
 

@@ -41,7 +41,7 @@ from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, nat
 from ..types import FunctionType, Type
 from .lift_library import Generic, declared_pattern, library
 from .lift_patterns import refusal_of, unzip_applied, unzip_composed
-from .lift_values import Callable_, Namespace, fresh_names, numbers, show_node
+from .lift_values import Callable_, Namespace, fresh_names, numbers, scala_constant, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
@@ -243,6 +243,9 @@ class LiftReader:
             return Callable_("setScalaFun", lambda r, args, n: self.value(node.parts[0], env))
         owner = node.parts[0]
         qualifier = _qualifier(owner)
+        constant = scala_constant(qualifier, name)
+        if constant is not None:
+            return constant
         if qualifier is not None and qualifier.split(".")[0] not in env and \
                 declared_pattern(qualifier.split(".")[0]) is None:
             return self.qualified(qualifier, name, node, env)
