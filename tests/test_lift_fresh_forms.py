@@ -137,3 +137,33 @@ def test_a_name_that_is_no_scala_constant_is_refused_where_written():
     refused_at('val f = fun(ArrayType(Float, SizeVar("N")), xs => '
                'ReduceSeq(min, Float.Largest) $ xs)', r"the member \.Largest is not supported",
                (1, 71))
+
+
+# --- Scala Arrays as Lift's tests compute with them ------------------------------------------
+
+def test_a_scala_arrays_map_and_length_are_computed_before_the_program():
+    f = last('val weights = Array(1, 2, 1).map(_.toFloat)\n'
+             'val doubled = weights.map(w => w * 2)\n'
+             'val f = fun(ArrayType(Float, SizeVar("N")), ArrayType(Float, weights.length), '
+             '(x, w) => Map(fun(y => mult(y, doubled(1)))) $ x)')
+    (_, weights), _ = function_parts(f.declared_type)
+    assert weights.size.is_integer_constant and int(weights.size.value) == 3
+    x = floats(8)
+    assert np.allclose(evaluate(f, x, floats(3)), x * 4)
+
+
+def test_the_lengths_of_nested_scala_arrays_held_by_a_helper_object():
+    f = last('val w3 = Array(Array(Array(0.0f, 1.0f), Array(1.0f, 0.0f)), '
+             'Array(Array(1.0f, 1.0f), Array(0.0f, 0.0f)), Array(Array(0.0f, 0.0f), '
+             'Array(0.0f, 1.0f)))\n'
+             'val f = fun(ArrayType(ArrayType(ArrayType(Float, Utilities.w3(0)(0).length), '
+             'Utilities.w3(0).length), Utilities.w3.length), x => Map(Map(Map(plusOne))) $ x)')
+    (t,), _ = function_parts(f.declared_type)
+    assert [int(t.size.value), int(t.elem.size.value), int(t.elem.elem.size.value)] == [3, 2, 2]
+    x = floats(3, 2, 2)
+    assert np.allclose(evaluate(f, x), x + 1)
+
+
+def test_a_scala_arrays_map_takes_a_function_of_one_parameter():
+    refused_at('val w = Array(1, 2).map((a, b) => a)\nval f = fun(Float, x => x)',
+               r"the \.map of a Scala Array takes a function of one parameter", (1, 24))

@@ -191,6 +191,10 @@ class LiftReader:
             if node.parts[0].kind == "member" and node.parts[0].value == "setScalaFun":
                 # Lift's scala function of a user function, for its interpreter: not read
                 return self.value(node.parts[0].parts[0], env)
+            if node.parts[0].kind == "member" and node.parts[0].value == "map":
+                items = self.value(node.parts[0].parts[0], env)
+                if isinstance(items, list | tuple):
+                    return self.scala_map(items, node, env)
             callee = self.value(node.parts[0], env)
             args = [self.value(a, env) for a in node.parts[1]]
             return self.call(callee, args, node)
@@ -262,7 +266,11 @@ class LiftReader:
         if name == "at":
             return Callable_("at", lambda r, args, n: self.at(target, args, n, node))
         if name in ("toFloat", "toInt"):
+            if isinstance(target, int | float) and not isinstance(target, bool):
+                return float(target) if name == "toFloat" else int(target)
             return target
+        if name in ("length", "size") and isinstance(target, list | tuple):
+            return len(target)  # a Scala Array's or Seq's length
         if _TUPLE_FIELD.fullmatch(name):
             return self.field(target, int(name[1:]), node)
         raise self.error(node, f"the member .{name} is not supported here (members read: "
@@ -272,7 +280,15 @@ class LiftReader:
     def qualified(self, qualifier: str, name: str, node: Node, env: dict):
         """``nn.Linear``, ``NBody.update``, ``opencl.ir.pattern.MapGlb``: a name qualified
         by the Scala package or object that holds it is the name itself (the program's
-        definitions are that object's, and Lift's library is one namespace here)."""
+        definitions are that object's, and Lift's library is one namespace here);
+        ``StencilUtilities.weights2D.length`` is ``weights2D.length``."""
+        parts = qualifier.split(".")
+        for i in range(1, len(parts)):
+            if parts[i] in env:
+                chain = Node("name", node.tok, [], parts[i])
+                for member in parts[i + 1:] + [name]:
+                    chain = Node("member", node.tok, [chain], member)
+                return self.value(chain, env)
         if name in env:
             return env[name]
         generic = declared_pattern(name)
@@ -337,6 +353,16 @@ class LiftReader:
             return Prim("mapVec", (target,))
         raise self.error(node, f"{show_node(target)}.vectorize(n): only user functions and "
                                f"numbers (Value(0.0f).vectorize(4)) are vectorised")
+
+    def scala_map(self, items, node: Node, env: dict) -> list:
+        """``Array(1, 2, 1).map(_.toFloat)``: a Scala function applied to each item of a
+        Scala Array or Seq, as Scala computes it before Lift sees the values."""
+        args = node.parts[1]
+        if len(args) != 1 or args[0].kind != "lambda" or len(args[0].value) != 1:
+            raise self.error(node, "the .map of a Scala Array takes a function of one "
+                                   "parameter (_.toFloat, x => x * 2)", "a function")
+        (param,), body = args[0].value, args[0].parts[0]
+        return [self.value(body, {**env, param: item}) for item in items]
 
     def lambda_(self, node: Node, env: dict) -> Lambda:
         names = tuple(node.value)

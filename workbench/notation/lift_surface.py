@@ -355,6 +355,9 @@ SCALA_FORMS = [
     _s("Reduce(f)(init, xs)", f"fun(Float, {_V}, (s, x) => Reduce(add)(s, x))"),
     _s('SizeVar("")', 'val N = SizeVar("")\nval f = fun(ArrayType(Float, N), x => '
        'Map(plusOne) $ x)'),
+    _s("Array(...).map(f), .length", "val w = Array(1, 2).map(_.toFloat)\nval f = fun("
+       "ArrayType(Float, SizeVar(\"N\")), ArrayType(Float, w.length), (x, v) => "
+       "Map(fun(y => mult(y, w(1)))) $ x)"),
     _s("Float.MaxValue", _on(_V, "ReduceSeq(min, scala.Float.MaxValue) $ x")),
     _s("OpenCLBuiltInFun", 'val hypot = OpenCLBuiltInFun("hypot", Seq(Float, Float), Float)'
        '\nval f = ' + _map("fun(y => hypot(y, y))")),
