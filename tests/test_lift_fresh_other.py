@@ -23,7 +23,6 @@ BEFORE = Path(__file__).parent / "data" / "lift_fresh_other_before.json"
 NOT_YET = {
     "TestExecute.tupleArgument": "run",
     "TestExecute.allocateMoreThan2GB": "parse",
-    "Stencils.jacobi7Point3DStencilWithWeights": "run",
 }
 STEPS = ("parse", "evaluate", "run")
 
