@@ -167,3 +167,20 @@ def test_the_lengths_of_nested_scala_arrays_held_by_a_helper_object():
 def test_a_scala_arrays_map_takes_a_function_of_one_parameter():
     refused_at('val w = Array(1, 2).map((a, b) => a)\nval f = fun(Float, x => x)',
                r"the \.map of a Scala Array takes a function of one parameter", (1, 24))
+
+
+# --- what stays refused, where ---------------------------------------------------------------
+
+def test_lifts_lambda_constructor_is_refused_where_written_before_its_arguments_are_read():
+    # the generator's body (ArithExpression, a name of Lift's arithmetic) is never read: the
+    # refusal names the construct the program is built with
+    refused_at('val f = fun(Float, x => x)\nval g = Lambda(\n  Array(),\n'
+               '  MapSeq(id) $ ArrayFromGenerator((i, _) => ArithExpression(i), '
+               'ArrayType(Int, 4)))', r"Lambda is not supported: .* write fun\(T, \.\.\.",
+               (2, 15))
+
+
+def test_array_from_generator_is_refused_before_its_generator_is_read():
+    refused_at('val f = fun(Float, x => MapSeq(id) $ ArrayFromGenerator((i, _) => '
+               'ArithExpression(i), ArrayType(Int, 4)))',
+               "ArrayFromGenerator is not supported: its generator is a Scala function", (1, 56))

@@ -196,6 +196,8 @@ class LiftReader:
                 if isinstance(items, list | tuple):
                     return self.scala_map(items, node, env)
             callee = self.value(node.parts[0], env)
+            if refusal_of(callee) is not None:  # refused before its arguments are read
+                raise self.error(node, refusal_of(callee))
             args = [self.value(a, env) for a in node.parts[1]]
             return self.call(callee, args, node)
         if kind == "member":

@@ -359,6 +359,8 @@ SCALA_FORMS = [
        "ArrayType(Float, SizeVar(\"N\")), ArrayType(Float, w.length), (x, v) => "
        "Map(fun(y => mult(y, w(1)))) $ x)"),
     _s("Float.MaxValue", _on(_V, "ReduceSeq(min, scala.Float.MaxValue) $ x")),
+    _s("Lambda(params, body)", f"Lambda(Array(), MapSeq(id) $ Value(0.0f, {_V}))",
+       "Lift's constructor of a function from Param objects"),
     _s("OpenCLBuiltInFun", 'val hypot = OpenCLBuiltInFun("hypot", Seq(Float, Float), Float)'
        '\nval f = ' + _map("fun(y => hypot(y, y))")),
 ]
