@@ -13,6 +13,7 @@ import pytest
 from tests.data.lift_fresh_other import TESTS
 from tests.test_lift_programs import assert_close, inputs
 from workbench import ParseError, evaluate, parse_program, typecheck
+from workbench.notation.lift_printer import lift_program
 from workbench.run import run
 from workbench.typecheck import declared_type_of
 from workbench.types import function_parts
@@ -103,3 +104,10 @@ def test_a_fresh_program_runs_on_the_default_device(test):
     result = run(f, *inputs(test), repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, \
         f"{test.provenance}: {result.status}: {result.message}\n{result.source}"
+
+
+@pytest.mark.parametrize("test", [t for t in _params("parse") if not t.marks])
+def test_a_fresh_program_prints_in_lifts_spelling_and_reads_back(test):
+    f = program_of(test)
+    again = parse_program(lift_program(f, "f"))["f"]
+    assert again == f and str(again.declared_type) == str(f.declared_type)
