@@ -2,8 +2,9 @@
 (``tests/data/lift_fresh_other.py``: the executor's, the tutorial's, Rodinia's, PolyBench's,
 the rewriting rules' and the program generator's tests) parse as written, type-check,
 evaluate to what NumPy computes and run on the default device, checked against the
-interpreter. What each did before the work is in ``tests/data/lift_fresh_other_before.json``
-(``python scripts/lift_fresh_counts.py tests.data.lift_fresh_other``)."""
+interpreter. What each did before the work is in ``tests/data/lift_fresh_other_before.json``,
+after it in ``tests/data/lift_fresh_other_after.json`` (``python scripts/lift_fresh_counts.py
+tests.data.lift_fresh_other --json …``)."""
 
 import json
 from pathlib import Path
@@ -19,6 +20,7 @@ from workbench.typecheck import declared_type_of
 from workbench.types import function_parts
 
 BEFORE = Path(__file__).parent / "data" / "lift_fresh_other_before.json"
+AFTER = Path(__file__).parent / "data" / "lift_fresh_other_after.json"
 
 # Programs that do not run yet, and the step at which each stops
 NOT_YET = {
@@ -80,6 +82,15 @@ def test_the_before_record_names_every_program_and_counts_its_own_outcomes():
     for step in STEPS:
         assert before["counts"][step] == sum(p.get(step) == "ok" for p in before["programs"])
     assert before["of"] == len(TESTS)
+
+
+def test_the_after_record_is_what_the_tests_expect():
+    after = json.loads(AFTER.read_text())
+    assert [p["name"] for p in after["programs"]] == [t.name for t in TESTS]
+    for record in after["programs"]:
+        stops = NOT_YET.get(record["name"])
+        reached = [s for s in STEPS if record.get(s) == "ok"]
+        assert reached == list(STEPS[:STEPS.index(stops)] if stops else STEPS), record
 
 
 @pytest.mark.parametrize("test", _params("parse"))
