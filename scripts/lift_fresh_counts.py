@@ -1,11 +1,15 @@
-"""How far a batch of Lift programs gets: ``python scripts/lift_fresh_counts.py MODULE
-[--json FILE]`` reads ``MODULE``'s ``TESTS`` (``LiftTest`` records, as
-``tests/data/lift_heldout.py`` holds them) and for each program says whether it parses
-(read as Lift text, the last definition taken, its declared type checked), evaluates to what
-its NumPy reference computes, and runs correctly on the default device (checked against the
-interpreter); each run is in a process of its own, so a driver that crashes ends only that
-run. It prints the counts and each failure's stage and message; ``--json`` writes every
-program's outcome."""
+"""How many programs of a set of Lift programs parse, evaluate to their NumPy reference and run
+correctly on the default device, with the message of every failure.
+
+    python scripts/lift_fresh_counts.py tests.data.lift_fresh_other [--json OUT] [--only NAME]
+
+The set is a module's ``TESTS`` (``LiftTest`` records; the program a record runs is its
+text's last definition). Each step is tried only when the one before it succeeded: parse
+(read, declared type with one parameter per input, type check), evaluate (the interpreter's
+result equals the reference), run (the generated kernels on the default device equal the
+interpreter). A run goes through ``runtime.run_isolated``, so a driver that crashes or hangs
+on one kernel ends only that program's process. The table goes to standard output and the
+outcomes, program by program, to ``--json``."""
 
 from __future__ import annotations
 
@@ -13,96 +17,116 @@ import argparse
 import importlib
 import json
 import sys
+import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a file: the tests' package is the repository's
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-STAGES = ("parse", "evaluate", "run")
-RUN_SECONDS = 300.0
+from tests.test_lift_programs import assert_close, inputs  # noqa: E402
+from workbench import evaluate, parse_program, typecheck  # noqa: E402
+from workbench.run import run  # noqa: E402
+from workbench.runtime import run_isolated  # noqa: E402
+from workbench.typecheck import declared_type_of  # noqa: E402
+from workbench.types import function_parts  # noqa: E402
+
+STEPS = ("parse", "evaluate", "run")
+RUN_TIMEOUT_S = 600.0
 
 
-def _program(test):
-    from workbench import parse_program, typecheck
-
+def program_of(test):
+    """The program a record runs: its text's last definition."""
     program = parse_program(test.program)
-    f = program[list(program)[-1]]
-    typecheck(f)
-    return f
+    return program[list(program)[-1]]
 
 
 def _message(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}".strip()[:1500]
 
 
-def _run_one(module: str, name: str) -> dict:
-    """One program's run on the default device (in a process of its own)."""
-    from tests.test_lift_programs import inputs
-    from workbench.run import run
+def _parse(test):
+    f = program_of(test)
+    declared = declared_type_of(f)
+    if declared is None:
+        raise ValueError("the program declares no parameter types")
+    count = len(function_parts(declared)[0])
+    if count != len(test.inputs):
+        raise ValueError(f"{count} parameters for {len(test.inputs)} inputs")
+    typecheck(f)
+    return f
 
-    (test,) = [t for t in importlib.import_module(module).TESTS if t.name == name]
-    result = run(_program(test), *inputs(test), repeat=1, warmup=0)
-    return {"status": result.status, "correct": bool(result.correct),
-            "message": result.message[:1500]}
+
+def _run(f, args) -> str | None:
+    """None when the program's kernels run correctly, else what happened."""
+    outcome = run_isolated(run, f, *args, repeat=1, warmup=0, timeout=RUN_TIMEOUT_S)
+    if not outcome.ok:
+        return f"{outcome.status}: {outcome.message}"[:1500]
+    result = outcome.value
+    if result.status == "ok" and result.correct:
+        return None
+    return f"{result.status}: {result.message}"[:1500]
 
 
-def outcome(module: str, test) -> dict:
-    """Which stages ``test`` passes, and the message of the first it fails."""
-    from tests.test_lift_programs import assert_close, inputs
-    from workbench import evaluate
-    from workbench.device.isolation import run_isolated
-
-    out = {"name": test.name, "source": test.source, **dict.fromkeys(STAGES, False)}
+def measure(test) -> dict:
+    """One program's outcome: for each step reached, ``ok`` or the failure's message."""
+    record = {"name": test.name, "source": test.source}
+    start = time.perf_counter()
     try:
-        f = _program(test)
-        out["parse"] = True
-        args = inputs(test)
+        f = _parse(test)
+    except Exception as err:  # noqa: BLE001 - every failure is recorded, none ends the count
+        record["parse"] = _message(err)
+        return record
+    record["parse"] = "ok"
+    args = inputs(test)
+    try:
         assert_close(evaluate(f, *args), test.gold(*args), test.provenance)
-        out["evaluate"] = True
-    except Exception as err:  # every failure is recorded, none ends the count
-        out["failure"] = ("evaluate" if out["parse"] else "parse", _message(err))
-        return out
-    finished = run_isolated(_run_one, module, test.name, timeout=RUN_SECONDS)
-    if finished.kind != "value":
-        out["failure"] = ("run", f"{finished.kind}: {finished.payload}"[:1500])
-    elif not (finished.payload["status"] == "ok" and finished.payload["correct"]):
-        out["failure"] = ("run", f"{finished.payload['status']}: {finished.payload['message']}")
-    else:
-        out["run"] = True
-    return out
+    except Exception as err:  # noqa: BLE001
+        record["evaluate"] = _message(err)
+        return record
+    record["evaluate"] = "ok"
+    failure = _run(f, args)
+    record["run"] = "ok" if failure is None else failure
+    record["seconds"] = round(time.perf_counter() - start, 1)
+    return record
 
 
-def table(outcomes: list[dict]) -> str:
-    n = len(outcomes)
-    lines = [f"{len(outcomes)} programs: " + ", ".join(
-        f"{stage} {sum(o[stage] for o in outcomes)} of {n}" for stage in STAGES)]
-    for o in outcomes:
-        if "failure" in o:
-            stage, message = o["failure"]
-            lines.append(f"- {o['name']} fails to {stage}: {message.splitlines()[0][:300]}")
+def counts(records: list[dict]) -> dict[str, int]:
+    return {step: sum(r.get(step) == "ok" for r in records) for step in STEPS}
+
+
+def table(records: list[dict]) -> str:
+    lines = ["| program | parse | evaluate | run |", "|---|---|---|---|"]
+    for r in records:
+        cells = [("ok" if r.get(s) == "ok" else "—" if s not in r else "fails") for s in STEPS]
+        lines.append(f"| {r['name']} | " + " | ".join(cells) + " |")
+    total = counts(records)
+    lines.append(f"| **of {len(records)}** | " + " | ".join(str(total[s]) for s in STEPS) + " |")
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("module", help="the data module, e.g. tests.data.lift_fresh_generator")
-    parser.add_argument("--json", help="write every program's outcome to this file")
-    parser.add_argument("--only", nargs="*", help="only the programs of these names")
-    args = parser.parse_args(argv)
-    tests = importlib.import_module(args.module).TESTS
-    if args.only:
-        tests = [t for t in tests if t.name in args.only]
-    outcomes = []
+    parser.add_argument("module", help="the data module, e.g. tests.data.lift_fresh_other")
+    parser.add_argument("--json", help="write the outcomes, program by program, here")
+    parser.add_argument("--only", action="append", help="measure only this program (repeatable)")
+    options = parser.parse_args(argv)
+    tests = importlib.import_module(options.module).TESTS
+    if options.only:
+        tests = [t for t in tests if t.name in options.only]
+    records = []
     for test in tests:
-        outcomes.append(outcome(args.module, test))
-        print(("ok   " if outcomes[-1]["run"] else "FAIL ") + test.name, flush=True)
-    print(table(outcomes))
-    if args.json:
-        counts = {stage: sum(o[stage] for o in outcomes) for stage in STAGES}
-        Path(args.json).write_text(json.dumps(
-            {"module": args.module, "programs": len(outcomes), "counts": counts,
-             "outcomes": outcomes}, indent=1) + "\n", encoding="utf-8")
+        record = measure(test)
+        records.append(record)
+        failed = [f"{s}: {record[s]}" for s in STEPS if record.get(s, "ok") != "ok"]
+        print(f"{test.name}: {failed[0] if failed else 'runs'}", file=sys.stderr, flush=True)
+    print(table(records))
+    for r in records:
+        for step in STEPS:
+            if r.get(step, "ok") != "ok":
+                print(f"\n{r['name']} ({step}): {r[step]}")
+    if options.json:
+        data = {"module": options.module, "counts": counts(records), "of": len(records),
+                "programs": records}
+        Path(options.json).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -22,7 +22,7 @@ PROGRAM_SIZES = {("reductions", "listing5_13"): {"N": 4096, "blockSize": 2048}}
 NOT_GENERATED = {
     ("futhark", "example"): "at node root",
     ("futhark", "columnSums"): "at node 0.0.0 `mapGlobal (+)`: mapGlobal writes a private",
-    ("md", "updateF"): "input in0: arrays of (float, float, float)",
+    ("md", "updateF"): "output out: arrays of (float, float, float)",  # a tuple, no array
     ("p2cl", "bitReversal"): "nothing to compute",
     ("skelcl", "manhattan"): "at node root",
 }

@@ -12,7 +12,7 @@ layout primitives to its parameter (``λx. transpose (split 2 x)``).
 from __future__ import annotations
 
 from .expr import Apply, Compose, Expr, Lambda, Prim, Var, compose
-from .primitives import Kernel
+from .primitives import Kernel, ViewForm
 
 
 def is_layout_primitive(node: Expr) -> bool:
@@ -50,6 +50,10 @@ def rearranges_only(fn: Expr, in_map: bool = False) -> bool:
         f = fn.args[1]
         body = f.body if isinstance(f, Lambda) and len(f.params) == 1 else None
         return body is not None and rearranges_only(body, True)
+    if fn.decl.view is ViewForm.PAD:
+        # pad adds values but generates no code (a view that reads its value outside the
+        # array): a map of it, as Lift's PadConstant3D pads the inner dimensions, is a view
+        return True
     return is_layout_primitive(fn) and fn.name != "reorder"
 
 

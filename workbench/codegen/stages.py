@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..expr import Apply, Compose, Expr, Lambda, Path, Prim, TupleExpr, Var, walk
 from ..primitives import Kernel, MapLevel
 from ..typecheck import Annotation
-from ..types import INT, Type
+from ..types import INT, TupleType, Type
 from . import CodegenError, c_names, ir
 from .arith import Index
 from .constant import input_spaces
@@ -22,7 +22,7 @@ from .kernel import KernelBuilder, Names, constant, replicated
 from .memory import used_buffers
 from .patterns import is_literal, iteration_types, literal_text
 from .scalar import CProgram, define_function
-from .values import Value, bind, component_buffers, pingpong, shape
+from .values import Value, bind, component_buffers, numbers_only, pingpong, shape
 from .views import (
     BufferView,
     Calls,
@@ -168,6 +168,15 @@ class Stages:
         raise CodegenError(f"cannot generate {e} at the top level")
 
 
+def _tuple_input(t: Type, parts) -> Value:
+    """An input that is a tuple of numbers (Lift's ``TupleType(Int, Float)`` argument): one
+    buffer of one number per component, read once."""
+    if isinstance(t, TupleType):
+        return Value(t, parts=tuple(_tuple_input(item, parts) for item in t.items))
+    buffer = next(parts)
+    return Value(t, scalar=ir.Load(buffer.name, Index.of(0)))
+
+
 def translate(expr: Expr, note: Annotation, input_types: list[Type], name: str,
               origin: str) -> ir.Module:
     """The kernel IR of a fully low-level expression on inputs of the given (concrete)
@@ -181,7 +190,8 @@ def translate(expr: Expr, note: Annotation, input_types: list[Type], name: str,
     stages = Stages(c_names.program(name), note,
                     [*(b for parts, _ in inputs for b in parts), *outputs])
     args = [Value(parts[0].type, scalar=ir.Load(parts[0].name, Index.of(0)))
-            if not parts[0].shape and len(parts) == 1 else Value(t, view=view)
+            if not parts[0].shape and len(parts) == 1 else
+            _tuple_input(t, iter(parts)) if numbers_only(t) else Value(t, view=view)
             for (parts, view), t in zip(inputs, input_types)]
     dest = out_view if outputs[0].shape else BufferView("out", (1,))
     stages.top(expr, args, (), {}, dest)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..sizes import Size
-from ..types import ArrayType, TupleType, Type, VectorType, replace_leaf
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, replace_leaf
 from . import CodegenError, ir
 from .arith import Index
 from .views import (
@@ -77,7 +77,10 @@ def component_buffers(name: str, t: Type, role: str, space: str = "global"
     tuple component (structure of arrays: ``in0_0``, ``in0_1``, …), and the view that reads
     the value from them (a tuple of locations per element)."""
     leaf_type = ir.element_type(t)
-    if isinstance(leaf_type, TupleType) and leaf_type is not t:
+    if isinstance(leaf_type, TupleType) and \
+            (leaf_type is not t or role == "input" and numbers_only(t)):
+        # an array of tuples, or an input that is a tuple of numbers (a buffer of one number
+        # each, read once)
         buffers: list[ir.Buffer] = []
         views = []
         for k, item in enumerate(leaf_type.items):
@@ -97,6 +100,13 @@ def component_buffers(name: str, t: Type, role: str, space: str = "global"
         return [buf], InnerVecView(width, BufferView(name, buf.shape))
     buf = ir.Buffer(name, space, t, role)
     return [buf], BufferView(name, buf.shape or (1,))
+
+
+def numbers_only(t: Type) -> bool:
+    """A number, or a tuple of numbers (of tuples of numbers)."""
+    if isinstance(t, TupleType):
+        return all(numbers_only(item) for item in t.items)
+    return isinstance(t, ScalarType)
 
 
 def count(t: Type) -> int:

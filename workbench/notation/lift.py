@@ -41,7 +41,7 @@ from ..sizes import Size, arithmetic, arithmetic_refusal, magnitude_refusal, nat
 from ..types import FunctionType, Type
 from .lift_library import Generic, declared_pattern, library
 from .lift_patterns import refusal_of, unzip_applied, unzip_composed
-from .lift_values import Callable_, Namespace, fresh_names, numbers, show_node
+from .lift_values import Callable_, Namespace, fresh_names, numbers, scala_constant, show_node
 from .scala import Node, read_expression, read_program
 
 _TUPLE_FIELD = re.compile(r"_[0-9]")
@@ -191,7 +191,13 @@ class LiftReader:
             if node.parts[0].kind == "member" and node.parts[0].value == "setScalaFun":
                 # Lift's scala function of a user function, for its interpreter: not read
                 return self.value(node.parts[0].parts[0], env)
+            if node.parts[0].kind == "member" and node.parts[0].value == "map":
+                items = self.value(node.parts[0].parts[0], env)
+                if isinstance(items, list | tuple):
+                    return self.scala_map(items, node, env)
             callee = self.value(node.parts[0], env)
+            if refusal_of(callee) is not None:  # refused before its arguments are read
+                raise self.error(node, refusal_of(callee))
             args = [self.value(a, env) for a in node.parts[1]]
             return self.call(callee, args, node)
         if kind == "member":
@@ -243,6 +249,9 @@ class LiftReader:
             return Callable_("setScalaFun", lambda r, args, n: self.value(node.parts[0], env))
         owner = node.parts[0]
         qualifier = _qualifier(owner)
+        constant = scala_constant(qualifier, name)
+        if constant is not None:
+            return constant
         if qualifier is not None and qualifier.split(".")[0] not in env and \
                 declared_pattern(qualifier.split(".")[0]) is None:
             return self.qualified(qualifier, name, node, env)
@@ -260,6 +269,8 @@ class LiftReader:
             return Callable_("at", lambda r, args, n: self.at(target, args, n, node))
         if name in ("toFloat", "toInt"):
             return _scala_conversion(target, name)
+        if name in ("length", "size") and isinstance(target, list | tuple):
+            return len(target)  # a Scala Array's or Seq's length
         if _TUPLE_FIELD.fullmatch(name):
             return self.field(target, int(name[1:]), node)
         raise self.error(node, f"the member .{name} is not supported here (members read: "
@@ -269,7 +280,15 @@ class LiftReader:
     def qualified(self, qualifier: str, name: str, node: Node, env: dict):
         """``nn.Linear``, ``NBody.update``, ``opencl.ir.pattern.MapGlb``: a name qualified
         by the Scala package or object that holds it is the name itself (the program's
-        definitions are that object's, and Lift's library is one namespace here)."""
+        definitions are that object's, and Lift's library is one namespace here);
+        ``StencilUtilities.weights2D.length`` is ``weights2D.length``."""
+        parts = qualifier.split(".")
+        for i in range(1, len(parts)):
+            if parts[i] in env:
+                chain = Node("name", node.tok, [], parts[i])
+                for member in parts[i + 1:] + [name]:
+                    chain = Node("member", node.tok, [chain], member)
+                return self.value(chain, env)
         if name in env:
             return env[name]
         generic = declared_pattern(name)
@@ -334,6 +353,16 @@ class LiftReader:
             return Prim("mapVec", (target,))
         raise self.error(node, f"{show_node(target)}.vectorize(n): only user functions and "
                                f"numbers (Value(0.0f).vectorize(4)) are vectorised")
+
+    def scala_map(self, items, node: Node, env: dict) -> list:
+        """``Array(1, 2, 1).map(_.toFloat)``: a Scala function applied to each item of a
+        Scala Array or Seq, as Scala computes it before Lift sees the values."""
+        args = node.parts[1]
+        if len(args) != 1 or args[0].kind != "lambda" or len(args[0].value) != 1:
+            raise self.error(node, "the .map of a Scala Array takes a function of one "
+                                   "parameter (_.toFloat, x => x * 2)", "a function")
+        (param,), body = args[0].value, args[0].parts[0]
+        return [self.value(body, {**env, param: item}) for item in items]
 
     def lambda_(self, node: Node, env: dict) -> Lambda:
         names = tuple(node.value)

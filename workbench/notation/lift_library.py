@@ -90,6 +90,25 @@ def _map(name: str, lift_name: str, has_dim: bool):
     return Callable_(lift_name, call)
 
 
+def _reduction(name: str, lift_name: str):
+    """``Reduce(f, init)``: the reduction of an array; ``Reduce(f)``: Lift's pattern itself,
+    a function of the initial value and the array (``Reduce(f)(init, xs)``,
+    ``FunCall(Reduce(f), init, xs)``, as Lift's program generator writes it)."""
+    with_init = _pattern(name, "fv", lift_name)
+
+    def call(reader, args, node):
+        if len(args) != 1:
+            return with_init.call(reader, args, node)
+        f = reader.as_expr(args[0], node)
+
+        def applied(r, more, n):
+            _expect(r, n, more, (2,), f"{lift_name}(f) (its initial value and the array)")
+            init, xs = (r.as_expr(a, n) for a in more)
+            return Apply(Prim(name, (f, init)), (xs,))
+        return Callable_(f"{lift_name}(f)", applied)
+    return Callable_(lift_name, call)
+
+
 def _single(reader, args, node, what):
     _expect(reader, node, args, (1,), what)
     return reader.as_expr(args[0], node)
@@ -373,6 +392,27 @@ def _userfun(reader, args, node) -> UserFun:
         raise reader.error(node, str(err)) from None
 
 
+def _anonymous_size(reader) -> Size:
+    """``SizeVar("")``: in Lift a size of its own with no name; here a fresh name, which a
+    ``val`` creating it replaces by its own (``val N = SizeVar("")`` is the size N)."""
+    fresh, k = "anonymous", 1
+    while fresh in reader.size_owners:
+        fresh, k = f"anonymous_{k}", k + 1
+    reader.size_owners[fresh] = ""  # no val owns it: a val creating it names it
+    return Size.var(fresh)
+
+
+def _opencl_builtin(reader, args, node) -> UserFun:
+    """``OpenCLBuiltInFun("dot", Seq(Float4, Float4), Float)``: a user function that is an
+    OpenCL built-in function, its body the built-in's call."""
+    _expect(reader, node, args, (3,), "OpenCLBuiltInFun")
+    name, ins, out = args
+    ins = list(ins) if isinstance(ins, list | tuple) else [ins]
+    params = [f"x{i}" for i in range(len(ins))]
+    return _userfun(reader, [name, params, f"{{ return {name}({', '.join(params)}); }}", ins,
+                             out], node)
+
+
 def _array_type(reader, args, node) -> ArrayType:
     _expect(reader, node, args, (2, 3), "ArrayType")
     return ArrayType(reader.as_type(args[0], node),
@@ -397,6 +437,8 @@ def _cst(reader, args, node) -> Size:
 def _size_var(reader, args, node) -> Size:
     if not args or not isinstance(args[0], str):
         raise reader.error(node, "SizeVar takes the size's name, as in SizeVar(\"N\")")
+    if args[0] == "":
+        return _anonymous_size(reader)
     if not Size.is_name(args[0]):
         raise reader.error(reader.argument_node(node, args, 0),
                            f"SizeVar({args[0]!r}): {args[0]!r} cannot name a size: size names "
@@ -417,7 +459,7 @@ def library() -> dict:
     for name, lift in (("reduce", "Reduce"), ("reduceSeq", "ReduceSeq"),
                        ("reduceSeqUnroll", "ReduceSeqUnroll"), ("scanSeq", "ScanSeq"),
                        ("scan", "Scan")):
-        lib[lift] = _pattern(name, "fv", lift)
+        lib[lift] = _reduction(name, lift)
     lib["ReducePart"] = _pattern("reducePart", "fvs", "ReducePart")
     for name, lift in (("toGlobal", "toGlobal"), ("toLocal", "toLocal"),
                        ("toPrivate", "toPrivate"), ("gather", "GatherFn"),
@@ -458,6 +500,7 @@ def library() -> dict:
     lib["fun"] = Callable_("fun", _fun)
     lib["Let"] = Callable_("Let", _let)
     lib["UserFun"] = Callable_("UserFun", _userfun)
+    lib["OpenCLBuiltInFun"] = Callable_("OpenCLBuiltInFun", _opencl_builtin)
     lib["select"] = Callable_("select", lambda r, args, n: Apply(Prim("select"), tuple(
         r.as_expr(a, n) for a in args)))
     lib.update(layouts())  # Gather, Scatter, Pad, Slide2D, Tile, Zip2D, Filter, ...
@@ -479,6 +522,10 @@ def library() -> dict:
     lib["Math"] = lib["math"] = Namespace("Math", {
         name: Callable_(f"Math.{name}", _scala_math(name, fn)) for name, fn in _MATH.items()})
     lib.update(_user_functions())
+    # opencl.ir.ast's built-in functions (fma is the scalar primitive of that name)
+    float4 = lib["Float4"]
+    lib["dot"] = user_function("dot", ["x0", "x1"], [float4, float4], FLOAT,
+                               "{ return dot(x0, x1); }")
     return lib
 
 

@@ -195,6 +195,8 @@ def print_view(reader, args, node):
 NOT_READ = {
     "ArrayFromGenerator": "its generator is a Scala function of each index and the length, run "
                           "by Lift's compiler; pass the array as an input of the program",
+    "Lambda": "it is Lift's constructor of a function from Param objects; write "
+              "fun(T, ..., (x, ...) => body), whose parameters are the program's inputs",
     "PartRed": "a partial reduction leaves the length of its result open, for rewriting to "
                "choose; write Reduce, ReduceSeq or ReducePart with the length",
     "Search": "a search stops at the element it finds, and no workbench primitive stops early",

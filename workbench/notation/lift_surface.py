@@ -270,6 +270,10 @@ USER_FUNCTIONS = [
                          "TupleType(Float, Float))) $ x")),
     _u("or", _on(_VB, "ReduceSeq(or, false) $ x")),
     _u("not", _map("not", _VB)),
+    LiftName("dot", USER_FUNCTION, "opencl/ir/ast/package.scala",
+             _on(_V4, "MapGlb(fun(v => dot(v, v))) $ x")),
+    LiftName("fma", USER_FUNCTION, "opencl/ir/ast/package.scala",
+             _map("fun(y => fma(y, y, 1.0f))")),
 ]
 
 
@@ -354,6 +358,17 @@ SCALA_FORMS = [
        "FunCall(Get(1), p_2))))), FunCall(Zip(2), p_0, p_1)))"),
     _s("setScalaFun", 'val g = UserFun("g", "x", "{ return x; }", Float, Float)'
        '.setScalaFun(xs => xs.head)\nval f = ' + _map("g")),
+    _s("Reduce(f)(init, xs)", f"fun(Float, {_V}, (s, x) => Reduce(add)(s, x))"),
+    _s('SizeVar("")', 'val N = SizeVar("")\nval f = fun(ArrayType(Float, N), x => '
+       'Map(plusOne) $ x)'),
+    _s("Array(...).map(f), .length", "val w = Array(1, 2).map(_.toFloat)\nval f = fun("
+       "ArrayType(Float, SizeVar(\"N\")), ArrayType(Float, w.length), (x, v) => "
+       "Map(fun(y => mult(y, w(1)))) $ x)"),
+    _s("Float.MaxValue", _on(_V, "ReduceSeq(min, scala.Float.MaxValue) $ x")),
+    _s("Lambda(params, body)", f"Lambda(Array(), MapSeq(id) $ Value(0.0f, {_V}))",
+       "Lift's constructor of a function from Param objects"),
+    _s("OpenCLBuiltInFun", 'val hypot = OpenCLBuiltInFun("hypot", Seq(Float, Float), Float)'
+       '\nval f = ' + _map("fun(y => hypot(y, y))")),
 ]
 
 NAMES: list[LiftName] = PATTERNS + INDEX_FUNCTIONS + USER_FUNCTIONS + TYPES + SCALA_FORMS

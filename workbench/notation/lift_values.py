@@ -91,3 +91,22 @@ def expect_arguments(reader, node: Node, args: list, counts: tuple[int, ...], wh
         wanted = " or ".join(str(c) for c in counts)
         raise reader.error(node, f"{what} takes {wanted} argument{'s' if counts != (1,) else ''}"
                                  f", got {len(args)}")
+
+
+# Scala's constants of its number types (``Float.MaxValue``, ``scala.Int.MinValue``), as Lift's
+# tests write initial values: the float ones are float32's, as Scala's Float is
+_SCALA_CONSTANTS = {
+    "Float": {"MaxValue": 3.4028234663852886e38, "MinValue": -3.4028234663852886e38,
+              "MinPositiveValue": 1.401298464324817e-45},
+    "Int": {"MaxValue": 2147483647, "MinValue": -2147483648},
+    "Double": {"MaxValue": 1.7976931348623157e308, "MinValue": -1.7976931348623157e308,
+               "MinPositiveValue": 5e-324},
+}
+
+
+def scala_constant(qualifier: str | None, name: str) -> float | int | None:
+    """``Float.MaxValue``, ``scala.Float.MaxValue``: the number, or None when the name is
+    none of Scala's number constants."""
+    if qualifier is None or qualifier.split(".")[:-1] not in ([], ["scala"]):
+        return None
+    return _SCALA_CONSTANTS.get(qualifier.split(".")[-1], {}).get(name)

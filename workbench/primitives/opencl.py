@@ -56,15 +56,18 @@ def reduce_seq_type(chk, node, args, env, path):
     z_expr = node.args[1]
     # a literal initial value takes the elements' type, a vector's too (every lane starts
     # at it: the accumulator of a vectorised reduction)
-    acc = chk.value(z_expr, env, path + (1,), expected=b if _numeric(b) or _numeric_vector(b)
-                    else None)
+    acc = chk.value(z_expr, env, path + (1,), expected=b if (_numeric(b) or _numeric_vector(b))
+                    and not _fraction_for_integers(z_expr, b) else None)
     r = _operator_type(chk, node, env, path, acc, b)
-    if r != acc and (_numeric(r) or _numeric_vector(r)) and \
+    # a literal accumulator adopts the operator's result type, unless it is a fraction and
+    # the operator returns integers
+    adopts = r != acc and not _fraction_for_integers(z_expr, r)
+    if adopts and (_numeric(r) or _numeric_vector(r)) and \
             (_numeric(acc) or _numeric_vector(acc)) and chk_literal(z_expr):
-        # An untyped literal accumulator adopts the operator's result type.
         acc = chk.value(z_expr, env, path + (1,), expected=r)
         r = chk.apply(node.args[0], [TupleType((acc, b))], env, path + (0,))
-    if r != acc and literal_array(z_expr) and (same_shape(acc, r) or widened(acc, r)):
+    if adopts and r != acc and literal_array(z_expr) and \
+            (same_shape(acc, r) or widened(acc, r)):
         acc, r = array_accumulator(chk, node, env, path, b, r)
     if r != acc:
         chk.fail(path, f"{node.name}: the operator takes ({acc}, {b}) and must return the "
@@ -152,6 +155,18 @@ def _numeric(t) -> bool:
 
 def _numeric_vector(t) -> bool:
     return isinstance(t, VectorType) and _numeric(t.elem)
+
+
+def _fraction_for_integers(expr, elem) -> bool:
+    """A literal with a decimal point (``0.0f``) where the elements are integers: the
+    accumulator is a float of its own (Lift's ReduceSeq folds ints into a float), not the
+    elements' type."""
+    from ..expr import Lit, UnOp
+
+    lit = expr.operand if isinstance(expr, UnOp) else expr
+    scalar = elem.elem if isinstance(elem, VectorType) else elem
+    return isinstance(lit, Lit) and isinstance(lit.value, float) and \
+        isinstance(scalar, ScalarType) and scalar.name == "int"
 
 
 def chk_literal(expr) -> bool:
