@@ -338,3 +338,19 @@ def test_pocl_study_kernels_compute_what_numpy_does():
         pocl_study.time_rounds(info.id, name, kernels, sizes, pocl_study.inputs(name, sizes),
                                log=said.append)
         assert not said and all(k.status == "ok" and k.samples for k in kernels), said
+
+
+def test_stencil_peeling_compiles_before_without_and_after_with_the_peeled_rows():
+    """The before/after benchmark's variants: the same expression, its rows peeled only
+    after; PPCG's Jacobi also with its pads moved; each agreeing with the interpreter."""
+    from benchmarks import stencil_peeling
+
+    _, _, found = stencil_peeling.variants("jacobi2d5pt", 24)
+    assert list(found) == ["before", "after", "after, pads moved"]
+    assert found["before"][0] == found["after"][0]
+    assert "_in = 0;" not in found["before"][1].source and "index" in found["before"][1].source
+    assert "_in = 0;" in found["after"][1].source
+    entry = stencil_peeling.measure("hotspot", 24, None, 1, 1)
+    assert set(entry["ms"]) == {"before", "after", "hand-written"}
+    assert "hotspot" in stencil_peeling.table({"device": "d", "rounds": 1,
+                                               "programs": {"hotspot": entry}})

@@ -143,8 +143,17 @@ def test_a_loops_index_is_wide_where_its_step_takes_it_past_int(extent, step, wi
 
 def test_index_functions_on_arrays_too_long_for_int_are_refused_naming_the_node():
     with pytest.raises(CodegenError, match="int indices") as err:
-        opencl(parse("mapGlobal abs ∘ gather (λi n. n - 1 - i)"), "[float]_4294967296")
+        opencl(parse("mapGlobal abs ∘ gather (λi n. if i < n then n - 1 - i else i)"),
+               "[float]_4294967296")
     assert err.value.path is not None
+
+
+def test_arithmetic_index_functions_are_index_arithmetic_widened_past_int():
+    """An index function of parameters, literals, + - * and division by a literal is no
+    call: its arithmetic is the index's, 64-bit where the array's length needs it."""
+    program = opencl(parse("mapGlobal abs ∘ gather (λi n. n - 1 - i)"), "[float]_4294967296")
+    assert "index" not in program.source.split("kernel void")[-1]
+    assert next(iter(loops(program.module.kernels[0].body))).wide
 
 
 # --- memory planning ----------------------------------------------------------------------------

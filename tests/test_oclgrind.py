@@ -150,3 +150,33 @@ def test_derived_matrix_multiplications_are_clean_under_oclgrind(label):
     assert not reports, stderr[-4000:]
     if "private" in label:
         assert "local float" in result["source"] and "barrier(" in result["source"]
+
+
+PEELED = """
+import json, sys
+from benchmarks.lift_programs import PROGRAMS, inputs_of
+from workbench.run import run
+from workbench.search.grids import pads_moved
+from workbench.semantics import prepare_inputs
+name, size = sys.argv[1], int(sys.argv[2])
+prog, args = PROGRAMS[name].program(), inputs_of(name, size)
+prog = pads_moved(prog, prepare_inputs(prog, args)[1])[0]
+r = run(prog, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000],
+                  "device": r.device, "source": r.source}))
+"""
+
+
+@pytest.mark.parametrize("name, size", [("jacobi2d5pt", 20), ("hotspot", 20),
+                                        ("jacobi3d7pt", 18), ("srad2", 20)])
+def test_stencils_with_peeled_rows_are_clean_under_oclgrind(name, size):
+    """A stencil's rows split into their edges and a clamp-free interior (``codegen.peel``;
+    PPCG's with their pads moved onto the input and their rotation folded) read and write
+    only inside their buffers."""
+    result, stderr = under_oclgrind(PEELED, name, str(size))
+    assert result.get("device") == "Oclgrind Simulator", (result, stderr[-2000:])
+    assert result["status"] == "ok" and result["correct"], result["message"]
+    assert "_in = 0;" in result["source"]
+    reports = [line for line in stderr.splitlines()
+               if any(p.lower() in line.lower() for p in PROBLEMS)]
+    assert not reports, stderr[-4000:]

@@ -312,10 +312,10 @@ def test_the_candidates_measured_first_suit_the_device_kind():
 
     assert first_options("gpu") == {"default_first": True, "grids_first": True,
                                     "unrolled_first": False, "lanes_first": False,
-                                    "rows_first": True}
+                                    "rows_first": True, "pads_first": False}
     assert first_options("cpu") == {"default_first": True, "grids_first": False,
                                     "unrolled_first": True, "lanes_first": True,
-                                    "rows_first": False}
+                                    "rows_first": False, "pads_first": True}
     assert all(option_names("guided")[k] is None for k in first_options("cpu"))
     with pytest.raises(WorkbenchError, match="grids_first = 1: give True or False"):
         search(ASUM, "[float]_64", budget=1, replay_log=[], options={"grids_first": 1})
@@ -327,12 +327,14 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
     old = {"strategy": "guided", "strategy_version": 2, "options": {"grids_first": True}}
     assert replay_options("guided", old, None) == {
         "default_first": False, "grids_first": True, "unrolled_first": False,
-        "lanes_first": False, "rows_first": False}
+        "lanes_first": False, "rows_first": False, "pads_first": False}
     # options given win over the header's; those neither names take the version's defaults
     assert replay_options("guided", old, {"lanes_first": True})["grids_first"] is False
     today = dict(old, strategy_version=VERSIONS["guided"])
     assert replay_options("guided", today, None) == {"grids_first": True}
     assert replay_options("guided", None, None) == {}
+    assert replay_options("guided", dict(old, strategy_version=3), None) == {
+        "grids_first": True, "rows_first": False, "pads_first": False}
     assert replays("guided", 2) and replays("guided", 3) and replays("guided", 4)
     assert not replays("guided", 1)
     assert not replays("mcts", 1)
@@ -376,6 +378,24 @@ def test_on_a_gpu_skelcls_blur_is_put_on_a_2d_grid_after_its_default_mapping(tmp
     assert found[0]["expression"] == default
     assert found[1]["steps"][-1]["rule"] == "reduceSeq→reduceSeqUnroll"
     assert "mapGlobal 1" not in found[1]["expression"]
+
+
+def test_on_a_cpu_a_stencils_pads_move_onto_its_input_right_after_its_default_mapping(
+        tmp_path):
+    """PPCG's Jacobi as Lift writes it pads its result: on a CPU the guided search measures
+    the default mapping (a second kernel copies the result through the pads), then the pads
+    moved onto the input (one kernel); on a GPU the pads move with the grids, not alone."""
+    from workbench.rules.lowering import lower
+
+    jacobi = library("lift/stencils")["jacobi2d5pt"]
+    types = ["[[float]_32]_32"]
+    cpu = _header_only_log(tmp_path / "cpu.jsonl", "cpu", "pthread-AMD EPYC", jacobi, types)
+    found = search(jacobi, *types, budget=2, replay_log=cpu).log
+    assert found[0]["expression"] == str(lower(jacobi, *parse_types(types))[0])
+    assert [s["rule"] for s in found[1]["steps"]][0] == "pad-map-interchange"
+    gpu = _header_only_log(tmp_path / "gpu.jsonl", "gpu", "NVIDIA H200", jacobi, types)
+    found = search(jacobi, *types, budget=2, replay_log=gpu).log
+    assert "mapGlobal 1" in found[1]["expression"]
 
 
 @pytest.mark.parametrize("text, types, dims", [

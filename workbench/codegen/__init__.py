@@ -7,7 +7,8 @@ imperative kernel IR, passes work on that IR, and OpenCL C is printed from it la
   expression denotes during translation, and its storage), ``scalar`` (scalar functions),
   ``kernel`` (the code inside a kernel) with ``patterns`` (maps, reductions, iterate,
   memory spaces), ``stages`` (the kernels of a program);
-- passes: ``unroll``, ``launch`` (global and local sizes), ``barriers``, ``wide``
+- passes: ``unroll``, ``peel`` (a stencil's edges off its interior, which is then
+  clamp-free), ``launch`` (global and local sizes), ``barriers``, ``wide``
   (64-bit indices), ``private`` (the bound on private arrays), ``written`` (every output
   element stored exactly once, every temporary element read written before), ``memory``
   (reuse of temporaries), ``features`` (what the search's cost model reads);

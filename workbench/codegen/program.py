@@ -41,6 +41,7 @@ from . import (
     ir,
     launch,
     memory,
+    peel,
     private,
     unroll,
     wide,
@@ -128,7 +129,7 @@ def compile_module(module: ir.Module, check: bool = True) -> ir.Module:
     kernels, launches = [], []
     for kernel in module.kernels:
         try:
-            kernel = unroll.unroll(kernel)
+            kernel = peel.peel(unroll.unroll(kernel))
             kernel, plan = launch.bind(kernel)
             kernel = distribute.distribute(kernel)
             private.check(kernel)

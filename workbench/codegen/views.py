@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..expr import Compose, Expr, Prim
+from ..expr import BinOp, Compose, Expr, Lambda, Lit, Prim, UnOp, Var
 from ..layout import is_layout, mapped_layout, rezipped_arity
 from ..primitives import Kernel
 from ..primitives import ViewForm as Form
@@ -291,6 +291,9 @@ class Calls:
         self._compile = compile
 
     def function(self, f: Expr, *indices, extent: int | None = None) -> Index:
+        inline = index_arithmetic(f, indices)
+        if inline is not None:
+            return inline
         if self._compile is None:
             raise CodegenError("an index function needs a program to be compiled into")
         name = self._compile(f, len(indices))
@@ -311,6 +314,40 @@ class Calls:
         args = tuple(ir.IndexValue(Index.of(i)) if not isinstance(i, int)
                      else ir.Literal(str(i)) for i in indices)
         return Index.of(Opaque(ir.Call(name, args), extent))
+
+
+def index_arithmetic(f: Expr, indices) -> Index | None:
+    """The index function ``f`` applied to ``indices`` as index arithmetic, where its body is
+    made of its parameters, integer literals, ``+``, ``-``, ``*``, and ``/`` or ``%`` by a
+    positive literal of a value never negative (C's division and the arithmetic's floor
+    division then agree): ``λi n. i + 1 - n * (i / (n - 1))`` at n = 512 becomes
+    ``i + 1 - 512·(i / 511)``, which the arithmetic simplifies where the range of ``i`` is
+    known (``peel``). Else None: the function is compiled and called."""
+    if not isinstance(f, Lambda) or len(f.params) != len(indices) or \
+            not all(isinstance(p, str) for p in f.params):
+        return None
+    return _arithmetic(f.body, {p: Index.of(i) for p, i in zip(f.params, indices)})
+
+
+def _arithmetic(e: Expr, env: dict[str, Index]) -> Index | None:
+    if isinstance(e, Var):
+        return env.get(e.name)
+    if isinstance(e, Lit):
+        return Index.of(e.value) if type(e.value) is int else None
+    if isinstance(e, UnOp) and e.op == "-":
+        operand = _arithmetic(e.operand, env)
+        return None if operand is None else -operand
+    if not isinstance(e, BinOp) or e.op not in ("+", "-", "*", "/", "%"):
+        return None
+    left, right = _arithmetic(e.left, env), _arithmetic(e.right, env)
+    if left is None or right is None:
+        return None
+    if e.op in ("+", "-", "*"):
+        return left + right if e.op == "+" else left - right if e.op == "-" else left * right
+    d = right.constant
+    if d is None or d <= 0 or left.bounds()[0] < 0:
+        return None
+    return left // d if e.op == "/" else left % d
 
 
 def _length(t: Type) -> int:

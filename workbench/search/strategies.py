@@ -227,13 +227,13 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # default), which takes the same choices. Guided 3 measures its start's default completion
 # first, then the grids on a GPU, the unrolled and the lanes on a CPU (guided.first_options);
 # guided 2 measured none of them unless asked. Guided 4 measures a work-group per row of a
-# map of reductions on a GPU too (``rows_first``); guided 3 did not. An entry holds only
-# while the strategy takes today's choices with these options: a version raised for other
-# choices drops them.
+# map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
+# on a CPU (``pads_first``); guided 3 did neither. An entry holds only while the strategy
+# takes today's choices with these options: a version raised for other choices drops them.
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
-                   "lanes_first": False, "rows_first": False},
-               3: {"rows_first": False}},
+                   "lanes_first": False, "rows_first": False, "pads_first": False},
+               3: {"rows_first": False, "pads_first": False}},
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
