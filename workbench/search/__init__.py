@@ -31,7 +31,13 @@ from ..semantics import prepare_inputs
 from ..types import Type, free_size_vars
 from .build_choice import measure_with_options, strategy_share
 from .context import CUTOFF, Context, SearchSpec, StopSearch, TimeLimitReached
-from .evaluation import ExecutorEvaluator, InlineEvaluator, PoolEvaluator, ReplayEvaluator
+from .evaluation import (
+    ExecutorEvaluator,
+    InlineEvaluator,
+    PoolEvaluator,
+    ReplayEvaluator,
+    source_sha256,
+)
 from .log import Log, LogError, Record, device_identity, make_header, read, read_log
 from .result import NoCorrectKernel, SearchResult, plural
 from .seeds import Seeds, seeds_of
@@ -111,7 +117,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                                           replayed=replay_log is not None), allowed)
     seeded = _seeded(header, start, types, seeds, budget, replay_header)
     run_log = Log(log)
-    matching, others = run_log.begin(header, remeasure=remeasure)
+    matching, others = run_log.begin(header, remeasure=remeasure,
+                                     same_source=_same_source(header))
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
     spec = SearchSpec(start, tuple(types), budget, strategy, sizes=size_env, seed=seed,
                       options=options, device=device, identity=identity, at=at,
@@ -126,6 +133,18 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     finally:
         evaluator.close()
     return _result(ctx, derivation, best_ms, timing, explored, time.time() - start_time)
+
+
+def _same_source(header: dict):
+    """Whether a record's kernel is still the source it measured: the source generated now
+    for its candidate at the header's inputs (its hash against the record's)."""
+    def same(record) -> bool:
+        if not isinstance(record.get("expression"), str):
+            return False
+        now = source_sha256(record["expression"], header["definitions"], header["types"],
+                            header["sizes"])
+        return bool(now) and now == record.get("source_sha256")
+    return same
 
 
 def _searched_device(replay_log, replay_header, records, strategy: str, types, sizes: dict,
