@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import NotText, WorkbenchError, decode_utf8
+from ..errors import NotText, WorkbenchError, decode_utf8, path_argument
 
 FORMAT = "rewrite-workbench search log"
 VERSION = 2  # 1: records only, keyed by expression, sizes and the device as asked for
@@ -183,8 +183,9 @@ def read(path: str | Path) -> list[dict]:
 
 
 def read_log(path: str | Path) -> Contents:
-    """The headers and records of a log file (empty when it does not exist yet)."""
-    return _read(Path(path))
+    """The headers and records of a log file (empty when it does not exist yet; a path that
+    is no path refused naming the log)."""
+    return _read(path_argument(path, "log"))
 
 
 def _is_device(path: Path) -> bool:
