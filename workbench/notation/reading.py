@@ -90,5 +90,6 @@ def to_text(expr: Expr, ascii: bool = False, style: str = "paper",
     if text_argument(style, "style") == "lift":
         return to_lift(expr)
     if style != "paper":
-        raise ArgumentError(f"style = {shown(style)}: 'paper' or 'lift'", "style")
+        raise ArgumentError(f"style = {shown(style)}: an unknown style; give 'paper' or "
+                            f"'lift'", "style")
     return paper_text(expr, ascii, width=width)
