@@ -7,6 +7,12 @@ without a traceback and the widget can show it next to the thing that is wrong.
 
 from __future__ import annotations
 
+import operator
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
 
 class WorkbenchError(Exception):
     """Base class of every error caused by user input (never by a bug of the workbench)."""
@@ -195,8 +201,6 @@ def flag_argument(value: object, argument: str) -> bool:
 
 def mapping_argument(value: object, argument: str, what: str = "names and values"):
     """``value``, where it is a mapping (None: an empty one)."""
-    from collections.abc import Mapping
-
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -221,8 +225,6 @@ def sizes_argument(value: object, argument: str = "sizes") -> dict[str, int]:
 
 
 def _whole(value: object) -> bool:
-    import operator
-
     try:
         operator.index(value)
     except TypeError:
@@ -232,9 +234,6 @@ def _whole(value: object) -> bool:
 
 def path_argument(value: object, argument: str):
     """``value`` as a path, where it is text or a path-like object holding no NUL."""
-    import os
-    from pathlib import Path
-
     if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
         raise ArgumentError(f"{argument} = {shown(value)}: give a file's path (text or a "
                             f"pathlib.Path), not {type(value).__name__}", argument)
@@ -250,8 +249,6 @@ def file_argument(value: object, argument: str, *, reading: bool = True):
     object: refused where it is no path, or where it names something that is no file to
     read — a folder, a FIFO (opening it waits for the other end), a device (one may be
     written: ``/dev/null``), a link that loops."""
-    import stat
-
     path = path_argument(value, argument)
     try:
         mode = path.stat().st_mode
@@ -264,14 +261,13 @@ def file_argument(value: object, argument: str, *, reading: bool = True):
         raise ArgumentError(f"{argument} = {shown(str(path))}: a folder, not a file", argument)
     if stat.S_ISFIFO(mode) or reading and not stat.S_ISREG(mode):
         raise ArgumentError(f"{argument} = {shown(str(path))}: not a regular file (a pipe or "
-                            f"a device), which cannot be read as a file", argument)
+                            f"a device), which cannot be {'read' if reading else 'written'} "
+                            f"as a file", argument)
     return path
 
 
 def whole_argument(value: object, argument: str) -> int:
     """``value``, where it is a whole number (NumPy's integers among them, not a bool)."""
-    import operator
-
     try:
         if isinstance(value, bool):
             raise TypeError
