@@ -434,3 +434,14 @@ def check_command_line(argv: list[str], capsys) -> None:
 @given(command_lines())
 def test_odd_command_lines_answer_with_a_status_and_a_message(capsys, argv):
     check_command_line(argv, capsys)
+
+
+# the command lines the fuzzing found escaping: a traceback, or a run that did not end
+@pytest.mark.parametrize("argv", [
+    ["run", *COMMANDS["run"], "--device", ""],
+    ["search", *COMMANDS["search"], "--plot", "\x00"],
+    ["search", *COMMANDS["search"], "--log", str(PATHS["fifo"])],
+    ["derive", str(PATHS["loop"])],
+], ids=["empty device", "NUL in the plot's path", "a FIFO as the log", "a link loop"])
+def test_each_command_line_found_escaping_answers_in_one_message(capsys, argv):
+    check_command_line(argv, capsys)
