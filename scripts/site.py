@@ -41,6 +41,8 @@ def stage(source: Path, executed: Path | None) -> tuple[list[str], list[str]]:
         shutil.rmtree(source)
     (source / "notebooks").mkdir(parents=True)
     (source / "index.md").write_text(_links((ROOT / "README.md").read_text(), ""))
+    if (ROOT / "docs" / "images").is_dir():  # the manual's screenshots, beside its pages
+        shutil.copytree(ROOT / "docs" / "images", source / "images")
     pages = []
     for page in sorted((ROOT / "docs").glob("*.md")):
         (source / page.name).write_text(_links(page.read_text(), ".."))

@@ -6,6 +6,7 @@ import pytest
 
 from tests.data.lift_tests import TESTS
 from workbench import ParseError, evaluate, parse, parse_program
+from workbench.errors import ArgumentError
 from workbench.notation import to_text
 from workbench.notation.lift_printer import lift_program
 
@@ -94,8 +95,9 @@ def test_an_expression_prints_in_lift_spelling():
                     "o Split(1) o Iterate(7)(Join() o MapLcl(toLocal(MapSeq(Id())) o "
                     "ReduceSeq(add, 0)) o Split(2))) o Split(128)")
     assert parse(text) == e
-    with pytest.raises(ValueError, match="unknown style"):
+    with pytest.raises(ArgumentError, match="unknown style") as info:
         to_text(e, style="scala")
+    assert info.value.argument == "style"
 
 
 def test_the_command_line_reads_lift_programs_and_prints_lift(tmp_path, capsys):

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import ParseError, parse, parse_program, parse_type, to_text
+from workbench.errors import ArgumentError
 from workbench.expr import Apply, Compose, Lambda, Prim, Section, Var, walk
 from workbench.notation.printer import _postfix_form
 from workbench.sizes import Size
@@ -254,8 +255,9 @@ def test_library_definitions_are_laid_out_within_the_width_and_read_back():
 
 
 def test_a_width_below_twenty_columns_is_refused():
-    with pytest.raises(ValueError, match="at least 20"):
+    with pytest.raises(ArgumentError, match="at least 20") as info:
         to_text(parse("map abs"), width=5)
+    assert info.value.argument == "width"
 
 
 def test_a_notebook_shows_a_long_expression_laid_out_and_a_short_one_inline():

@@ -271,7 +271,7 @@ def test_each_guided_candidate_is_compiled_once(monkeypatch):
     for r in result.log:  # the very program the worker compiles from the candidate's text
         again = opencl(declared_for(parse(r.expression), ["[float]_4096"]), *types,
                        complete=True)
-        assert r.other["source_sha256"] == again.sha256
+        assert r.source_sha256 == again.sha256
 
 
 def test_a_move_is_never_fixed_on_a_wrong_kernels_time():

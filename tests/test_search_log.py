@@ -13,7 +13,7 @@ import pytest
 
 from workbench.programs import library
 from workbench.search import LogError, read, search
-from workbench.search.log import VERSION, read_log
+from workbench.search.log import VERSION, codegen_version, read_log
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
@@ -91,29 +91,71 @@ def test_a_log_of_the_same_device_under_another_driver_is_refused(tmp_path):
     assert _search(log, budget=3, remeasure=True).remeasured == 2
 
 
-def test_a_log_of_another_code_generator_is_measured_again_where_its_candidates_are_met(
-        tmp_path):
-    """A header names the code generator that made its kernels (a hash of its sources): a
-    log resumed by another one has its candidates measured again, never its old times
-    reported; a log that names none (older logs) is taken as this one's."""
-    from workbench.search.log import codegen_version
+def _as_written_by(log, header: dict, records: list[dict]) -> None:
+    log.write_text("".join(json.dumps(v) + "\n" for v in [header] + records))
 
+
+def test_a_log_of_another_code_generator_keeps_the_records_whose_source_is_unchanged(
+        tmp_path):
+    """A header names the code generator that made its kernels (a hash of its sources) and
+    each record the hash of its kernel's source: a log resumed by another code generator
+    keeps the records whose kernel it still generates, source for source, whatever its
+    version; a log that names no code generator (older logs) is taken as this one's."""
     log = tmp_path / "log.jsonl"
     first = _search(log, budget=2)
-    lines = log.read_text().splitlines()
-    header = json.loads(lines[0])
+    header, *records = [json.loads(line) for line in log.read_text().splitlines()]
     assert header["codegen"] == codegen_version()
+    assert all(len(r["source_sha256"]) == 64 for r in records)
     assert _search(log, budget=2).from_log == 2  # the same code generator: resumed
-    log.write_text("\n".join([json.dumps({**header, "codegen": "an older one"})] + lines[1:3])
-                   + "\n")
+    _as_written_by(log, {**header, "codegen": "an older one"}, records)
+    again = _search(log, budget=2)
+    assert again.from_log == 2  # the same sources: kept, not measured again
+    assert read_log(log).headers[-1]["codegen"] == codegen_version()
+    _as_written_by(log, {k: v for k, v in header.items() if k != "codegen"}, records)
+    assert _search(log, budget=2).from_log == 2
+    assert {r["key"] for r in first.log} == {r["key"] for r in records}
+
+
+def test_a_record_whose_kernel_is_now_another_source_is_measured_again(tmp_path):
+    """The same candidate under another code generator that now generates another source
+    for it: its old time is never reported, the candidate is measured again (and its new
+    record carries the source measured); its neighbour of unchanged source is kept."""
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    header, changed, kept = [json.loads(line) for line in log.read_text().splitlines()]
+    old = {**changed, "source_sha256": "0" * 64, "kernel_ms": 1e-9, "kernel_ms_min": 1e-9,
+           "kernel_ms_max": 1e-9}
+    _as_written_by(log, {**header, "codegen": "an older one"}, [old, kept])
+    again = _search(log, budget=2)
+    assert again.from_log == 1 and again.evaluated == 2
+    [measured] = [r for r in again.log if r.key == changed["key"]]
+    assert measured.source_sha256 == changed["source_sha256"] and measured.kernel_ms > 1e-9
+    assert again.best_record.kernel_ms > 1e-9  # the old time is not the best
+
+
+def test_records_without_a_source_hash_under_another_code_generator_are_measured_again(
+        tmp_path):
+    """Records written before records carried their source's hash: under another code
+    generator, as the header alone says, measured again."""
+    log = tmp_path / "log.jsonl"
+    first = _search(log, budget=2)
+    header, *records = [json.loads(line) for line in log.read_text().splitlines()]
+    bare = [{k: v for k, v in r.items() if k != "source_sha256"} for r in records]
+    _as_written_by(log, {**header, "codegen": "an older one"}, bare)
     again = _search(log, budget=2)
     assert again.from_log == 0 and again.evaluated == 2
-    assert {r["key"] for r in again.log} == {r["key"] for r in first.log}  # measured again
-    headers = read_log(log).headers
-    assert headers[-1]["codegen"] == codegen_version()  # under a header of its own
-    log.write_text("\n".join([json.dumps({k: v for k, v in header.items() if k != "codegen"})]
-                             + lines[1:3]) + "\n")
+    assert {r["key"] for r in again.log} == {r["key"] for r in first.log}
+    _as_written_by(log, {**header, "codegen": codegen_version()}, bare)
     assert _search(log, budget=2).from_log == 2
+
+
+def test_a_source_hash_that_is_not_text_is_refused_naming_its_line(tmp_path):
+    log = tmp_path / "log.jsonl"
+    _search(log, budget=2)
+    header, first, second = [json.loads(line) for line in log.read_text().splitlines()]
+    _as_written_by(log, header, [{**first, "source_sha256": 12}, second])
+    with pytest.raises(LogError, match=r"line 2 is not a search record.*source_sha256"):
+        _search(log, budget=2)
 
 
 def test_a_log_without_a_header_is_refused_unless_measured_again(tmp_path):

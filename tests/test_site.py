@@ -44,6 +44,9 @@ def test_the_site_shows_the_manual_and_each_notebook_with_its_outputs(tmp_path):
     assert "rewrite-workbench" in home and 'href="install/' in home  # links to the manual
     for page in (ROOT / "docs").glob("*.md"):
         assert (out / page.stem / "index.html").exists(), page.name
+    for image in (ROOT / "docs" / "images").glob("*.png"):  # the manual's screenshots
+        assert (out / "images" / image.name).exists(), image.name
+    assert 'src="../images/widget_diff.png"' in (out / "widget" / "index.html").read_text()
     for book in (ROOT / "notebooks").glob("*.ipynb"):
         assert (out / "notebooks" / book.stem / "index.html").exists(), book.name
     shown = (out / "notebooks" / "kernel_extraction" / "index.html").read_text()

@@ -535,6 +535,8 @@ def check_plot(path: str) -> None:
         raise UserError("--plot needs matplotlib, which is not installed: pip install "
                         "matplotlib (or the lab extra: pip install 'rewrite-workbench[lab]'); "
                         "nothing was run")
+    if "\x00" in path:
+        raise UserError(f"--plot {path!r}: a path holds no NUL character; nothing was run")
     suffix = os.path.splitext(path)[1].lstrip(".").lower()
     formats = plots.figure().canvas.get_supported_filetypes()
     if suffix and suffix not in formats:

@@ -14,14 +14,27 @@ import re
 from pathlib import Path as FilePath
 
 from .domain import ranges_of, ranges_problem, ranges_text, with_ranges
-from .errors import NotText, WorkbenchError, as_path, decode_utf8, format_path, parse_path
-from .expr import Expr, Path
-from .notation import parse, parse_ranges, parse_type
+from .errors import (
+    ArgumentError,
+    NotText,
+    ParseError,
+    WorkbenchError,
+    as_path,
+    decode_utf8,
+    file_argument,
+    flag_argument,
+    format_path,
+    parse_path,
+    text_argument,
+    whole_argument,
+)
+from .expr import Expr, Path, expression_argument
+from .notation import parse, parse_ranges
 from .notation.program import named, user_functions_text
 from .notation.reading import user_functions
 from .rewriting.step import Step
 from .rules import RewriteRefused, apply, lookup_rule
-from .typecheck import typecheck
+from .typecheck import input_type_argument, typecheck
 from .types import FunctionType, Type, function_parts
 
 FORMAT = "rewrite-workbench derivation"
@@ -42,17 +55,28 @@ class DerivationError(WorkbenchError):
         self.line, self.column = line, column
 
 
+def _parsed_start(text: str, definitions: str) -> Expr:
+    """A derivation's start given as text, parsed (a ``ParseError`` names the start)."""
+    functions = user_functions(definitions)
+    try:
+        return parse(text, functions)
+    except ParseError as err:
+        raise ParseError(err.reason, err.line, err.column, err.source_line, err.expected,
+                         "start") from None
+
+
 class Derivation:
     """A start expression, its input types, and the steps of the current branch."""
 
     def __init__(self, start: Expr | str, *input_types: Type | str, name: str = "",
                  definitions: str = ""):
-        self.definitions = definitions
-        self.start = parse(start, user_functions(definitions)) if isinstance(start, str) \
-            else start
-        self.input_types = tuple(parse_type(t) if isinstance(t, str) else t
-                                 for t in input_types)
-        self.name = name or getattr(self.start, "definition_name", "") or "expr"
+        self.definitions = text_argument(definitions, "definitions")
+        self.start = _parsed_start(start, definitions) if isinstance(start, str) \
+            else expression_argument(start, "start")
+        self.input_types = tuple(input_type_argument(k, t)
+                                 for k, t in enumerate(input_types, start=1))
+        self.name = (text_argument(name, "name") or getattr(self.start, "definition_name", "")
+                     or "expr")
         if self.input_types and getattr(self.start, "declared_type", None) is None:
             # Every line then knows its signature, so its sizes (N in split (N/128)) are
             # bound when it is evaluated on arrays.
@@ -108,6 +132,7 @@ class Derivation:
     def branch(self, k: int) -> None:
         """Go back to after step ``k`` (0: the start) to try something else; the steps
         after ``k`` are kept as a branch that ``switch`` can return to."""
+        k = whole_argument(k, "k")
         if not 0 <= k <= len(self.steps):
             raise WorkbenchError(f"no step {k}: the derivation has {len(self.steps)} steps")
         self.branches.append(list(self.steps))
@@ -116,6 +141,7 @@ class Derivation:
 
     def switch(self, i: int) -> None:
         """Make saved branch ``i`` current (the current steps become a branch)."""
+        i = whole_argument(i, "i")
         if not 0 <= i < len(self.branches):
             raise WorkbenchError(f"no branch {i}: there are {len(self.branches)}")
         chosen = self.branches.pop(i)
@@ -129,6 +155,7 @@ class Derivation:
         after it, when its rule is a macro (``rewriting.expansion``)."""
         from .rewriting.expansion import expand
 
+        k = whole_argument(k, "k")
         if not 1 <= k <= len(self.steps):
             raise WorkbenchError(f"no step {k}: the derivation has {len(self.steps)} steps")
         step = self.steps[k - 1]
@@ -138,6 +165,7 @@ class Derivation:
     def is_macro(self, k: int) -> bool:
         from .rewriting.expansion import is_macro
 
+        k = whole_argument(k, "k")
         return 1 <= k <= len(self.steps) and is_macro(self.steps[k - 1].rule)
 
     def expand(self, k: int) -> Expr:
@@ -177,8 +205,13 @@ class Derivation:
         return doc
 
     def save(self, path: str | FilePath) -> None:
-        FilePath(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-                                  + "\n", encoding="utf-8")
+        path = file_argument(path, "path", reading=False)
+        try:
+            path.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+        except OSError as err:  # a missing folder, a full disk (/dev/full), no permission
+            raise ArgumentError(f"path = {str(path)!r}: cannot write the derivation there: "
+                                f"{err.strerror}", "path") from None
 
     @classmethod
     def from_json(cls, doc: object, source: str = "derivation") -> Derivation:
@@ -249,7 +282,7 @@ class Derivation:
 
     @classmethod
     def load(cls, path: str | FilePath) -> Derivation:
-        path = FilePath(path)
+        path = file_argument(path, "path")
         try:
             text = decode_utf8(path.read_bytes())
         except OSError as err:
@@ -275,6 +308,7 @@ class Derivation:
     def lines(self, expand: bool = False) -> list[tuple[str, str, Expr]]:
         """(label, rule annotation, expression) per line, as in ICFP Fig. 10; with
         ``expand``, each macro step is followed by its basic steps, labelled (k.1), (k.2), …"""
+        expand = flag_argument(expand, "expand")
         out = [("", "", self.start)]
         for i, step in enumerate(self.steps, start=1):
             out.append((f"({i})", _annotation(step), step.result))
@@ -313,7 +347,7 @@ class Derivation:
         out = [f"{self.name} : " + " → ".join(str(t) for t in self.input_types)
                ] if self.input_types else []
         out.append(f"{self.name} = {self.start}")
-        rows = []
+        rows, expand = [], flag_argument(expand, "expand")
         for i, step in enumerate(self.steps, start=1):
             rows.append((f"({i})", step))
             if expand and self.is_macro(i):

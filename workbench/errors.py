@@ -7,6 +7,12 @@ without a traceback and the widget can show it next to the thing that is wrong.
 
 from __future__ import annotations
 
+import operator
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
 
 class WorkbenchError(Exception):
     """Base class of every error caused by user input (never by a bug of the workbench)."""
@@ -168,3 +174,104 @@ def decode_utf8(data: bytes) -> str:
             kind = f"byte 0x{data[err.start]:02x} starts no UTF-8 character"
         raise NotText(f"not UTF-8 text ({kind})", line, column) from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+# --- arguments of the public functions: each refused with an ArgumentError naming it --------
+
+def shown(value: object, width: int = 60) -> str:
+    """A value as an error message shows it: its repr, shortened."""
+    text = repr(value).replace("\n", " ")
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def text_argument(value: object, argument: str) -> str:
+    """``value``, where it is text (a ``str``)."""
+    if not isinstance(value, str):
+        raise ArgumentError(f"{argument} = {shown(value)}: give text (a str), not "
+                            f"{type(value).__name__}", argument)
+    return value
+
+
+def flag_argument(value: object, argument: str) -> bool:
+    """``value``, where it is True or False (NumPy's booleans among them)."""
+    if type(value).__name__ not in ("bool", "bool_"):
+        raise ArgumentError(f"{argument} = {shown(value)}: give True or False", argument)
+    return bool(value)
+
+
+def mapping_argument(value: object, argument: str, what: str = "names and values"):
+    """``value``, where it is a mapping (None: an empty one)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ArgumentError(f"{argument} = {shown(value)}: give a mapping of {what} (a dict), "
+                            f"not {type(value).__name__}", argument)
+    return value
+
+
+def sizes_argument(value: object, argument: str = "sizes") -> dict[str, int]:
+    """Size values given by name (``{"N": 1024}``; None: none): names that are text, values
+    that are whole numbers (NumPy's integers and constant sizes among them; a check of their
+    range is the caller's)."""
+    sizes = mapping_argument(value, argument, "size names to whole numbers, e.g. {'N': 1024}")
+    for name, size in sizes.items():
+        if not isinstance(name, str):
+            raise ArgumentError(f"{argument}: the size name {shown(name)} is not text", argument)
+        whole = _whole(size) or getattr(size, "is_integer_constant", False) is True
+        if isinstance(size, bool) or not whole:  # a Size constant is whole
+            raise ArgumentError(f"{argument}: size {name} = {shown(size)} is not a whole "
+                                f"number", argument)
+    return dict(sizes)
+
+
+def _whole(value: object) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def path_argument(value: object, argument: str):
+    """``value`` as a path, where it is text or a path-like object holding no NUL."""
+    if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
+        raise ArgumentError(f"{argument} = {shown(value)}: give a file's path (text or a "
+                            f"pathlib.Path), not {type(value).__name__}", argument)
+    path = Path(value)
+    if "\x00" in str(path):
+        raise ArgumentError(f"{argument} = {shown(str(path))}: a path holds no NUL character",
+                            argument)
+    return path
+
+
+def file_argument(value: object, argument: str, *, reading: bool = True):
+    """The path of a file to read (``reading``) or to write, from text or a path-like
+    object: refused where it is no path, or where it names something that is no file to
+    read — a folder, a FIFO (opening it waits for the other end), a device (one may be
+    written: ``/dev/null``), a link that loops."""
+    path = path_argument(value, argument)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as err:  # a link loop, a name too long, no permission
+        raise ArgumentError(f"{argument} = {shown(str(path))}: {err.strerror}",
+                            argument) from None
+    if stat.S_ISDIR(mode):
+        raise ArgumentError(f"{argument} = {shown(str(path))}: a folder, not a file", argument)
+    if stat.S_ISFIFO(mode) or reading and not stat.S_ISREG(mode):
+        raise ArgumentError(f"{argument} = {shown(str(path))}: not a regular file (a pipe or "
+                            f"a device), which cannot be {'read' if reading else 'written'} "
+                            f"as a file", argument)
+    return path
+
+
+def whole_argument(value: object, argument: str) -> int:
+    """``value``, where it is a whole number (NumPy's integers among them, not a bool)."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return operator.index(value)
+    except TypeError:
+        raise ArgumentError(f"{argument} = {shown(value)}: give a whole number",
+                            argument) from None

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import WorkbenchError
+from .errors import ArgumentError, WorkbenchError, shown
 from .sizes import Size
 
 Path = tuple[int, ...]
@@ -566,3 +566,13 @@ def _rename_pattern(pattern: Pattern, renaming: dict[str, str]) -> Pattern:
     if isinstance(pattern, str):
         return renaming.get(pattern, pattern)
     return tuple(_rename_pattern(p, renaming) for p in pattern)
+
+
+def expression_argument(value: object, argument: str = "expr") -> Expr:
+    """``value``, where it is an expression; an ``ArgumentError`` naming the argument and
+    saying how to make one otherwise."""
+    if not isinstance(value, Expr):
+        raise ArgumentError(f"{argument} = {shown(value)}: give an expression (parse('map "
+                            f"abs'), a program of library(...) or load(...)), not "
+                            f"{type(value).__name__}", argument)
+    return value

@@ -15,8 +15,17 @@ from collections.abc import Mapping
 import numpy as np
 
 from .domain import Interval, Range, ranges_problem
-from .errors import ArgumentError, EvaluationError, ResourceError, WorkbenchError
+from .errors import (
+    ArgumentError,
+    EvaluationError,
+    ResourceError,
+    WorkbenchError,
+    shown,
+    sizes_argument,
+    whole_argument,
+)
 from .sizes import Size
+from .typecheck import input_type_argument
 from .types import ArrayType, ScalarType, TupleType, Type, VectorType, substitute_sizes
 
 _ITEM_BYTES = {"float": 4, "int": 4, "bool": 1, "double": 8}
@@ -29,6 +38,10 @@ def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
     (one per input, see ``domain``; None for the defaults)."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ArgumentError(f"seed = {seed!r}: give a whole number of at least 0", "seed")
+    types, sizes = _types_argument(types), sizes_argument(sizes)
+    for name, value in sizes.items():
+        if value <= 0:
+            raise ArgumentError(f"sizes: {name} = {value} is not positive", "sizes")
     concrete = []
     for t in types:
         missing = sorted(n for n in size_names(t) if n not in sizes)
@@ -37,7 +50,7 @@ def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
                                  f"{', '.join(missing)}: give --size {missing[0]}=...")
         concrete.append(substitute_sizes(t, dict(sizes)))
     if ranges is not None:
-        problem = ranges_problem(tuple(ranges), concrete)
+        problem = _ranges_problem(ranges, concrete)
         if problem is not None:
             raise WorkbenchError(f"input ranges do not fit the inputs: {problem}")
     check_memory(types, concrete, sizes)
@@ -48,6 +61,22 @@ def random_inputs(types: list[Type], sizes: Mapping[str, int], seed: int,
     return [_random_value(t, rng, limit, item) for t, item in zip(concrete, items)]
 
 
+def _types_argument(types) -> list[Type]:
+    if not isinstance(types, list | tuple):
+        raise ArgumentError(f"types = {shown(types)}: give a list of input types", "types")
+    return [input_type_argument(k, t) for k, t in enumerate(types, start=1)]
+
+
+def _ranges_problem(ranges, concrete: list[Type]) -> str | None:
+    """What is wrong with ``ranges`` for inputs of these types (``domain.ranges_problem``),
+    ranges that are not one range (or None) per input refused naming the argument."""
+    try:
+        return ranges_problem(tuple(ranges), concrete)
+    except (TypeError, AttributeError, ValueError):
+        raise ArgumentError(f"ranges = {shown(ranges)}: give one range per input (a "
+                            f"domain.Interval, or None for the default)", "ranges") from None
+
+
 INT_RANGE = (-2 ** 31, 2 ** 31 - 1)  # the workbench's int: OpenCL's 32 bits
 
 
@@ -55,6 +84,9 @@ def check_exact_inputs(arrays) -> None:
     """Refuse inputs that a kernel would not see as given, naming the input: a masked
     array (the kernel reads the masked elements too) and integers outside ``int``'s 32
     bits (cast to ``int`` they would wrap round)."""
+    if not isinstance(arrays, list | tuple):
+        raise ArgumentError(f"arrays = {shown(arrays)}: give the inputs as a list or tuple",
+                            "arrays")
     for i, value in enumerate(arrays, start=1):
         for part in _parts(value):
             if isinstance(part, np.ma.MaskedArray):
@@ -193,6 +225,9 @@ def check_memory(types: list[Type], concrete: list[Type], sizes: Mapping[str, in
 
 def format_bytes(n: int) -> str:
     """``16.0 MiB``: a number of bytes for people."""
+    n = whole_argument(n, "n")
+    if n >= 1024 ** 6:  # past what a float holds exactly: whole PiB
+        return f"{n // 1024 ** 5} PiB"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"

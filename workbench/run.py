@@ -27,7 +27,7 @@ from .codegen import CodegenError, ir
 from .codegen.program import OpenCLProgram, opencl
 from .device.build_options import build_options as build_options_of
 from .device.opencl import DeviceError, find_device
-from .errors import ArgumentError, ResourceError, WorkbenchError, format_path
+from .errors import ArgumentError, ResourceError, WorkbenchError, format_path, shown
 from .expr import Expr, Lit, walk
 from .inputs import INT_RANGE, check_exact_inputs
 from .memory import COMPARE_BLOCK, check_run_memory
@@ -232,6 +232,10 @@ def run(expr: Expr, *arrays, device: str | None = None, repeat: int = 20,
     except OverflowError as err:  # an int literal or result past 32 bits
         err = past_int_range(expr, err)
         return RunResult("invalid input", str(err), error=err)
+    except (ValueError, TypeError) as err:  # an expected output that holds no array
+        err = ArgumentError(f"expected = {shown(expected_value)}: not an output ({err})",
+                            "expected")
+        return RunResult("invalid input", str(err), error=err)
     if program is None:
         return RunResult("codegen error", failure, expected=expected)
     refused = expected_refused(program, expected_value) if given_expected else None
@@ -282,6 +286,10 @@ def expected_refused(program: OpenCLProgram, expected_value) -> ArgumentError | 
     """Why ``expected`` cannot be the program's output (its parts, or their numbers of
     elements, differ from the program's outputs), or None."""
     parts = leaves(expected_value)
+    kinds = [np.asarray(p).dtype.kind for p in parts]
+    if any(k not in "biuf" for k in kinds):
+        return ArgumentError(f"expected = {shown(expected_value)}: not an array of numbers "
+                             f"(the program's output)", "expected")
     lengths = [b.length for b in program.output_parts]
     if len(parts) != len(lengths) or any(np.size(p) != n for p, n in zip(parts, lengths)):
         given = ", ".join(f"shape {np.shape(p)}" for p in parts)
@@ -369,6 +377,9 @@ def private_arrays_refused(program: OpenCLProgram, device: str | None = None) ->
     return fit_private_arrays(info, runtime_launches(program), private_bytes(program))[1]
 
 
+MOST_RUNS = 100_000  # repetitions or warm-up runs of one kernel (more would not end today)
+
+
 def check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None, device=None) -> None:
     """Refuse repetitions, warm-up runs, time limits and devices a run cannot take."""
     if device is not None and not isinstance(device, str):
@@ -376,10 +387,11 @@ def check_arguments(repeat, warmup, time_limit_ms, cutoff_ms=None, device=None) 
                             f"'workbench devices', cpu or gpu, or part of its name), or None "
                             f"for the default", "device")
     for name, value, least in (("repeat", repeat, 1), ("warmup", warmup, 0)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise ArgumentError(f"{name} = {value!r}: give a whole number of at least {least} "
-                                f"(the runs to {'time' if name == 'repeat' else 'warm up'})",
-                                name)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) \
+                or not least <= value <= MOST_RUNS:
+            raise ArgumentError(f"{name} = {value!r}: give a whole number from {least} to "
+                                f"{MOST_RUNS} (the runs to "
+                                f"{'time' if name == 'repeat' else 'warm up'})", name)
     for name, value in (("time_limit_ms", time_limit_ms), ("cutoff_ms", cutoff_ms)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
                                   or not value > 0):

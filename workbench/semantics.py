@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import values as V
-from .errors import EvaluationError, WorkbenchError
+from .errors import EvaluationError, WorkbenchError, mapping_argument
 from .expr import (
     Apply,
     BinOp,
@@ -29,6 +29,7 @@ from .expr import (
     UnOp,
     UserFun,
     Var,
+    expression_argument,
 )
 from .primitives.families import FOLDS
 from .sizes import Size
@@ -482,8 +483,14 @@ def evaluate(expr: Expr, *inputs, sizes: Mapping[str, int] | None = None):
     """Run ``expr`` on NumPy inputs; sizes are taken from the arrays (and ``sizes``).
 
     Returns a NumPy array, or a tuple (for tuples; an array of tuples is returned as one
-    array per component).
+    array per component). Inputs a kernel would not see as given are refused as ``run``
+    refuses them (``inputs.check_exact_inputs``: masked arrays, integers past ``int``).
     """
+    from .inputs import check_exact_inputs
+
+    expression_argument(expr)
+    sizes = mapping_argument(sizes, "sizes", "size names to whole numbers")
+    check_exact_inputs(inputs)
     declared = declared_type_of(expr)
     wanted = function_parts(declared)[0] if declared is not None else [None] * len(inputs)
     values, types = prepare_inputs(expr, inputs)

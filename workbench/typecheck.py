@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from .errors import SizeError, TypeCheckError, WorkbenchError
+from .errors import (
+    ArgumentError,
+    ParseError,
+    SizeError,
+    TypeCheckError,
+    WorkbenchError,
+    shown,
+    sizes_argument,
+)
 from .expr import (
     Apply,
     BinOp,
@@ -32,6 +40,7 @@ from .expr import (
     UnOp,
     UserFun,
     Var,
+    expression_argument,
     signature_of,
     subterm,
 )
@@ -377,9 +386,11 @@ def declared_type_of(expr: Expr) -> Type | None:
 
 
 def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:
-    """The given input types, or those of the expression's declared type."""
+    """The given input types, or those of the expression's declared type (an input type
+    that is no type, or text that writes none, is refused naming the input)."""
+    expression_argument(expr)
     if input_types:
-        return [as_type(t) for t in input_types]
+        return [input_type_argument(k, t) for k, t in enumerate(input_types, start=1)]
     declared = declared_type_of(expr)
     if declared is None:
         raise TypeCheckError(
@@ -388,8 +399,24 @@ def input_types_of(expr: Expr, input_types: tuple) -> list[Type]:
     return function_parts(declared)[0]
 
 
+def input_type_argument(k: int, t) -> Type:
+    """Input type ``k`` (from 1) as given: a type, or its text (a ``ParseError`` that names
+    the input where the text writes none)."""
+    if isinstance(t, Type):
+        return t
+    if not isinstance(t, str):
+        raise ArgumentError(f"input type {k} = {shown(t)}: give a Type or its text, e.g. "
+                            f"'[float]_N'", "input_types")
+    try:
+        return as_type(t)
+    except ParseError as err:
+        raise ParseError(err.reason, err.line, err.column, err.source_line, err.expected,
+                         f"input type {k}") from None
+
+
 def _check(expr: Expr, input_types: tuple, size_env, record: bool) -> tuple[Checker, Type]:
     args = input_types_of(expr, input_types)
+    size_env = sizes_argument(size_env)
     if input_types:
         size_env = {**_declared_sizes(expr, args), **(size_env or {})}
     checker = Checker(expr, size_env, record=record)

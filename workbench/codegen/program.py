@@ -16,15 +16,29 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..errors import format_path
-from ..expr import Expr, Prim, bind_sizes, size_arguments, subterm, walk
+from ..errors import (
+    ArgumentError,
+    WorkbenchError,
+    flag_argument,
+    format_path,
+    shown,
+    sizes_argument,
+    text_argument,
+)
+from ..expr import Expr, Prim, bind_sizes, expression_argument, size_arguments, subterm, walk
 from ..layout import needs_lowering
 from ..notation.printer import to_text
 from ..primitives.skeletons import stage_variables
 from ..rules.lowering import COPY_VIEW, LoweringRefused, copy_site
 from ..rules.lowering import complete as completion
 from ..sizes import Size
-from ..typecheck import annotate, as_type, declared_type_of, input_types_of
+from ..typecheck import (
+    annotate,
+    as_type,
+    declared_type_of,
+    input_type_argument,
+    input_types_of,
+)
 from ..types import (
     Type,
     free_size_vars,
@@ -94,8 +108,12 @@ def opencl(expr: Expr, *input_types: Type | str, name: str | None = None,
     steps are in ``completed``; without, a high-level node, or a result that needs a copy, is
     refused. The expression is compiled as it is: every change of it is a recorded step."""
     start = time.perf_counter()
+    expression_argument(expr)
+    if name is not None:
+        text_argument(name, "name")
+    sizes, complete = sizes_argument(sizes), flag_argument(complete, "complete")
     name = name or getattr(expr, "definition_name", None) or "kernel"
-    types = tuple(_as_type(t) for t in input_types)
+    types = tuple(_as_type(k, t) for k, t in enumerate(input_types, start=1))
     expr, types = concrete(expr, types, sizes)
     completed: tuple = ()
     if complete:
@@ -189,13 +207,17 @@ def concrete(expr: Expr, input_types: tuple, sizes: Mapping[str, int] | None = N
     return expr, tuple(given)
 
 
-def _as_type(t):
-    """Input types may be given as types, type text, or example arrays."""
+def _as_type(k: int, t):
+    """Input type ``k`` (from 1) as given: a type, type text, or an example array."""
     if isinstance(t, Type | str):
-        return t
+        return input_type_argument(k, t)
     from ..semantics import input_type
 
-    return input_type(t)
+    try:
+        return input_type(t)
+    except (WorkbenchError, ValueError, TypeError) as err:
+        raise ArgumentError(f"input type {k} = {shown(t)}: give a Type, its text (e.g. "
+                            f"'[float]_N') or an example array ({err})", "input_types") from None
 
 
 __all__ = ["opencl", "OpenCLProgram", "CodegenError", "concrete", "compile_module"]

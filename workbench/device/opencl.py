@@ -500,6 +500,12 @@ def devices(check: bool = False, progress: Progress | None = None) -> list[Devic
     CPU, then remembered; ``check=True`` probes every device again). ``progress(info)`` is
     called as each probe starts (``info.health`` is ``unknown``) and ends (its health and
     vector widths): a first probe of every device takes seconds to minutes."""
+    from ..errors import ArgumentError, flag_argument, shown
+
+    check = flag_argument(check, "check")
+    if progress is not None and not callable(progress):
+        raise ArgumentError(f"progress = {shown(progress)}: give a function of a device's "
+                            f"DeviceInfo, or None", "progress")
     return [info for info, _ in _with_health(_discover(), check=check, progress=progress)]
 
 
@@ -597,6 +603,10 @@ def find_device(spec: str | None = None) -> tuple[DeviceInfo, object]:
         raise NoWorkingDevice(no_working_device_message([]))
     if spec is None:
         return _choose_default(found)
+    if not spec.strip():  # part of every name: it would pick a device at random
+        known = ", ".join(info.describe() for info, _ in found)
+        raise DeviceNotFound(f"{source}: an empty device name names no device (give an id "
+                             f"P:D, cpu, gpu or part of a name); found: {known}")
     if source == PYOPENCL_CTX_ENV:
         matches = pyopencl_ctx_matches(spec, found)
     else:

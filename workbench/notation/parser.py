@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..domain import Interval
-from ..errors import ParseError
+from ..errors import ParseError, text_argument
 from ..expr import (
     Apply,
     BinOp,
@@ -652,7 +652,7 @@ def _example(decl) -> str:
 def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
     """Parse an expression written in the paper notation, its ASCII form or the point-free
     subset of Lift's DSL (``reading.parse`` also reads Lift program text)."""
-    parser = Parser(text)
+    parser = Parser(text_argument(text, "text"))
     try:
         tree = parser.expression()
         parser.expect_end()
@@ -663,7 +663,7 @@ def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
 
 def parse_type(text: str) -> Type:
     """Parse a type such as ``[float]_N -> [float]_1`` or ``[<float>_4]_{N/4}``."""
-    parser = Parser(text)
+    parser = Parser(text_argument(text, "text"))
     try:
         t = parser.type_()
     except RecursionError:

@@ -16,6 +16,7 @@ calls such a function the primitive is printed by another of its spellings (``Id
 
 from __future__ import annotations
 
+from ..errors import ArgumentError, shown
 from ..expr import (
     Apply,
     BinOp,
@@ -50,7 +51,8 @@ def to_text(expr: Expr, ascii: bool = False, width: int | None = None) -> str:
     if width is None:
         return printer.show(expr, LAMBDA)
     if isinstance(width, bool) or not isinstance(width, int) or width < 20:
-        raise ValueError(f"width = {width!r}: give a whole number of columns, at least 20")
+        raise ArgumentError(f"width = {shown(width)}: give a whole number of columns, at "
+                            f"least 20", "width")
     return _Layout(printer, width).block(expr, LAMBDA, 0, 0)
 
 

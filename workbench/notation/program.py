@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path as FilePath
 
 from ..domain import ranges_of, ranges_problem, ranges_text, with_ranges
-from ..errors import NotText, ParseError, TypeCheckError, WorkbenchError, decode_utf8
+from ..errors import (
+    NotText,
+    ParseError,
+    TypeCheckError,
+    WorkbenchError,
+    decode_utf8,
+    text_argument,
+)
 from ..expr import Expr, Lambda, Signature, UserFun, walk, with_signature
 from ..types import Type, function_parts
 from .lexer import Token, tokenize
@@ -148,6 +155,7 @@ def _split_definitions(text: str, tokens: list[Token], parser: Parser) -> list[_
 def parse_program(text: str) -> Program:
     """Parse a program file in the paper notation: every definition resolved, type-checked
     against its signature (``reading.parse_program`` also reads Lift programs)."""
+    text_argument(text, "text")
     try:
         return _parse_program(text)
     except RecursionError:

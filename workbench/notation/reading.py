@@ -11,8 +11,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import ParseError
-from ..expr import Expr
+from ..errors import (
+    ArgumentError,
+    ParseError,
+    file_argument,
+    flag_argument,
+    mapping_argument,
+    shown,
+    text_argument,
+)
+from ..expr import Expr, expression_argument
 from . import parser, program
 from .lift import looks_like_lift, may_be_lift, parse_lift, parse_lift_program
 from .lift_printer import to_lift
@@ -23,6 +31,9 @@ LIFT_PROGRAM = re.compile(r"(^|\n)[ \t]*((private|lazy)\s+)*(val|def)\s+\w+\s*(:
 
 def parse(text: str, definitions: dict[str, Expr] | None = None) -> Expr:
     """Parse an expression written in the paper notation, its ASCII form or Lift's DSL."""
+    text_argument(text, "text")
+    definitions = mapping_argument(definitions, "definitions",
+                                   "names to expressions") if definitions is not None else None
     if definitions is None and looks_like_lift(text):
         return parse_lift(text)
     if definitions is None and "=>" in text:  # Lift's fun(x => ...), or the notation's
@@ -45,7 +56,7 @@ def parse_program(text: str) -> program.Program:
     """Parse a program file: every definition resolved, type-checked against its signature.
     A Lift program (``val`` definitions, as in Lift's tests) gives its ``val`` definitions
     by name."""
-    if LIFT_PROGRAM.search(text):
+    if LIFT_PROGRAM.search(text_argument(text, "text")):
         return parse_lift_program(text)
     return program.parse_program(text)
 
@@ -61,7 +72,7 @@ def user_functions(program_text: str) -> dict[str, Expr]:
 
 def load(path: str | Path) -> program.Program:
     """Read and parse a program file, in the paper notation or Lift's."""
-    return program.load(path, reader=parse_program)
+    return program.load(file_argument(path, "path"), reader=parse_program)
 
 
 # The columns a notebook's cell shows: longer expressions print on several lines.
@@ -74,8 +85,11 @@ def to_text(expr: Expr, ascii: bool = False, style: str = "paper",
     ``style="lift"`` in Lift's spelling. Paper text longer than ``width`` columns is laid out
     on several indented lines (``width=None``: one line, as ``str(expr)``); either reads
     back the same."""
-    if style == "lift":
+    expression_argument(expr)
+    ascii = flag_argument(ascii, "ascii")
+    if text_argument(style, "style") == "lift":
         return to_lift(expr)
     if style != "paper":
-        raise ValueError(f"unknown style {style!r}: 'paper' or 'lift'")
+        raise ArgumentError(f"style = {shown(style)}: an unknown style; give 'paper' or "
+                            f"'lift'", "style")
     return paper_text(expr, ascii, width=width)

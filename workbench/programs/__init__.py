@@ -16,13 +16,17 @@ def files() -> list[Path]:
     return sorted(LIBRARY.glob("*.lift"))
 
 
-@cache
 def library(name: str) -> Program:
-    """A program file of the library by stem, e.g. ``library("blas")["asum"]``."""
-    path = LIBRARY / f"{name}.lift"
-    if not path.exists():
-        from ..errors import WorkbenchError
+    """A program file of the library by stem, e.g. ``library("blas")["asum"]`` (read once)."""
+    from ..errors import WorkbenchError, shown, text_argument
 
-        known = ", ".join(p.stem for p in files())
-        raise WorkbenchError(f"no program file {name!r} in the library (known: {known})")
-    return load(path)
+    stems = {p.stem for p in files()}
+    if text_argument(name, "name") not in stems:
+        raise WorkbenchError(f"no program file {shown(name)} in the library (known: "
+                             f"{', '.join(sorted(stems))})")
+    return _read(name)
+
+
+@cache
+def _read(stem: str) -> Program:
+    return load(LIBRARY / f"{stem}.lift")

@@ -227,7 +227,9 @@ def apply(expr: Expr, rule: str | Rule, path: Path | str | int, *input_types: Ty
           **params) -> Expr:
     """Apply one rule at one place; raises ``RewriteRefused`` with the failed condition."""
     from ..errors import ArgumentError, as_path
+    from ..expr import expression_argument
 
+    expression_argument(expr)
     if not isinstance(rule, str) and not (hasattr(rule, "name") and hasattr(rule, "params")):
         raise ArgumentError(f"rule = {rule!r}: give a rule's name (e.g. 'split-join'; "
                             f"rules() lists them) or a Rule", "rule")
@@ -252,6 +254,9 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
              rules: list[Rule] | None = None) -> list[Rewrite]:
     """Every rewrite that applies: for each node (or only ``at``), rule and candidate
     parameters, the result (type-checked where the rewrite happens)."""
+    from ..expr import expression_argument
+
+    expression_argument(expr)
     if at is not None:
         from ..errors import as_path
 

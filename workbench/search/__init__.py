@@ -22,17 +22,42 @@ from pathlib import Path
 from ..derivation import Derivation
 from ..device.build_options import build_options as allowed_build_options
 from ..domain import ranges_of, with_ranges
-from ..errors import WorkbenchError, format_path
-from ..expr import Expr
+from ..errors import (
+    ArgumentError,
+    WorkbenchError,
+    as_path,
+    flag_argument,
+    format_path,
+    path_argument,
+    shown,
+    sizes_argument,
+    whole_argument,
+)
+from ..expr import Expr, expression_argument
 from ..expr import Path as NodePath
-from ..notation import parse_type
 from ..notation.program import user_functions_text
 from ..semantics import prepare_inputs
+from ..typecheck import input_type_argument
 from ..types import Type, free_size_vars
 from .build_choice import measure_with_options, strategy_share
 from .context import CUTOFF, Context, SearchSpec, StopSearch, TimeLimitReached
-from .evaluation import ExecutorEvaluator, InlineEvaluator, PoolEvaluator, ReplayEvaluator
-from .log import Log, LogError, Record, device_identity, make_header, read, read_log
+from .evaluation import (
+    ExecutorEvaluator,
+    InlineEvaluator,
+    PoolEvaluator,
+    ReplayEvaluator,
+    source_sha256,
+)
+from .log import (
+    Log,
+    LogError,
+    Record,
+    RecordError,
+    device_identity,
+    make_header,
+    read,
+    read_log,
+)
 from .result import NoCorrectKernel, SearchResult, plural
 from .seeds import Seeds, seeds_of
 from .space import Step, replay
@@ -57,7 +82,7 @@ def _types(expr: Expr, arrays, sizes: dict[str, int] | None = None
     those that hold at every size (a result adopted at the symbolic types applies there),
     and the candidates run at ``sizes``."""
     if arrays and all(isinstance(a, str | Type) for a in arrays):
-        types = [parse_type(a) if isinstance(a, str) else a for a in arrays]
+        types = [input_type_argument(k, a) for k, a in enumerate(arrays, start=1)]
     else:
         _, types = prepare_inputs(expr, arrays)
     unbound = sorted({n for t in types for n in free_size_vars(t)} - set(sizes or {}))
@@ -100,6 +125,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
     _check_arguments(strategy, budget, repeat, seed, time_limit)
+    _check_kinds(expr, at, sizes, workers, timeout, remeasure, log, device)
     options, allowed = _options_of(strategy, options, build_options, replay_header)
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
@@ -111,7 +137,7 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                                           replayed=replay_log is not None), allowed)
     seeded = _seeded(header, start, types, seeds, budget, replay_header)
     run_log = Log(log)
-    matching, others = run_log.begin(header, remeasure=remeasure)
+    matching, others = run_log.begin(header, remeasure, _same_source(header))
     evaluator = _evaluator(records, replay_log is not None, executor, workers, timeout)
     spec = SearchSpec(start, tuple(types), budget, strategy, sizes=size_env, seed=seed,
                       options=options, device=device, identity=identity, at=at,
@@ -126,6 +152,18 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     finally:
         evaluator.close()
     return _result(ctx, derivation, best_ms, timing, explored, time.time() - start_time)
+
+
+def _same_source(header: dict):
+    """Whether a record's kernel is still the source it measured: the source generated now
+    for its candidate at the header's inputs (its hash against the record's)."""
+    def same(record) -> bool:
+        if not isinstance(record.get("expression"), str):
+            return False
+        now = source_sha256(record["expression"], header["definitions"], header["types"],
+                            header["sizes"])
+        return bool(now) and now == record.get("source_sha256")
+    return same
 
 
 def _searched_device(replay_log, replay_header, records, strategy: str, types, sizes: dict,
@@ -202,7 +240,7 @@ def _options_of(strategy: str, options: dict | None, build_options, replay_heade
 
 
 def _check_arguments(strategy: str, budget, repeat, seed, time_limit) -> None:
-    if strategy not in STRATEGIES:
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
         raise WorkbenchError(f"unknown strategy {strategy!r} (known: "
                              f"{', '.join(STRATEGIES)})")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -213,8 +251,30 @@ def _check_arguments(strategy: str, budget, repeat, seed, time_limit) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise WorkbenchError(f"seed = {seed!r}: give a whole number")
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
-            time_limit, int | float) or not time_limit > 0):
-        raise WorkbenchError(f"time_limit = {time_limit!r}: give a number of seconds above 0")
+            time_limit, int | float) or not 0 < time_limit < 1e12):
+        raise WorkbenchError(f"time_limit = {shown(time_limit)}: give a number of seconds "
+                             f"above 0 (and below 1e12)")
+
+
+def _check_kinds(expr, at, sizes, workers, timeout, remeasure, log, device) -> None:
+    """The arguments whose kind the search relies on, each refused naming it."""
+    if device is not None and not isinstance(device, str):
+        raise ArgumentError(f"device = {shown(device)}: give a device as text (its id from "
+                            f"'workbench devices', cpu or gpu, or part of its name), or None "
+                            f"for the default", "device")
+    if not isinstance(expr, Derivation):
+        expression_argument(expr)
+    sizes_argument(sizes)
+    flag_argument(remeasure, "remeasure")
+    if workers is not None and (whole_argument(workers, "workers") < 0):
+        raise ArgumentError(f"workers = {workers}: give 0 (this process) or more, or None",
+                            "workers")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) \
+            or not 0 < timeout < 1e12:
+        raise ArgumentError(f"timeout = {shown(timeout)}: give a number of seconds above 0",
+                            "timeout")
+    if log is not None:
+        path_argument(log, "log")
 
 
 def _start_of(expr: Expr | Derivation) -> tuple[Derivation | None, Expr]:
@@ -228,7 +288,7 @@ def _start_of(expr: Expr | Derivation) -> tuple[Derivation | None, Expr]:
 
 
 def _path_of(at: NodePath | str | None) -> NodePath | None:
-    return _path(at) if isinstance(at, str) else at
+    return as_path(at) if at is not None else None
 
 
 def _evaluator(records, replayed: bool, executor, workers: int | None, timeout: float):
@@ -389,6 +449,12 @@ def _replayed(replay_log) -> tuple[list | None, dict | None]:
     if replay_log is None:
         return None, None
     if isinstance(replay_log, list):
+        for i, record in enumerate(replay_log, start=1):
+            try:
+                Record.of(record)
+            except (RecordError, TypeError, ValueError) as err:
+                raise ArgumentError(f"replay_log: its item {i} ({shown(record)}) is not a "
+                                    f"search record ({err})", "replay_log") from None
         return replay_log, None
     contents = read_log(replay_log)
     return contents.records, contents.headers[-1] if contents.headers else None

@@ -79,6 +79,23 @@ def evaluate_candidate(job: dict) -> dict:
     return record
 
 
+def source_sha256(expression: str, definitions: str, types, sizes: dict) -> str:
+    """The hash of the OpenCL source a worker generates for a candidate today (its record's
+    ``source_sha256``: the candidate's text parsed with the program's functions, declared at
+    the search's input ``types`` and compiled at its ``sizes``, as ``evaluate_candidate``
+    runs it); '' where none is generated."""
+    from ..codegen.program import opencl
+    from ..notation import parse, parse_type
+    from ..notation.reading import user_functions
+
+    try:
+        expr = declared_for(parse(expression, user_functions(definitions)), list(types))
+        return opencl(expr, *[parse_type(t) for t in types], sizes=sizes, complete=True,
+                      name=KERNEL_NAME).sha256
+    except Exception:  # a candidate the generator refuses now (or fails on): no source
+        return ""
+
+
 def _inputs_and_expected(job: dict, functions) -> tuple[list, object]:
     """The job's inputs and the interpreter's output of its reference on them (None without
     one). The candidate's text carries no signature: its inputs take the job's types; a

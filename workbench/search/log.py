@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import NotText, WorkbenchError, decode_utf8
+from ..errors import NotText, WorkbenchError, decode_utf8, path_argument
 
 FORMAT = "rewrite-workbench search log"
 VERSION = 2  # 1: records only, keyed by expression, sizes and the device as asked for
@@ -150,6 +150,18 @@ def _other_codegen(old: dict | None, new: dict) -> bool:
         old.get("codegen") != new.get("codegen")
 
 
+def _still_holds(record: dict, header: dict | None, new: dict, same_source) -> bool:
+    """Whether a record under a header of this device and these inputs answers for the
+    search with header ``new``: under the same code generator (or a header that names none,
+    written before headers did), or under another whose kernel for the record's candidate
+    is still the same source (``same_source(record)``: its ``source_sha256`` against the
+    source generated now; a record without one is measured again)."""
+    if not _other_codegen(header, new):
+        return True
+    return bool(record.get("source_sha256")) and same_source is not None \
+        and same_source(record)
+
+
 @dataclass
 class Contents:
     """What a log file holds: its headers, its records, and for each record the index of
@@ -171,8 +183,9 @@ def read(path: str | Path) -> list[dict]:
 
 
 def read_log(path: str | Path) -> Contents:
-    """The headers and records of a log file (empty when it does not exist yet)."""
-    return _read(Path(path))
+    """The headers and records of a log file (empty when it does not exist yet; a path that
+    is no path refused naming the log)."""
+    return _read(path_argument(path, "log"))
 
 
 def _is_device(path: Path) -> bool:
@@ -299,7 +312,8 @@ RECORD_FIELDS: dict[str, tuple] = {
     "finished": _NUMBER, "seconds": _NUMBER, "runs": (int, type(None)),
     "sizes": (dict,), "steps": (list,), "features": (dict, type(None)),
     "details": (dict, type(None)), "strategy": (str,), "device": (str,),
-    "device_name": (str, type(None)), "build_options": (list, type(None))}
+    "device_name": (str, type(None)), "build_options": (list, type(None)),
+    "source_sha256": (str, type(None))}
 
 
 class RecordError(ValueError):
@@ -324,9 +338,11 @@ class Record(Mapping):
     since the epoch) and ``seconds`` (how long it took). The cost model's view:
     ``features`` and ``predicted_ms``. What the strategy noted of it: ``details`` (the
     cases strategy: its program and parameters). How it was built: ``build_options`` (the
-    OpenCL math options a search allowed and chose for it; absent: none). Whatever else a
-    worker records (``max_error``, ``source_sha256``, ``codegen_ms``, ``build_ms``, a
-    cluster worker's host) is in ``other``; ``fields`` are the names the line has, in its order."""
+    OpenCL math options a search allowed and chose for it; absent: none) and from which
+    source: ``source_sha256``, the hash of its kernel's OpenCL source (a log resumed by
+    another code generator keeps the records whose source it still generates). Whatever
+    else a worker records (``max_error``, ``codegen_ms``, ``build_ms``, a cluster worker's
+    host) is in ``other``; ``fields`` are the names the line has, in its order."""
 
     key: str
     expression: str | None = None
@@ -349,6 +365,7 @@ class Record(Mapping):
     predicted_ms: float | None = None
     details: dict | None = None
     build_options: list | None = None
+    source_sha256: str | None = None
     other: dict = field(default_factory=dict)
     fields: tuple[str, ...] = ()
 
@@ -477,18 +494,21 @@ class Log:
     def records(self) -> list[dict]:
         return self.contents.records
 
-    def begin(self, header: dict, remeasure: bool = False) -> tuple[list[dict], list[dict]]:
+    def begin(self, header: dict, remeasure: bool = False, same_source=None
+              ) -> tuple[list[dict], list[dict]]:
         """Write the search's header (unless the last one says the same) and return the
         records that answer for it (``matching``) and, with ``remeasure``, those that do not
         but whose candidates are to be measured again. Records of other devices or inputs
         never answer; a log that holds only such records is refused (``LogError``) unless
-        they are to be measured again."""
+        they are to be measured again. A record made by another code generator answers only
+        where ``same_source(record)`` says its kernel's source is still the one it
+        measured (``_still_holds``)."""
         c = self.contents
         matching, others, why = [], [], ""
         for i, record in enumerate(c.records):
             problem = mismatch(c.header_of(i), header)
-            if not problem and _other_codegen(c.header_of(i), header):
-                continue  # its kernel may differ now: measured again where it is met
+            if not problem and not _still_holds(record, c.header_of(i), header, same_source):
+                continue  # its kernel differs now: measured again where it is met
             if problem:
                 others.append(record)
                 why = why or problem
