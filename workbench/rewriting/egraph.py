@@ -265,6 +265,7 @@ class EGraph:
             if self.inside is not None and not self.inside(path):
                 return
             found = rewrites(program, *self.types, at=path, rules=self.rules)
+            found += self._pair_rewrites(program, path)
         except WorkbenchError:
             return  # a node whose witness no longer checks (a context lost in a merge)
         if self.accept is not None:
@@ -286,6 +287,18 @@ class EGraph:
             if self.find(old) != self.find(c):
                 fired[r.rule] = fired.get(r.rule, 0) + 1
                 self.union(old, c)
+
+    def _pair_rewrites(self, program: Expr, path: Path) -> list:
+        """At a composition, the pair rules at each of its functions but the last: a pair
+        rule reads a function's right neighbour, which the function's own e-node does not
+        hold (its witness is the composition where its e-class was first met, its neighbour
+        maybe another), so the composition, which holds both, applies them."""
+        node = subterm(program, path)
+        pairs = [rule for rule in self.rules if rule.pair]
+        if not isinstance(node, Compose) or not pairs:
+            return []
+        return [r for i in range(len(node.children()) - 1)
+                for r in rewrites(program, *self.types, at=path + (i,), rules=pairs)]
 
     def top_node(self, term: Expr, path: Path, program: Expr, note) -> ENode:
         kids = tuple(self.class_of(child, path + (i,), program, note)
