@@ -338,3 +338,28 @@ def test_pocl_study_kernels_compute_what_numpy_does():
         pocl_study.time_rounds(info.id, name, kernels, sizes, pocl_study.inputs(name, sizes),
                                log=said.append)
         assert not said and all(k.status == "ok" and k.samples for k in kernels), said
+
+
+def test_efficiency_benchmark_draws_each_strategy_from_its_log(tmp_path, monkeypatch):
+    from benchmarks import efficiency, saturation
+    from workbench.search import read
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(saturation, "ROOT", tmp_path)
+    monkeypatch.setattr(saturation, "RESULTS", results)
+    doc = efficiency.main(["--budget", "3", "--programs", "scal", "--strategies", "random",
+                           "mcts", "--deadline", "300"])
+    (p,) = doc["programs"]
+    runs = {k: read(tmp_path / log) for k, log in p["logs"].items()}
+    assert {k: len(r) for k, r in runs.items()} == {"random": 3, "mcts": 3}
+    best = min(r["kernel_ms"] for records in runs.values() for r in records if r["correct"])
+    for strategy, records in runs.items():
+        times = [r["kernel_ms"] for r in records if r["correct"]]
+        assert p["curves"][strategy][-1] == round(min(times) / best, 4)
+    assert min(c[-1] for c in p["curves"].values()) == 1.0
+    tag = f"{'gpu' if 'gpu' in p['logs']['mcts'] else 'cpu'}_small"
+    assert (results / f"efficiency_{tag}.md").read_text().count("| scal N=65536 |") == 2
+    assert (results / "plots" / f"efficiency_{tag}.png").stat().st_size > 0
+    again = efficiency.main(["--budget", "3", "--programs", "scal", "--strategies", "random",
+                             "mcts"])
+    assert again["programs"][0]["curves"] == p["curves"]  # read from the logs, not run again
