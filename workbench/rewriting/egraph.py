@@ -344,10 +344,12 @@ class EGraph:
         return best
 
     def term(self, c: int, choose: Callable[[list[ENode]], ENode] | None = None,
-             depth: int = 40) -> Expr:
+             depth: int = 40, smallest: dict | None = None) -> Expr:
         """A term of e-class ``c``: ``choose`` picks an e-node among the e-class's (default:
-        the smallest term); past ``depth`` or on a cycle, the smallest term is taken."""
-        return self._term(self.find(c), choose, depth, frozenset(), self.smallest())
+        the smallest term); past ``depth`` or on a cycle, the smallest term is taken
+        (``smallest``: the graph's ``smallest()``, where the caller has it)."""
+        return self._term(self.find(c), choose, depth, frozenset(),
+                          smallest if smallest is not None else self.smallest())
 
     def _term(self, c, choose, depth, above, smallest) -> Expr:
         options = [n for n in self.members[c]
@@ -365,11 +367,12 @@ class EGraph:
         the newer ones — further rewritten — more often), each once."""
         rng = random.Random(f"egraph/{seed}")
         seen = set()
-        yield from self._fresh(self.term(self.root), seen)
+        smallest = self.smallest()  # the graph does not change while sampled
+        yield from self._fresh(self.term(self.root, smallest=smallest), seen)
         for _ in range(count):
             pick = lambda options: rng.choices(  # noqa: E731
                 options, weights=[1 + self.born.get(o, 0) for o in options])[0]
-            yield from self._fresh(self.term(self.root, pick), seen)
+            yield from self._fresh(self.term(self.root, pick, smallest=smallest), seen)
 
     @staticmethod
     def _fresh(term: Expr, seen: set) -> Iterator[Expr]:

@@ -10,8 +10,9 @@ found is not a candidate.
 
 Version 2 (version 1's logs do not replay): the graph applies pair rules at a composition
 (``EGraph._pair_rewrites``: version 1 never fused ``reduce (mapVec f) ∘ map (mapVec g)``,
-whose two functions first met other neighbours), holds 6,000 e-nodes (3,000), ranks by the
-calibrated model (the prior) and puts a shape's repeats back in a batch.
+whose two functions first met other neighbours), holds 6,000 e-nodes (3,000), the terms
+completed are of as many shapes as drawn (``diverse``), ranked by the calibrated model (the
+prior), and a batch puts a shape's repeats back.
 
 The graph's rounds (rules fired, e-nodes, e-classes, seconds) are reported in the result's
 ``details["egraph"]``. The limits that make a search replayable are ``rounds`` and
@@ -54,13 +55,33 @@ def grown(ctx, rounds: int, nodes: int, seconds: float, macros: bool) -> EGraph:
     return graph.saturate(rounds=rounds, node_limit=nodes, seconds=max(limit, 0.0))
 
 
+# terms drawn from the graph for each one completed: the draws are cheaper than a completion
+# (the default lowering, compiled), and one shape drawn at many split sizes crowds
+# out the others (dot at 65536: its fastest shape on PoCL, a sequential vector reduction,
+# drawn 4 times in 1,559 distinct terms of 205 shapes)
+DRAWS = 5
+
+
+def diverse(terms, count: int) -> list:
+    """At most ``count`` of ``terms``: one of each shape (``shape_of``) in the order drawn,
+    then a second of each, and so on."""
+    by_shape: dict[str, list] = {}
+    for term in terms:
+        by_shape.setdefault(shape_of(term), []).append(term)
+    out, layer = [], 0
+    while len(out) < count and any(len(ts) > layer for ts in by_shape.values()):
+        out += [ts[layer] for ts in by_shape.values() if len(ts) > layer]
+        layer += 1
+    return out[:count]
+
+
 def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed
                       ) -> list[tuple[Candidate, object]]:
-    """The graph's extracted terms completed by the default lowering, one per kernel, with
-    the term each completes, predicted fastest first (their steps only the completion's,
-    so far)."""
+    """``extract`` of the graph's terms, of as many shapes as drawn (``diverse``), completed
+    by the default lowering, one per kernel, with the term each completes, predicted
+    fastest first (their steps only the completion's, so far)."""
     found: dict[str, tuple[Candidate, object]] = {}
-    for term in graph.sample(extract, seed):
+    for term in diverse(graph.sample(DRAWS * extract, seed), extract):
         done = pool.complete(term, [])
         if done is not None and str(done.expr) not in found:
             found[str(done.expr)] = (done, term)
