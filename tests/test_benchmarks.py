@@ -363,3 +363,29 @@ def test_efficiency_benchmark_draws_each_strategy_from_its_log(tmp_path, monkeyp
     again = efficiency.main(["--budget", "3", "--programs", "scal", "--strategies", "random",
                              "mcts"])
     assert again["programs"][0]["curves"] == p["curves"]  # read from the logs, not run again
+
+
+def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_does_not_search(
+        tmp_path, monkeypatch):
+    from benchmarks import saturation
+    from workbench.search import read
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(saturation, "ROOT", tmp_path)
+    monkeypatch.setattr(saturation, "RESULTS", results)
+    monkeypatch.setattr(saturation, "sketches", lambda size: [])  # measured in test_egraph
+    args = ["--programs", "scal", "--budget", "2", "--rounds", "1", "--nodes", "300"]
+    saturation.main(args)
+    (out,) = results.glob("saturation_*_small.json")
+    (first,) = json.loads(out.read_text())["programs"]
+    for strategy in ("egraph", "guided"):
+        logged = [r["kernel_ms"] for r in read(tmp_path / first[strategy]["log"])
+                  if r["correct"]]
+        assert first[strategy]["best_ms"] == min(logged)
+        assert first["timed_again"][strategy]["median_ms"] > 0
+    e, g = first["timed_again"]["egraph"], first["timed_again"]["guided"]
+    assert first["egraph_vs_guided"] == g["median_ms"] / e["median_ms"]
+    saturation.main(args + ["--search", "egraph"])
+    (again,) = json.loads(out.read_text())["programs"]
+    assert again["guided"] == first["guided"]  # its log read, not searched again
+    assert "guided/egraph" in out.with_suffix(".md").read_text()
