@@ -77,11 +77,16 @@ def diverse(terms, count: int) -> list:
 
 def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed
                       ) -> list[tuple[Candidate, object]]:
-    """``extract`` of the graph's terms, of as many shapes as drawn (``diverse``), completed
-    by the default lowering, one per kernel, with the term each completes, predicted
-    fastest first (their steps only the completion's, so far)."""
+    """Kernels of the graph's terms, taken in the order ``diverse`` puts them (as many
+    shapes as drawn), completed by the default lowering until ``extract`` kernels are
+    found or ``DRAWS * extract`` terms tried (gemv's terms are mostly of maps the default
+    lowering cannot nest), one per kernel, with the term each completes, predicted fastest
+    first (their steps only the completion's, so far)."""
     found: dict[str, tuple[Candidate, object]] = {}
-    for term in diverse(graph.sample(DRAWS * extract, seed), extract):
+    drawn = list(graph.sample(DRAWS * extract, seed))
+    for term in diverse(drawn, len(drawn)):
+        if len(found) >= extract:
+            break
         done = pool.complete(term, [])
         if done is not None and str(done.expr) not in found:
             found[str(done.expr)] = (done, term)
