@@ -47,11 +47,13 @@ def saturation_rules(macros: bool = True) -> list:
 
 
 def grown(ctx, rounds: int, nodes: int, seconds: float, macros: bool) -> EGraph:
-    """The start's e-graph, grown within the limits (and the search's time limit)."""
+    """The start's e-graph, grown within the limits (and half the time the search's time
+    limit leaves: the terms extracted are completed and measured in the other half)."""
     accept = lambda e: fits_device(e, ctx.vector_widths)  # noqa: E731
     graph = EGraph(ctx.start, ctx.types, saturation_rules(macros), accept=accept,
                    inside=(lambda path: within(path, ctx.at)))
-    limit = seconds if ctx.deadline is None else min(seconds, ctx.deadline - time.time())
+    limit = seconds if ctx.deadline is None else min(seconds,
+                                                     (ctx.deadline - time.time()) / 2)
     return graph.saturate(rounds=rounds, node_limit=nodes, seconds=max(limit, 0.0))
 
 
@@ -75,17 +77,18 @@ def diverse(terms, count: int) -> list:
     return out[:count]
 
 
-def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed
-                      ) -> list[tuple[Candidate, object]]:
+def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed,
+                      deadline: float | None = None) -> list[tuple[Candidate, object]]:
     """Kernels of the graph's terms, taken in the order ``diverse`` puts them (as many
     shapes as drawn), completed by the default lowering until ``extract`` kernels are
     found or ``DRAWS * extract`` terms tried (gemv's terms are mostly of maps the default
-    lowering cannot nest), one per kernel, with the term each completes, predicted fastest
-    first (their steps only the completion's, so far)."""
+    lowering cannot nest; or until the search's ``deadline``), one per kernel, with the
+    term each completes, predicted fastest first (their steps only the completion's, so
+    far)."""
     found: dict[str, tuple[Candidate, object]] = {}
     drawn = list(graph.sample(DRAWS * extract, seed))
     for term in diverse(drawn, len(drawn)):
-        if len(found) >= extract:
+        if len(found) >= extract or deadline is not None and time.time() > deadline:
             break
         done = pool.complete(term, [])
         if done is not None and str(done.expr) not in found:
@@ -141,7 +144,7 @@ def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
     state = GuidedState.of(ctx)
     graph = grown(ctx, rounds, nodes, seconds, macros)
     pool = Candidates(ctx, state)
-    ranked = ranked_candidates(graph, pool, extract, ctx.seed)
+    ranked = ranked_candidates(graph, pool, extract, ctx.seed, ctx.deadline)
     kernels, unreached, shapes = len(ranked), 0, Counter()
     while ranked and ctx.left() > 0:
         batch, missed = next_batch(ctx, graph, ranked, state, shapes)
