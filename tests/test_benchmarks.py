@@ -354,3 +354,54 @@ def test_stencil_peeling_compiles_before_without_and_after_with_the_peeled_rows(
     assert set(entry["ms"]) == {"before", "after", "hand-written"}
     assert "hotspot" in stencil_peeling.table({"device": "d", "rounds": 1,
                                                "programs": {"hotspot": entry}})
+
+
+def test_efficiency_benchmark_draws_each_strategy_from_its_log(tmp_path, monkeypatch):
+    from benchmarks import efficiency, saturation
+    from workbench.search import read
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(saturation, "ROOT", tmp_path)
+    monkeypatch.setattr(saturation, "RESULTS", results)
+    doc = efficiency.main(["--budget", "3", "--programs", "scal", "--strategies", "random",
+                           "mcts", "--deadline", "300"])
+    (p,) = doc["programs"]
+    runs = {k: read(tmp_path / log) for k, log in p["logs"].items()}
+    assert {k: len(r) for k, r in runs.items()} == {"random": 3, "mcts": 3}
+    best = min(r["kernel_ms"] for records in runs.values() for r in records if r["correct"])
+    for strategy, records in runs.items():
+        times = [r["kernel_ms"] for r in records if r["correct"]]
+        assert p["curves"][strategy][-1] == round(min(times) / best, 4)
+    assert min(c[-1] for c in p["curves"].values()) == 1.0
+    tag = f"{'gpu' if 'gpu' in p['logs']['mcts'] else 'cpu'}_small"
+    assert (results / f"efficiency_{tag}.md").read_text().count("| scal N=65536 |") == 2
+    assert (results / "plots" / f"efficiency_{tag}.png").stat().st_size > 0
+    again = efficiency.main(["--budget", "3", "--programs", "scal", "--strategies", "random",
+                             "mcts"])
+    assert again["programs"][0]["curves"] == p["curves"]  # read from the logs, not run again
+
+
+def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_does_not_search(
+        tmp_path, monkeypatch):
+    from benchmarks import saturation
+    from workbench.search import read
+
+    results = tmp_path / "benchmarks" / "results"
+    monkeypatch.setattr(saturation, "ROOT", tmp_path)
+    monkeypatch.setattr(saturation, "RESULTS", results)
+    monkeypatch.setattr(saturation, "sketches", lambda size: [])  # measured in test_egraph
+    args = ["--programs", "scal", "--budget", "2", "--rounds", "1", "--nodes", "300"]
+    saturation.main(args)
+    (out,) = results.glob("saturation_*_small.json")
+    (first,) = json.loads(out.read_text())["programs"]
+    for strategy in ("egraph", "guided"):
+        logged = [r["kernel_ms"] for r in read(tmp_path / first[strategy]["log"])
+                  if r["correct"]]
+        assert first[strategy]["best_ms"] == min(logged)
+        assert first["timed_again"][strategy]["median_ms"] > 0
+    e, g = first["timed_again"]["egraph"], first["timed_again"]["guided"]
+    assert first["egraph_vs_guided"] == g["median_ms"] / e["median_ms"]
+    saturation.main(args + ["--search", "egraph"])
+    (again,) = json.loads(out.read_text())["programs"]
+    assert again["guided"] == first["guided"]  # its log read, not searched again
+    assert "guided/egraph" in out.with_suffix(".md").read_text()

@@ -16,8 +16,16 @@ from workbench.errors import ParseError, WorkbenchError
 from workbench.inputs import random_inputs
 from workbench.notation import parse, parse_type
 from workbench.programs import library
+from workbench.rewriting.application import lookup_rule
 from workbench.rewriting.egraph import EGraph, NoDerivation, changed_place
-from workbench.rewriting.sketching import Contains, Hole, matches, parse_sketch, sketch_guided
+from workbench.rewriting.sketching import (
+    Contains,
+    Hole,
+    SketchFinder,
+    matches,
+    parse_sketch,
+    sketch_guided,
+)
 from workbench.search import search
 from workbench.search.egraph import saturation_rules
 from workbench.search.space import replay, walk_rules
@@ -93,6 +101,24 @@ def test_a_rewrite_that_holds_at_one_size_does_not_leak_to_another():
     for term in terms:
         got = evaluate(term, xs, ys)
         assert all(same_values(a, b) for a, b in zip(got, expected)), term
+
+
+def test_a_pair_rule_fuses_two_functions_that_first_met_other_neighbours():
+    """``reduce (mapVec (+)) 0`` is first met beside ``splitVec n`` (``reduce-vectorize``),
+    then beside ``map (mapVec abs)`` (``map-reduce-vectorize``): the composition that holds
+    both applies the fusion, which reads the right neighbour, and the fused term derives."""
+    asum = library("blas")["asum"]
+    rules = [lookup_rule(name) for name in ("reduce-vectorize", "map-reduce-vectorize",
+                                            "map-reduce-fusion")]
+    graph = EGraph(asum, (VECTOR,), rules).saturate(rounds=2, node_limit=5000)
+    fused = SketchFinder(graph).find(parse_sketch("contains(map (reduceSeq (mapVec ?) ?))"),
+                                     graph.root)
+    assert fused is not None
+    steps = graph.derive(fused)
+    assert [s.rule for s in steps] == ["map-reduce-vectorize", "map-reduce-fusion"]
+    assert replay(asum, (parse_type(VECTOR),), steps) == fused
+    (xs,) = random_inputs([parse_type(VECTOR)], {}, 0)
+    assert same_values(evaluate(fused, xs), evaluate(asum, xs))
 
 
 # -- sketches -------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ BUDGET_S = 300
 
 # A cell draws a figure when it calls a plot of workbench.plots, pyplot, or makes subplots
 # (or is tagged "figure"); it must then show an image, not the figure's text.
-FIGURE_CALL = re.compile(r"\bplots\.(efficiency_curve|best_so_far_band|versus_peers|figure)\("
-                         r"|\bplt\.|\.subplots\(")
+FIGURE_CALL = re.compile(r"\bplots\.(efficiency_curve|best_so_far_band|strategies_curve|"
+                         r"versus_peers|figure)\(|\bplt\.|\.subplots\(")
 IMAGES = ("image/png", "image/svg+xml")
 
 

@@ -132,3 +132,26 @@ def test_a_prediction_far_off_does_not_squash_the_measured_curve():
     ax = plots.efficiency_curve(records).axes[0]
     assert ax.get_ylim()[1] < 10  # the measured times fill the axes
     assert any("1 off the axes" in c.get_label() for c in ax.collections)
+
+
+def _timed(times: list[float | None]) -> list[dict]:
+    return [{"correct": t is not None, "kernel_ms": t} for t in times]
+
+
+def test_strategies_are_drawn_relative_to_the_best_any_of_them_found():
+    runs = {"egraph": _timed([4.0, None, 2.0, 3.0]), "guided": _timed([None, 8.0, 1.0]),
+            "random": _timed([None, None])}
+    curves = plots.relative_best_so_far(runs)
+    assert list(curves["egraph"]) == [4.0, 4.0, 2.0, 2.0]
+    assert curves["guided"][0] != curves["guided"][0]  # NaN before its first correct kernel
+    assert list(curves["guided"][1:]) == [8.0, 1.0]
+    assert all(c != c for c in curves["random"])
+    ax = plots.strategies_curve(runs, title="asum").axes[0]
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "egraph (4, ends at 2.00×)" in labels and "guided (3, ends at 1.00×)" in labels
+    assert "random (2)" in labels
+
+
+def test_strategies_without_a_correct_kernel_say_so():
+    ax = plots.strategies_curve({"mcts": _timed([None, None, None])}).axes[0]
+    assert [t.get_text() for t in ax.texts] == ["no correct kernel among 3 candidates"]

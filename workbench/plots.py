@@ -7,6 +7,8 @@ last month, recorded here or on a GPU machine — never a device.
   model predicted for each candidate (hollow);
 - ``best_so_far_band``: best-so-far against evaluations (or wall time) over seeded repeats,
   the median and the 10–90 % band, for several strategies (random search as the baseline);
+- ``strategies_curve``: one search per strategy on the same program and device, each one's
+  best-so-far relative to the best any of them found (``relative_best_so_far``);
 - ``versus_peers``: the best kernel found next to the peers' times (NumPy, cuBLAS, ...);
 - ``spread_text``, ``with_range``, ``timing_note``, ``comparison_text``: timings in words
   with their spread (``with_range`` as the benchmarks' results files record it),
@@ -302,6 +304,48 @@ def best_so_far_band(runs: Mapping[str, Sequence[Sequence[dict]]], against: str 
     ax.set_ylabel("best kernel time so far (ms)")
     ax.set_title(title)
     ax.legend(fontsize="small")
+    if path is not None and fig is not None:
+        fig.savefig(path)
+    return fig if fig is not None else ax.figure
+
+
+def relative_best_so_far(runs: Mapping[str, Sequence[dict]]) -> dict[str, np.ndarray]:
+    """Each run's best-so-far over the best time any of the runs found, candidate by
+    candidate (1: that best; NaN before the run's first correct kernel; all NaN where no
+    run found one)."""
+    curves = {name: best_so_far(records) for name, records in runs.items()}
+    found = [np.nanmin(c) for c in curves.values() if (~np.isnan(c)).any()]
+    best = min(found) if found else np.nan
+    return {name: c / best for name, c in curves.items()}
+
+
+def strategies_curve(runs: Mapping[str, Sequence[dict]], title: str = "", ax=None,
+                     path: str | Path | None = None, legend: bool = True):
+    """Several searches of one program on one device (one run per strategy): the best time
+    each found so far, relative to the best any of them found, against the candidates it
+    measured; one line per strategy (log axis where the lines span more than tenfold)."""
+    fig = None
+    if ax is None:
+        fig = _figure()
+        ax = fig.add_subplot()
+    curves = relative_best_so_far(runs)
+    for name, curve in curves.items():
+        x = np.arange(1, len(curve) + 1)
+        reached = "" if not (~np.isnan(curve)).any() else f", ends at {np.nanmin(curve):.2f}×"
+        ax.step(x, curve, where="post", label=f"{name} ({len(curve)}{reached})")
+    drawn = [c for c in curves.values() if (~np.isnan(c)).any()]
+    if not drawn:
+        total = sum(len(r) for r in runs.values())
+        ax.text(0.5, 0.5, f"no correct kernel among {total} candidates", color="tab:red",
+                transform=ax.transAxes, ha="center", va="center")
+    elif max(np.nanmax(c) for c in drawn) > 10:
+        ax.set_yscale("log")
+    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("measured candidates")
+    ax.set_ylabel("best so far / best of all")
+    ax.set_title(title, fontsize="medium")
+    if legend and drawn:
+        ax.legend(fontsize="small")
     if path is not None and fig is not None:
         fig.savefig(path)
     return fig if fig is not None else ax.figure

@@ -265,6 +265,7 @@ class EGraph:
             if self.inside is not None and not self.inside(path):
                 return
             found = rewrites(program, *self.types, at=path, rules=self.rules)
+            found += self._pair_rewrites(program, path)
         except WorkbenchError:
             return  # a node whose witness no longer checks (a context lost in a merge)
         if self.accept is not None:
@@ -286,6 +287,18 @@ class EGraph:
             if self.find(old) != self.find(c):
                 fired[r.rule] = fired.get(r.rule, 0) + 1
                 self.union(old, c)
+
+    def _pair_rewrites(self, program: Expr, path: Path) -> list:
+        """At a composition, the pair rules at each of its functions but the last: a pair
+        rule reads a function's right neighbour, which the function's own e-node does not
+        hold (its witness is the composition where its e-class was first met, its neighbour
+        maybe another), so the composition, which holds both, applies them."""
+        node = subterm(program, path)
+        pairs = [rule for rule in self.rules if rule.pair]
+        if not isinstance(node, Compose) or not pairs:
+            return []
+        return [r for i in range(len(node.children()) - 1)
+                for r in rewrites(program, *self.types, at=path + (i,), rules=pairs)]
 
     def top_node(self, term: Expr, path: Path, program: Expr, note) -> ENode:
         kids = tuple(self.class_of(child, path + (i,), program, note)
@@ -331,10 +344,12 @@ class EGraph:
         return best
 
     def term(self, c: int, choose: Callable[[list[ENode]], ENode] | None = None,
-             depth: int = 40) -> Expr:
+             depth: int = 40, smallest: dict | None = None) -> Expr:
         """A term of e-class ``c``: ``choose`` picks an e-node among the e-class's (default:
-        the smallest term); past ``depth`` or on a cycle, the smallest term is taken."""
-        return self._term(self.find(c), choose, depth, frozenset(), self.smallest())
+        the smallest term); past ``depth`` or on a cycle, the smallest term is taken
+        (``smallest``: the graph's ``smallest()``, where the caller has it)."""
+        return self._term(self.find(c), choose, depth, frozenset(),
+                          smallest if smallest is not None else self.smallest())
 
     def _term(self, c, choose, depth, above, smallest) -> Expr:
         options = [n for n in self.members[c]
@@ -352,11 +367,12 @@ class EGraph:
         the newer ones — further rewritten — more often), each once."""
         rng = random.Random(f"egraph/{seed}")
         seen = set()
-        yield from self._fresh(self.term(self.root), seen)
+        smallest = self.smallest()  # the graph does not change while sampled
+        yield from self._fresh(self.term(self.root, smallest=smallest), seen)
         for _ in range(count):
             pick = lambda options: rng.choices(  # noqa: E731
                 options, weights=[1 + self.born.get(o, 0) for o in options])[0]
-            yield from self._fresh(self.term(self.root, pick), seen)
+            yield from self._fresh(self.term(self.root, pick, smallest=smallest), seen)
 
     @staticmethod
     def _fresh(term: Expr, seen: set) -> Iterator[Expr]:

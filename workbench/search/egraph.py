@@ -1,10 +1,18 @@
 """Equality saturation as a strategy (``egraph``): the start grown into an e-graph by the
 rules the walks take and the macro rules (``rewriting.egraph``: every rule at every e-node,
 round after round, to saturation or a limit of rounds, e-nodes or seconds), then terms of
-the graph extracted, completed by the default lowering and ranked by the device's cost
-model as the guided search ranks its candidates (``guided.Candidates``); the best predicted
-are derived — the ordinary steps that rewrite the start into them — and measured, the model
-fitted again after each batch. A term whose steps cannot be found is not a candidate.
+the graph extracted, completed by the default lowering and ranked by the device's
+calibrated cost model, the guided search's (``guided.Candidates``; the user's calibration of
+the device, else its shipped prior); the best predicted are derived — the ordinary steps
+that rewrite the start into them — and measured, a batch at a time, several shapes a batch
+(``next_batch``), the model fitted again after each batch. A term whose steps cannot be
+found is not a candidate.
+
+Version 2 (version 1's logs do not replay): the graph applies pair rules at a composition
+(``EGraph._pair_rewrites``: version 1 never fused ``reduce (mapVec f) ∘ map (mapVec g)``,
+whose two functions first met other neighbours), holds 6,000 e-nodes (3,000), the terms
+completed are of as many shapes as drawn (``diverse``), ranked by the calibrated model (the
+prior), and a batch puts a shape's repeats back.
 
 The graph's rounds (rules fired, e-nodes, e-classes, seconds) are reported in the result's
 ``details["egraph"]``. The limits that make a search replayable are ``rounds`` and
@@ -14,7 +22,9 @@ host, and a replay then meets other candidates.
 
 from __future__ import annotations
 
+import re
 import time
+from collections import Counter
 from dataclasses import replace
 
 from ..rewriting.egraph import EGraph, NoDerivation
@@ -37,21 +47,49 @@ def saturation_rules(macros: bool = True) -> list:
 
 
 def grown(ctx, rounds: int, nodes: int, seconds: float, macros: bool) -> EGraph:
-    """The start's e-graph, grown within the limits (and the search's time limit)."""
+    """The start's e-graph, grown within the limits (and half the time the search's time
+    limit leaves: the terms extracted are completed and measured in the other half)."""
     accept = lambda e: fits_device(e, ctx.vector_widths)  # noqa: E731
     graph = EGraph(ctx.start, ctx.types, saturation_rules(macros), accept=accept,
                    inside=(lambda path: within(path, ctx.at)))
-    limit = seconds if ctx.deadline is None else min(seconds, ctx.deadline - time.time())
+    limit = seconds if ctx.deadline is None else min(seconds,
+                                                     (ctx.deadline - time.time()) / 2)
     return graph.saturate(rounds=rounds, node_limit=nodes, seconds=max(limit, 0.0))
 
 
-def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed
-                      ) -> list[tuple[Candidate, object]]:
-    """The graph's extracted terms completed by the default lowering, one per kernel, with
-    the term each completes, predicted fastest first (their steps only the completion's,
-    so far)."""
+# terms drawn from the graph for each one completed: the draws are cheaper than a completion
+# (the default lowering, compiled), and one shape drawn at many split sizes crowds
+# out the others (dot at 65536: its fastest shape on PoCL, a sequential vector reduction,
+# drawn 4 times in 1,559 distinct terms of 205 shapes)
+DRAWS = 5
+
+
+def diverse(terms, count: int) -> list:
+    """At most ``count`` of ``terms``: one of each shape (``shape_of``) in the order drawn,
+    then a second of each, and so on."""
+    by_shape: dict[str, list] = {}
+    for term in terms:
+        by_shape.setdefault(shape_of(term), []).append(term)
+    out, layer = [], 0
+    while len(out) < count and any(len(ts) > layer for ts in by_shape.values()):
+        out += [ts[layer] for ts in by_shape.values() if len(ts) > layer]
+        layer += 1
+    return out[:count]
+
+
+def ranked_candidates(graph: EGraph, pool: Candidates, extract: int, seed,
+                      deadline: float | None = None) -> list[tuple[Candidate, object]]:
+    """Kernels of the graph's terms, taken in the order ``diverse`` puts them (as many
+    shapes as drawn), completed by the default lowering until ``extract`` kernels are
+    found or ``DRAWS * extract`` terms tried (gemv's terms are mostly of maps the default
+    lowering cannot nest; or until the search's ``deadline``), one per kernel, with the
+    term each completes, predicted fastest first (their steps only the completion's, so
+    far)."""
     found: dict[str, tuple[Candidate, object]] = {}
-    for term in graph.sample(extract, seed):
+    drawn = list(graph.sample(DRAWS * extract, seed))
+    for term in diverse(drawn, len(drawn)):
+        if len(found) >= extract or deadline is not None and time.time() > deadline:
+            break
         done = pool.complete(term, [])
         if done is not None and str(done.expr) not in found:
             found[str(done.expr)] = (done, term)
@@ -68,26 +106,52 @@ def derived(graph: EGraph, candidate: Candidate, term) -> Candidate | None:
     return replace(candidate, steps=steps + candidate.steps)
 
 
-def egraph(ctx, rounds: int = 4, nodes: int = 3000, seconds: float = 60.0,
+# A shape's k-th candidate of a batch ranks as if predicted DIVERSITY^k times slower: the
+# model's first predictions are rough, and the graph holds each program at every split size,
+# so a batch ranked by prediction alone measures one shape at a dozen sizes (asum at 65536:
+# the first 14 predicted were one shape); a shape the refitted model predicts far faster
+# still comes back.
+DIVERSITY = 1.25
+
+
+def shape_of(expr) -> str:
+    """An expression's text with its sizes left out: ``split 4`` and ``split 8`` alike."""
+    return re.sub(r"\b\d+\b", "n", str(expr))
+
+
+def next_batch(ctx, graph: EGraph, ranked: list, state: GuidedState, shapes: Counter
+               ) -> tuple[list, int]:
+    """The next candidates to measure, predicted fastest first with each shape's
+    repeats put back (``DIVERSITY``), derived (those whose derivation is not found
+    counted); ``ranked`` loses those taken."""
+    batch, unreached = [], 0
+    while ranked and len(batch) < min(ctx.batch, ctx.left()):
+        pick = min(range(len(ranked)), key=lambda i: state.model.predict(
+            ranked[i][0].features) * DIVERSITY ** shapes[shape_of(ranked[i][0].expr)])
+        candidate = derived(graph, *ranked.pop(pick))
+        if candidate is None:
+            unreached += 1
+        elif not ctx.measured(candidate.expr):
+            shapes[shape_of(candidate.expr)] += 1
+            batch.append(state.candidate(ctx, candidate))
+    return batch, unreached
+
+
+def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
            extract: int = 300, macros: bool = True, strength: float = 2.0) -> dict:
-    """Grow, extract, rank by the cost model, derive and measure the best predicted."""
+    """Grow, extract, rank by the cost model (the device's calibrated one, as the guided
+    search's), derive and measure the best predicted, several shapes a batch."""
     state = GuidedState.of(ctx)
     graph = grown(ctx, rounds, nodes, seconds, macros)
     pool = Candidates(ctx, state)
-    ranked = ranked_candidates(graph, pool, extract, ctx.seed)
-    kernels, unreached = len(ranked), 0
+    ranked = ranked_candidates(graph, pool, extract, ctx.seed, ctx.deadline)
+    kernels, unreached, shapes = len(ranked), 0, Counter()
     while ranked and ctx.left() > 0:
-        batch = []
-        while ranked and len(batch) < min(ctx.batch, ctx.left()):
-            candidate = derived(graph, *ranked.pop(0))
-            if candidate is None:
-                unreached += 1
-            elif not ctx.measured(candidate.expr):
-                batch.append(state.candidate(ctx, candidate))
+        batch, missed = next_batch(ctx, graph, ranked, state, shapes)
+        unreached += missed
         if batch:
             ctx.measure(batch)
         state.refit(ctx, strength)
-        ranked.sort(key=lambda pair: state.model.predict(pair[0].features))
     report = graph.summary() | {"kernels extracted": kernels, "not derived": unreached}
     ctx.details["egraph"] = report
     return report

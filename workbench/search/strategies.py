@@ -220,7 +220,7 @@ DEFAULT_STRATEGY = "guided"
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
                             "guided": 4, "cases": 3,
-                            "egraph": 1}
+                            "egraph": 2}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
 # replays with the defaults its version had (an option its header does not name takes that
@@ -237,7 +237,7 @@ EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
-CALIBRATED = frozenset({"guided"})
+CALIBRATED = frozenset({"guided", "egraph"})
 
 
 def replays(strategy: str, version) -> bool:
