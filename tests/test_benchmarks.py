@@ -338,3 +338,21 @@ def test_pocl_study_kernels_compute_what_numpy_does():
         pocl_study.time_rounds(info.id, name, kernels, sizes, pocl_study.inputs(name, sizes),
                                log=said.append)
         assert not said and all(k.status == "ok" and k.samples for k in kernels), said
+
+
+def test_search_speed_interleaves_two_checkouts_with_the_same_search(tmp_path):
+    """Each search a process of its own, the two checkouts alternating and the order swapped
+    each round, the same program, budget and seed for both (here this checkout against
+    itself: the same candidates)."""
+    from benchmarks import search_speed
+
+    out = tmp_path / "speed.json"
+    assert search_speed.main(["--against", str(search_speed.ROOT), "--programs", "asum",
+                              "--sizes", "tiny", "--budget", "2", "--rounds", "2",
+                              "--calibrations", "kept", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    new, old = doc["rows"]["new"]["asum"], doc["rows"]["old"]["asum"]
+    assert [r["evaluated"] for r in new + old] == [2] * 4
+    assert new[0]["started"] < old[0]["started"] < old[1]["started"] < new[1]["started"]
+    assert [sorted(r["expressions"]) for r in new] == [sorted(r["expressions"]) for r in old]
+    assert all(r["per_minute"] > 0 and r["first_s"] > 0 for r in new + old)
