@@ -27,7 +27,13 @@ of one calibration folder measured once at the start (``--calibrations``), with 
 kernel caches off (neither reuses kernels the other built); it prints each one's candidates
 per minute and time to the first progress line, and the ratio of the medians over the
 rounds. ``--calibrations fresh`` starts every search from an empty calibration folder (the
-first search on a device), ``kept`` from the user's own.
+first search on a device), ``kept`` from the user's own. The other checkout needs only its
+``workbench`` package (this checkout's benchmark measures both), e.g. on a GPU host in about
+seven minutes::
+
+    git archive ba85175 workbench | (mkdir -p baseline && tar -x -C baseline)
+    python -m benchmarks.search_speed --against baseline --device gpu --sizes large \\
+        --programs asum,gemv,jacobi2d5pt --budget 20 --time-limit 20 --rounds 2
 """
 
 from __future__ import annotations
