@@ -61,6 +61,22 @@ def searched(name: str, size: int, device: str | None, budget: int, time_limit: 
     return entry
 
 
+def same_size_copy(entry: dict, device: str | None, kind: str
+                   ) -> tuple[float | None, float | None]:
+    """The fastest copy of the bytes ``entry``'s program moves (the OpenCL copy kernel, and
+    CuPy's on a GPU) and the best kernel's share of its bandwidth."""
+    from benchmarks.search import copy_ceilings
+
+    if not entry["gb_per_s"]:
+        return None, None
+    moved = entry["gb_per_s"] * entry["best_kernel_ms"] * 1e6
+    spreads = copy_ceilings(int(moved), kind, device)
+    if not spreads:
+        return None, None
+    fastest = min(s.median_ms for s in spreads.values())
+    return fastest, fastest / entry["best_kernel_ms"]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None, help="the device (default: the default)")
@@ -73,6 +89,7 @@ def main(argv=None) -> None:
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args(argv)
     from workbench.ceilings import ceilings
+    from workbench.device.opencl import find_device
     from workbench.search import calibration
 
     folder = tempfile.mkdtemp(prefix="first-search-")
@@ -84,13 +101,20 @@ def main(argv=None) -> None:
         doc["entries"].append(entry)
         print(json.dumps(entry), flush=True)
     copy = ceilings(args.device)
+    kind = "gpu" if find_device(args.device)[0].kind == "gpu" else "cpu"
     doc["device"], doc["copy_gb_per_s"] = copy.device, copy.gb_per_s
     for e in doc["entries"]:
         e["of_copy"] = e["gb_per_s"] / copy.gb_per_s if e["gb_per_s"] and copy.gb_per_s \
             else None
+        # a copy of the bytes the program moves, timed here: on a GPU a copy of tens of
+        # MB runs below the device's copy ceiling (its launch and its tail), as the
+        # program's kernel does
+        same = same_size_copy(e, args.device, kind)
+        e["same_size_copy_ms"], e["of_same_size_copy"] = same
         print(f"{e['program']:<5} {e['size']:>9}  {e['evaluated']:>3} candidates "
               f"{e['seconds']:>6.1f} s  best {e['best_kernel_ms']} ms  "
-              f"{(e['of_copy'] or 0):.0%} of copy  prior misses "
+              f"{(e['of_copy'] or 0):.0%} of copy, {(e['of_same_size_copy'] or 0):.0%} "
+              f"of a copy of its bytes ({same[0]} ms)  prior misses "
               f"x{e['shipped_prior_misses']:.2f}, calibration x"
               f"{(e['calibration_misses'] or float('nan')):.2f}")
     doc["calibration"] = [c.summary() for c in calibration.stored()]

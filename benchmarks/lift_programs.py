@@ -1,5 +1,6 @@
 """Lift's benchmark programs as Lift writes them (workbench/programs/lift/): each searched
-(the guided strategy, a small budget, a time limit per program) and its best kernel timed
+(the guided strategy, a small budget each search measures in full, a time limit only where
+one is given) and its best kernel timed
 again beside the peers in the same interleaved rounds. Two kinds of peer:
 
 - the hand-written OpenCL kernel of ``benchmarks.peers``, written the way the fast
@@ -21,6 +22,11 @@ tests/test_peers.py the hand-written ones.
     python -m benchmarks.lift_programs --quick             # small sizes, PoCL: a few minutes
     python -m benchmarks.lift_programs --device gpu        # Lift's sizes, within 9 minutes
     python -m benchmarks.lift_programs --programs hotspot --budget 30 --time-limit 120
+
+Within the run's deadline (``--deadline``, 9 minutes unless given) a program starts only
+while the time left is at least what the longest program so far took: the programs after
+are listed as not run, and no search started is cut short of its budget (``--time-limit``
+gives the searches a limit of their own).
 
 Writes benchmarks/results/lift_programs_<device>.json and .md (``_quick`` with --quick).
 The peers compute what the program computes; for PPCG's stencils, whose result Lift pads
@@ -482,10 +488,11 @@ def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dic
 
 
 def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
-              time_limit: float, rounds: int, repeat: int) -> dict:
-    """One program: the default mapping run, the guided search (``budget`` candidates at
-    most, ``time_limit`` seconds; none with a limit of 0), then the default mapping, the
-    best kernel and the peers timed again, interleaved over ``rounds``."""
+              time_limit: float | None, rounds: int, repeat: int) -> dict:
+    """One program: the default mapping run, the guided search (``budget`` candidates,
+    within ``time_limit`` seconds where one is given: else the search measures its whole
+    budget), then the default mapping, the best kernel and the peers timed again,
+    interleaved over ``rounds``."""
     from workbench.run import run
     from workbench.search import search
     from workbench.semantics import evaluate
@@ -508,24 +515,25 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
                         "message": (default.message or "")[:500]}
     best = prog
     try:
-        if time_limit <= 0:
-            raise TimeoutError("no time left for a search within the run's deadline")
         # the default mapping is the search's first candidate: its best is never slower;
-        # on a GPU the map nests on grids of work-items (innermost map on dimension 0, reads
-        # coalesced) come next: the default mapping gives a 3-D stencil at 256³ 256
-        # work-items (on PoCL the grids were 1.5 to 3 times slower than it at --quick sizes);
-        # on a CPU the default mapping with each short reduction unrolled comes next (on
-        # PoCL K-means' kernel is 3 times faster with its distance's loop unrolled), then
-        # a map of arrays computed in the lanes of vectors (K-means' points 8 or 16 at a
-        # time: PoCL does not run its work-items in vector lanes); then a map of reductions
-        # over a shared array computing 4 or 8 outputs per work-item (GESUMMV's rows), and
-        # on a GPU its shared inputs in constant memory (MRI-Q's k-space samples; PoCL has
-        # no constant memory of its own)
+        # on a GPU the map nests on grids of work-items come next (innermost map on
+        # dimension 0, reads coalesced: the default mapping gives a 3-D stencil at 256³ 256
+        # work-items; on PoCL the grids were 1.5 to 3 times slower than it at --quick
+        # sizes), then a work-group per row of each map of reductions over its elements
+        # (GESUMMV's rows, read coalesced by a group); on a CPU the default mapping with
+        # each short reduction unrolled comes next (on PoCL K-means' kernel is 3 times
+        # faster with its distance's loop unrolled), then a map of arrays computed in the
+        # lanes of vectors (K-means' points 8 or 16 at a time: PoCL does not run its
+        # work-items in vector lanes); then a map of reductions over a shared array
+        # computing 4 or 8 outputs per work-item (GESUMMV's rows), and on a GPU its shared
+        # inputs in constant memory (MRI-Q's k-space samples; PoCL has no constant memory
+        # of its own). These are the guided strategy's defaults but for the last two.
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
                        repeat=repeat, options={"default_first": True,
                                                "grids_first": kind == "gpu",
                                                "unrolled_first": kind == "cpu",
                                                "lanes_first": kind == "cpu",
+                                               "rows_first": kind == "gpu",
                                                "blocked_first": True,
                                                "constant_first": kind == "gpu"})
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
@@ -595,6 +603,12 @@ def _hand_written_text(p: dict, times: dict, ranges: dict) -> str:
         if times.get(HAND_WRITTEN) else "–"
 
 
+def _limit_text(time_limit) -> str:
+    if time_limit is None:
+        return "no time limit (each search measured its budget)"
+    return f"at most {time_limit} s a program"
+
+
 def table(doc: dict) -> str:
     """The results as Markdown: per program the default mapping, the searched best, the
     array peers, the copy ceiling and the hand-written kernel, all timed in the same
@@ -607,7 +621,7 @@ def table(doc: dict) -> str:
                  f"{ceilings.gflop_per_s or 0:.4g} GFLOP/s, a copy {ceilings.gb_per_s or 0:.4g} "
                  "GB/s.")
     lines = [f"# Lift's programs: {doc['device']} ({doc['platform']})", "",
-             f"Guided search, budget {doc['budget']}, at most {doc['time_limit']} s a program; "
+             f"Guided search, budget {doc['budget']}, {_limit_text(doc['time_limit'])}; "
              f"kernel times in ms (device events, median of {doc['rounds']} interleaved "
              "rounds, [min–max] of all their runs), transfers excluded; the peers' timed in "
              "the same rounds. Written by `python -m benchmarks.lift_programs"
@@ -617,7 +631,7 @@ def table(doc: dict) -> str:
              "best vs hand-written | best rate (share) | hand-written rate (share) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, p in doc["programs"].items():
-        if "retimed_ms" not in p:  # refused by the reader, or past the run's deadline
+        if "retimed_ms" not in p:  # refused by the reader, or not run by the deadline
             lines.append(f"| {name} | {p['size']} | {p['status']} |" + " – |" * 11)
             continue
         t, r = p["retimed_ms"], p.get("retimed_range_ms") or {}
@@ -653,6 +667,18 @@ def table(doc: dict) -> str:
     return "\n".join(lines)
 
 
+NOT_RUN = "not run: too little time was left before the run's deadline"
+
+
+def may_start(left: float, taken: list[float]) -> bool:
+    """Whether a program may start with ``left`` seconds to the run's deadline: a search
+    started measures its whole budget (it is never cut short), so a program starts only
+    while the time left is at least what the longest program so far took (any time left
+    for the first). Once one is not started, no later one is (the table lists them as
+    not run)."""
+    return left > 0 and (not taken or left >= max(taken))
+
+
 def main(argv=None) -> dict:
     from workbench.device.opencl import find_device
 
@@ -662,18 +688,20 @@ def main(argv=None) -> dict:
     ap.add_argument("--programs", nargs="*", default=list(PROGRAMS), choices=list(PROGRAMS))
     ap.add_argument("--budget", type=int, default=None, help="candidates per search")
     ap.add_argument("--time-limit", type=float, default=None,
-                    help="seconds a program's search may take")
+                    help="seconds a program's search may take (default: none, each search "
+                         "measures its budget)")
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--deadline", type=float, default=None,
-                    help="seconds the whole run may take (default: 540, 9 minutes); the "
-                         "searches shrink to fit it, and stop when it is near")
+                    help="seconds the whole run may take (default: 540, 9 minutes): a "
+                         "program starts only while the time left is at least what the "
+                         "longest program so far took; those not started are listed as not "
+                         "run (a search started is never cut short)")
     args = ap.parse_args(argv)
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = "gpu" if kind == "gpu" else "pocl" if info.is_pocl else info.kind
-    # 16 programs in 10 minutes on a GPU: 20 s of search each, the rest timing
     budget = args.budget or (8 if args.quick else 20)
-    time_limit = args.time_limit or 20.0
+    time_limit = args.time_limit  # the search's own option, only where it is given
     deadline = time.time() + (args.deadline or 540.0)
     rounds = args.rounds or (3 if args.quick else 5)
     repeat = 5 if args.quick else 10
@@ -686,32 +714,37 @@ def main(argv=None) -> dict:
            "rounds": rounds, "ceilings": {"gflop_per_s": found.gflop_per_s,
                                            "gb_per_s": found.gb_per_s}, "programs": {}}
     out = RESULTS / f"lift_programs_{tag}{'_quick' if args.quick else ''}.json"
-    for i, name in enumerate(args.programs):
+    taken: list[float] = []  # seconds each program run took
+    stopped = False
+    for name in args.programs:
         size = PROGRAMS[name].sizes[size_key]
-        # a program's share of the time left: at most a third of it searching
-        share = (deadline - time.time()) / (len(args.programs) - i)
-        if time.time() > deadline:
+        stopped = stopped or not may_start(deadline - time.time(), taken)
+        if stopped:
             doc["programs"][name] = {"family": PROGRAMS[name].family, "size": size,
-                                     "status": "skipped: the run's deadline had passed"}
+                                     "status": NOT_RUN}
             continue
-        limit = round(min(time_limit, share / 3), 1) if share > 15 else 0.0
-        doc["programs"][name] = benchmark(name, size, kind, args.device, budget, limit,
+        began = time.time()
+        doc["programs"][name] = benchmark(name, size, kind, args.device, budget, time_limit,
                                           rounds, repeat)
+        taken.append(time.time() - began)
         print(f"{name}: {doc['programs'][name].get('status')} "
               f"({doc['programs'][name].get('seconds', 0)} s)", flush=True)
         _write(doc, out, args.programs)  # after each program: a run cut short keeps its results
+    _write(doc, out, args.programs)
     print(table(doc))
     return doc
 
 
 def _write(doc: dict, out: Path, programs: list[str]) -> None:
     """The results as JSON and the table as Markdown beside it; a run of some programs
-    keeps the other programs' entries of an earlier run on the same device."""
+    keeps the other programs' entries of an earlier run on the same device (and those of the
+    programs it did not run)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     written = dict(doc)
     if out.exists() and set(programs) != set(PROGRAMS):
-        old = json.loads(out.read_text())
-        written["programs"] = {**old.get("programs", {}), **doc["programs"]}
+        old = json.loads(out.read_text()).get("programs", {})
+        written["programs"] = {**old, **{k: v for k, v in doc["programs"].items()
+                                         if v.get("status") != NOT_RUN or k not in old}}
     out.write_text(json.dumps(written, indent=2, default=str) + "\n")
     out.with_suffix(".md").write_text(table(written))
 

@@ -586,10 +586,12 @@ def main(argv=None) -> None:
             if out.exists():
                 earlier = json.loads(out.read_text())["programs"].get(key, {}).get(
                     "seconds", 0.0)
-        share = None if args.deadline is None else args.deadline / len(runs)
-        # the search stops early enough to leave its summary (timing the leaders again,
-        # the peers, the ceiling) time within its share
-        until = None if share is None else began + share * (n + 1) - min(120, share / 4)
+        # each search's share is the time left over the searches left, so one that ran
+        # over its share (its summary times the leaders again, the peers and the ceiling)
+        # shortens the others a little instead of leaving the next one nothing
+        left = None if args.deadline is None else began + args.deadline - time.time()
+        share = None if left is None else left / (len(runs) - n)
+        until = None if share is None else time.time() + share - min(120, share / 4)
         start = time.time()
         if len(logged) >= args.budget:
             print(f"{key}: its log holds {len(logged)} candidates already")

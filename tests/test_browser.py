@@ -6,7 +6,8 @@
   Python-only tests cannot see it); the OpenCL panel's longest line is readable without
   horizontal scrolling; collapsing panels brings the run and search panels into view;
 - a widget whose kernel does not compile: the run's whole message opens on a click;
-- the search notebook, run top to bottom: every figure cell shows an image.
+- the search notebook, run top to bottom: every figure cell shows an image;
+- the e-graph panel: grown by a click, its chart and the extracted program shown.
 
 Needs ``/usr/bin/chromium`` (``apt-get install chromium``) and the ``ui-test`` extra
 (``pip install -e .[lab,ui-test]``); skipped with the reason when either is missing, except
@@ -43,6 +44,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-s
 LOAD_S = 90  # server start, page load, kernel start, running the notebook
 STEP_S = 45  # one round trip through the kernel (a run compiles a kernel)
 NOTEBOOK_S = 420  # the search notebook, top to bottom, on two shared cores
+
+# The e-graph notebook's widget: every panel but the e-graph's closed; its limits
+EGRAPH_COLLAPSED = ("tree", "derivation", "code", "runs", "search")
+EGRAPH_LIMITS = (2, 1200)
 
 # A widget whose kernel cannot compile: a scalar cast applied to a float4.
 HALF = """
@@ -118,6 +123,15 @@ def _stage(tmp: Path) -> tuple[Path, dict]:
             "asum.search.budget.value = 3\nasum")])
     classroom.metadata["kernelspec"] = failing.metadata["kernelspec"]
     nbformat.write(classroom, work / "classroom.ipynb")
+    saturation = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# The e-graph of asum"),
+        nbformat.v4.new_code_cell(
+            "from widgets import Workbench\nfrom workbench import load\n\n"
+            f"wb = Workbench(load({str(programs / 'blas.lift')!r})['asum'], auto_run=False,\n"
+            f"               sizes={{'N': 1024}}, collapsed={EGRAPH_COLLAPSED!r})\n"
+            f"wb.egraph.rounds.value, wb.egraph.nodes.value = {EGRAPH_LIMITS}\nwb")])
+    saturation.metadata["kernelspec"] = failing.metadata["kernelspec"]
+    nbformat.write(saturation, work / "egraph.ipynb")
     settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
@@ -580,6 +594,54 @@ NOTEBOOK_STATE = """() => {
   const k = w.sessionContext.session.kernel;
   return {pending, errors, idle: k.status === 'idle'};
 }"""
+
+
+def test_the_egraph_panel_shows_its_chart_and_extracted_program_in_jupyterlab(browser, lab):
+    """A click on "grow e-graph" grows asum's e-graph in the kernel; the chart shows a point
+    per iteration for e-nodes and e-classes, the header the last iteration's counts, and
+    the extracted program is the one Python extracts here with the same limits (it
+    evaluates as asum); a click on the first point shows the start."""
+    from playwright.sync_api import expect
+
+    from workbench import load
+    from workbench.search.extraction import watch_saturation
+
+    asum = load(ROOT / "workbench" / "programs" / "blas.lift")["asum"]
+    rounds, nodes = EGRAPH_LIMITS
+    report = watch_saturation(asum, "[float]_N", sizes={"N": 1024}, rounds=rounds,
+                              nodes=nodes)
+    page, idle = lab.open(browser, "egraph.ipynb", width=1200, height=900)
+    try:
+        _run_all(page)
+        wb = page.locator(".wb-workbench").first
+        start = wb.locator("button.wb-egraph-start")
+        expect(start).to_be_visible(timeout=LOAD_S * 1000)
+        start.scroll_into_view_if_needed()
+        start.click()
+        chart = wb.locator(".wb-egraph-view svg.wb-egraph-chart")
+        its = report.iterations
+        expect(chart.locator("circle.wb-egraph-nodes")).to_have_count(len(its),
+                                                                      timeout=LOAD_S * 1000)
+        expect(chart.locator("circle.wb-egraph-classes")).to_have_count(len(its))
+        expect(wb.locator(".wb-egraph-stopped")).to_contain_text(report.stopped,
+                                                                 timeout=STEP_S * 1000)
+        last = its[-1]
+        expect(wb.locator(".wb-egraph-head")).to_contain_text(
+            f"iteration {last.number}: {last.classes} e-classes, {last.nodes} e-nodes")
+        program = wb.locator(".wb-egraph-program")
+        expect(program).to_have_text(str(last.program))
+        assert last.program != asum  # a program the graph found, not the start
+        expect(wb.locator(".wb-egraph-rule").first).to_be_visible()
+        idle()
+        chart.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_egraph.png"))
+        chart.locator("circle.wb-egraph-classes").first.click()  # drawn over e-nodes
+        expect(wb.locator(".wb-egraph-head")).to_contain_text("iteration 0:",
+                                                              timeout=STEP_S * 1000)
+        expect(program).to_have_text(str(asum))
+        assert not [e for e in page.errors if "wb" in e or "anywidget" in e.lower()], page.errors
+    finally:
+        page.close()
 
 
 def _run_notebook(page) -> None:

@@ -77,6 +77,8 @@ def test_mriq_compute_q_as_lift_writes_it():
                                atol=1e-5)
     result = runs_as_interpreted(f, x, y, z, k)
     assert "#undef PIx2" in result.source and "#undef Tuple2_float_float" in result.source
+    # the sine and cosine of the one angle computed together (``shared_sincos``)
+    assert "sincos(expArg, &cos_of_expArg)" in result.source
 
 
 # highLevel/blackScholes: ten macros, blocks with their own variables, if/else

@@ -119,3 +119,23 @@ def test_the_benchmark_searches_times_and_writes_its_table(tmp_path, monkeypatch
     assert set(written["programs"]) == {"hotspot", "mriqPhiMag"}
     assert written["ceilings"]["gb_per_s"] > 0 and written["ceilings"]["gflop_per_s"] > 0
     assert "| hotspot | 12 | yes |" in next(tmp_path.glob("lift_programs_*.md")).read_text()
+
+
+def test_a_program_starts_only_while_the_longest_so_far_fits_before_the_deadline():
+    """A search started measures its whole budget, so the deadline decides which programs
+    start, never when a search stops."""
+    assert bench.may_start(100.0, [])
+    assert bench.may_start(100.0, [40.0, 100.0])
+    assert not bench.may_start(99.0, [40.0, 100.0])
+    assert not bench.may_start(0.0, [])
+
+
+def test_programs_the_deadline_leaves_no_time_for_are_listed_as_not_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    doc = bench.main(["--quick", "--programs", "hotspot", "mriqPhiMag", "--budget", "2",
+                      "--deadline", "1e-9"])
+    assert doc["time_limit"] is None
+    assert [p["status"] for p in doc["programs"].values()] == [bench.NOT_RUN] * 2
+    text = next(tmp_path.glob("lift_programs_*.md")).read_text()
+    assert f"| hotspot | 512 | {bench.NOT_RUN} |" in text
+    assert "no time limit (each search measured its budget)" in text

@@ -11,7 +11,7 @@ import pytest
 
 from tests.children import assert_clean, under_oclgrind
 from tests.test_lift_language import close
-from tests.test_lift_surface import program, runs
+from tests.test_lift_surface import program, runs, sizes_of
 from workbench import evaluate
 from workbench.codegen.program import opencl
 from workbench.errors import WorkbenchError
@@ -236,9 +236,10 @@ def test_the_code_generator_compiles_or_refuses_every_program_of_lifts_surface()
         f = program(entry.example if entry.example.startswith(("val ", "def ")) else
                     f"val f = {entry.example}")
         types = function_parts(declared_type_of(f))[0]
-        _, typed = prepare_inputs(f, random_inputs(types, SIZES, seed=44))
+        sizes = sizes_of(types)
+        _, typed = prepare_inputs(f, random_inputs(types, sizes, seed=44))
         try:
-            opencl(f, *typed, sizes=SIZES, complete=True)
+            opencl(f, *typed, sizes=sizes, complete=True)
         except WorkbenchError:
             pass
         except Exception as err:  # noqa: BLE001 (what the test looks for)

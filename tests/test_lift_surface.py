@@ -21,7 +21,7 @@ from workbench.notation.lift_printer import lift_program
 from workbench.notation.lift_surface import CODE_REFUSED, KINDS, NAMES, TYPE, markdown, read
 from workbench.run import run
 from workbench.typecheck import declared_type_of
-from workbench.types import function_parts
+from workbench.types import free_size_vars, function_parts
 
 RNG = np.random.default_rng(44)
 
@@ -318,6 +318,13 @@ def test_the_table_holds_lifts_names(name):
     assert name in SURFACE
 
 
+def sizes_of(types):
+    """Small sizes for the inputs: N, M and L as the examples name them, and 8 for any
+    other (an ArrayTypeWC input's own length)."""
+    names = set().union(*(free_size_vars(t) for t in types))
+    return dict.fromkeys(names, 8) | {"N": 8, "M": 8, "L": 4}
+
+
 @pytest.mark.parametrize("entry", NAMES, ids=[e.name for e in NAMES])
 def test_each_name_reads_or_is_refused_with_the_stated_reason(entry):
     reading = read(entry)
@@ -336,7 +343,7 @@ def test_each_program_that_reads_evaluates(entry):
     types = function_parts(declared_type_of(f))[0]
     if not types:  # a user function: applied to numbers of its types
         types = function_parts(f.type)[0]
-    args = random_inputs(types, {"N": 8, "M": 8, "L": 4}, seed=44)
+    args = random_inputs(types, sizes_of(types), seed=44)
     evaluate(f, *args)
 
 
@@ -357,7 +364,7 @@ def test_each_program_that_reads_runs_or_is_refused_by_the_code_generator_as_sta
         f = program(entry.example if entry.example.startswith(("val ", "def ")) else
                     f"val f = {entry.example}")
         types = function_parts(declared_type_of(f))[0]
-        result = run(f, *random_inputs(types, {"N": 8, "M": 8, "L": 4}, seed=44),
+        result = run(f, *random_inputs(types, sizes_of(types), seed=44),
                      repeat=1, warmup=0)
         if entry.name in CODE_REFUSED:
             if result.status != "codegen error" or CODE_REFUSED[entry.name] not in \

@@ -417,7 +417,7 @@ def test_the_opencl_panel_wraps_long_lines_in_a_full_width_panel():
     assert panel.count("text-indent:-6ch") == 4  # one block per line, continuations indented
     wb = Workbench(scal(), auto_run=False)
     wb.wait()
-    assert set(wb.sections) == {"tree", "derivation", "code", "runs", "search"}
+    assert set(wb.sections) == {"tree", "derivation", "code", "runs", "search", "egraph"}
     assert "1 kernel" in wb.sections["code"].summary.value
 
 

@@ -4,7 +4,8 @@ It is a view of one ``workbench.Derivation`` and holds no compiler logic: the tr
 from the current expression, the rules come from ``workbench.rewrites``, the steps are the
 derivation's ``apply``/``undo``/``redo``/``branch``, the code from default completion and
 ``workbench.opencl``, the times from ``workbench.run``, the search from
-``workbench.search``. Code generation, runs and searches happen in worker threads; an error
+``workbench.search``, the e-graph's iterations from ``workbench.search.extraction``. Code
+generation, runs, searches and e-graphs grow in worker threads; an error
 is shown beside the buttons that caused it (with a button that dismisses it) and recorded
 in ``errors.messages``.
 
@@ -31,6 +32,7 @@ from workbench.expr import UserFun, subterm
 
 from . import code as code_panel
 from .device_menu import DeviceMenu
+from .egraph_panel import EGraphPanel
 from .paper import PaperView
 from .rule_list import RuleList
 from .runs import RunPanel
@@ -123,7 +125,8 @@ class Workbench(w.VBox):
 
     ``sizes`` sets the run sizes (default N = 4096), ``repeat`` the timed runs per step,
     ``auto_run`` whether every new step is measured as soon as it is made, ``collapsed`` the
-    panels shown closed at first (of "tree", "derivation", "code", "runs", "search"; the
+    panels shown closed at first (of "tree", "derivation", "code", "runs", "search",
+    "egraph"; the
     bar at the top and each panel's header open and close them).
     """
 
@@ -174,6 +177,8 @@ class Workbench(w.VBox):
                                   lambda: self.runs.inputs(self.runs.sizes()),
                                   lambda: self.device, self.errors, self._adopt,
                                   self.runs.sizes)
+        self.egraph = EGraphPanel(lambda: self.derivation, lambda: self.device, self.errors,
+                                  self._adopt, self.runs.sizes)
 
         steps = self.step_errors
         self.tree.observe(guarded(steps, "select", self._selected), "selected")
@@ -205,7 +210,8 @@ class Workbench(w.VBox):
             Section("derivation", "Derivation", w.VBox([self.paper_errors, self.paper])),
             Section("code", "OpenCL", code_box),
             Section("runs", "Run on the device", self.runs),
-            Section("search", "Automatic search", self.search))}
+            Section("search", "Automatic search", self.search),
+            Section("egraph", "Equality saturation (e-graph)", self.egraph))}
         for key in collapsed:
             if key not in self.sections:
                 raise WorkbenchError(f"no panel {key!r} to collapse (the panels: "
@@ -213,11 +219,13 @@ class Workbench(w.VBox):
             self.sections[key].expanded = False
         self.runs.on_summary = self.sections["runs"].summarize
         self.search.on_summary = self.sections["search"].summarize
+        self.egraph.on_summary = self.sections["egraph"].summarize
         sections = self.sections
         super().__init__([title, self.device_menu, SectionBar(list(sections.values())),
                           self.errors, self.compiler_messages,
                           SideBySide(sections["tree"], sections["code"]),
-                          sections["derivation"], sections["runs"], sections["search"]])
+                          sections["derivation"], sections["runs"], sections["search"],
+                          sections["egraph"]])
         self.add_class("wb-workbench")
         self._changed(select="root")
 
@@ -416,6 +424,7 @@ class Workbench(w.VBox):
         self.code_worker.wait(timeout)
         self.runs.wait(timeout)
         self.search.wait(timeout)
+        self.egraph.wait(timeout)
 
     @property
     def opencl_source(self) -> str:

@@ -306,7 +306,7 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
                                  f"{bad[0]!r} is not a C identifier")
     for t in (*params, result):
         c_type(t, program)
-    text = function_text(fn.name, fn.c_body, fn.type, program)
+    text = function_text(fn.name, fn.c_body, fn.type, program, tuple(fn.params))
     c_name = program.names.unique(base)
     program.functions[key] = c_name
     program.order.append(ir.NativeFunction(c_name, result, tuple(zip(params, fn.params)),

@@ -259,7 +259,7 @@ class LiftReader:
         if name == "at":
             return Callable_("at", lambda r, args, n: self.at(target, args, n, node))
         if name in ("toFloat", "toInt"):
-            return target
+            return _scala_conversion(target, name)
         if _TUPLE_FIELD.fullmatch(name):
             return self.field(target, int(name[1:]), node)
         raise self.error(node, f"the member .{name} is not supported here (members read: "
@@ -516,6 +516,16 @@ class LiftReader:
             raise self.error(node, refusal_of(value))
         raise self.error(node, f"{show_node(value)} is not a type", "a Lift type such as Float or "
                                                                 "ArrayTypeWSWC(Float, N)")
+
+
+def _scala_conversion(value, name: str):
+    """Scala's ``x.toInt`` and ``x.toFloat``: on a number the reader computed while building
+    the program (``Math.pow(2, 5).toInt``) the conversion itself (``toInt`` truncates
+    toward zero, as Scala's does); on anything else, a size or an expression, the value as
+    it is (Lift writes them where its Scala needs a number's type)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return int(value) if name == "toInt" else float(value)
 
 
 def _qualifier(node: Node) -> str | None:

@@ -272,14 +272,19 @@ def _get_length(reader, args, node) -> Expr:
     return args[0]
 
 
+BOUNDARIES = ("Clamp", "Wrap", "WrapUnsafe", "Mirror", "MirrorUnsafe")
+
+
 def layouts() -> dict:
-    """The library's names of these patterns and index functions."""
+    """The library's names of these patterns and index functions. The boundaries are also
+    read unqualified (``Pad(1, 1, Clamp)``), as Lift's tests write them after ``import
+    ir.ast.Pad.Boundary._``; a program's own definition of such a name hides it."""
     return {
         "Gather": Callable_("Gather", _reordering("Gather", scatter=False)),
         "Scatter": Callable_("Scatter", _reordering("Scatter", scatter=True)),
         "Pad": Namespace("Pad", {"Boundary": Namespace("Pad.Boundary", {
-            k: Boundary(k) for k in ("Clamp", "Wrap", "WrapUnsafe", "Mirror", "MirrorUnsafe")})},
-            _pad),
+            k: Boundary(k) for k in BOUNDARIES})}, _pad),
+        **{k: Boundary(k) for k in BOUNDARIES},
         "Pad2D": Callable_("Pad2D", _pad2d),
         "PadConstant2D": Callable_("PadConstant2D", _pad_constant2d),
         "PadConstant3D": Callable_("PadConstant3D", _pad_constant3d),

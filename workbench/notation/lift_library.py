@@ -36,6 +36,7 @@ from ..types import (
     TupleType,
     Type,
     VectorType,
+    free_size_vars,
 )
 from .c_body import CBodyError, user_function
 from .lift_layouts import layouts
@@ -54,7 +55,7 @@ from .lift_patterns import (
     unzip,
     vectorize,
 )
-from .lift_values import Callable_, Namespace, show_node
+from .lift_values import Callable_, CapacityArray, Namespace, show_node
 from .lift_values import expect_arguments as _expect
 
 # --- the library: Lift's patterns, types and user functions ---------------------------------
@@ -152,6 +153,7 @@ def _more_patterns() -> dict:
         lib[name] = identity_pattern(name)
     lib["PrintView"] = Callable_("PrintView", print_view)
     lib["ArrayTypeWS"] = Callable_("ArrayTypeWS", _array_type)
+    lib["ArrayTypeWC"] = Callable_("ArrayTypeWC", _capacity_array_type)
     return lib
 
 
@@ -313,14 +315,38 @@ def _fun(reader, args, node) -> Expr:
         raise reader.error(node, "fun takes parameter types (optional) and a lambda, as in "
                                  "fun(ArrayTypeWSWC(Float, N), in => ...)")
     *types, body = args
-    types = [reader.as_type(t, node) for t in types]
     if types and len(types) != len(body.params):
         raise reader.error(node, f"fun has {len(types)} parameter types for "
                                  f"{len(body.params)} parameters")
+    types = _input_types(reader, types, body, node)
     result: Expr = copy.copy(_eta(body))
     if types:
         object.__setattr__(result, "lift_types", tuple(types))
     return result
+
+
+def _input_types(reader, types: list, body: Lambda, node) -> list[Type]:
+    """A ``fun``'s parameter types; an input given as ``ArrayTypeWC(T, capacity)`` is an
+    array of T of a length of its own (named after the parameter), known when the program
+    runs, as the input gives it (its capacity bounds it in Lift)."""
+    taken = set().union(*(free_size_vars(t) for t in types if isinstance(t, Type)))
+    out = []
+    for t, param in zip(types, body.params):
+        if isinstance(t, CapacityArray):
+            name = f"{param}_length" if isinstance(param, str) and \
+                Size.is_name(f"{param}_length") else "length"
+            k, fresh = 0, name
+            while fresh in taken:
+                k, fresh = k + 1, f"{name}{k}"
+            taken.add(fresh)
+            t = ArrayType(reader.as_type(t.elem, node), Size.var(fresh))
+        out.append(reader.as_type(t, node))
+    return out
+
+
+def _capacity_array_type(reader, args, node) -> CapacityArray:
+    _expect(reader, node, args, (2,), "ArrayTypeWC")
+    return CapacityArray(args[0], reader.natural(args, 1, node, "the capacity of an array"))
 
 
 def _eta(fn: Lambda) -> Expr:

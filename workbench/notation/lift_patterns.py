@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..expr import Apply, BinOp, Compose, Expr, Lambda, Lit, Prim, TupleExpr, Var, compose
 from ..types import ArrayType
-from .lift_values import Callable_, fresh_names
+from .lift_values import Callable_, CapacityArray, fresh_names
 from .lift_values import expect_arguments as _expect
 
 
@@ -209,8 +209,6 @@ NOT_READ = {
                      "SlideND, Slide2D or Slide3D and tile by rewriting",
     "TypeOperator": "it is the abstract base of Lift's debugging patterns, not written in "
                     "programs",
-    "ArrayTypeWC": "an array of a capacity and no size has no length known from its type, "
-                   "and every array here has one",
     "Long": "the workbench's scalar types are float, int, double and bool: no 64-bit integer",
     "UndefType": "it is the type Lift's checker gives before checking, not written in "
                  "programs",
@@ -218,11 +216,20 @@ NOT_READ = {
 }
 
 
+CAPACITY_REFUSED = ("ArrayTypeWC is not supported here: an array of a capacity and no size "
+                    "has its length known only when the program runs; a program's input has "
+                    "it (the outermost type of a parameter of its fun), but inside another "
+                    "type, or as a value's type, arrays of one type would differ in length, "
+                    "and every array here has one length")
+
+
 def refusal_of(value) -> str | None:
     """The reason a name of Lift that the reader refuses is refused (a type such as
     ``Long`` used where a type is expected), or None."""
     if isinstance(value, Callable_) and value.name in NOT_READ:
         return f"{value.name} is not supported: {NOT_READ[value.name]}"
+    if isinstance(value, CapacityArray):
+        return CAPACITY_REFUSED
     return None
 
 

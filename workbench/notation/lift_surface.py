@@ -288,8 +288,11 @@ TYPES = [
     _t("ArrayType", "ArrayType(Float, 4)", "ir/Type.scala"),
     _t("ArrayTypeWSWC", "ArrayTypeWSWC(Float, 4)", "ir/Type.scala"),
     _t("ArrayTypeWS", "ArrayTypeWS(Float, 4)", "ir/Type.scala"),
-    _t("ArrayTypeWC", "ArrayTypeWC(Float, 4)", "ir/Type.scala",
-       "no length known from its type"),
+    LiftName("ArrayTypeWC", TYPE, "ir/Type.scala",
+             "fun(ArrayTypeWC(Float, 1024), x => MapGlb(id) $ x)"),
+    LiftName("ArrayTypeWC inside a type", TYPE, "ir/Type.scala",
+             _map("MapSeq(id)", 'ArrayType(ArrayTypeWC(Float, 4), SizeVar("N"))'),
+             "inside another type"),
     _t("VectorType", "VectorType(Float, 4)", "ir/Type.scala"),
     _t("UndefType", "UndefType", "ir/Type.scala", "not written in programs"),
     _t("NoType", "NoType", "ir/Type.scala", "not written in programs"),
@@ -343,6 +346,9 @@ SCALA_FORMS = [
        + _map("fun(y => mult(y, w(1)))")),
     _s("Math.sqrt(...)", "val s = Math.sqrt(4.0f)\nval f = " + _map("fun(y => mult(y, s))")),
     _s("x.toFloat", "val s = 2\nval f = " + _map("fun(y => mult(y, s.toFloat))")),
+    _s("x.toInt", "val s = Math.pow(2, 2).toInt\nval f = "
+       + _on(_V, "Join() o MapGlb(MapSeq(plusOne)) o Split(s) $ x")),
+    _s("Clamp (import Pad.Boundary._)", _on(_V, "MapGlb(id) o Pad(1, 1, Clamp) $ x")),
     _s("FunCall(Tuple(2), ...) as Lift prints", "fun(" + _V + ", " + _V + ", (p_0, p_1) => "
        "FunCall(MapGlb(fun((p_2) => FunCall(addTuple, FunCall(Tuple(2), FunCall(Get(0), p_2), "
        "FunCall(Get(1), p_2))))), FunCall(Zip(2), p_0, p_1)))"),

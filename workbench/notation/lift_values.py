@@ -40,6 +40,17 @@ class IndexFunction:
 
 
 @dataclass(frozen=True)
+class CapacityArray:
+    """``ArrayTypeWC(Float, 1024)``: Lift's array of a capacity whose length is known only
+    when the program runs. As a program's input (the outermost type of a parameter of its
+    ``fun``) it is an array of a length of its own, which the input gives; anywhere else
+    it is refused (``Reader.as_type``)."""
+
+    elem: object  # the element type
+    capacity: object  # the capacity, a size
+
+
+@dataclass(frozen=True)
 class Boundary:
     """``Pad.Boundary.Clamp`` and friends."""
 

@@ -38,6 +38,7 @@ from .internal import InternalError
 from .log import Record
 from .processes import Processes, process_count
 from .proposals import blocked_mappings, constant_inputs, with_constant_inputs
+from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
@@ -377,21 +378,24 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            patience: int = 6, strength: float = 2.0, default_first: bool | None = None,
            grids_first: bool | None = None, unrolled_first: bool | None = None,
            lanes_first: bool | None = None, tiles_first: bool = True,
-           blocked_first: bool = False, constant_first: bool = False) -> None:
+           blocked_first: bool = False, constant_first: bool = False,
+           rows_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
     ``lanes_first``, then the start with a map computed in the lanes of vectors
-    (``measure_lanes``); each of these four left at None is as ``first_options`` has it
-    for the device's kind. With ``tiles_first`` (on by default), then the start's reduction
+    (``measure_lanes``). With ``tiles_first`` (on by default), then the start's reduction
     over an array every element shares tiled through local memory (``measure_tiles``); with
-    ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
-    computing several outputs per work-item, its shared inputs in constant memory, or both
-    (``measure_blocked``)."""
-    default_first, grids_first, unrolled_first, lanes_first = _first_choices(
+    ``rows_first``, then its maps of reductions over their elements a work-group per row
+    (``measure_rows``); each of these five left at None is as ``first_options`` has it for
+    the device's kind. With ``blocked_first`` or ``constant_first``, then the start with
+    its maps of reductions computing several outputs per work-item, its shared inputs in
+    constant memory, or both (``measure_blocked``)."""
+    default_first, grids_first, unrolled_first, lanes_first, rows_first = _first_choices(
         ctx, {"default_first": default_first, "grids_first": grids_first,
-              "unrolled_first": unrolled_first, "lanes_first": lanes_first},
+              "unrolled_first": unrolled_first, "lanes_first": lanes_first,
+              "rows_first": rows_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
@@ -399,7 +403,7 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, grids_first, unrolled_first, lanes_first, tiles_first,
-                 blocked_first, constant_first))
+                 rows_first, blocked_first, constant_first))
     finally:
         if state.processes is not None:
             state.processes.close()
@@ -410,8 +414,8 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     """The candidates measured first (the options asked for), then descent after descent
     while budget is left (until ``patience`` descents in a row find nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, grids_first, unrolled_first, lanes_first, tiles_first, blocked_first, \
-        constant_first = firsts
+    default_first, grids_first, unrolled_first, lanes_first, tiles_first, rows_first, \
+        blocked_first, constant_first = firsts
     for first, measure_first in ((default_first, measure_default), (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, measure_lanes)):
@@ -420,6 +424,8 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     state.calibrated(ctx)  # what comes next ranks by the model
     if tiles_first:
         measure_tiles(ctx, state)
+    if rows_first:
+        measure_rows(ctx, state)
     if blocked_first or constant_first:
         measure_blocked(ctx, state, blocked_first, constant_first)
     idle = 0
@@ -476,15 +482,17 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
-    (the defaults of its version 3): everywhere the default completion (a search never
+    (the defaults of its version 4): everywhere the default completion (a search never
     reports a kernel slower than ``run`` gives); on a GPU the grids (a stencil's points each
     a work-item, reads coalesced; on PoCL they were 1.5 to 3 times slower than the default
-    mapping at --quick sizes); on a CPU the short reductions unrolled and the maps in vector
+    mapping at --quick sizes) and a work-group per row of a map of reductions (a
+    matrix-vector product's rows read coalesced by a whole group, as GPU libraries read
+    them); on a CPU the short reductions unrolled and the maps in vector
     lanes (K-means' kernel 3 and 11 times faster on PoCL). What the Lift programs benchmark
     measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
-            "lanes_first": not gpu}
+            "lanes_first": not gpu, "rows_first": gpu}
 
 
 def device_kind(ctx) -> str:
@@ -496,7 +504,7 @@ def device_kind(ctx) -> str:
 
 
 def _first_choices(ctx, given: dict, flags: dict) -> tuple:
-    """The four options of what is measured first, each None taken from ``first_options``
+    """The options of what is measured first, each None taken from ``first_options``
     for the device's kind; the other flags checked to be True or False."""
     for name, value in {**given, **flags}.items():
         if (value is not None or name in flags) and not isinstance(value, bool):
@@ -625,6 +633,24 @@ def measure_tiles(ctx, state: GuidedState) -> None:
         found.append(done)
     _measure_new(ctx, state, sorted((c for c in found if c is not None),
                                     key=lambda c: c.predicted_ms))
+
+
+def measure_rows(ctx, state: GuidedState) -> None:
+    """The start with each map whose function reduces an array built from its own element
+    a work-group per row (``rows.row_groups``: the row read strided by the group's
+    work-items, in float4 loads where the device runs them, its partial sums halved in
+    local memory), each completed by the default lowering and measured (unless a resumed
+    log holds it). On an H200 GESUMMV's best after a search of 40 candidates without these
+    kept one of its two matrices' rows in one work-item each (0.40 times a hand-written
+    kernel that gives each row a group): the descent reaches a group per row one map and
+    one reduction at a time. An option (``rows_first``), on by default on a GPU
+    (``first_options``); a map of reductions over an array every element shares is left
+    to ``measure_tiles``. Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
+                              row_groups(ctx.start, ctx.types, ctx.vector_widths)))
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:
