@@ -21,6 +21,7 @@ run there.
     python -m benchmarks.pocl_study --search               # also a default search (budget 40)
                                                            # on each, its winner timed beside
     python -m benchmarks.pocl_study --programs gemv --devices 2:0
+    python -m benchmarks.pocl_study --search --options blocked_first=true   # other options
 
 Prints a table per device; writes benchmarks/results/pocl_study[_quick].json (and .md).
 """
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.search_speed import strategy_options
 from benchmarks.timing import host_spread
 
 RESULTS = Path(__file__).parent / "results"
@@ -378,15 +380,17 @@ def time_rounds(device: str, name: str, kernels: list[Timed], sizes: dict, args:
 
 # --- the search's winner ----------------------------------------------------------------------
 
-def search_winner(name: str, sizes: dict, device: str, budget: int, log=print) -> dict:
-    """A default search (budget ``budget``) on the device: its winner's expression,
-    derivation, kernel source and launches, and how long the search took."""
+def search_winner(name: str, sizes: dict, device: str, budget: int, log=print,
+                  options: dict | None = None) -> dict:
+    """A default search (budget ``budget``; the guided strategy's ``options`` where given)
+    on the device: its winner's expression, derivation, kernel source and launches, and how
+    long the search took."""
     from workbench.programs import library
     from workbench.search import search
 
     start = time.time()
     result = search(library("blas")[name], *search_inputs(name, sizes), budget=budget,
-                    device=device)
+                    device=device, options=options)
     took = time.time() - start
     if result.best is None:
         return {"status": result.outcome, "search_s": took}
@@ -428,14 +432,15 @@ def pocl_devices(asked: list[str] | None) -> list:
     return [d for d in devices() if d.is_pocl and d.ok and (not asked or d.id in asked)]
 
 
-def study(name: str, info, sizes: dict, search: bool, budget: int, log=print) -> dict:
+def study(name: str, info, sizes: dict, search: bool, budget: int, log=print,
+          options: dict | None = None) -> dict:
     """The hand-written kernels of one program on one device (and the search's winner),
     timed beside NumPy."""
     args = inputs(name, sizes)
     widths = tuple(w for w in (4, 8, 16) if w in info.vector_widths)
     kernels = [Timed(v.name, v.shape, v.source, v.launches, v.width)
                for v in variants(name, sizes, widths)]
-    found = search_winner(name, sizes, info.id, budget, log) if search else None
+    found = search_winner(name, sizes, info.id, budget, log, options) if search else None
     if found and found["status"] == "ok":
         kernels.append(Timed("search winner", "the default search's best", expr=found["expr"]))
     log(f"  {name} on {info.id}: {len(kernels)} kernels and NumPy in {sizes['rounds']} rounds")
@@ -501,6 +506,8 @@ def main(argv=None) -> dict:
                         "device, its winner timed beside the hand-written kernels")
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--options", default="", help="the search's strategy options, "
+                        "name=value,... (default: none, the defaults)")
     parser.add_argument("--out", default=None, help="results file (default: "
                         "benchmarks/results/pocl_study[_quick].json)")
     args = parser.parse_args(argv)
@@ -508,13 +515,15 @@ def main(argv=None) -> dict:
     if args.rounds:
         sizes["rounds"] = args.rounds
     doc = {"sizes": sizes, "sizes_text": f"{sizes['n']} floats, gemv {sizes['rows']}²",
+           "options": strategy_options(args.options),
            "host": platform.node(), "cpu": _cpu_model(), "devices": []}
     for info in pocl_devices(args.devices):
         print(f"{info.describe()}: vectors of {', '.join(map(str, info.vector_widths))}")
         dev = {"device": info.describe(), "id": info.id, "vector_widths": info.vector_widths,
                "note": device_note(info), "programs": {}}
         for name in args.programs:
-            dev["programs"][name] = study(name, info, sizes, args.search, args.budget)
+            dev["programs"][name] = study(name, info, sizes, args.search, args.budget,
+                                          options=strategy_options(args.options) or None)
         doc["devices"].append(dev)
     out = Path(args.out) if args.out else \
         RESULTS / f"pocl_study{'_quick' if args.quick else ''}.json"

@@ -405,3 +405,21 @@ def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_doe
     (again,) = json.loads(out.read_text())["programs"]
     assert again["guided"] == first["guided"]  # its log read, not searched again
     assert "guided/egraph" in out.with_suffix(".md").read_text()
+
+
+def test_search_speed_interleaves_two_checkouts_with_the_same_search(tmp_path):
+    """Each search a process of its own, the two checkouts alternating and the order swapped
+    each round, the same program, budget and seed for both (here this checkout against
+    itself: the same candidates)."""
+    from benchmarks import search_speed
+
+    out = tmp_path / "speed.json"
+    assert search_speed.main(["--against", str(search_speed.ROOT), "--programs", "asum",
+                              "--sizes", "tiny", "--budget", "2", "--rounds", "2",
+                              "--calibrations", "kept", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    new, old = doc["rows"]["new"]["asum"], doc["rows"]["old"]["asum"]
+    assert [r["evaluated"] for r in new + old] == [2] * 4
+    assert new[0]["started"] < old[0]["started"] < old[1]["started"] < new[1]["started"]
+    assert [sorted(r["expressions"]) for r in new] == [sorted(r["expressions"]) for r in old]
+    assert all(r["per_minute"] > 0 and r["first_s"] > 0 for r in new + old)

@@ -17,26 +17,46 @@ DOT = "λxs ys. (reduce (+) 0 ∘ map (*)) (zip xs ys)"
 N = 2 ** 16
 
 
-def _searched(folder, text: str, types: list[str], log):
+def _searched(folder, text: str, types: list[str], log, progress=None):
     from workbench import parse
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(calibration.ENV, str(folder))
-        return search(parse(text), *types, budget=6, workers=1, repeat=3, log=log)
+        return search(parse(text), *types, budget=6, workers=1, repeat=3, log=log,
+                      progress=progress)
 
 
 @pytest.fixture(scope="module")
 def two_searches(tmp_path_factory):
     """A fresh cache folder; a guided search of asum on the default device, then one of
-    dot; the calibration as each left it."""
+    dot; the calibration as each left it, and for each progress call of the first search
+    whether a calibration was kept by then."""
     root = tmp_path_factory.mktemp("calibration")
     folder = root / "calibrations"
-    first = _searched(folder, ASUM, [f"[float]_{N}"], root / "asum.jsonl")
+    kept_at_progress = []
+    first = _searched(folder, ASUM, [f"[float]_{N}"], root / "asum.jsonl",
+                      lambda record: kept_at_progress.append(bool(calibration.stored(folder))))
     [after_first] = calibration.stored(folder)
     second = _searched(folder, DOT, [f"[float]_{N}"] * 2, root / "dot.jsonl")
     [after_second] = calibration.stored(folder)
     return {"folder": folder, "root": root, "first": first, "second": second,
-            "after_first": after_first, "after_second": after_second}
+            "after_first": after_first, "after_second": after_second,
+            "kept_at_progress": kept_at_progress}
+
+
+def test_the_first_candidates_are_shown_before_a_fresh_device_is_calibrated(two_searches):
+    """On a device with no calibration the first candidates (the default completion and the
+    CPU's first options, chosen without the model) are measured and shown before the
+    calibration is measured; the log's first header has none, the header written again
+    after them has the model the rest of the search ranked with."""
+    kept = two_searches["kept_at_progress"]
+    assert kept[0] is False and kept[-1] is True  # measured during the search, after
+    contents = read_log(two_searches["root"] / "asum.jsonl")
+    assert [("calibration" in h) for h in contents.headers] == [False, True]
+    before = contents.sections.count(0)
+    assert 1 <= before == kept.count(False)
+    assert contents.headers[1]["calibration"]["fitted_on"] == \
+        two_searches["after_first"].probes
 
 
 def test_the_first_search_on_a_device_calibrates_it_and_the_next_reads_it(two_searches):
@@ -163,7 +183,11 @@ def test_a_search_started_from_a_calibration_replays_whatever_the_cache_holds(tw
     from workbench import parse
 
     monkeypatch.setenv(calibration.ENV, "off")
-    recorded = two_searches["root"] / "dot.jsonl"
-    replayed = search(parse(DOT), *[f"[float]_{N}"] * 2, budget=6, replay_log=recorded)
-    assert not [r for r in replayed.log if r["status"] == "not in log"]
-    assert {r["key"] for r in replayed.log} == {r["key"] for r in two_searches["second"].log}
+    # the dot search started from the asum search's calibration; the asum search measured
+    # it after its first candidates (its log's last header keeps it)
+    for text, types, name, which in ((DOT, [f"[float]_{N}"] * 2, "dot", "second"),
+                                     (ASUM, [f"[float]_{N}"], "asum", "first")):
+        recorded = two_searches["root"] / f"{name}.jsonl"
+        replayed = search(parse(text), *types, budget=6, replay_log=recorded)
+        assert not [r for r in replayed.log if r["status"] == "not in log"]
+        assert [r["key"] for r in replayed.log] == [r["key"] for r in two_searches[which].log]

@@ -132,9 +132,10 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     size_env, at = dict(sizes or {}), _path_of(at)
     identity = _searched_device(replay_log, replay_header, records, strategy, types,
                                 size_env, device, executor)
+    started = starting_calibration(strategy, device, identity, replay_header,
+                                   replayed=replay_log is not None)  # (model, measure later)
     header = _header(start, types, size_env, identity, strategy, seed, options, repeat,
-                     starting_calibration(strategy, device, identity, replay_header,
-                                          replayed=replay_log is not None), allowed)
+                     started[0], allowed)
     seeded = _seeded(header, start, types, seeds, budget, replay_header)
     run_log = Log(log)
     matching, others = run_log.begin(header, remeasure, _same_source(header))
@@ -143,8 +144,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
                       options=options, device=device, identity=identity, at=at,
                       repeat=repeat, batch=_parallelism(evaluator), time_limit=time_limit,
                       deadline=start_time + time_limit if time_limit is not None else None,
-                      replayed=records, calibration=header.get("calibration"))
-    ctx = Context(spec, evaluator, run_log, progress)
+                      replayed=records, calibration=started[0], calibrate_later=started[1])
+    ctx = Context(spec, evaluator, run_log, progress, header)
     ctx.adopt(matching)
     try:
         explored = _explore(ctx, others, log, seeded, allowed)

@@ -4,7 +4,8 @@ the device at hand (SPEC 8).
 A device is known by its name, platform and driver (``log.device_identity``): a calibration
 stored for the same three is used as it is; any other (the same device under another
 driver included) only lends a prior. On a device with none, the first guided search
-measures what it needs before its first candidate (``calibrate``): the device's ceilings
+measures what it needs once its first candidates are measured, before its ranking needs the
+model (``measure_for_search``; its first progress is not held up): the device's ceilings
 (``workbench.ceilings``: a copy's bandwidth) scale the prior — the shipped calibration of
 the device's name (``calibration.json``), else a calibration of the same name under another
 driver, else the shipped prior of its kind — and a few probe kernels (random walks of a map
@@ -253,13 +254,17 @@ def device_of(device: str | None) -> tuple[dict, str | None]:
     return device_identity(info) | {"compute_units": info.compute_units}, device
 
 
-def calibrate(device: str | None = None, where: Path | None = None) -> Calibration:
+MEASURABLE = ("cpu", "gpu", "accelerator")  # kinds whose times calibrate a model
+
+
+def calibrate(device: str | None = None, where: Path | None = None,
+              evaluator=None) -> Calibration:
     """Measure a device's calibration afresh and keep it: its ceilings, its prior, then the
-    probe kernels (``probe_rows``) fitted to it."""
+    probe kernels (``probe_rows``, in ``evaluator``'s workers where given) fitted to it."""
     from ..ceilings import ceilings, launch_floor
 
     identity, spec = device_of(device)
-    if identity["kind"] not in ("cpu", "gpu", "accelerator"):
+    if identity["kind"] not in MEASURABLE:
         raise CalibrationError(f"{identity['name']} is a {identity['kind']}: its times "
                                f"say nothing of a device's, and calibrate no model")
     measured = ceilings(spec)
@@ -268,7 +273,7 @@ def calibrate(device: str | None = None, where: Path | None = None) -> Calibrati
     found = {"gb_per_s": measured.gb_per_s, "gflop_per_s": measured.gflop_per_s,
              "launch_ms": floor.median_ms if floor is not None else None}
     blank = Calibration(identity, found, prior, source)
-    rows = probe_rows(spec, blank.parallelism, identity["kind"])
+    rows = probe_rows(spec, blank.parallelism, identity["kind"], evaluator)
     calibration = replace(blank.refitted(rows), probes=len(rows))
     save(calibration, where)
     return calibration
@@ -313,18 +318,22 @@ def probe_jobs(device: str | None, parallelism: int, kind: str,
     return jobs
 
 
-def probe_rows(device: str | None, parallelism: int, kind: str) -> dict[str, tuple]:
-    """The probe kernels measured in a worker process of their own (a kernel that crashes
-    the driver ends only that process): the rows of those that ran correctly."""
+def probe_rows(device: str | None, parallelism: int, kind: str,
+               evaluator=None) -> dict[str, tuple]:
+    """The probe kernels measured in worker processes (a kernel that crashes the driver
+    ends only its process): ``evaluator``'s (a search's own, between its batches), else one
+    started for them; the rows of those that ran correctly."""
     from .evaluation import PoolEvaluator
 
     jobs = probe_jobs(device, parallelism, kind)
     features = {job["key"]: row for job, row in jobs}
-    evaluator = PoolEvaluator(1, PROBE_TIMEOUT_S)
+    own = evaluator is None
+    evaluator = PoolEvaluator(1, PROBE_TIMEOUT_S) if own else evaluator
     try:
         records = list(evaluator.evaluate([job for job, _ in jobs]))
     finally:
-        evaluator.close()
+        if own:
+            evaluator.close()
     return {row_key(r["key"]): (features[r["key"]], float(r["kernel_ms"]))
             for r in records if r.get("correct") and r.get("kernel_ms")}
 
@@ -339,16 +348,40 @@ def model_for_search(device: str | None, identity: Mapping | None) -> cost.CostM
     """The model a search on this device starts from: its stored calibration, measured
     first where there is none (``calibrate``). None where calibrations are off, the device
     cannot be found here (an executor's workers') or measured (a simulator)."""
+    found = stored_model(identity)
+    return found if found is not None else measure_for_search(device, identity)
+
+
+def stored_model(identity: Mapping | None) -> cost.CostModel | None:
+    """The model of the device's stored calibration, measuring nothing (None: calibrations
+    are off, or none is kept for it)."""
     where = folder()
     if where is None or not identity or not identity.get("platform"):
         return None
     found = load(identity, where)
-    if found is None:
-        try:
-            found = calibrate(device, where)
-        except (CalibrationError, WorkbenchError):
-            return None
-    return found.model()
+    return found.model() if found is not None else None
+
+
+def to_measure(identity: Mapping | None) -> bool:
+    """Whether a search on this device measures its calibration (``measure_for_search``):
+    calibrations are kept, the device is found here, its times calibrate a model (not a
+    simulator's) and none is kept for it yet."""
+    return folder() is not None and bool(identity) and bool(identity.get("platform")) \
+        and identity.get("kind") in MEASURABLE and stored_model(identity) is None
+
+
+def measure_for_search(device: str | None, identity: Mapping | None,
+                       evaluator=None) -> cost.CostModel | None:
+    """The device's calibration measured now and kept (``calibrate``; the probes in the
+    search's workers, ``evaluator``, where given), its model; None where calibrations are off
+    or the device cannot be found here or measured."""
+    where = folder()
+    if where is None or not identity or not identity.get("platform"):
+        return None
+    try:
+        return calibrate(device, where, evaluator).model()
+    except (CalibrationError, WorkbenchError):
+        return None
 
 
 def learn(identity: Mapping | None, records: Iterable[Mapping]) -> Calibration | None:
@@ -400,4 +433,5 @@ def prediction_error(model: cost.CostModel, rows: Iterable[tuple[Mapping, float]
 
 
 __all__ = ["Calibration", "CalibrationError", "ENV", "calibrate", "folder", "learn", "load",
-           "model_for_search", "prediction_error", "report", "reset", "save", "stored"]
+           "measure_for_search", "model_for_search", "prediction_error", "report", "reset",
+           "save", "stored", "stored_model", "to_measure"]

@@ -49,7 +49,9 @@ class SearchSpec:
     at a time), only inside the subtree ``at``, until a wall-clock ``deadline``
     (``time_limit`` seconds from the start), answered from ``replayed`` records instead of
     being run when given; ``calibration``: the cost model a strategy that ranks with one
-    starts from (``calibration.py``; the log's header keeps it)."""
+    starts from (``calibration.py``; the log's header keeps it); ``calibrate_later``: the
+    device has none yet, and the strategy measures it when it first needs it
+    (``Context.calibrate``)."""
 
     start: Expr
     types: tuple[Type, ...]
@@ -67,6 +69,7 @@ class SearchSpec:
     deadline: float | None = None
     replayed: list | None = None
     calibration: dict | None = None  # the cost model a guided search starts from (its JSON)
+    calibrate_later: bool = False  # none kept for the device yet: measured in the search
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,10 @@ class Context:
     ``ctx.budget``, …), the records measured so far, ``measure`` and ``submit``, and what
     it reports (``details``, ``internal_errors``)."""
 
-    def __init__(self, spec: SearchSpec, evaluator, log: Log, progress=None):
+    def __init__(self, spec: SearchSpec, evaluator, log: Log, progress=None,
+                 header: dict | None = None):
         self.spec = spec
+        self.header = header  # the log's header of the search (written again: calibrate)
         self.start, self.types, self.sizes, self.budget = (spec.start, tuple(spec.types),
                                                            spec.sizes, spec.budget)
         self.strategy, self.seed, self.options = spec.strategy, spec.seed, dict(spec.options)
@@ -243,6 +248,27 @@ class Context:
             return self.evaluator.evaluate(jobs)
         quiet = self.identity.get("kind") != "gpu"
         return self.evaluator.evaluate(jobs, idle, quiet)
+
+    def calibrate(self) -> dict | None:
+        """The cost model the strategy goes on from, for a search that began on a device
+        with no calibration (``spec.calibrate_later``): measured now, between the search's
+        batches (the probes in its own workers, where it has them), kept for the device and
+        written into the log's header again, so that a replay starts from it; the spec's
+        model otherwise (None where there is none: the shipped prior)."""
+        if not self.spec.calibrate_later:
+            return self.spec.calibration
+        from dataclasses import replace
+
+        from .calibration import measure_for_search
+
+        model = measure_for_search(self.device, self.spec.identity,
+                                   self.evaluator if self.own_workers else None)
+        found = model.as_json() if model is not None else None
+        self.spec = replace(self.spec, calibration=found, calibrate_later=False)
+        if found is not None and self.header is not None:
+            self.header = self.header | {"calibration": found}
+            self.log.restate(self.header)
+        return found
 
     def start_workers(self) -> None:
         """The evaluator's workers started now, where it has workers of its own, each

@@ -104,6 +104,9 @@ class GuidedState:
     # processes), by its text: reported when the search itself completes it
     bugs: dict[str, InternalError] = field(default_factory=dict)
     processes: Processes | None = None  # completing processes of the search's own
+    # the records the model was first fitted to (a resumed log's, the seeds'): fitted again
+    # to the calibration a search measures after its first candidates (``calibrated``)
+    earlier: list = field(default_factory=list)
 
     def keep(self, text: str, program: OpenCLProgram) -> None:
         """A completed kernel's program kept for the worker; the one used least recently is
@@ -138,7 +141,22 @@ class GuidedState:
         given = ctx.spec.calibration
         prior = cost.CostModel.from_json(given) if given else prior_model(ctx)
         earlier = [r for r in ctx.cache.values() if r.features]
-        return GuidedState(prior, prior.fit(earlier, strength=2.0) if earlier else prior)
+        return GuidedState(prior, prior.fit(earlier, strength=2.0) if earlier else prior,
+                           earlier=earlier)
+
+    def calibrated(self, ctx) -> None:
+        """The models as ``of`` makes them from the calibration a search on a device that
+        had none measures after its first candidates (``Context.calibrate``; nothing
+        changes where it had one, or none could be measured): the search then takes the
+        choices a search that started from that calibration takes, as its replay does
+        (the log's last header keeps it; the first candidates' choices need no model)."""
+        if not ctx.spec.calibrate_later or ctx.time_up():
+            return
+        given = ctx.calibrate()
+        if given:
+            self.prior = cost.CostModel.from_json(given)
+            self.model = self.prior.fit(self.earlier, strength=2.0) if self.earlier \
+                else self.prior
 
     def refit(self, ctx, strength: float) -> None:
         """The model fitted to everything measured so far (features from the records, or
@@ -403,10 +421,14 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     for first, measure_first in ((default_first, measure_default), (pads_first, measure_pads),
                                  (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
-                                 (lanes_first, measure_lanes), (tiles_first, measure_tiles),
-                                 (rows_first, measure_rows)):
+                                 (lanes_first, measure_lanes)):
         if first:
             measure_first(ctx, state)
+    state.calibrated(ctx)  # what comes next ranks by the model
+    if tiles_first:
+        measure_tiles(ctx, state)
+    if rows_first:
+        measure_rows(ctx, state)
     if blocked_first or constant_first:
         measure_blocked(ctx, state, blocked_first, constant_first)
     idle = 0

@@ -526,6 +526,13 @@ class Log:
             c.headers.append(header)
         return matching, others if remeasure else []
 
+    def restate(self, header: dict) -> None:
+        """Write the search's header again with what the search learned after it began (the
+        calibration it measured after its first candidates): the records after it come
+        under it, and a replay reads the last header."""
+        self._write(header)
+        self.contents.headers.append(header)
+
     def append(self, record: Record | dict) -> Record:
         """Append a record, or a log line's object (refused, ``LogError``, when its fields
         have the wrong types: it would make the log unreadable); the record appended."""

@@ -258,17 +258,22 @@ def replay_options(strategy: str, header: dict | None, given: dict | None) -> di
 
 
 def starting_calibration(strategy: str, device: str | None, identity: dict | None,
-                         header: dict | None, replayed: bool) -> dict | None:
-    """The cost model a calibrated strategy starts from, as a log's header keeps it: in a
-    replay the one its log recorded (None for a log that recorded none: the shipped prior of
-    its device); else the device's calibration from the user's cache, measured first where
-    there is none (``calibration.model_for_search``; None where none is kept)."""
+                         header: dict | None, replayed: bool) -> tuple[dict | None, bool]:
+    """The cost model a calibrated strategy starts from, as a log's header keeps it, and
+    whether the device's calibration is still to be measured: in a replay the one its log
+    recorded (None for a log that recorded none: the shipped prior of its device); else the
+    device's calibration from the user's cache (``calibration.stored_model``). A device with
+    none gets None and True: the search measures it after its first candidates, when its
+    ranking first needs the model (``Context.calibrate``), and writes its header again with
+    it."""
     if strategy not in CALIBRATED:
-        return None
+        return None, False
     if replayed:
-        return (header or {}).get("calibration")
-    model = calibration.model_for_search(device, identity)
-    return model.as_json() if model is not None else None
+        return (header or {}).get("calibration"), False
+    model = calibration.stored_model(identity)
+    if model is not None:
+        return model.as_json(), False
+    return None, calibration.to_measure(identity)
 
 
 def option_names(strategy: str) -> dict[str, object]:
