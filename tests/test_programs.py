@@ -129,3 +129,11 @@ def test_asum_on_a_million_floats():
     xs = floats(1 << 20)
     for name in ("fig10_0", "fig10_8"):
         close(evaluate(library("figures")[name], xs), [np.abs(xs).sum()], rtol=1e-3)
+
+
+def test_a_program_file_in_a_folder_of_the_library_is_named_by_its_path():
+    from workbench.programs import library
+
+    assert "nbody" in library("lift/nbody")
+    with pytest.raises(WorkbenchError, match="lift/nbody"):
+        library("lift/nbodyy")

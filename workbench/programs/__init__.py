@@ -17,13 +17,15 @@ def files() -> list[Path]:
 
 
 def library(name: str) -> Program:
-    """A program file of the library by stem, e.g. ``library("blas")["asum"]`` (read once)."""
+    """A program file of the library by its path without ``.lift``, e.g.
+    ``library("blas")["asum"]`` or ``library("lift/nbody")`` (read once)."""
     from ..errors import WorkbenchError, shown, text_argument
 
-    stems = {p.stem for p in files()}
-    if text_argument(name, "name") not in stems:
+    names = {p.relative_to(LIBRARY).with_suffix("").as_posix()
+             for p in LIBRARY.rglob("*.lift")}  # "blas", and "lift/nbody" in a folder
+    if text_argument(name, "name") not in names:
         raise WorkbenchError(f"no program file {shown(name)} in the library (known: "
-                             f"{', '.join(sorted(stems))})")
+                             f"{', '.join(sorted(names))})")
     return _read(name)
 
 
