@@ -132,6 +132,7 @@ def test_asum_on_a_million_floats():
 
 
 def test_a_program_file_in_a_folder_of_the_library_is_named_by_its_path():
+    from workbench.errors import WorkbenchError
     from workbench.programs import library
 
     assert "nbody" in library("lift/nbody")
