@@ -159,7 +159,7 @@ def one_search(checkout: Path, name: str, args, calibrations: str | None, out: P
     """One program searched in a process of its own with the workbench of ``checkout`` (this
     benchmark's own code measures it), its calibration folder ``calibrations`` (None: the
     user's), the drivers' kernel caches off; its row."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(checkout), str(ROOT)]),
+    env = dict(os.environ, PYTHONPATH=_path(checkout, ROOT),
                **NO_KERNEL_CACHES)
     if calibrations is not None:
         env["WORKBENCH_CALIBRATIONS"] = calibrations
@@ -177,6 +177,13 @@ def one_search(checkout: Path, name: str, args, calibrations: str | None, out: P
     return row
 
 
+def _path(*first: Path) -> str:
+    """A PYTHONPATH with ``first`` before the one this process was given (where its
+    dependencies may be)."""
+    given = os.environ.get("PYTHONPATH")
+    return os.pathsep.join([str(p) for p in first] + ([given] if given else []))
+
+
 def calibration_folder(kind: str, device: str | None, scratch: Path) -> Path | None:
     """The calibration folder each search starts from a copy of: measured once now with this
     checkout (``snapshot``), an empty one (``fresh``), or None (``kept``: the user's own,
@@ -184,7 +191,7 @@ def calibration_folder(kind: str, device: str | None, scratch: Path) -> Path | N
     folder = scratch / "calibrations"
     folder.mkdir()
     if kind == "snapshot":
-        env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CALIBRATIONS=str(folder))
+        env = dict(os.environ, PYTHONPATH=_path(ROOT), WORKBENCH_CALIBRATIONS=str(folder))
         subprocess.run([sys.executable, "-m", "workbench", "calibrate"] +
                        (["--device", device] if device else []), env=env, cwd=ROOT,
                        check=True, capture_output=True)
