@@ -289,9 +289,15 @@ def test_odd_search_arguments_give_a_result_or_an_error_naming_them(case):
     check_call(*case)
 
 
+def _id(value) -> str:
+    """A test's name for a value, the same in every process (the odd paths lie in a
+    temporary folder of each process's own name)."""
+    return f"path {value.name}" if isinstance(value, Path) else repr(value)[:24]
+
+
 @pytest.mark.parametrize("argument", sorted(SEARCH.arguments))
 @pytest.mark.parametrize("value", [None, -1, math.nan, "x", [1], PATHS["fifo"],
-                                   PATHS["full"], PATHS["loop"]], ids=repr)
+                                   PATHS["full"], PATHS["loop"]], ids=_id)
 def test_each_search_argument_takes_odd_values(argument, value):
     check_call("search", SEARCH, argument, value)
 
@@ -340,12 +346,12 @@ def check_refused(name: str, call: Call, argument: str, value) -> None:
         result.message
 
 
-@pytest.mark.parametrize("name,argument,value", FOUND, ids=lambda v: repr(v)[:24])
+@pytest.mark.parametrize("name,argument,value", FOUND, ids=_id)
 def test_each_escape_found_is_refused_naming_the_argument(name, argument, value):
     check_refused(name, CALLS.get(name), argument, value)
 
 
-@pytest.mark.parametrize("argument,value", FOUND_IN_SEARCH, ids=lambda v: repr(v)[:24])
+@pytest.mark.parametrize("argument,value", FOUND_IN_SEARCH, ids=_id)
 def test_each_escape_found_in_search_is_refused_naming_the_argument(argument, value):
     check_refused("search", SEARCH, argument, value)
 

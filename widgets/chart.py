@@ -13,7 +13,7 @@ import anywidget
 import traitlets
 
 _ESM = """
-const W = 640, H = 300, M = {l: 58, r: 12, t: 22, b: 48};
+const W = 640, PLOT = 230, MARGIN = {l: 58, r: 12, t: 22, b: 48};
 const NS = "http://www.w3.org/2000/svg";
 function node(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
@@ -56,6 +56,11 @@ function render({ model, el }) {
   const draw = () => {
     const d = model.get("data") || {};
     el.innerHTML = "";
+    // named ticks are turned 25 degrees: the bottom margin holds the longest (11px text,
+    // about 6px a character) whole, below a plot of the same height
+    const longest = Math.max(0, ...(d.xticks || []).map(([, label]) => String(label).length));
+    const M = {...MARGIN, b: Math.max(MARGIN.b, 24 + Math.ceil(longest * 6 * 0.43))};
+    const H = M.t + PLOT + M.b;
     const series = d.series || [];
     const pts = series.flatMap((s) => s.points || []);
     if (!pts.length) { el.style.display = "none"; return; }
