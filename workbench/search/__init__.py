@@ -116,11 +116,10 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     ``StopSearch`` to end the search there, keeping what was found); ``at`` restricts the
     rewrites to the subtree at that path; ``options`` go to the strategy
     (``strategies.option_names`` lists them); the best candidates of ``seeds`` (logs,
-    results or derivations of other devices: ``seeds_of``) are measured here first. A
-    ``Derivation`` starts the search from its current step. ``build_options``: the OpenCL
-    math options the search may build its best kernels with (``build_choice``; none unless
-    given; a replay takes its log's). The best is the best of every candidate known for
-    this device and these inputs, the resumed log's included, timed again."""
+    results or derivations of other devices: ``seeds_of``) are measured here first; a
+    ``Derivation`` is searched from its current step; ``build_options``: OpenCL math options
+    the best kernels may be built with (``build_choice``; none unless given; a replay takes
+    its log's). The best: the fastest candidate known here, the resumed log's too, re-timed."""
     start_time = time.time()
     records, replay_header = _replayed(replay_log)
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
