@@ -12,7 +12,8 @@ from benchmarks import lift_programs as bench
 from tests.data.lift_heldout import SECOND_BATCH, THIRD_BATCH
 from tests.data.lift_heldout import TESTS as HELDOUT
 from tests.data.lift_tests import TESTS as LIFT_TESTS
-from tests.test_lift_heldout import UNSUPPORTED, program_of
+from tests.lift_sets import program_of
+from tests.test_lift_heldout import UNSUPPORTED
 from tests.test_lift_programs import inputs
 from workbench import Derivation, parse, parse_program
 from workbench.codegen import CodegenError

@@ -13,13 +13,14 @@ import pytest
 
 from tests.children import assert_clean, under_oclgrind
 from tests.data.lift_fresh_generator import TESTS
-from tests.test_lift_heldout import program_of
-from tests.test_lift_programs import assert_close, inputs
-from workbench import ParseError, evaluate, parse_program, typecheck
-from workbench.notation.lift_printer import lift_program
-from workbench.run import run
-from workbench.typecheck import declared_type_of
-from workbench.types import function_parts
+from tests.lift_sets import (
+    OCLGRIND_CHILD,
+    check_computes_what_numpy_does,
+    check_located_error,
+    check_parses_and_typechecks,
+    check_reads_back,
+    check_runs_on_the_default_device,
+)
 
 BEFORE = Path(__file__).parent / "data" / "lift_fresh_generator_before.json"
 AFTER = Path(__file__).parent / "data" / "lift_fresh_generator_after.json"
@@ -59,55 +60,29 @@ def test_the_counts_after_the_work_are_what_the_tests_check():
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED))
 def test_a_fresh_program_using_what_is_not_supported_gets_a_located_error(name):
     (test,) = [t for t in TESTS if t.name == name]
-    line, column, words = UNSUPPORTED[name]
-    with pytest.raises(ParseError) as info:
-        program_of(test)
-    err = info.value
-    assert (err.line, err.column) == (line, column) and words in str(err), str(err)
-    assert err.source_line == test.program.split("\n")[line - 1]
+    check_located_error(test, *UNSUPPORTED[name])
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_fresh_program_parses_and_typechecks(test):
-    f = program_of(test)
-    declared = declared_type_of(f)
-    assert declared is not None, test.provenance
-    assert len(function_parts(declared)[0]) == len(test.inputs)
-    typecheck(f)
+    check_parses_and_typechecks(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_fresh_program_computes_what_numpy_does(test):
-    f = program_of(test)
-    args = inputs(test)
-    assert_close(evaluate(f, *args), test.gold(*args), test.provenance)
+    check_computes_what_numpy_does(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_fresh_program_runs_on_the_default_device(test):
-    f = program_of(test)
-    result = run(f, *inputs(test), repeat=1, warmup=0)
-    assert result.status == "ok" and result.correct, \
-        f"{test.provenance}: {result.status}: {result.message}\n{result.source}"
+    check_runs_on_the_default_device(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_fresh_program_prints_in_lifts_spelling_and_reads_back(test):
-    f = program_of(test)
-    again = parse_program(lift_program(f, "f"))["f"]
-    assert again == f and str(again.declared_type) == str(f.declared_type)
+    check_reads_back(test)
 
 
-OCLGRIND_CHILD = """
-import json, sys
-from tests.data.lift_fresh_generator import TESTS
-from tests.test_lift_heldout import program_of
-from tests.test_lift_programs import inputs
-from workbench.run import run
-(test,) = [t for t in TESTS if t.name == sys.argv[1]]
-r = run(program_of(test), *inputs(test), device="Oclgrind", repeat=1, warmup=0)
-print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
-"""
 
 
 # the programs the reader's changes made run: inputs of a capacity (of int and of bool),
@@ -118,4 +93,5 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
                                   "TestReduceWhile.twoDimensionParallelBoundedReduction",
                                   "TestPad.pad1DClampSize1"])
 def test_a_fresh_program_runs_clean_under_oclgrind(name):
-    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name))
+    assert_clean(*under_oclgrind(
+        OCLGRIND_CHILD, "tests.data.lift_fresh_generator:TESTS", name))

@@ -14,12 +14,14 @@ import pytest
 
 from tests.children import assert_clean, under_oclgrind
 from tests.data.lift_fresh_other import TESTS
-from tests.test_lift_programs import assert_close, inputs
-from workbench import ParseError, evaluate, parse_program, typecheck
-from workbench.notation.lift_printer import lift_program
-from workbench.run import run
-from workbench.typecheck import declared_type_of
-from workbench.types import function_parts
+from tests.lift_sets import (
+    OCLGRIND_CHILD,
+    check_computes_what_numpy_does,
+    check_located_error,
+    check_parses_and_typechecks,
+    check_reads_back,
+    check_runs_on_the_default_device,
+)
 
 BEFORE = Path(__file__).parent / "data" / "lift_fresh_other_before.json"
 AFTER = Path(__file__).parent / "data" / "lift_fresh_other_after.json"
@@ -37,11 +39,6 @@ UNSUPPORTED = {
 }
 STEPS = ("parse", "evaluate", "run")
 
-
-def program_of(test):
-    """The program a test runs: the text's last definition."""
-    program = parse_program(test.program)
-    return program[list(program)[-1]]
 
 
 def _params(step):
@@ -70,12 +67,7 @@ def test_at_least_thirty_two_programs_from_many_files_none_held_elsewhere():
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED))
 def test_a_fresh_program_using_what_is_not_supported_gets_a_located_error(name):
     (test,) = [t for t in TESTS if t.name == name]
-    line, column, words = UNSUPPORTED[name]
-    with pytest.raises(ParseError) as info:
-        program_of(test)
-    err = info.value
-    assert (err.line, err.column) == (line, column) and words in str(err), str(err)
-    assert err.source_line == test.program.split("\n")[line - 1]
+    check_located_error(test, *UNSUPPORTED[name])
 
 
 def test_the_before_record_names_every_program_and_counts_its_own_outcomes():
@@ -97,45 +89,24 @@ def test_the_after_record_is_what_the_tests_expect():
 
 @pytest.mark.parametrize("test", _params("parse"))
 def test_a_fresh_program_parses_and_typechecks(test):
-    f = program_of(test)
-    declared = declared_type_of(f)
-    assert declared is not None, test.provenance
-    assert len(function_parts(declared)[0]) == len(test.inputs)
-    typecheck(f)
+    check_parses_and_typechecks(test)
 
 
 @pytest.mark.parametrize("test", _params("evaluate"))
 def test_a_fresh_program_computes_what_numpy_does(test):
-    f = program_of(test)
-    args = inputs(test)
-    assert_close(evaluate(f, *args), test.gold(*args), test.provenance)
+    check_computes_what_numpy_does(test)
 
 
 @pytest.mark.parametrize("test", _params("run"))
 def test_a_fresh_program_runs_on_the_default_device(test):
-    f = program_of(test)
-    result = run(f, *inputs(test), repeat=1, warmup=0)
-    assert result.status == "ok" and result.correct, \
-        f"{test.provenance}: {result.status}: {result.message}\n{result.source}"
+    check_runs_on_the_default_device(test)
 
 
 @pytest.mark.parametrize("test", [t for t in _params("parse") if not t.marks])
 def test_a_fresh_program_prints_in_lifts_spelling_and_reads_back(test):
-    f = program_of(test)
-    again = parse_program(lift_program(f, "f"))["f"]
-    assert again == f and str(again.declared_type) == str(f.declared_type)
+    check_reads_back(test)
 
 
-OCLGRIND_CHILD = """
-import json, sys
-from tests.data.lift_fresh_other import TESTS
-from tests.test_lift_fresh_other import program_of
-from tests.test_lift_programs import inputs
-from workbench.run import run
-(test,) = [t for t in TESTS if t.name == sys.argv[1]]
-r = run(program_of(test), *inputs(test), device="Oclgrind", repeat=1, warmup=0)
-print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
-"""
 
 
 # the fresh programs whose kernels needed the code generator mended: a map of pad read as a
@@ -145,4 +116,5 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
 @pytest.mark.parametrize("name", ["Stencils.jacobi7Point3DStencilWithWeights",
                                   "TestExecute.tupleArgument"])
 def test_a_mended_fresh_program_runs_clean_under_oclgrind(name):
-    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name))
+    assert_clean(*under_oclgrind(
+        OCLGRIND_CHILD, "tests.data.lift_fresh_other:TESTS", name))

@@ -11,12 +11,14 @@ import pytest
 
 from tests.children import assert_clean, under_oclgrind
 from tests.data.lift_heldout import SECOND_BATCH, TESTS, THIRD_BATCH
-from tests.test_lift_programs import assert_close, inputs
-from workbench import ParseError, evaluate, parse_program, typecheck
-from workbench.notation.lift_printer import lift_program
-from workbench.run import run
-from workbench.typecheck import declared_type_of
-from workbench.types import function_parts
+from tests.lift_sets import (
+    OCLGRIND_CHILD,
+    check_computes_what_numpy_does,
+    check_located_error,
+    check_parses_and_typechecks,
+    check_reads_back,
+    check_runs_on_the_default_device,
+)
 
 # Programs that use what the workbench does not support, with the located error each gets
 # (line and column in the program's text, and what the message names): Lift's Shift(2) is
@@ -35,12 +37,6 @@ SUPPORTED = [pytest.param(t, id=t.name, marks=[pytest.mark.slow] if t.name in SL
              for t in TESTS + SECOND_BATCH + THIRD_BATCH if t.name not in UNSUPPORTED]
 
 
-def program_of(test):
-    """The program a test runs: the text's last definition (a highLevel file's anonymous
-    function is its last expression)."""
-    program = parse_program(test.program)
-    return program[list(program)[-1]]
-
 
 def test_about_forty_programs_of_every_kind():
     assert len(TESTS) >= 40
@@ -55,56 +51,29 @@ def test_about_forty_programs_of_every_kind():
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED))
 def test_a_held_out_program_using_what_is_not_supported_gets_a_located_error(name):
     (test,) = [t for t in TESTS if t.name == name]
-    line, column, words = UNSUPPORTED[name]
-    with pytest.raises(ParseError) as info:
-        program_of(test)
-    err = info.value
-    assert (err.line, err.column) == (line, column) and words in str(err), str(err)
-    assert err.source_line == test.program.split("\n")[line - 1]
+    check_located_error(test, *UNSUPPORTED[name])
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_held_out_program_parses_and_typechecks(test):
-    f = program_of(test)
-    declared = declared_type_of(f)
-    assert declared is not None, test.provenance
-    assert len(function_parts(declared)[0]) == len(test.inputs)
-    typecheck(f)
+    check_parses_and_typechecks(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_held_out_program_computes_what_numpy_does(test):
-    f = program_of(test)
-    args = inputs(test)
-    assert_close(evaluate(f, *args), test.gold(*args), test.provenance)
+    check_computes_what_numpy_does(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_held_out_program_runs_on_the_default_device(test):
-    f = program_of(test)
-    result = run(f, *inputs(test), repeat=1, warmup=0)
-    assert result.status == "ok" and result.correct, \
-        f"{test.provenance}: {result.status}: {result.message}\n{result.source}"
+    check_runs_on_the_default_device(test)
 
 
 @pytest.mark.parametrize("test", SUPPORTED)
 def test_a_held_out_program_prints_in_lifts_spelling_and_reads_back(test):
-    f = program_of(test)
-    again = parse_program(lift_program(f, "f"))["f"]
-    assert again == f and str(again.declared_type) == str(f.declared_type)
+    check_reads_back(test)
 
 
-OCLGRIND_CHILD = """
-import json, sys
-from tests.children import assert_clean, under_oclgrind
-from tests.data.lift_heldout import SECOND_BATCH, TESTS, THIRD_BATCH
-from tests.test_lift_heldout import program_of
-from tests.test_lift_programs import inputs
-from workbench.run import run
-(test,) = [t for t in TESTS + SECOND_BATCH if t.name == sys.argv[1]]
-r = run(program_of(test), *inputs(test), device="Oclgrind", repeat=1, warmup=0)
-print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
-"""
 
 
 # the held-out programs whose kernels needed the code generator mended: a C function
@@ -117,4 +86,5 @@ print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message
                                   "GESUMMV.fusedOptimised", "MolecularDynamics.shoc",
                                   "SHOCStencil2D.shocGeneric(128, 16)"])
 def test_a_held_out_program_runs_clean_under_oclgrind(name):
-    assert_clean(*under_oclgrind(OCLGRIND_CHILD, name))
+    assert_clean(*under_oclgrind(
+        OCLGRIND_CHILD, "tests.data.lift_heldout:TESTS,SECOND_BATCH", name))
