@@ -133,3 +133,36 @@ def test_the_strategy_searches_with_its_share_of_the_budget_and_time_limit():
     with pytest.raises(RuntimeError), strategy_share(ctx, allowed):
         raise RuntimeError("a strategy that fails gives its share back too")
     assert (ctx.budget, ctx.deadline) == (40, 1000.0)
+
+
+# a C body (kept as OpenCL C: it has an if) that multiplies by a constant written as a double:
+# in C the product is computed in double and rounded to float once; with
+# -cl-single-precision-constant the constant is the float nearest it and the product a float
+# product
+TENTH = '''
+val tenth = UserFun("tenth", Array("x"),
+  "{ float y = x * 0.1; if (y < 0.0f) { return 0.0f; } return y; }", Seq(Float), Float)
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(tenth) $ xs)
+'''
+
+
+def test_single_precision_constants_make_a_c_bodys_double_constants_floats():
+    from workbench import parse_program
+    from workbench.runtime import context_for
+
+    if not context_for(None).info.doubles:
+        pytest.skip("the default device has no double: its constants are floats already")
+    f = parse_program(TENTH)["f"]
+    xs = np.random.default_rng(1).uniform(1, 2, 4096).astype(np.float32)
+    in_double = (xs.astype(np.float64) * 0.1).astype(np.float32)
+    in_float = xs * np.float32(0.1)
+    differ = in_double != in_float
+    assert differ.any()  # the inputs tell the two apart
+    plain = run(f, xs, repeat=1, warmup=0)
+    single = run(f, xs, repeat=1, warmup=0, build_options=["single-precision-constant"])
+    for result in (plain, single):  # both within the interpreter's tolerance
+        assert result.status == "ok" and result.correct, result.message
+    assert np.array_equal(plain.output, in_double)
+    assert np.array_equal(single.output, in_float)
+    assert single.build_options == ["-cl-single-precision-constant"] and \
+        single.source == plain.source  # the option, not the source, makes them floats
