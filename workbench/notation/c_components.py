@@ -19,8 +19,6 @@ each component reads a name and the text does not grow with the depth of the exp
 
 from __future__ import annotations
 
-from functools import reduce
-
 from . import c_syntax as S
 
 COMPONENT_WIDTHS = (2, 3, 4)  # float8 and float16 elements would be 8 or 16 vectors
@@ -79,11 +77,8 @@ class Components:
              elem: str | None = None) -> tuple[str, object]:
         """A vector of the components ``parts`` as n lanes each of ``elem`` (by default the
         common type of the parts), held in a temporary."""
-        from .c_lanes import Lanes, _common, _elem
-
-        elem = elem or reduce(_common, (_elem(t) for _, t in parts))
-        lane = Lanes("vector", elem)
-        t = Lanes("components", elem, (lane,) * len(parts))
+        elem = elem or self.common_elem([t for _, t in parts])
+        t = self.components_of(elem, len(parts))
         texts = [self.as_vector(text, pt, elem, node) for text, pt in parts]
         tmp = self.fresh("v")
         self.emit(f"{self.c_name(t)} {tmp} = {{{', '.join(texts)}}};")

@@ -151,8 +151,7 @@ class _Writer(Components):
         if isinstance(t, ScalarType):
             return Lanes("vector", t.name)
         if isinstance(t, VectorType):
-            lane = Lanes("vector", t.elem.name)
-            return Lanes("components", t.elem.name, (lane,) * int(t.size.value))
+            return self.components_of(t.elem.name, int(t.size.value))
         return Lanes("tuple", items=tuple(self.lanes_of(i) for i in t.items))
 
     def c_name(self, t: Lanes) -> str:
@@ -163,6 +162,14 @@ class _Writer(Components):
         if t.kind == "uniform":
             return t.elem
         return self.struct_name(self.workbench_type(t))
+
+    def common_elem(self, types: list[Lanes]) -> str:
+        """The element type numbers of ``types`` are computed in together."""
+        return reduce(_common, (_elem(t) for t in types))
+
+    def components_of(self, elem: str, width: int) -> Lanes:
+        """The type of a vector of ``width`` components of ``elem`` in lanes."""
+        return Lanes("components", elem, (Lanes("vector", elem),) * width)
 
     def workbench_type(self, t: Lanes) -> Type:
         if t.kind in ("tuple", "components"):
@@ -176,8 +183,7 @@ class _Writer(Components):
                 raise self.error(node, f"the vector type {ctype.name}{ctype.width}: its "
                                        f"components go in lanes for vectors of 2, 3 or 4 "
                                        f"float, int or uint only")
-            lane = Lanes("vector", ctype.name)
-            return Lanes("components", ctype.name, (lane,) * ctype.width)
+            return self.components_of(ctype.name, ctype.width)
         if ctype.name == "Tuple":
             if ctype.items:
                 for item in ctype.items:
