@@ -193,9 +193,16 @@ def kmeans(xp, features, clusters):
 def kmeans_by_products(xp, features, clusters):
     """K-means' nearest clusters the fast way NumPy computes them: |x − c|² = |x|² − 2 x·c
     + |c|², and |x|² is the same for every cluster, so the argmin over |c|² − 2 x·c, whose
-    products are one matrix product (BLAS)."""
+    products are one matrix product (BLAS); the argmin taken a cluster at a time over all
+    points (NumPy's argmin along an axis of 5 was 5 to 8 times slower at 204,800 points),
+    the first of equal distances kept as argmin keeps it."""
     d = (clusters * clusters).sum(axis=1)[:, None] - 2 * (clusters @ features)  # [C, P]
-    return xp.argmin(d, axis=0).astype(np.int32)[:, None]
+    best, index = d[0].copy(), xp.zeros(d.shape[1], np.int32)
+    for k in range(1, d.shape[0]):
+        nearer = d[k] < best
+        xp.minimum(best, d[k], out=best)
+        index[nearer] = k
+    return index[:, None]
 
 
 def nearestNeighbour(xp, locations, lat, lng):
