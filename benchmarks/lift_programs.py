@@ -10,7 +10,8 @@ again beside the peers in the same interleaved rounds. Two kinds of peer:
   hand-written") and both kernels' rate, GFLOP/s for the dense programs and GB/s for the
   stencils and maps, with its share of the device's measured ceiling (``workbench.ceilings``:
   float32 multiply-adds, a copy);
-- the array libraries: on a CPU NumPy (SciPy's ``ndimage.correlate`` for the stencils), on
+- the array libraries: on a CPU NumPy (SciPy's ``ndimage.correlate`` for the stencils; for
+  K-means and MRI-Q also the fastest NumPy formulation, by matrix products), on
   an NVIDIA GPU CuPy (``cupyx.scipy.ndimage``), where CuPy is installed; and a STREAM-like
   copy of as many bytes as the program moves.
 
@@ -189,6 +190,21 @@ def kmeans(xp, features, clusters):
     return xp.argmin(d, axis=1).astype(np.int32)[:, None]
 
 
+def kmeans_by_products(xp, features, clusters):
+    """K-means' nearest clusters the fast way NumPy computes them: |x − c|² = |x|² − 2 x·c
+    + |c|², and |x|² is the same for every cluster, so the argmin over |c|² − 2 x·c, whose
+    products are one matrix product (BLAS); the argmin taken a cluster at a time over all
+    points (NumPy's argmin along an axis of 5 was 5 to 8 times slower at 204,800 points),
+    the first of equal distances kept as argmin keeps it."""
+    d = (clusters * clusters).sum(axis=1)[:, None] - 2 * (clusters @ features)  # [C, P]
+    best, index = d[0].copy(), xp.zeros(d.shape[1], np.int32)
+    for k in range(1, d.shape[0]):
+        nearer = d[k] < best
+        xp.minimum(best, d[k], out=best)
+        index[nearer] = k
+    return index[:, None]
+
+
 def nearestNeighbour(xp, locations, lat, lng):
     la, ln = locations
     return xp.sqrt((np.float32(lat) - la) ** 2 + (np.float32(lng) - ln) ** 2)
@@ -200,6 +216,15 @@ def mriqComputeQ(xp, x, y, z, k):
                                    + z[:, None] * kz[None])
     return ((phi[None] * xp.cos(arg)).sum(axis=1)[:, None],
             (phi[None] * xp.sin(arg)).sum(axis=1)[:, None])
+
+
+def mriq_by_products(xp, x, y, z, k):
+    """MRI-Q's computeQ the fast way NumPy computes it: the sums over the samples as two
+    matrix-vector products, ``cos(arg) @ φ`` and ``sin(arg) @ φ`` (BLAS)."""
+    kx, ky, kz, phi = k
+    arg = np.float32(2 * np.pi) * (x[:, None] * kx[None] + y[:, None] * ky[None]
+                                   + z[:, None] * kz[None])
+    return (xp.cos(arg) @ phi)[:, None], (xp.sin(arg) @ phi)[:, None]
 
 
 def mriqPhiMag(xp, phi_r, phi_i):
@@ -276,6 +301,8 @@ class LiftProgram:
     reference: Callable
     sizes: dict = field(default_factory=dict)  # "test", "quick", "cpu", "gpu"
     correlate: Callable | None = None  # (ndimage, xp, *inputs) -> the stencil
+    # the fastest NumPy formulation where it is not the reference itself: (xp, *inputs)
+    fastest: Callable | None = None
 
     def program(self):
         from workbench.programs import library
@@ -353,7 +380,8 @@ PROGRAMS = {p.name: p for p in [
                 {"test": 16, "quick": 1024, "cpu": 4096, "gpu": 16384}),
     LiftProgram("kmeans", "kmeans", "dense",
                 lambda rng, p: [_floats(rng, (34, p), 0, 1), _floats(rng, (5, 34), 0, 1)],
-                kmeans, {"test": 20, "quick": 1 << 14, "cpu": 204800, "gpu": 204800}),
+                kmeans, {"test": 20, "quick": 1 << 14, "cpu": 204800, "gpu": 204800},
+                fastest=kmeans_by_products),
     LiftProgram("nearest_neighbour", "nearestNeighbour", "map",
                 lambda rng, n: [(_floats(rng, n, -90, 90), _floats(rng, n, -180, 180)),
                                 30.0, 90.0], nearestNeighbour,
@@ -361,7 +389,8 @@ PROGRAMS = {p.name: p for p in [
     LiftProgram("mriq", "mriqComputeQ", "dense",
                 lambda rng, n: [_floats(rng, n), _floats(rng, n), _floats(rng, n),
                                 tuple(_floats(rng, n // 8) for _ in range(4))], mriqComputeQ,
-                {"test": 16, "quick": 2048, "cpu": 8192, "gpu": 32768}),
+                {"test": 16, "quick": 2048, "cpu": 8192, "gpu": 32768},
+                fastest=mriq_by_products),
     LiftProgram("mriq", "mriqPhiMag", "map", lambda rng, n: [_floats(rng, n), _floats(rng, n)],
                 mriqPhiMag, {"test": 64, "quick": 1 << 18, "cpu": 1 << 22, "gpu": 1 << 24}),
     LiftProgram("md", "molecularDynamics", "dense",
@@ -420,10 +449,14 @@ def bytes_of(args: list, output) -> int:
 
 
 def cpu_peers(name: str, args: list, repeat: int) -> dict[str, Callable[[], Spread]]:
-    """NumPy's reference and, for a stencil, SciPy's ``ndimage.correlate``: each timer
-    gives the median and range of ``repeat`` runs."""
+    """NumPy's reference, the fastest NumPy formulation where it is another (K-means' and
+    MRI-Q's by matrix products) and, for a stencil, SciPy's ``ndimage.correlate``: each
+    timer gives the median and range of ``repeat`` runs."""
     spec = PROGRAMS[name]
     peers = {"NumPy": lambda: host_spread(lambda: spec.reference(np, *args), repeat)}
+    if spec.fastest is not None:
+        peers["NumPy (products)"] = lambda: host_spread(lambda: spec.fastest(np, *args),
+                                                        repeat)
     if spec.correlate is not None:
         try:
             from scipy import ndimage
@@ -488,11 +521,13 @@ def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dic
 
 
 def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
-              time_limit: float | None, rounds: int, repeat: int) -> dict:
+              time_limit: float | None, rounds: int, repeat: int,
+              build_options: tuple[str, ...] = ()) -> dict:
     """One program: the default mapping run, the guided search (``budget`` candidates,
     within ``time_limit`` seconds where one is given: else the search measures its whole
-    budget), then the default mapping, the best kernel and the peers timed again,
-    interleaved over ``rounds``."""
+    budget; the OpenCL ``build_options`` it may choose for its best kernels, none unless
+    given), then the default mapping, the best kernel (built with the options the search
+    chose for it) and the peers timed again, interleaved over ``rounds``."""
     from workbench.run import run
     from workbench.search import search
     from workbench.semantics import evaluate
@@ -513,7 +548,7 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
     entry["default"] = {"status": default.status, "correct": default.correct,
                         "kernel_ms": default.kernel_ms if default.correct else None,
                         "message": (default.message or "")[:500]}
-    best = prog
+    best, best_options = prog, []
     try:
         # the default mapping is the search's first candidate: its best is never slower;
         # on a GPU the map nests on grids of work-items come next (innermost map on
@@ -529,7 +564,8 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # inputs in constant memory (MRI-Q's k-space samples; PoCL has no constant memory
         # of its own). These are the guided strategy's defaults but for the last two.
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
-                       repeat=repeat, options={"default_first": True,
+                       repeat=repeat, build_options=list(build_options) or None,
+                       options={"default_first": True,
                                                "grids_first": kind == "gpu",
                                                "unrolled_first": kind == "cpu",
                                                "lanes_first": kind == "cpu",
@@ -538,9 +574,10 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
                                                "constant_first": kind == "gpu"})
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
                            "stopped": found.stopped,
-                           "best_kernel_ms": found.best_kernel_ms}
+                           "best_kernel_ms": found.best_kernel_ms,
+                           "build_options": found.build_options}
         if found.best is not None:
-            best = found.best
+            best, best_options = found.best, found.build_options
             from workbench.notation import to_text
 
             entry["search"]["best"] = to_text(found.best, width=None)
@@ -555,8 +592,9 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
     for _ in range(rounds):
         for k, timer in peers.items():
             samples[k].append(timer())
-        for label, expr in (("default", prog), ("best", best)):
-            r = run(expr, *args, device=device, repeat=repeat, expected=expected)
+        for label, expr, options in (("default", prog, []), ("best", best, best_options)):
+            r = run(expr, *args, device=device, repeat=repeat, expected=expected,
+                    build_options=options or None)
             if r.correct:
                 samples[label].append(Spread(r.kernel_ms, r.kernel_ms_min, r.kernel_ms_max))
     timed = {k: pooled(v) for k, v in samples.items()}
@@ -609,6 +647,17 @@ def _limit_text(time_limit) -> str:
     return f"at most {time_limit} s a program"
 
 
+def _options_text(doc: dict) -> str:
+    allowed = doc.get("build_options")
+    return (f" The searches might build their best kernels with {', '.join(allowed)} "
+            f"(``--build-option``).") if allowed else ""
+
+
+def _built_with(p: dict) -> str:
+    options = (p.get("search") or {}).get("build_options")
+    return f" (built with {' '.join(options)})" if options else ""
+
+
 def table(doc: dict) -> str:
     """The results as Markdown: per program the default mapping, the searched best, the
     array peers, the copy ceiling and the hand-written kernel, all timed in the same
@@ -625,7 +674,7 @@ def table(doc: dict) -> str:
              f"kernel times in ms (device events, median of {doc['rounds']} interleaved "
              "rounds, [min–max] of all their runs), transfers excluded; the peers' timed in "
              "the same rounds. Written by `python -m benchmarks.lift_programs"
-             f"{' --quick' if doc['quick'] else ''}`.{found}", "",
+             f"{' --quick' if doc['quick'] else ''}`.{found}{_options_text(doc)}", "",
              "| program | size | evaluates = NumPy | default | searched best | evaluated | "
              "peers | copy ceiling | best vs peer | best vs ceiling | hand-written | "
              "best vs hand-written | best rate (share) | hand-written rate (share) |",
@@ -644,7 +693,7 @@ def table(doc: dict) -> str:
         lines.append(
             f"| {name} | {p['size']} | {'yes' if p['evaluates_equal_to_numpy'] else 'NO'} | "
             f"{with_range(t['default'], r.get('default'))} | "
-            f"{with_range(t['best'], r.get('best'))} | "
+            f"{with_range(t['best'], r.get('best'))}{_built_with(p)} | "
             f"{p['search'].get('evaluated', '–')} | {peer_text} | {ceil_text} | "
             f"{_times(best_peer, t['best'])} | "
             f"{_times(ceiling.get('copy (OpenCL)'), t['best'])} | "
@@ -680,6 +729,7 @@ def may_start(left: float, taken: list[float]) -> bool:
 
 
 def main(argv=None) -> dict:
+    from workbench.device.build_options import build_options as build_options_of
     from workbench.device.opencl import find_device
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -690,12 +740,19 @@ def main(argv=None) -> dict:
     ap.add_argument("--time-limit", type=float, default=None,
                     help="seconds a program's search may take (default: none, each search "
                          "measures its budget)")
+    ap.add_argument("--build-option", action="append", default=[], dest="build_options",
+                    help="an OpenCL build option the searches may choose for their best "
+                         "kernels (workbench.device.build_options; repeat for several; "
+                         "default none)")
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--deadline", type=float, default=None,
                     help="seconds the whole run may take (default: 540, 9 minutes): a "
                          "program starts only while the time left is at least what the "
                          "longest program so far took; those not started are listed as not "
                          "run (a search started is never cut short)")
+    ap.add_argument("--out", default=None,
+                    help="the results' file name in benchmarks/results, without .json "
+                         "(default: lift_programs_<device>[_quick])")
     args = ap.parse_args(argv)
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
@@ -706,14 +763,16 @@ def main(argv=None) -> dict:
     rounds = args.rounds or (3 if args.quick else 5)
     repeat = 5 if args.quick else 10
     size_key = "quick" if args.quick else kind
+    allowed = build_options_of(args.build_options)
     from workbench.ceilings import ceilings as device_ceilings
 
     found = device_ceilings(args.device)  # measured once, before the programs' rounds
     doc = {"device": info.name, "platform": platform.platform(), "kind": kind,
            "quick": args.quick, "budget": budget, "time_limit": time_limit,
+           "build_options": list(allowed),
            "rounds": rounds, "ceilings": {"gflop_per_s": found.gflop_per_s,
                                            "gb_per_s": found.gb_per_s}, "programs": {}}
-    out = RESULTS / f"lift_programs_{tag}{'_quick' if args.quick else ''}.json"
+    out = RESULTS / f"{args.out or f'lift_programs_{tag}' + ('_quick' if args.quick else '')}.json"
     taken: list[float] = []  # seconds each program run took
     stopped = False
     for name in args.programs:
@@ -725,7 +784,7 @@ def main(argv=None) -> dict:
             continue
         began = time.time()
         doc["programs"][name] = benchmark(name, size, kind, args.device, budget, time_limit,
-                                          rounds, repeat)
+                                          rounds, repeat, allowed)
         taken.append(time.time() - began)
         print(f"{name}: {doc['programs'][name].get('status')} "
               f"({doc['programs'][name].get('seconds', 0)} s)", flush=True)

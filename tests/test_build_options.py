@@ -123,7 +123,7 @@ def test_the_strategy_searches_with_its_share_of_the_budget_and_time_limit():
 
     from workbench.search.build_choice import strategy_share
 
-    ctx = SimpleNamespace(budget=40, deadline=1000.0, time_limit=50.0)
+    ctx = SimpleNamespace(budget=40, deadline=1000.0, time_limit=50.0, start=ASUM)
     allowed = ("-cl-mad-enable", "-cl-fast-relaxed-math")
     with strategy_share(ctx, allowed):
         assert (ctx.budget, ctx.deadline) == (34, 990.0)  # 2 kernels x 3 option sets; 1/5
@@ -133,3 +133,67 @@ def test_the_strategy_searches_with_its_share_of_the_budget_and_time_limit():
     with pytest.raises(RuntimeError), strategy_share(ctx, allowed):
         raise RuntimeError("a strategy that fails gives its share back too")
     assert (ctx.budget, ctx.deadline) == (40, 1000.0)
+
+
+# a C body (kept as OpenCL C: it has an if) that multiplies by a constant written as a double:
+# in C the product is computed in double and rounded to float once; with
+# -cl-single-precision-constant the constant is the float nearest it and the product a float
+# product
+TENTH = '''
+val tenth = UserFun("tenth", Array("x"),
+  "{ float y = x * 0.1; if (y < 0.0f) { return 0.0f; } return y; }", Seq(Float), Float)
+val f = fun(ArrayType(Float, SizeVar("N")), xs => Map(tenth) $ xs)
+'''
+
+
+def test_single_precision_constants_make_a_c_bodys_double_constants_floats():
+    from workbench import parse_program
+    from workbench.runtime import context_for
+
+    if not context_for(None).info.doubles:
+        pytest.skip("the default device has no double: its constants are floats already")
+    f = parse_program(TENTH)["f"]
+    xs = np.random.default_rng(1).uniform(1, 2, 4096).astype(np.float32)
+    in_double = (xs.astype(np.float64) * 0.1).astype(np.float32)
+    in_float = xs * np.float32(0.1)
+    differ = in_double != in_float
+    assert differ.any()  # the inputs tell the two apart
+    plain = run(f, xs, repeat=1, warmup=0)
+    single = run(f, xs, repeat=1, warmup=0, build_options=["single-precision-constant"])
+    for result in (plain, single):  # both within the interpreter's tolerance
+        assert result.status == "ok" and result.correct, result.message
+    assert np.array_equal(plain.output, in_double)
+    assert np.array_equal(single.output, in_float)
+    assert single.build_options == ["-cl-single-precision-constant"] and \
+        single.source == plain.source  # the option, not the source, makes them floats
+
+
+def test_single_precision_constants_are_tried_only_where_a_c_body_has_a_double_constant():
+    from workbench import parse_program
+    from workbench.notation.c_body import user_function
+    from workbench.search.build_choice import double_constants, tried_sets
+    from workbench.types import FLOAT
+
+    single, mad = ("-cl-single-precision-constant",), ("-cl-mad-enable",)
+    tenth = parse_program(TENTH)["f"]
+    macro = user_function("tenth", ["x"], [FLOAT], FLOAT,
+                          "#define C 0.1\n{ float y = x * C; if (y < 0.0f) { return 0.0f; } "
+                          "return y; }")
+    floats = parse_program(TENTH.replace("x * 0.1;", "x * 0.1f;"))["f"]
+    assert macro.c_body and double_constants(tenth) and double_constants(macro)
+    assert not double_constants(floats) and not double_constants(SCALE)
+    assert tried_sets(tenth, single + mad) == [single, mad, single + mad]
+    assert tried_sets(floats, single + mad) == [mad, single + mad]
+    assert tried_sets(floats, single) == []
+    assert kept_back(40, single, floats) == 0 and kept_back(40, single, tenth) == 2
+
+
+def test_a_search_builds_with_single_precision_constants_only_a_body_with_doubles():
+    from workbench import parse_program
+
+    allowed = ["single-precision-constant"]
+    for text, measured in ((TENTH, True), (TENTH.replace("x * 0.1;", "x * 0.1f;"), False)):
+        found = search(parse_program(text)["f"], "[float]_1024", budget=4, workers=0,
+                       repeat=1, build_options=allowed, options={"lanes_first": False})
+        assert any(r.build_options for r in found.log) == measured
+        assert found.evaluated == 4  # none of the budget kept back for a choice not made

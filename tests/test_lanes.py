@@ -111,7 +111,7 @@ def test_a_function_returning_a_tuple_gives_a_tuple_of_vectors():
 @pytest.mark.parametrize("body, where, what", [
     ("{ while (x > 0) { x = x - 1; } return x; }", "line 1, column 12", "loop whose condition"),
     ("{ for (int k = 0; k < 4; k++) { if (x > k) break; } return x; }", "column 44", "break"),
-    ("{ float4 v = (float4)(x); return v.x; }", "column 10", "vector type float4"),
+    ("{ float8 v = (float8)(x); return v.s0; }", "column 10", "vector type float8"),
     ("{ return dot(x, x); }", "column 10", "built-in dot"),
 ])
 def test_a_c_body_without_a_lane_wise_form_is_refused_where_it_is(body, where, what):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from benchmarks import lift_programs as bench
 from workbench import evaluate
+from workbench.errors import ArgumentError
 from workbench.programs import LIBRARY, library
 from workbench.run import run
 
@@ -139,3 +140,44 @@ def test_programs_the_deadline_leaves_no_time_for_are_listed_as_not_run(tmp_path
     text = next(tmp_path.glob("lift_programs_*.md")).read_text()
     assert f"| hotspot | 512 | {bench.NOT_RUN} |" in text
     assert "no time limit (each search measured its budget)" in text
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if bench.PROGRAMS[n].fastest])
+def test_the_fastest_numpy_formulation_computes_the_program(name):
+    spec = bench.PROGRAMS[name]
+    args = bench.inputs_of(name, spec.sizes["quick"])
+    want, got = spec.reference(np, *args), spec.fastest(np, *args)
+    if name == "kmeans":  # another rounding of the distances: a nearest cluster all the same
+        features, clusters = args
+        d = ((features.T[:, None, :] - clusters[None, :, :]) ** 2).sum(axis=2)
+        chosen = np.take_along_axis(d, got, axis=1)[:, 0]
+        np.testing.assert_allclose(chosen, d.min(axis=1), rtol=1e-5, atol=1e-5)
+        assert (got == want).mean() > 0.999
+    else:
+        assert bench.agree(got, want)
+
+
+def test_the_cpu_peers_hold_the_fastest_numpy_formulation():
+    args = bench.inputs_of("kmeans", 64)
+    peers = bench.cpu_peers("kmeans", args, 1)
+    assert set(peers) == {"NumPy", "NumPy (products)"}
+    assert peers["NumPy (products)"]().median_ms > 0
+    assert set(bench.cpu_peers("nbody", bench.inputs_of("nbody", 16), 1)) == {"NumPy"}
+
+
+def test_the_benchmark_lets_its_searches_build_with_the_options_given(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    monkeypatch.setitem(bench.PROGRAMS["srad1"].sizes, "quick", 16)
+    doc = bench.main(["--quick", "--programs", "srad1", "--budget", "4", "--rounds", "1",
+                      "--build-option", "single-precision-constant", "--out", "with"])
+    assert doc["build_options"] == ["-cl-single-precision-constant"]
+    entry = doc["programs"]["srad1"]
+    assert entry["status"] == "ok" and entry["search"]["build_options"] in (
+        [], ["-cl-single-precision-constant"])
+    text = (tmp_path / "with.md").read_text()
+    assert "might build their best kernels with -cl-single-precision-constant" in text
+    row = next(line for line in text.splitlines() if line.startswith("| srad1 |"))
+    assert ("(built with -cl-single-precision-constant)" in row) == \
+        bool(entry["search"]["build_options"])
+    with pytest.raises(ArgumentError, match="'-DX=1' is not an option"):
+        bench.main(["--quick", "--programs", "srad1", "--build-option=-DX=1"])

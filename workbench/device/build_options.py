@@ -2,13 +2,20 @@
 that let the compiler trade IEEE exactness for speed — contract ``a * b + c`` into one
 ``mad`` (``-cl-mad-enable``), ignore the sign of zero, reassociate float arithmetic and
 assume no NaN or infinity (``-cl-unsafe-math-optimizations``, ``-cl-finite-math-only``, all
-of them: ``-cl-fast-relaxed-math``), flush denormals to zero.
+of them: ``-cl-fast-relaxed-math``), flush denormals to zero — and
+``-cl-single-precision-constant``, which takes a C body's double constants (``0.5`` without
+``f``, as Rodinia's SRAD writes its coefficient) as floats, so that a body over floats
+computes in float instead of converting each operand to double and back (SRAD's first step
+on PoCL: twice as fast).
 
 None is used unless the user allows it (``run(..., build_options=[...])`` builds with them;
 ``search(..., build_options=[...])`` may choose among them), since a kernel built with them
 may compute other numbers than the interpreter: every such kernel is still checked against
-the interpreter, with the tolerance of any other kernel. Other options (``-D``, ``-I``,
-``-cl-std``) are refused: they change what the source means, not how it is compiled.
+the interpreter, with the tolerance of any other kernel. A body's constants are left as the
+user wrote them otherwise: ``0.5 * g2`` is double arithmetic in C, and making it float is
+the user's choice, named in the kernel's record, not the code generator's. Other options
+(``-D``, ``-I``, ``-cl-std``) are refused: they change what the source means, not how it is
+compiled.
 """
 
 from __future__ import annotations
@@ -16,8 +23,9 @@ from __future__ import annotations
 from ..errors import ArgumentError
 
 # the options allowed, in the order a kernel's record names them
-MATH_OPTIONS = ("-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
-                "-cl-finite-math-only", "-cl-fast-relaxed-math", "-cl-denorms-are-zero")
+MATH_OPTIONS = ("-cl-single-precision-constant", "-cl-mad-enable", "-cl-no-signed-zeros",
+                "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-fast-relaxed-math",
+                "-cl-denorms-are-zero")
 
 
 def build_options(value, argument: str = "build_options") -> tuple[str, ...]:

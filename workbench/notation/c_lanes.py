@@ -15,8 +15,12 @@ flow (if-conversion):
 - a loop whose condition is the same in every lane (a counter from a constant to a
   constant) stays a loop, its counter a scalar.
 
+A vector value of the body (N-body's ``float4``) is its components' vectors, one per
+component (structure of arrays: ``c_components``).
+
 Where the body cannot be applied lane by lane (``break``, a loop whose condition differs
-between lanes, vectors and their fields, a built-in with no lane-wise form, ``double``) the
+between lanes, an operation on vectors with no component-wise form, a built-in with no
+lane-wise form, ``double``) the
 translation is refused with a ``CBodyError`` that names the construct and where it is in
 the body. The interpreter needs no such version: it evaluates the C body on arrays of
 lanes (``c_evaluation``), which is what the vector version computes lane by lane.
@@ -30,6 +34,7 @@ from functools import lru_cache, reduce
 
 from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import c_syntax as S
+from .c_components import COMPONENT_WIDTHS, Components
 from .c_syntax import CBodyError, read_c
 
 LANE_SCALARS = ("float", "int", "uint")
@@ -53,8 +58,9 @@ _TESTS = {"isnan", "isinf", "isfinite", "isnormal", "signbit"}  # a mask on vect
 @dataclass(frozen=True)
 class Lanes:
     """A type in the lane-wise body: ``kind`` "vector" (n lanes of ``elem``), "uniform"
-    (one scalar for all lanes: a literal, a loop counter), "mask" (intN, -1 where true)
-    or "tuple" (a struct of vectors, ``items``)."""
+    (one scalar for all lanes: a literal, a loop counter), "mask" (intN, -1 where true),
+    "tuple" (a struct of vectors, ``items``) or "components" (a float4's n lanes: a struct
+    of the vectors of its components, ``items``)."""
 
     kind: str
     elem: str = ""
@@ -74,16 +80,20 @@ class LaneFunction:
     text: str
 
 
-def lane_type(t: Type, width: int, what: str, function: str) -> Type:
-    """The type of n lanes of a scalar (a vector) or of a tuple of scalars (a tuple of
-    vectors); refused for anything else."""
+def lane_type(t: Type, width: int, what: str, function: str, inside: bool = False) -> Type:
+    """The type of n lanes of a scalar (a vector), of a float4 (a tuple of the vectors of
+    its components) or of a tuple of those (a tuple of their lane types); refused for
+    anything else."""
     if isinstance(t, ScalarType) and t.name in LANE_SCALARS:
         return VectorType(t, _size(width))
-    if isinstance(t, TupleType) and all(isinstance(i, ScalarType) and i.name in LANE_SCALARS
-                                        for i in t.items):
-        return TupleType(tuple(VectorType(i, _size(width)) for i in t.items))
-    raise CBodyError(function, f"{what} of type {t}: lanes hold float, int or uint, or tuples "
-                               f"of them")
+    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType) and \
+            t.elem.name in LANE_SCALARS and t.size.is_integer_constant and \
+            int(t.size.value) in COMPONENT_WIDTHS:
+        return TupleType((VectorType(t.elem, _size(width)),) * int(t.size.value))
+    if isinstance(t, TupleType) and not inside:
+        return TupleType(tuple(lane_type(i, width, what, function, True) for i in t.items))
+    raise CBodyError(function, f"{what} of type {t}: lanes hold float, int or uint, vectors "
+                               f"of 2, 3 or 4 of them, or tuples of those")
 
 
 def _size(width: int):
@@ -110,7 +120,7 @@ def lanewise(function: str, body: str, params: tuple[str, ...], fn_type: Type, w
     return LaneFunction(lane_params, lane_result, text)
 
 
-class _Writer:
+class _Writer(Components):
     def __init__(self, function: str, width: int, struct_name, args: list[Type], result: Type):
         self.function = function
         self.n = width
@@ -140,6 +150,8 @@ class _Writer:
     def lanes_of(self, t: Type) -> Lanes:
         if isinstance(t, ScalarType):
             return Lanes("vector", t.name)
+        if isinstance(t, VectorType):
+            return self.components_of(t.elem.name, int(t.size.value))
         return Lanes("tuple", items=tuple(self.lanes_of(i) for i in t.items))
 
     def c_name(self, t: Lanes) -> str:
@@ -151,23 +163,35 @@ class _Writer:
             return t.elem
         return self.struct_name(self.workbench_type(t))
 
+    def common_elem(self, types: list[Lanes]) -> str:
+        """The element type numbers of ``types`` are computed in together."""
+        return reduce(_common, (_elem(t) for t in types))
+
+    def components_of(self, elem: str, width: int) -> Lanes:
+        """The type of a vector of ``width`` components of ``elem`` in lanes."""
+        return Lanes("components", elem, (Lanes("vector", elem),) * width)
+
     def workbench_type(self, t: Lanes) -> Type:
-        if t.kind == "tuple":
+        if t.kind in ("tuple", "components"):
             return TupleType(tuple(self.workbench_type(i) for i in t.items))
         return VectorType(ScalarType("int" if t.kind == "mask" else t.elem), _size(self.n))
 
     def declared(self, ctype: S.CType, node: S.Node) -> Lanes:
         """The lane-wise type of a type the body names."""
         if ctype.width:
-            raise self.error(node, f"the vector type {ctype.name}{ctype.width}: a function "
-                                   f"applied lane by lane works on scalars")
+            if ctype.width not in COMPONENT_WIDTHS or ctype.name not in LANE_SCALARS:
+                raise self.error(node, f"the vector type {ctype.name}{ctype.width}: its "
+                                       f"components go in lanes for vectors of 2, 3 or 4 "
+                                       f"float, int or uint only")
+            return self.components_of(ctype.name, ctype.width)
         if ctype.name == "Tuple":
             if ctype.items:
                 for item in ctype.items:
-                    if item.width or item.name not in LANE_SCALARS:
+                    if item.name not in LANE_SCALARS or (
+                            item.width and item.width not in COMPONENT_WIDTHS):
                         raise self.error(node, "a tuple of other items than float, int "
-                                               "and uint")
-                return Lanes("tuple", items=tuple(Lanes("vector", i.name)
+                                               "and uint and vectors of them")
+                return Lanes("tuple", items=tuple(self.declared(i, node)
                                                   for i in ctype.items))
             own = self.result if isinstance(self.result, TupleType) else next(
                 (a for a in self.args if isinstance(a, TupleType)), None)
@@ -190,8 +214,9 @@ class _Writer:
     # --- conversions ----------------------------------------------------------------------
     def as_vector(self, text: str, t: Lanes, elem: str, node: S.Node) -> str:
         """A value as n lanes of ``elem``."""
-        if t.kind == "tuple":
-            raise self.error(node, "a tuple where a number was expected")
+        if t.kind in ("tuple", "components"):
+            raise self.error(node, f"a {'tuple' if t.kind == 'tuple' else 'vector'} where a "
+                                   f"number was expected")
         if t.kind == "mask":  # true is 1 again, as in C
             return f"(-({text}))" if elem == "int" else f"convert_{elem}{self.n}(-({text}))"
         if t.kind == "uniform":
@@ -205,16 +230,17 @@ class _Writer:
             return text
         if t.kind == "uniform":
             return f"((int{self.n})(-(int)(({text}) != 0)))"
-        if t.kind == "tuple":
-            raise self.error(node, "a tuple where a condition was expected")
+        if t.kind in ("tuple", "components"):
+            raise self.error(node, "a tuple or vector where a condition was expected")
         return f"(({text}) != ({t.elem}{self.n})(0))" if t.elem != "int" else f"(({text}) != 0)"
 
     def convert(self, text: str, t: Lanes, to: Lanes, node: S.Node) -> str:
         if to.kind == "mask":
             return self.as_mask(text, t, node)
-        if to.kind == "tuple":
+        if to.kind in ("tuple", "components"):
             if t != to:
-                raise self.error(node, f"a value of another type where a tuple of "
+                what = "a tuple" if to.kind == "tuple" else "a vector"
+                raise self.error(node, f"a value of another type where {what} of "
                                        f"{len(to.items)} items was expected")
             return text
         if to.kind == "uniform":
@@ -241,6 +267,8 @@ class _Writer:
             return node.name, self.lookup(node.name, node)
         if isinstance(node, S.Field):
             base, t = self.expr(node.base)
+            if t.kind == "components":
+                return self.component_field(node, base, t)
             if t.kind != "tuple":
                 raise self.error(node, f"the field .{node.name} of a value that is not a "
                                        f"tuple (a function applied lane by lane works on "
@@ -258,6 +286,8 @@ class _Writer:
                 return text, t
             if t.kind in ("tuple",):
                 raise self.error(node, f"'{node.op}' on a tuple")
+            if t.kind == "components":
+                return self.component_unary(node, text, t)
             if t.kind == "mask":
                 text, t = self.as_vector(text, t, "int", node), Lanes("vector", "int")
             return f"({node.op}{text})", t
@@ -269,8 +299,8 @@ class _Writer:
             b, bt = self.expr(node.other, expected)
             if ct.kind == "uniform" and at.kind == bt.kind == "uniform" and at.elem == bt.elem:
                 return f"(({cond}) ? {a} : {b})", at
-            if "tuple" in (at.kind, bt.kind):
-                raise self.error(node, "'?:' choosing between tuples")
+            if {"tuple", "components"} & {at.kind, bt.kind}:
+                raise self.error(node, "'?:' choosing between tuples or vectors")
             elem = _common(_elem(at), _elem(bt))
             return (f"select({self.as_vector(b, bt, elem, node)}, "
                     f"{self.as_vector(a, at, elem, node)}, {self.as_mask(cond, ct, node)})",
@@ -278,8 +308,8 @@ class _Writer:
         if isinstance(node, S.Cast):
             text, t = self.expr(node.operand)
             to = self.declared(node.type, node)
-            if to.kind == "tuple":
-                raise self.error(node, "a cast to a tuple")
+            if to.kind in ("tuple", "components"):
+                raise self.error(node, f"a cast to a {to.kind[:5].replace('compo', 'vector')}")
             if t.kind == "uniform" and to.kind == "vector":
                 return f"(({to.elem})({text}))", Lanes("uniform", to.elem)
             return self.convert(text, t, to, node), to
@@ -296,16 +326,21 @@ class _Writer:
                      for i, t in zip(node.items, expected.items)]
             return f"(({self.c_name(expected)}){{{', '.join(items)}}})", expected
         if isinstance(node, S.VectorLiteral):
-            raise self.error(node, "a vector literal: a function applied lane by lane works "
-                                   "on scalars")
+            return self.vector_literal(node)
         raise self.error(node, f"the expression {type(node).__name__}")
 
     def binary(self, node: S.Binary) -> tuple[str, Lanes]:
         a, at = self.expr(node.left)
         b, bt = self.expr(node.right)
-        op = node.op
         if "tuple" in (at.kind, bt.kind):
-            raise self.error(node, f"'{op}' on a tuple")
+            raise self.error(node, f"'{node.op}' on a tuple")
+        if "components" in (at.kind, bt.kind):
+            return self.component_binary(node, a, at, b, bt)
+        return self.combine(node.op, a, at, b, bt, node)
+
+    def combine(self, op: str, a: str, at: Lanes, b: str, bt: Lanes,
+                node: S.Node) -> tuple[str, Lanes]:
+        """``a op b`` of two numbers (vectors, masks or uniform scalars)."""
         if at.kind == bt.kind == "uniform":  # the same in every lane: C's own operator
             kind = "int" if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||") \
                 else _common(at.elem, bt.elem)
@@ -316,19 +351,24 @@ class _Writer:
         elem = _common(_elem(at), _elem(bt))
         if op in ("%", "&", "|", "^", "<<", ">>") and elem == "float":
             raise self.error(node, f"'{op}' on floats")
-        left = self.as_vector(a, at, elem, node.left) if at.kind != "uniform" or \
+        left = self.as_vector(a, at, elem, node) if at.kind != "uniform" or \
             _common(at.elem, elem) != elem else a
-        right = self.as_vector(b, bt, elem, node.right) if bt.kind != "uniform" or \
+        right = self.as_vector(b, bt, elem, node) if bt.kind != "uniform" or \
             _common(bt.elem, elem) != elem else b
         if op in ("<", "<=", ">", ">=", "==", "!="):
             return f"({left} {op} {right})", MASK
         return f"({left} {op} {right})", Lanes("vector", elem)
 
     def call(self, node: S.Call) -> tuple[str, Lanes]:
-        name = node.name
         args = [self.expr(a) for a in node.args]
         if any(t.kind == "tuple" for _, t in args):
-            raise self.error(node, f"{name} of a tuple")
+            raise self.error(node, f"{node.name} of a tuple")
+        if any(t.kind == "components" for _, t in args):
+            return self.component_call(node, args)
+        return self.lane_call(node, node.name, args)
+
+    def lane_call(self, node: S.Call, name: str, args: list) -> tuple[str, Lanes]:
+        """The built-in ``name`` of numbers (vectors, masks or uniform scalars)."""
         if all(t.kind == "uniform" for _, t in args) and name not in _TESTS:
             floating = name in _FLOAT_1 | _FLOAT_N
             elem = "float" if floating else \
@@ -352,7 +392,7 @@ class _Writer:
             raise self.error(node, f"the built-in {name}, which has no lane-wise form here "
                                    f"(the math functions of floats, min, max, clamp and abs "
                                    f"have)")
-        texts = [self.as_vector(a, t, elem, arg) for (a, t), arg in zip(args, node.args)]
+        texts = [self.as_vector(a, t, elem, node) for a, t in args]
         text = f"{name}({', '.join(texts)})"
         if name == "abs":  # abs of intN is a uintN in OpenCL C
             text = f"as_int{self.n}({text})" if elem == "int" else text
@@ -372,8 +412,7 @@ class _Writer:
         self.block(body.body)
         if self.result_used:
             head = [f"  {self.c_name(r)} result_;"]
-            head += [f"  result_._{k} = 0;" for k in range(len(r.items))] if \
-                r.kind == "tuple" else ["  result_ = 0;"]
+            head += [f"  {field} = 0;" for field in _fields("result_", r)]
             head.append(f"  int{self.n} done_ = 0;")
             self.lines[start:start] = head
             self.emit("return result_;")
@@ -404,7 +443,11 @@ class _Writer:
             return self.nested(s)
         if isinstance(s, S.Declare):
             t = self.declared(s.type, s)
-            if s.value is None:
+            if s.value is None and t.kind == "components":
+                # zeros where C leaves them undefined, as the interpreter does: N-body's
+                # calcAcc sets r.xyz only, and its result's w is summed all the same
+                self.emit(f"{self.c_name(t)} {s.name} = {{{', '.join(['0'] * len(t.items))}}};")
+            elif s.value is None:
                 self.emit(f"{self.c_name(t)} {s.name};")
             else:
                 text, vt = self.expr(s.value, t)
@@ -439,6 +482,11 @@ class _Writer:
                                "tuple field")
 
     def assign(self, s: S.Assign) -> None:
+        if isinstance(s.target, S.Field):
+            base, bt = self.expr(s.target.base)
+            if bt.kind == "components":
+                self.assign_components(s, base, bt)
+                return
         name, t = self.target(s.target)
         if t.kind == "uniform":
             raise self.error(s, f"{name}, a loop counter, assigned in the loop's body")
@@ -454,7 +502,7 @@ class _Writer:
         if mask is None:
             self.emit(f"{name} = {text};")
             return
-        if t.kind == "tuple":
+        if t.kind in ("tuple", "components"):
             tmp = self.fresh("new")
             self.emit(f"{self.c_name(t)} {tmp} = {text};")
             for k, item in enumerate(t.items):
@@ -547,6 +595,13 @@ class _Writer:
             self.nested(s.body)
         finally:
             self.scopes.pop()
+
+
+def _fields(name: str, t: Lanes) -> list[str]:
+    """The vectors a value of type ``t`` named ``name`` is made of, each as an lvalue."""
+    if t.kind in ("tuple", "components"):
+        return [f for k, item in enumerate(t.items) for f in _fields(f"{name}._{k}", item)]
+    return [name]
 
 
 def _tuple_index(name: str) -> int | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..device.build_options import option_sets, options_text
+from ..expr import Expr, UserFun, walk
+from ..notation.c_syntax import CBodyError, tokenize
 from .log import Record
 
 BEST_KERNELS = 2  # the strategy's fastest kernels measured again with the options
@@ -31,13 +33,15 @@ def options_key(key: str, options) -> str:
     return f"{key} | {text}" if text else key
 
 
-def kept_back(budget: int, allowed: tuple[str, ...]) -> int:
+def kept_back(budget: int, allowed: tuple[str, ...], start: Expr | None = None) -> int:
     """Candidates of a search's budget kept back for its best kernels built with the allowed
-    options: as many as they make, at most a quarter of the budget (none without options,
-    or with a budget too small to share)."""
-    if not allowed:
+    options (those ``tried_sets`` tries for the search's ``start`` where given): as many as
+    they make, at most a quarter of the budget (none without options, or with a budget too
+    small to share)."""
+    sets = option_sets(allowed) if start is None else tried_sets(start, allowed)
+    if not sets:
         return 0
-    return min(BEST_KERNELS * len(option_sets(allowed)), budget // 4)
+    return min(BEST_KERNELS * len(sets), budget // 4)
 
 
 @contextmanager
@@ -46,13 +50,44 @@ def strategy_share(ctx, allowed: tuple[str, ...]):
     the time limit less ``TIME_SHARE`` of it; both given back afterwards."""
     budget, deadline = ctx.budget, ctx.deadline
     if allowed:
-        ctx.budget = budget - kept_back(budget, allowed)
+        ctx.budget = budget - kept_back(budget, allowed, ctx.start)
         if deadline is not None and ctx.time_limit:
             ctx.deadline = deadline - TIME_SHARE * ctx.time_limit
     try:
         yield
     finally:
         ctx.budget, ctx.deadline = budget, deadline
+
+
+SINGLE_PRECISION_CONSTANT = ("-cl-single-precision-constant",)
+
+
+def double_constants(expr: Expr) -> bool:
+    """Whether a user function of ``expr`` written in C holds a constant C reads as a
+    double (``0.5`` without ``f``); the rewrites keep the user functions as they are, so
+    the search's start answers for every candidate."""
+    return any(isinstance(node, UserFun) and node.c_body and _doubles(node.name, node.c_body)
+               for _, node in walk(expr))
+
+
+def _doubles(function: str, text: str) -> bool:
+    """Whether C text holds a double constant (a macro's too: ``#define A 0.5``)."""
+    try:
+        tokens = tokenize(function, text)
+    except CBodyError:
+        return False
+    return any(t.num_type == "double" or (t.kind == "directive" and _doubles(function, t.text))
+               for t in tokens)
+
+
+def tried_sets(start: Expr, allowed: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The option sets the best kernels are measured with (``option_sets``), less
+    ``-cl-single-precision-constant`` alone where no C body has a double constant (the
+    kernel would be the same kernel, named as built with it)."""
+    sets = option_sets(allowed)
+    if double_constants(start):
+        return sets
+    return [s for s in sets if s != SINGLE_PRECISION_CONSTANT]
 
 
 def best_kernels(ctx, count: int = BEST_KERNELS) -> list[Record]:
@@ -71,7 +106,7 @@ def measure_with_options(ctx, allowed: tuple[str, ...]) -> None:
     ctx.drain()
     jobs = []
     for record in best_kernels(ctx):
-        for options in option_sets(allowed):
+        for options in tried_sets(ctx.start, allowed):
             key = options_key(record.key, options)
             if key in ctx.cache or len(jobs) >= ctx.left():
                 continue
