@@ -425,10 +425,12 @@ def everywhere(choose: Callable, limit: int = 100_000,
         from .application import annotation_of, coerce_params, lookup_rule, site_at, try_rule
 
         expr, steps = state.expr, list(state.steps)
-        note = annotation_of(expr, state.input_types)
+        note, annotated = None, False  # at the first node asked (none asked: not at all)
         for path, node in list(walk(expr))[:limit]:
             if chosen_at is not None and not chosen_at(node):
                 continue
+            if not annotated:
+                note, annotated = annotation_of(expr, state.input_types), True
             site = site_at(expr, path, note)
             chosen = choose(site)
             if chosen is None:
