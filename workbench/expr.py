@@ -343,7 +343,12 @@ class Prim(Expr):
     args: tuple = ()
 
     def children(self):
-        return tuple(a for a in self.args if isinstance(a, Expr))
+        # kept on the node: walks and paths ask a primitive for its children most of all
+        found = self.__dict__.get("_cached_children")
+        if found is None:
+            found = tuple(a for a in self.args if isinstance(a, Expr))
+            object.__setattr__(self, "_cached_children", found)
+        return found
 
     def with_children(self, children):
         it = iter(children)
