@@ -203,6 +203,7 @@ def interleaved(args) -> dict:
     each, alternating (the order swapped each round); the rows by checkout and program."""
     checkouts = {"new": ROOT, "old": Path(args.against).resolve()}
     rows: dict = {which: {} for which in checkouts}
+    load = [_load()]  # the host's load averages at the start and at the end of the run
     with tempfile.TemporaryDirectory(prefix="search-speed-") as scratch:
         snapshot = calibration_folder(args.calibrations, args.device, Path(scratch))
         for round_ in range(args.rounds):
@@ -219,10 +220,20 @@ def interleaved(args) -> dict:
                     rows[which].setdefault(name, []).append(row)
                     print(f"round {round_ + 1} {which:<3} {_table([row]).splitlines()[-1]}",
                           flush=True)
-    return {"device": args.device, "sizes": args.sizes, "budget": args.budget,
-            "seed": args.seed, "time_limit": args.time_limit, "rounds": args.rounds,
-            "calibrations": args.calibrations,
+    load.append(_load())
+    return {"device": args.device, "load_averages": load, "sizes": args.sizes,
+            "budget": args.budget, "seed": args.seed, "time_limit": args.time_limit,
+            "rounds": args.rounds, "calibrations": args.calibrations,
             "checkouts": {k: str(v) for k, v in checkouts.items()}, "rows": rows}
+
+
+def _load() -> list[float] | None:
+    """The host's load averages over 1, 5 and 15 minutes (None where it has none): other
+    processes' work slows both checkouts' searches, and their ratio is what compares."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
 
 
 def interleaved_table(doc: dict) -> str:

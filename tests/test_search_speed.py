@@ -167,7 +167,7 @@ def test_completions_from_the_search_processes_are_the_searchs_own():
 
     types = (parse_type("[float]_65536"),)
     site = SimpleNamespace(types=types, sizes={}, device=None, replayed=None,
-                           internal_errors=[])
+                           device_info=None, internal_errors=[])
     model = cost.model_for_device(None)
     options = moves(ASUM, types)
     here = GUIDED.Candidates(site, GUIDED.GuidedState(model, model))
@@ -187,3 +187,87 @@ def test_completions_from_the_search_processes_are_the_searchs_own():
             assert theirs.features == mine.features
             assert theirs.program.sha256 == mine.program.sha256
     assert site.internal_errors == []
+
+
+def test_candidates_completed_in_the_search_processes_are_compiled_once(monkeypatch):
+    """With completing processes and a worker of its own (a search on a host of several
+    cores), every candidate goes to the worker with the program compiled for its features,
+    which the worker runs (its source's hash is that program's) without compiling it again;
+    the search's own process compiles no kernel twice, and none that its processes
+    compiled."""
+    from .compilations import count_compilations
+
+    monkeypatch.setattr(GUIDED, "process_count", lambda: 2)  # whatever this host's cores
+    by_search, by_worker = count_compilations(monkeypatch, GUIDED)
+    jobs = []
+    real = CONTEXT.Context.overlap
+
+    def overlap(self, measured, idle=None):
+        jobs.extend(measured)
+        return real(self, measured, idle)
+
+    monkeypatch.setattr(CONTEXT.Context, "overlap", overlap)
+    result = search(ASUM, "[float]_65536", budget=6, workers=1, repeat=2)
+    assert result.evaluated == 6 and len(jobs) == 6
+    assert all("program" in job for job in jobs)
+    sha = {job["expression"]: job["program"].sha256 for job in jobs}
+    assert all(r.source_sha256 == sha[r.expression] for r in result.log)
+    assert max(by_search.values()) == 1 and not by_worker  # the best re-timed with its own
+    assert any(by_search[job["expression"]] == 0 for job in jobs)  # from the processes
+
+
+def _walked(expr, path=()):
+    """Pre-order, as ``walk`` was first written (a generator per level)."""
+    yield path, expr
+    for i, child in enumerate(expr.children()):
+        yield from _walked(child, path + (i,))
+
+
+def _expressions_met():
+    """The start and the first moves of asum, gemv and Lift's jacobi2d5pt at small sizes."""
+    from workbench.notation import parse_type
+    from workbench.search.space import moves
+
+    for program, types in ((ASUM, ["[float]_4096"]),
+                           (library("blas")["gemv"], ["[[float]_64]_32", "[float]_64",
+                                                      "[float]_32", "float", "float"]),
+                           (library("lift/stencils")["jacobi2d5pt"], ["[[float]_64]_64"])):
+        types = tuple(parse_type(t) for t in types)
+        yield program, types
+        for move in moves(program, types)[:12]:
+            yield move.result, types
+
+
+def test_the_default_lowering_lowers_as_a_sweep_over_every_node_does():
+    """The default lowering's sweep builds sites only at the nodes that need lowering, and
+    annotates only when it meets one: the same kernels and steps as a sweep that asks at
+    every node; and ``walk`` visits the nodes in the pre-order it always did."""
+    from workbench.expr import walk
+    from workbench.rewriting.strategies import State, everywhere, repeat
+    from workbench.rules.lowering import default_choice, lower
+
+    every_node = repeat(everywhere(default_choice))
+    count = 0
+    for expr, types in _expressions_met():
+        assert list(walk(expr)) == list(_walked(expr))
+        swept = every_node(State(expr, types))
+        low, steps = lower(expr, *types)
+        assert str(low) == str(swept.expr) and steps == list(swept.steps)
+        count += 1
+    assert count > 20
+
+
+def test_an_expression_prints_once_and_travels_without_what_it_cached():
+    """An expression keeps its text (printed once); pickled, it leaves behind what it
+    cached (its hash is of this process's strings) and keeps its fields and signature."""
+    import pickle
+
+    from workbench.expr import signature_of
+
+    assert signature_of(ASUM) is not None
+    text, key = str(ASUM), hash(ASUM)
+    assert ASUM.__dict__["_cached_text"] is text and str(ASUM) is text
+    back = pickle.loads(pickle.dumps(ASUM))
+    assert not [k for k in back.__dict__ if k.startswith("_cached_")]
+    assert back == ASUM and str(back) == text and hash(back) == key
+    assert signature_of(back) == signature_of(ASUM)

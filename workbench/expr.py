@@ -145,10 +145,22 @@ class Expr:
         return cached
 
     def __str__(self) -> str:
-        """The notation, as the paper writes it (the printer of ``notation``)."""
-        if _PRINTER:
-            return _PRINTER[0](self)
-        return self.structure()
+        """The notation, as the paper writes it (the printer of ``notation``), printed once
+        per node (a search keys its candidates, their completions and their moves by their
+        text, and asked for the same expressions' texts thousands of times)."""
+        if not _PRINTER:
+            return self.structure()
+        text = self.__dict__.get("_cached_text")
+        if text is None:
+            text = _PRINTER[0](self)
+            object.__setattr__(self, "_cached_text", text)
+        return text
+
+    def __getstate__(self) -> dict:
+        """The fields (and signature) without what is cached: a hash of strings is of the
+        process that computed it, and an expression sent to another process (a search's
+        workers) travels lighter."""
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_cached_")}
 
     def __repr__(self) -> str:
         """The notation (``parse('map abs')``); ``structure()`` shows the node classes."""
@@ -331,7 +343,12 @@ class Prim(Expr):
     args: tuple = ()
 
     def children(self):
-        return tuple(a for a in self.args if isinstance(a, Expr))
+        # kept on the node: walks and paths ask a primitive for its children most of all
+        found = self.__dict__.get("_cached_children")
+        if found is None:
+            found = tuple(a for a in self.args if isinstance(a, Expr))
+            object.__setattr__(self, "_cached_children", found)
+        return found
 
     def with_children(self, children):
         it = iter(children)
@@ -344,9 +361,19 @@ class Prim(Expr):
 
     @property
     def decl(self):
-        from .primitive import PRIMITIVES
+        try:
+            return _DECLARED[0][self.name]
+        except IndexError:  # the first call: ``primitive`` imports this module
+            from .primitive import PRIMITIVES
 
-        return PRIMITIVES[self.name]
+            _DECLARED.append(PRIMITIVES)
+            return PRIMITIVES[self.name]
+
+
+# ``primitive.PRIMITIVES`` (the declarations by name), once looked up: a search asks for
+# primitives' declarations hundreds of thousands of times, and an import statement each
+# time was a tenth of its code generation
+_DECLARED: list[dict] = []
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -490,10 +517,15 @@ def replace(expr: Expr, path: Path, new: Expr) -> Expr:
 
 
 def walk(expr: Expr, path: Path = ()) -> Iterator[tuple[Path, Expr]]:
-    """Every (path, node) in pre-order."""
-    yield path, expr
-    for i, child in enumerate(expr.children()):
-        yield from walk(child, path + (i,))
+    """Every (path, node) in pre-order (from a stack: a nest of generators, one per level,
+    took a fifth of a search's time in walks)."""
+    stack = [(path, expr)]
+    while stack:
+        at, node = stack.pop()
+        yield at, node
+        children = node.children()
+        for i in range(len(children) - 1, -1, -1):
+            stack.append((at + (i,), children[i]))
 
 
 def fresh_name(base: str, avoid: set[str] | frozenset[str]) -> str:

@@ -367,13 +367,17 @@ def constant_bytes(program: OpenCLProgram) -> dict[str, tuple[int, int]]:
     return out
 
 
-def private_arrays_refused(program: OpenCLProgram, device: str | None = None) -> str | None:
+def private_arrays_refused(program: OpenCLProgram, device: str | None = None,
+                           info=None) -> str | None:
     """Why the device refuses the program's private arrays before building it (its
-    work-groups do not hold them: ``runtime.fit_private_arrays``), or None."""
-    try:
-        info, _ = find_device(device)
-    except DeviceError:
-        return None  # no device: running it says so
+    work-groups do not hold them: ``runtime.fit_private_arrays``), or None; ``info``: the
+    device's ``DeviceInfo`` where the caller has it (else it is looked up, which opens
+    OpenCL)."""
+    if info is None:
+        try:
+            info, _ = find_device(device)
+        except DeviceError:
+            return None  # no device: running it says so
     return fit_private_arrays(info, runtime_launches(program), private_bytes(program))[1]
 
 

@@ -101,7 +101,9 @@ class Index:
         terms: dict[Monomial, int] = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in other.terms.items():
-                m = tuple(sorted(m1 + m2, key=_key))
+                m = m1 + m2
+                if len(m) > 1:  # (an atom's key is its repr, which is slow to print)
+                    m = tuple(sorted(m, key=_key))
                 terms[m] = terms.get(m, 0) + c1 * c2
         return _recombine(Index(terms))
 

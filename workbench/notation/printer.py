@@ -31,7 +31,6 @@ from ..expr import (
     UserFun,
     Var,
     use_printer,
-    walk,
 )
 from ..primitives import lookup
 from ..sizes import Size
@@ -60,15 +59,23 @@ def _shadowed(expr: Expr) -> frozenset[str]:
     """The spellings of primitives that a user function called by ``expr`` (or by such a
     function's body) also bears: read back with the definitions of those functions, they
     name the function."""
-    names: set[str] = set()
-    pending = [expr]
-    while pending:
-        for _, node in walk(pending.pop()):
-            if isinstance(node, UserFun) and node.name not in names:
-                names.add(node.name)
-                if node.body is not None:
-                    pending.append(node.body)
-    return frozenset(n for n in names if lookup(n) is not None)
+    return frozenset(n for n in user_functions_called(expr) if lookup(n) is not None)
+
+
+def user_functions_called(node: Expr) -> frozenset[str]:
+    """The names of the user functions ``node`` calls, or their bodies call; kept on each
+    node (a rewritten expression shares its untouched subtrees, whose names are not looked
+    for again)."""
+    cached = node.__dict__.get("_cached_user_functions")
+    if cached is None:
+        inner = [user_functions_called(child) for child in node.children()]
+        if isinstance(node, UserFun):
+            inner.append(frozenset({node.name}))
+            if node.body is not None:
+                inner.append(user_functions_called(node.body))
+        cached = frozenset().union(*inner) if inner else frozenset()
+        object.__setattr__(node, "_cached_user_functions", cached)
+    return cached
 
 
 def size_argument(s: Size) -> str:

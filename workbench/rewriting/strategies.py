@@ -410,21 +410,27 @@ def shown(e: Expr) -> str:
 
 # --- one sweep --------------------------------------------------------------------------------
 
-def everywhere(choose: Callable, limit: int = 100_000) -> Strategy:
+def everywhere(choose: Callable, limit: int = 100_000,
+               chosen_at: Callable[[Expr], bool] | None = None) -> Strategy:
     """One sweep over the expression, outermost node first: at each node, the rule that
-    ``choose(site)`` names for it (``(rule, params)``, or None) is applied when it applies.
-    Refused when nothing applied. ELEVATE's ``topDown`` visits one node; this visits them
-    all in one pass, so that lowering n nodes costs one type annotation, not n: a rewrite
-    that keeps the node's children (``map → mapGlobal``) leaves every other node's path
-    and type as they were; after one that does not, the sweep ends (``repeat`` starts the
-    next one)."""
+    ``choose(site)`` names for it (``(rule, params)``, or None) is applied when it applies
+    (``chosen_at``: the nodes ``choose`` may name a rule for; at the others it is not asked,
+    and their site is not built). Refused when nothing applied. ELEVATE's ``topDown``
+    visits one node; this visits them all in one pass, so that lowering n nodes costs one
+    type annotation, not n: a rewrite that keeps the node's children (``map → mapGlobal``)
+    leaves every other node's path and type as they were; after one that does not, the
+    sweep ends (``repeat`` starts the next one)."""
 
     def run(state: State):
         from .application import annotation_of, coerce_params, lookup_rule, site_at, try_rule
 
         expr, steps = state.expr, list(state.steps)
-        note = annotation_of(expr, state.input_types)
-        for path, _ in list(walk(expr))[:limit]:
+        note, annotated = None, False  # at the first node asked (none asked: not at all)
+        for path, node in list(walk(expr))[:limit]:
+            if chosen_at is not None and not chosen_at(node):
+                continue
+            if not annotated:
+                note, annotated = annotation_of(expr, state.input_types), True
             site = site_at(expr, path, note)
             chosen = choose(site)
             if chosen is None:

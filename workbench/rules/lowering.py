@@ -75,7 +75,8 @@ def default_choice(site: Site) -> tuple[str, dict] | None:
     return None
 
 
-DEFAULT_LOWERING = repeat(everywhere(default_choice))
+# (a node that needs no lowering has no default choice: its site is not built)
+DEFAULT_LOWERING = repeat(everywhere(default_choice, chosen_at=needs_lowering))
 
 
 def lower(expr: Expr, *input_types: Type | str) -> tuple[Expr, list[Step]]:

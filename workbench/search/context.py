@@ -142,7 +142,7 @@ class Context:
         self.internal_errors: list[InternalError] = []  # bugs met preparing candidates
         self.seen: set[str] = set()  # the keys of the records
         self.pending = Pending(self)
-        self._widths: tuple | None = None
+        self._info: tuple | None = None  # (DeviceInfo or None,), once looked up
 
     @property
     def own_workers(self) -> bool:
@@ -164,14 +164,23 @@ class Context:
         """The vector widths the device runs (None: unknown, e.g. a replayed search)."""
         if self.replayed is not None:
             return None
-        if self._widths is None:
+        info = self.device_info
+        return (info.vector_widths if info is not None else ()) or None
+
+    @property
+    def device_info(self):
+        """The device's ``DeviceInfo`` as this process finds it (None in a replay, or for an
+        executor's device, not found here), looked up once."""
+        if self.replayed is not None:
+            return None
+        if self._info is None:
             from ..device.opencl import find_device
 
             try:
-                self._widths = find_device(self.device)[0].vector_widths
+                self._info = (find_device(self.device)[0],)
             except WorkbenchError:  # an executor's device, not found in this process
-                self._widths = ()
-        return self._widths or None
+                self._info = (None,)
+        return self._info[0]
 
     def key_of(self, expr) -> str:
         return job_key(str(expr), self.sizes, self.device_key, self.types)

@@ -272,7 +272,7 @@ class Candidates:
             self._bug(expr, err)
             return None
         if self.ctx.replayed is None and \
-                private_arrays_refused(program, self.ctx.device):
+                private_arrays_refused(program, self.ctx.device, self.ctx.device_info):
             return None  # the device would refuse it: not a candidate either
         if self.travels:
             self.state.keep(text, program)
@@ -445,7 +445,8 @@ def completing_processes(ctx) -> Processes | None:
     count = process_count()
     if ctx.replayed is not None or not ctx.own_workers or count < 2:
         return None
-    return Processes(count, _completing, (ctx.types, ctx.sizes, ctx.device, ctx.replayed))
+    return Processes(count, _completing, (ctx.types, ctx.sizes, ctx.device, ctx.replayed,
+                                          ctx.device_info))
 
 
 _COMPLETING: dict = {}  # a completing process's search (``_completing``) and its state
@@ -453,16 +454,19 @@ _COMPLETING: dict = {}  # a completing process's search (``_completing``) and it
 
 @dataclass(frozen=True)
 class _Site:
-    """What a completing process knows of its search (as ``Candidates`` reads a context)."""
+    """What a completing process knows of its search (as ``Candidates`` reads a context):
+    the device's ``DeviceInfo`` as the search found it (the process does not open OpenCL to
+    find it again)."""
 
     types: tuple
     sizes: dict
     device: str | None
     replayed: list | None
+    device_info: object = None
 
 
-def _completing(types, sizes, device, replayed) -> None:
-    _COMPLETING["site"] = _Site(tuple(types), dict(sizes), device, replayed)
+def _completing(types, sizes, device, replayed, device_info=None) -> None:
+    _COMPLETING["site"] = _Site(tuple(types), dict(sizes), device, replayed, device_info)
 
 
 def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
