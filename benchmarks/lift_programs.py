@@ -562,7 +562,10 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # work-items in vector lanes); then a map of reductions over a shared array
         # computing 4 or 8 outputs per work-item (GESUMMV's rows), and on a GPU its shared
         # inputs in constant memory (MRI-Q's k-space samples; PoCL has no constant memory
-        # of its own). These are the guided strategy's defaults but for the last two.
+        # of its own). These are the guided strategy's defaults but for the last two; its
+        # fusion_first, left to its default, measures each fold over a mapped array fused
+        # too (MD's forces read through the neighbour index, on a GPU also on work-groups
+        # of 128 work-items, as the hand-written kernel).
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
                        repeat=repeat, build_options=list(build_options) or None,
                        options={"default_first": True,

@@ -69,7 +69,7 @@ def test_the_guided_search_measures_the_blocked_and_constant_programs_first_wher
     found = search(GEMV, *GEMV_INPUTS, budget=5, repeat=1, workers=0,
                    options={"blocked_first": True, "constant_first": True,
                             "default_first": False, "unrolled_first": False,
-                            "lanes_first": False})
+                            "lanes_first": False, "fusion_first": False})
     rules = [[s["rule"] for s in r["steps"]] for r in found.log]
     # the constant input, then each k blocked with it: three candidates first
     assert "input→toConstant" in rules[0] and "block-outputs" not in rules[0]

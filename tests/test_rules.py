@@ -1,6 +1,8 @@
 """Every rule is sound: on random well-typed instances the interpreter gives the same result
 before and after the rewrite (SPEC 5). Refusals say which condition failed."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -15,7 +17,7 @@ UNARY = ["abs", "(λx. x * 3)", "(λx. x + 1.5)", "(λx. max x 0)", "(*2)", "(λ
          "(λx. if x > 0 then x else 0.5 * x)"]
 # Associative and commutative operators with their neutral element (reduce assumes both).
 MONOIDS = [("(+)", "0"), ("(*)", "1"), ("max", "(-1000000.0)"), ("min", "1000000.0"),
-           ("(λ(a, b). a + b)", "0")]
+           ("(λ(a, b). a + b)", "0"), ("(λa b. a + b)", "0")]  # a pair, or curried (Lift)
 
 L = "[float]_{L}"
 # vectorised, work-group and two-stage reductions; unrolling (rules.vectors, rules.reductions)
@@ -70,8 +72,21 @@ TILED_COPIES = (
     "(mapLocal id))) (split 2 (split 2 (join (join (join (map transpose (transpose (map (map "
     "(split 4)) x.1)))))))))))))))))) (replicate 4 (replicate 4 0.0)) (zip m n)) (zip a b)",
     TILED_REDUCTION[1])
+
+
+def curried(template):
+    """A template with its reductions' operators written curried, ``λacc x. e`` for
+    ``λ(acc, x). e``, as Lift writes ReduceSeq's: the rules take them alike."""
+    text, *types = template if isinstance(template, tuple) else (template,)
+    text = re.sub(r"(reduceSeq \()λ\((\w+), (\w+)\)\.", r"\1λ\2 \3.", text)
+    return (text, *types) if types else text
+
+
 VEC_SRC = "splitVec {V} ∘ joinVec ∘ splitVec {V}"
 WG = "join ∘ mapWorkgroup ({BODY}) ∘ split {D}"
+PRIVATE_VECTORS = ("λa b. mapGlobal (λ(m, n). reduceSeq (λ(acc, x). mapSeq (λ(c, q). c + q) "
+                   "(zip acc (mapSeq (λp. p.0 * p.1) (zip x.0 x.1)))) (replicate {C} 0.0) "
+                   "(zip m n)) (zip a b)", ["[[[float]_{C}]_{K}]_{R}", "[[[float]_{C}]_{K}]_{R}"])
 
 TEMPLATES = {
     "iterate-decomposition": ["iterate {K} (join ∘ map (reduce {OP} {Z}) ∘ split 2)"],
@@ -180,14 +195,13 @@ TEMPLATES = {
     "eta": ["map abs", "map (*2.5)", ("map (map {F})", [MATRIX])],
     "beta": [("λxs. (λys. map {F} ys) xs", [L]), "map (λx. (+) (x, 1.5))"],
     "map→mapSeqUnroll": ["map {F}", ("map (map {F})", [MATRIX])],
-    "local-copy": [GROUP_REDUCTION, TILED_REDUCTION],
+    "local-copy": [GROUP_REDUCTION, TILED_REDUCTION, curried(GROUP_REDUCTION),
+                   curried(TILED_REDUCTION)],
     "private-accumulator": [GROUP_REDUCTION],
     "copy-out": [GROUP_REDUCTION],
-    "private-vectors": [("λa b. mapGlobal (λ(m, n). reduceSeq (λ(acc, x). mapSeq (λ(c, q). "
-                         "c + q) (zip acc (mapSeq (λp. p.0 * p.1) (zip x.0 x.1)))) (replicate "
-                         "{C} 0.0) (zip m n)) (zip a b)",
-                         ["[[[float]_{C}]_{K}]_{R}", "[[[float]_{C}]_{K}]_{R}"])],
-    "prefetch": [(LOCAL_TILES, GROUP_REDUCTION[1]), TILED_COPIES],
+    "private-vectors": [PRIVATE_VECTORS, curried(PRIVATE_VECTORS)],
+    "prefetch": [(LOCAL_TILES, GROUP_REDUCTION[1]), TILED_COPIES,
+                 curried((LOCAL_TILES, GROUP_REDUCTION[1]))],
     "pack": [("λa b. map (λrow. join (map (λcols. map (λc. (reduce (+) 0 ∘ map (*)) (zip row c)) "
               "cols) (split 2 (transpose b)))) a", MM[1])],
     # normal forms before an exploration (rules.normalisation)

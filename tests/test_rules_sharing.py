@@ -28,7 +28,9 @@ TEMPLATES = {
          "map {F}) ys) xs", list(SHARED)),
         ("λxs ys. map (λp. (map (λr. r - p) ∘ reduceSeq (λ(a, q). a * 0.5 + q.0 * p) 0.0 ∘ "
          "zip ys) ys) xs", list(SHARED))],
-    "group-copy": [(GROUP_FOLD, ["[float]_64", "[float]_128"])],
+    "group-copy": [(GROUP_FOLD, ["[float]_64", "[float]_128"]),
+                   # the fold's operator curried, as Lift writes ReduceSeq's
+                   (GROUP_FOLD.replace("λ(accs, c).", "λaccs c."), ["[float]_64", "[float]_128"])],
     "tile-unroll": [("join ∘ mapWorkgroup (mapLocal (reduceSeq (λ(acc, x). acc + {F} x) 0.0)) "
                      "∘ split 4", ["[[float]_{C}]_64"]),
                     (GROUP_FOLD, ["[float]_64", "[float]_128"])],

@@ -148,3 +148,37 @@ def test_deeply_nested_expressions_are_refused_cleanly():
         t = f"[{t}]_2"
     with pytest.raises(WorkbenchError):
         typecheck(e, t)
+
+
+# A user function in C that takes a float4 accumulator (Lift's ``Value(0.0f, Float4)``).
+SHIFT = ('val shift = UserFun("shift", Array("f", "p"), """{ f.x += p.x; f.y += 2.0f * p.y; '
+         'return f; }""", Seq(Float4, Float4), Float4)')
+SHIFT4 = ('val shift4 = UserFun("shift4", Array("f", "p"), """{ f.x += p.x; return f; }""", '
+          'Seq(Int4, Float4), Int4)')
+
+
+@pytest.mark.parametrize("operator", [
+    "λ(acc, i). shift acc (at i xs)", "λacc i. shift acc (at i xs)",
+    "λ(acc, i). (λf n. shift f n) (acc, at i xs)", "λacc i. (λ(f, n). shift f n) (acc, at i xs)"])
+def test_a_literal_accumulator_folding_indices_takes_the_vector_type_it_is_passed_as(operator):
+    """MD after map-reduce fusion: the fold's elements are neighbour indices (ints), so no
+    element says the accumulator ``0.0`` is a float4; the declared parameter it is passed
+    to does (directly, or through the curried operator the fusion applies to a pair)."""
+    from workbench.notation.reading import user_functions
+
+    expr = parse(f"λxs is. reduceSeq ({operator}) 0.0 is", user_functions(SHIFT))
+    assert str(typecheck(expr, "[<float>_4]_8", "[int]_5")) == "[<float>_4]_1"
+
+
+def test_a_literal_accumulator_not_of_the_declared_vectors_numbers_is_refused():
+    from workbench.notation.reading import user_functions
+
+    expr = parse("λxs is. reduceSeq (λ(acc, i). shift4 acc (at i xs)) 0.0 is",
+                 user_functions(SHIFT4))
+    with pytest.raises(TypeCheckError, match="the literal 0.0 is not an int"):
+        typecheck(expr, "[<float>_4]_8", "[int]_5")
+    # and where no declared function takes the accumulator whole, the operator's own error
+    expr = parse("λxs is. reduceSeq (λ(acc, i). shift (at 0 acc) (at i xs)) 0.0 is",
+                 user_functions(SHIFT))
+    with pytest.raises(TypeCheckError, match="at expects a vector, found float"):
+        typecheck(expr, "[<float>_4]_8", "[int]_5")

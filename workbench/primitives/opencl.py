@@ -85,13 +85,54 @@ def _operator_type(chk, node, env, path, acc, elem):
     try:
         return chk.apply(node.args[0], [TupleType((acc, elem))], env, path + (0,))
     except TypeCheckError:
+        if not literal_array(node.args[1]) or _vector_in(acc) is not None:
+            raise
         lanes = _vector_in(elem)
-        if lanes is None or not literal_array(node.args[1]) or _vector_in(acc) is not None:
+        wanted = _widen(acc, lanes) if lanes is not None else \
+            _declared_use(node.args[0], acc)
+        if wanted is None:
             raise
     chk.forget(path + (0,))
     chk.forget(path + (1,))
-    acc = chk.value(node.args[1], env, path + (1,), expected=_widen(acc, lanes))
+    acc = chk.value(node.args[1], env, path + (1,), expected=wanted)
     return chk.apply(node.args[0], [TupleType((acc, elem))], env, path + (0,))
+
+
+def _declared_use(operator, acc: Type) -> Type | None:
+    """The vector type a literal accumulator takes where the operator passes it on whole to
+    a function that declares it (Lift's ``Value(0.0f, Float4)`` folding ints: ``λ(acc, i).
+    updateF acc … (at i xs) …``, MD's neighbour forces after map-reduce fusion, where no
+    element of the array says it holds float4s): the declared parameter's type, when it is
+    a vector of the literal's numbers. None where no declared function takes it."""
+    from ..expr import Apply, Lambda, TupleExpr, UserFun, Var
+    from ..types import function_parts
+
+    if not isinstance(operator, Lambda) or not isinstance(acc, ScalarType):
+        return None
+    names = operator.params[0] if len(operator.params) == 1 else operator.params
+    if not (isinstance(names, tuple) and len(names) == 2 and isinstance(names[0], str)):
+        return None
+    name, body = names[0], operator.body
+    while isinstance(body, Apply):
+        if isinstance(body.fn, UserFun) and body.fn.type is not None:
+            params = function_parts(body.fn.type)[0]
+            for want, arg in zip(params, body.args):
+                if arg == Var(name) and isinstance(want, VectorType) and _numeric(want.elem):
+                    return want
+            return None
+        if isinstance(body.fn, Lambda) and len(body.args) == 1 \
+                and isinstance(body.args[0], TupleExpr):
+            inner = body.fn  # (λforce n. e) (acc, x): the accumulator is bound to force
+            params = inner.params[0] if len(inner.params) == 1 else inner.params
+            if not (isinstance(params, tuple) and len(params) == len(body.args[0].items)):
+                return None
+            bound = [p for p, a in zip(params, body.args[0].items) if a == Var(name)]
+            if len(bound) != 1 or not isinstance(bound[0], str):
+                return None
+            name, body = bound[0], inner.body
+            continue
+        return None
+    return None
 
 
 def _vector_in(t) -> Type | None:

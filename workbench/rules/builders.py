@@ -1,8 +1,10 @@
 """Building blocks of right-hand sides, shared by the rule modules: an application written
 out where that is plain (``call``, ``apply_to``, ``combine``: a lambda substituted, an operator
 section written infix), a projection (``project``, ``simplify``), a reduction's fused operator
-(``fused_operator``, ICFP Fig. 6f), a fresh name (``fresh``) and a literal typed for where a
-rule moves it (``typed_literal``)."""
+(``fused_operator``, ICFP Fig. 6f), a fresh name (``fresh``), a literal typed for where a
+rule moves it (``typed_literal``), and a reduction's operator in one form (``pair_form``,
+``pair_operator``): ``λ(acc, x). e``, also where it is written curried, ``λacc x. e``, as
+Lift writes ``ReduceSeq``'s operator."""
 
 from __future__ import annotations
 
@@ -20,10 +22,10 @@ from ..expr import (
     substitute,
 )
 from ..rewriting.site import Site
-from ..types import ArrayType, ScalarType
+from ..types import ArrayType, ScalarType, TupleType
 
-__all__ = ["apply_to", "call", "combine", "fresh", "fused_operator", "project", "simplify",
-           "typed_literal"]
+__all__ = ["apply_to", "call", "combine", "fresh", "fused_operator", "pair_form",
+           "pair_operator", "project", "simplify", "typed_literal"]
 
 
 def project(e: Expr, k: int) -> Expr:
@@ -120,11 +122,38 @@ def apply_to(f: Expr, arg: Expr) -> Expr:
     return Apply(f, (arg,))
 
 
+def pair_form(f: Expr) -> Expr:
+    """A reduction's (or scan's) operator taking its accumulator and element as one pair:
+    ``λacc x. e`` (curried) written ``λ(acc, x). e``, which the fold applies to the pair
+    alike; any other function as it is."""
+    if isinstance(f, Lambda) and len(f.params) == 2:
+        return Lambda((tuple(f.params),), f.body)
+    return f
+
+
+def pair_operator(node: Expr, site: Site) -> Lambda | None:
+    """The lambda at ``site`` as the operator ``λ(acc, x). e`` of a reduction: itself, or
+    written so when it is curried (``λacc x. e``) and applied to one pair there (a fold's
+    operator, not a function of two arguments such as a whole program ``λa b. e``); None
+    for any other."""
+    if not isinstance(node, Lambda):
+        return None
+    match node.params:
+        case ((str(), str()),):
+            return node
+        case (str(), str()):
+            args = site.typing.args if site.typing is not None else ()
+            if len(args) == 1 and isinstance(args[0], TupleType) and len(args[0].items) == 2:
+                return Lambda((node.params,), node.body)
+    return None
+
+
 def combine(f: Expr, acc: Expr, x: Expr) -> Expr:
-    """``f (acc, x)``, written infix when ``f`` is an operator section such as (+)."""
+    """``f (acc, x)``, written infix when ``f`` is an operator section such as (+); a
+    curried operator applied to the pair as ``λ(acc, x). e`` (``pair_form``)."""
     if isinstance(f, Section) and f.left is None and f.right is None:
         return BinOp(f.op, acc, x)
-    return Apply(f, (TupleExpr((acc, x)),))
+    return Apply(pair_form(f), (TupleExpr((acc, x)),))
 
 
 def fused_operator(f: Expr, g: Expr) -> Expr:

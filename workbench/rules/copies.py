@@ -26,7 +26,7 @@ from ..layout import rearranges_only
 from ..rewriting.match import app, kind, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType
-from .builders import fresh, project
+from .builders import fresh, pair_operator, project
 from .rule import Refused, RuleParam, Site, basic_rule
 
 TO_PRIVATE, TO_GLOBAL = prim("toPrivate"), prim("toGlobal")
@@ -87,11 +87,21 @@ _OPERATOR = "it rewrites a reduction's operator λ(acc, x). e"
 
 
 def _pair_parameter(f: Lambda) -> bool:
-    """``λ(acc, x). e``: one parameter, a pair of names."""
+    """``λ(acc, x). e`` (one parameter, a pair of names) or ``λacc x. e`` (curried: the rules
+    take it as ``λ(acc, x). e`` where a fold applies it to one pair, ``pair_operator``)."""
     match f.params:
-        case ((str(), str()),):
+        case ((str(), str()),) | (str(), str()):
             return True
     return False
+
+
+def _operator(m, site: Site) -> Lambda | Refused:
+    """The operator the pattern found, as ``λ(acc, x). e`` (``pair_operator``)."""
+    node = pair_operator(m.op, site)
+    if node is None:
+        return Refused("the curried λacc x. e is no reduction's operator here (it is not "
+                       "applied to one pair)")
+    return node
 
 
 # a reduction's operator λ(acc, x). e, the node the rules that copy its operands rewrite
@@ -176,7 +186,9 @@ def _group(site: Site, level: int) -> list[Size]:
         "there, l1 × l0 work-items a round, each step of the reduction.")
 @matches(OPERATOR)
 def LOCAL_COPY(m, site: Site, p) -> Expr | Refused:
-    node = m.op
+    node = _operator(m, site)
+    if isinstance(node, Refused):
+        return node
     k, transposed, l1, l0 = int(p["k"]), int(p["t"]), p["l1"], p["l0"]
     if site.typing is None or not site.typing.args:
         return Refused("the operator's types are not known here")
@@ -369,7 +381,9 @@ def _widths(site: Site) -> list[int]:
         "does not).")
 @matches(OPERATOR)
 def PRIVATE_VECTORS(m, site: Site, p) -> Expr | Refused:
-    node = m.op
+    node = _operator(m, site)
+    if isinstance(node, Refused):
+        return node
     k, w = int(p["k"]), int(p["w"])
     if w not in WIDTHS:
         return Refused(f"w is a width of OpenCL's vectors ({', '.join(map(str, WIDTHS))}), "
@@ -464,7 +478,9 @@ def _prefetched(copy: Apply) -> Expr:
         "there into local memory, so that the latency of global memory overlaps computation.")
 @matches(OPERATOR)
 def PREFETCH(m, site: Site, p) -> Expr | Refused:
-    node = m.op
+    node = _operator(m, site)
+    if isinstance(node, Refused):
+        return node
     copies = _local_copies(node)
     if not copies:
         return Refused("the operator copies no part of its element into local memory by "

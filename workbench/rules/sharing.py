@@ -36,7 +36,7 @@ from ..rewriting.strategies import (
 )
 from ..sizes import Size
 from ..types import ArrayType
-from .builders import call, fresh, typed_literal
+from .builders import call, fresh, pair_operator, typed_literal
 from .lambdas import plumbing
 from .renaming import renaming
 from .rule import BLOCKING, Refused, RuleParam, Site, basic_rule, powers_of_two_dividing, tagged
@@ -113,8 +113,10 @@ def MAP_FOLD_INTERCHANGE(m, site: Site, p) -> Expr | Refused:
 # --- the group's copy of a fold's element ----------------------------------------------------
 
 def _pair_operator(f: Lambda) -> bool:
+    """``λ(acc, x). e``, or ``λacc x. e`` (curried: taken as ``λ(acc, x). e`` where a fold
+    applies it to one pair, ``pair_operator``)."""
     match f.params:
-        case ((str(), str()),):
+        case ((str(), str()),) | (str(), str()):
             return True
     return False
 
@@ -156,7 +158,10 @@ def group_copy(x: Expr, length: Size, items: Size) -> Expr:
         "memory is read once per group, not once per work-item.")
 @matches(OPERATOR)
 def GROUP_COPY(m, site: Site, p) -> Expr | Refused:
-    node, items = m.op, p["l"]
+    node, items = pair_operator(m.op, site), p["l"]
+    if node is None:
+        return Refused("the curried λacc x. e is no fold's operator here (it is not applied "
+                       "to one pair)")
     levels = [level for level, _ in site.context]
     if "workgroup" not in levels:
         return Refused("the fold is not inside a work-group's map (mapWorkgroup): no group "

@@ -33,6 +33,7 @@ from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
+from .fusion import fused_mappings
 from .grids import grid_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
@@ -379,7 +380,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            grids_first: bool | None = None, unrolled_first: bool | None = None,
            lanes_first: bool | None = None, tiles_first: bool = True,
            blocked_first: bool = False, constant_first: bool = False,
-           rows_first: bool | None = None, pads_first: bool | None = None) -> None:
+           rows_first: bool | None = None, pads_first: bool | None = None,
+           fusion_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
@@ -389,15 +391,19 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     start with its result's pads moved onto its input (``measure_pads``). With
     ``tiles_first`` (on by default), then the start's reduction over an array every element
     shares tiled through local memory (``measure_tiles``); with ``rows_first``, then its
-    maps of reductions over their elements a work-group per row (``measure_rows``); each of
-    the six left at None is as ``first_options`` has it for the device's kind. With
+    maps of reductions over their elements a work-group per row (``measure_rows``); with
+    ``fusion_first``, then its folds over mapped arrays fused with the map
+    (``measure_fused``); each of the seven left at None is as ``first_options`` has it for
+    the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``)."""
-    default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first = \
-        _first_choices(ctx, {"default_first": default_first, "grids_first": grids_first,
-                             "unrolled_first": unrolled_first, "lanes_first": lanes_first,
-                             "rows_first": rows_first, "pads_first": pads_first},
+    default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
+        fusion_first = _first_choices(
+            ctx, {"default_first": default_first, "grids_first": grids_first,
+                  "unrolled_first": unrolled_first, "lanes_first": lanes_first,
+                  "rows_first": rows_first, "pads_first": pads_first,
+                  "fusion_first": fusion_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
@@ -405,7 +411,7 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, pads_first, grids_first, unrolled_first, lanes_first,
-                 tiles_first, rows_first, blocked_first, constant_first))
+                 tiles_first, rows_first, fusion_first, blocked_first, constant_first))
     finally:
         if state.processes is not None:
             state.processes.close()
@@ -417,7 +423,7 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     while budget is left (until ``patience`` descents in a row find nothing new)."""
     rng = random.Random(ctx.seed)
     default_first, pads_first, grids_first, unrolled_first, lanes_first, tiles_first, \
-        rows_first, blocked_first, constant_first = firsts
+        rows_first, fusion_first, blocked_first, constant_first = firsts
     for first, measure_first in ((default_first, measure_default), (pads_first, measure_pads),
                                  (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
@@ -429,6 +435,8 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
         measure_tiles(ctx, state)
     if rows_first:
         measure_rows(ctx, state)
+    if fusion_first:
+        measure_fused(ctx, state)
     if blocked_first or constant_first:
         measure_blocked(ctx, state, blocked_first, constant_first)
     idle = 0
@@ -489,18 +497,21 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
-    (the defaults of its version 4): everywhere the default completion (a search never
-    reports a kernel slower than ``run`` gives); on a GPU the grids (a stencil's points each
-    a work-item, reads coalesced; on PoCL they were 1.5 to 3 times slower than the default
-    mapping at --quick sizes) and a work-group per row of a map of reductions (a
-    matrix-vector product's rows read coalesced by a whole group, as GPU libraries read
-    them); on a CPU the stencil's pads moved onto its input (PPCG's stencils in one kernel,
-    no copy after: 1.3 to 2 times faster on PoCL), the short reductions unrolled and the
-    maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL). What the Lift
-    programs benchmark measured better kernels with."""
+    (the defaults of its version 5): everywhere the default completion (a search never
+    reports a kernel slower than ``run`` gives) and the folds over mapped arrays fused (MD's
+    forces over the positions its neighbour list indexes, read in the loop as its
+    hand-written kernel reads them, not first copied into private memory); on a GPU the
+    grids (a stencil's points each a work-item, reads coalesced; on PoCL they were 1.5 to 3
+    times slower than the default mapping at --quick sizes) and a work-group per row of a
+    map of reductions (a matrix-vector product's rows read coalesced by a whole group, as
+    GPU libraries read them); on a CPU the stencil's pads moved onto its input (PPCG's
+    stencils in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short
+    reductions unrolled and the maps in vector lanes (K-means' kernel 3 and 11 times faster
+    on PoCL). What the Lift programs benchmark measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
-            "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu}
+            "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
+            "fusion_first": True}
 
 
 def device_kind(ctx) -> str:
@@ -674,6 +685,23 @@ def measure_rows(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
                               row_groups(ctx.start, ctx.types, ctx.vector_widths)))
+
+
+def measure_fused(ctx, state: GuidedState) -> None:
+    """The start with each fold inside a map that is applied to a map's result fused with
+    that map (``fusion.fused_folds``: ``apply-compose``, then ``reduce-map-fusion``), and on
+    a GPU also with its outermost map on work-groups of 128 work-items (``fusion.on_groups``,
+    as the hand-written kernel runs), each completed by the default lowering and measured
+    (unless a resumed log holds it): the default completion writes the mapped array into
+    private memory first (MD: the 128 neighbour positions of each atom, 0.57 times its
+    hand-written kernel on an H200), and the walks take neither fusion rule. An option
+    (``fusion_first``), on by default (``first_options``). Not in a search of one subtree
+    (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, [pool.complete(expr, steps) for expr, steps in fused_mappings(
+        ctx.start, ctx.types, groups=device_kind(ctx) == "gpu")])
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:
