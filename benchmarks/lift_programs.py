@@ -487,6 +487,15 @@ def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dic
 # --- search and timing ----------------------------------------------------------------------
 
 
+def search_options(kind: str) -> dict:
+    """The guided search's options for a device of this ``kind`` (those it leaves out, such
+    as ``pads_first`` and ``fused_first``, take the strategy's defaults)."""
+    return {"default_first": True, "grids_first": kind == "gpu",
+            "unrolled_first": kind == "cpu", "lanes_first": kind == "cpu",
+            "rows_first": kind == "gpu", "blocked_first": True,
+            "constant_first": kind == "gpu"}
+
+
 def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
               time_limit: float | None, rounds: int, repeat: int) -> dict:
     """One program: the default mapping run, the guided search (``budget`` candidates,
@@ -529,13 +538,7 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # inputs in constant memory (MRI-Q's k-space samples; PoCL has no constant memory
         # of its own). These are the guided strategy's defaults but for the last two.
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
-                       repeat=repeat, options={"default_first": True,
-                                               "grids_first": kind == "gpu",
-                                               "unrolled_first": kind == "cpu",
-                                               "lanes_first": kind == "cpu",
-                                               "rows_first": kind == "gpu",
-                                               "blocked_first": True,
-                                               "constant_first": kind == "gpu"})
+                       repeat=repeat, options=search_options(kind))
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
                            "stopped": found.stopped,
                            "best_kernel_ms": found.best_kernel_ms}
