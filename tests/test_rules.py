@@ -30,7 +30,10 @@ REDUCTION_TEMPLATES = {
     "workgroup-map-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z} ∘ map {F}) ∘ split {D}",
                              # a pair accumulator (two reductions fused: zip-reduce-fusion)
                              "join ∘ mapWorkgroup (reduce (λ(a, b). (a.0 + b.0, a.1 + b.1)) "
-                             "(0.0, 0.0) ∘ map (λx. ({F} x, {G} x))) ∘ split {D}"],
+                             "(0.0, 0.0) ∘ map (λx. ({F} x, {G} x))) ∘ split {D}",
+                             "join ∘ mapWorkgroup (reduce (λ(a, b). (a.0 * b.0, max (a.1, "
+                             "b.1))) (1.0, -1000000.0) ∘ map (λx. (x * 0.001 + 1.0, {G} x))) ∘ "
+                             "split {D}"],
     "two-stage-reduction": ["reduce {OP} {Z} ∘ map {F}"],
     "reduce-single": ["reduce (+) 0 ∘ join ∘ map (reduce {OP} {Z}) ∘ split {L}",
                       "reduce (*) 1 ∘ join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {L}"],

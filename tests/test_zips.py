@@ -191,6 +191,25 @@ def test_no_proposal_where_no_zip_joins_two_computations():
     assert sum(1 for _, n in walk(fused) if isinstance(n, Prim) and n.name == "exp") == 1
 
 
+def test_two_products_of_one_matrix_fuse_whatever_their_operators():
+    """Not GESUMMV's shape alone: ``A x`` and a max-plus product ``A ⊗ w`` of the same
+    matrix, combined: one map over the rows of A (zipped with themselves), one reduction
+    with a (+, max) accumulator, which a work-group per row takes; its kernels equal the
+    interpreter."""
+    prog = parse("λA x w. map (λp. p.0 - 2.0 * p.1) (zip (join (map (λr. reduce (+) 0.0 (map "
+                 "(λq. q.0 * q.1) (zip r x))) A)) (join (map (λr. reduce max (-1000000.0) "
+                 "(map (λq. q.0 + q.1) (zip r w))) A)))")
+    types = types_of(["[[float]_32]_16", "[float]_32", "[float]_32"])
+    found = fused_proposals(prog, types, rows=True, lanes=False)
+    assert "reduce (λ(a, b). (a.0 + b.0, max (a.1, b.1))) (0.0, -1000000.0)" in str(found[0][0])
+    assert [s.rule for s in found[1][1][-2:]] == ["map→mapWorkgroup", "workgroup-map-reduce"]
+    inputs = random_inputs(list(types), {}, 11)
+    want = evaluate(prog, *inputs)
+    for expr, _ in found:
+        result = run(lower(expr, *types)[0], *inputs, repeat=1, expected=want)
+        assert result.correct, result.message
+
+
 # --- the fused GESUMMV's kernels -------------------------------------------------------------
 
 def gesummv_types(n: int) -> list[str]:

@@ -14,7 +14,7 @@ choices stays fast (the tests check that both agree).
 
 from __future__ import annotations
 
-from ..expr import BinOp, Expr, Lambda, Prim, TupleExpr, Var, compose
+from ..expr import Apply, BinOp, Expr, Lambda, Prim, TupleExpr, Var, compose
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, matches, prim
 from ..rewriting.strategies import at_site, element, fmap, last_element, parent, rule, seq
@@ -86,8 +86,8 @@ def _componentwise(node: Expr) -> tuple[Expr, Expr] | Refused:
 
 
 def _component_operators(f: Expr) -> tuple[str, ...] | None:
-    """The operators of ``λ(a, b). (a.0 ⊕ b.0, a.1 ⊗ b.1, …)`` (None for any other
-    function)."""
+    """The operators of ``λ(a, b). (a.0 ⊕ b.0, a.1 ⊗ b.1, …)``, each (+), (*), min or max
+    (None for any other function)."""
     if not (isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], tuple)
             and len(f.params[0]) == 2 and all(isinstance(p, str) for p in f.params[0])
             and isinstance(f.body, TupleExpr)):
@@ -96,10 +96,14 @@ def _component_operators(f: Expr) -> tuple[str, ...] | None:
     ops = []
     for k, item in enumerate(f.body.items):
         sides = {project(a, k), project(b, k)}
-        if not (isinstance(item, BinOp) and item.op in NEUTRAL and
-                {item.left, item.right} == sides):
-            return None
-        ops.append(item.op)
+        match item:
+            case BinOp(op, left, right) if op in NEUTRAL and {left, right} == sides:
+                ops.append(op)
+            case Apply(Prim(("min" | "max") as op, ()), (TupleExpr((left, right)),)) \
+                    if {left, right} == sides:
+                ops.append(op)
+            case _:
+                return None
     return tuple(ops)
 
 
