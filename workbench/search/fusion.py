@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..expr import Apply, Compose, Expr, Lambda, Prim, TupleExpr, Var, subterm
+from ..layout import mapped_layout
 from ..primitives.families import FOLDS
 from ..rewriting.application import Rewrite, lookup_rule, rewrites
 from ..rewriting.step import Step
@@ -45,13 +46,14 @@ def zip_fusion(expr: Expr, types: tuple[Type, ...], pairs: bool = True
     ``pairs``, reductions side by side are left as they are (each its own loop, which
     ``map-reduce-vectorize`` takes), not fused into one with a pair accumulator."""
     rules = FUSING if pairs else tuple(r for r in FUSING if r != "zip-reduce-fusion")
-    current, steps = expr, []
+    current, steps, joined = expr, [], False
     for _ in range(STEPS_LIMIT):
         step = _next_fusion(current, types, rules)
         if step is None:
             break
+        joined = joined or _joins_computations(step, current)
         current, steps = step.result, steps + [step.bare()]
-    if not any(s.rule in ZIP_RULES for s in steps):
+    if not joined:
         return None
     composed, more = composed_reductions(current, types)
     return composed, steps + more
@@ -95,6 +97,18 @@ def in_vectors(expr: Expr, types: tuple[Type, ...], width: int
             break
         current, steps = found[-1].result, steps + [found[-1].bare()]
     return (current, steps) if steps else None
+
+
+def _joins_computations(step: Rewrite, before: Expr) -> bool:
+    """Whether the step fuses computations through a zip: rows or reductions always, maps
+    where one of them computes something (a map that only rearranges its elements, such as
+    a stencil's neighbourhoods, is read as a view whether fused or not)."""
+    if step.rule not in ZIP_RULES:
+        return False
+    if step.rule != "zip-map-fusion":
+        return True
+    return any(isinstance(a, Apply) and isinstance(a.fn, Prim) and a.fn.name == "map"
+               and mapped_layout(a.fn) is None for a in subterm(before, step.path).args)
 
 
 def _next_fusion(expr: Expr, types: tuple[Type, ...], names: tuple[str, ...]
