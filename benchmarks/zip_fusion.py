@@ -1,5 +1,5 @@
 """The guided search with and without the fusion through zips (its option ``fused_first``,
-``search/fusion.py``), on Lift's programs: both searches run with the options of
+``search/zip_fusion.py``), on Lift's programs: both searches run with the options of
 ``benchmarks.lift_programs`` on the same device, then the default mapping, both searches'
 best kernels, the fused program's own kernels (its default completion; on a GPU its rows a
 work-group each) and the hand-written kernel of ``benchmarks.peers`` are timed in the same
@@ -40,7 +40,7 @@ def candidates(name: str, size: int, kind: str, device: str | None, budget: int,
     search's best, the fused program's kernels) and what each search found."""
     from workbench.rules.lowering import lower
     from workbench.search import search
-    from workbench.search.fusion import fused_proposals
+    from workbench.search.zip_fusion import fused_proposals
     from workbench.semantics import prepare_inputs
 
     prog = PROGRAMS[name].program()
@@ -64,7 +64,7 @@ def recorded(name: str, size: int, entry: dict, kind: str) -> tuple[list, dict]:
     search's best as the file wrote it, the fused program's kernels."""
     from workbench.notation import parse
     from workbench.rules.lowering import lower
-    from workbench.search.fusion import fused_proposals
+    from workbench.search.zip_fusion import fused_proposals
     from workbench.semantics import prepare_inputs
 
     prog = PROGRAMS[name].program()

@@ -89,7 +89,7 @@ def test_reductions_side_by_side_in_a_row_are_each_a_tree_of_its_group_only_wher
     """GESUMMV fused without a pair accumulator: one map over row pairs computing two
     reductions; a row map only with ``side_by_side`` (a search's rows stay as they were
     elsewhere), then each reduction vectorised and strided over the group."""
-    from workbench.search.fusion import zip_fusion
+    from workbench.search.zip_fusion import zip_fusion
 
     types = tuple(parse_types(gesummv_types(1024)))
     side, _ = zip_fusion(GESUMMV, types, pairs=False)

@@ -1,4 +1,4 @@
-"""Fusion through zips (rules.zips) and the guided search's proposal of it (search/fusion.py):
+"""Fusion through zips (rules.zips) and the guided search's proposal of it (search/zip_fusion.py):
 the rules' instances and refusals (soundness: ``tests/test_rules.py`` runs them with every
 other rule), the fusion of random GESUMMV-like programs checked against the interpreter, the
 fused GESUMMV's kernels (its default completion, a work-group per row) on the default device
@@ -22,7 +22,7 @@ from workbench.programs import library
 from workbench.rules import RewriteRefused, apply
 from workbench.rules.lowering import lower
 from workbench.search import search
-from workbench.search.fusion import fused_proposals, zip_fusion
+from workbench.search.zip_fusion import fused_proposals, zip_fusion
 from workbench.search.log import make_header
 from workbench.search.rows import row_groups, row_maps
 from workbench.search.strategies import VERSIONS
@@ -259,7 +259,7 @@ from workbench.inputs import random_inputs
 from workbench.notation import parse_type
 from workbench.programs import library
 from workbench.rules.lowering import lower
-from workbench.search.fusion import fused_proposals
+from workbench.search.zip_fusion import fused_proposals
 
 prog = library("lift/gesummv")["gesummvNN"]
 n = int(sys.argv[1])

@@ -20,7 +20,7 @@ with a pair accumulator (the hand-written kernel's loop: both dot products in on
 
 Each is an identity of the reference semantics (property-tested in ``tests/test_zips.py``); a
 rule refuses, with the reason, where lengths differ or the shape does not fit.
-``search/fusion.py`` applies them where a program's zips meet such computations.
+``search/zip_fusion.py`` applies them where a program's zips meet such computations.
 """
 
 from __future__ import annotations

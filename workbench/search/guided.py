@@ -34,7 +34,7 @@ from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
-from .fusion import fused_proposals
+from .zip_fusion import fused_proposals
 from .grids import grid_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
@@ -685,11 +685,11 @@ def measure_rows(ctx, state: GuidedState) -> None:
 
 
 def measure_fused(ctx, state: GuidedState, rows: bool, lanes: bool) -> None:
-    """The start with the computations its zips join fused into one (``fusion.zip_fusion``:
+    """The start with the computations its zips join fused into one (``zip_fusion.zip_fusion``:
     GESUMMV's ``A x``, ``B x`` and their sum one map over the rows of A and B, each pair of
     rows one reduction with a pair accumulator), completed by the default lowering; with
     ``rows`` also its maps of reductions a work-group per row; with ``lanes`` its reductions
-    left side by side, each read in vectors of 8 or 16 lanes (``fusion.fused_proposals``);
+    left side by side, each read in vectors of 8 or 16 lanes (``zip_fusion.fused_proposals``);
     each measured (unless a resumed log holds it), right after the default completion (they
     need no model). On PoCL GESUMMV's default mapping is three kernels; fused, one, 2 to 3
     times faster, and with both rows' reductions in float16s as fast as the hand-written
