@@ -13,7 +13,7 @@ first, the second still reduces each row in one work-item, which is what the sea
 (0.40 times the hand-written kernel on an H200). The guided search measures these mappings
 first where asked (its option ``rows_first``, on by default on a GPU).
 
-GESUMMV fused through its zip (``fusion.zip_fusion``) is one map over pairs of rows: with a
+GESUMMV fused through its zip (``zip_fusion.zip_fusion``) is one map over pairs of rows: with a
 pair accumulator its one reduction takes a group as any row does; with its two reductions
 left side by side (``side_by_side``, asked by the fusion's proposals only) each is a tree of
 the group, read in float4s.
@@ -48,7 +48,7 @@ def row_groups(expr: Expr, types: tuple[Type, ...], widths: tuple[int, ...] | No
     reductions over its elements a work-group per row (``row_group_mapping``) and the steps;
     none where no map's reduction takes that group. With ``side_by_side``, also maps whose
     function computes several such reductions side by side (GESUMMV fused through its zip
-    without a pair accumulator: ``fusion.zip_fusion``), each a reduction of the group."""
+    without a pair accumulator: ``zip_fusion.zip_fusion``), each a reduction of the group."""
     found = []
     for lanes, local in ROW_GROUPS:
         if lanes > 1 and widths and lanes not in widths:
