@@ -520,6 +520,15 @@ def copy_ceiling(nbytes: int, kind: str, device: str | None, repeat: int) -> dic
 # --- search and timing ----------------------------------------------------------------------
 
 
+def search_options(kind: str) -> dict:
+    """The guided search's options for a device of this ``kind`` (those it leaves out, such
+    as ``pads_first`` and ``fused_first``, take the strategy's defaults)."""
+    return {"default_first": True, "grids_first": kind == "gpu",
+            "unrolled_first": kind == "cpu", "lanes_first": kind == "cpu",
+            "rows_first": kind == "gpu", "blocked_first": True,
+            "constant_first": kind == "gpu"}
+
+
 def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
               time_limit: float | None, rounds: int, repeat: int,
               build_options: tuple[str, ...] = ()) -> dict:
@@ -568,13 +577,7 @@ def benchmark(name: str, size: int, kind: str, device: str | None, budget: int,
         # of 128 work-items, as the hand-written kernel).
         found = search(prog, *args, budget=budget, device=device, time_limit=time_limit,
                        repeat=repeat, build_options=list(build_options) or None,
-                       options={"default_first": True,
-                                               "grids_first": kind == "gpu",
-                                               "unrolled_first": kind == "cpu",
-                                               "lanes_first": kind == "cpu",
-                                               "rows_first": kind == "gpu",
-                                               "blocked_first": True,
-                                               "constant_first": kind == "gpu"})
+                       options=search_options(kind))
         entry["search"] = {"evaluated": found.evaluated, "seconds": round(found.seconds, 1),
                            "stopped": found.stopped,
                            "best_kernel_ms": found.best_kernel_ms,

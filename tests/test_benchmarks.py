@@ -181,6 +181,23 @@ def test_reduction_zoo_benchmark_records_the_seven_versions(tmp_path, monkeypatc
     assert recorded(tmp_path) == [json.loads(json.dumps(doc))]
 
 
+def test_zip_fusion_benchmark_times_both_searches_bests_and_the_fused_kernels(tmp_path,
+                                                                              monkeypatch):
+    from benchmarks import zip_fusion
+
+    monkeypatch.setattr(zip_fusion, "RESULTS", tmp_path)
+    doc = zip_fusion.main(["--size", "16", "--budget", "2", "--rounds", "1"])
+    entry = doc["programs"]["gesummvNN"]
+    assert set(entry["searches"]) == {"best without fusion", "best with fusion"}
+    assert {"default", "best without fusion", "best with fusion", "fused, a pair accumulator",
+            "fused, reductions side by side in float8s", "hand-written"} <= set(entry["times"])
+    assert all(t is not None for t in entry["times"].values()), entry["times"]  # all correct
+    again = zip_fusion.main(["--again", "--rounds", "1"])["programs"]["gesummvNN"]["again"]
+    assert set(again["times"]) == set(entry["times"])
+    assert all(t is not None for t in again["times"].values())
+    assert "Timed again" in (tmp_path / "zip_fusion_pocl.md").read_text()
+
+
 def test_gemm_benchmark_runs_and_writes_the_phase_counts(tmp_path, monkeypatch):
     from benchmarks import gemm
     from workbench.search.cases import DEFAULTS

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from tests.test_rules_sharing import REFUSALS as SHARING_REFUSALS
 from tests.test_rules_sharing import TEMPLATES as SHARING_TEMPLATES
+from tests.test_zips import REFUSALS as ZIP_REFUSALS
+from tests.test_zips import TEMPLATES as ZIP_TEMPLATES
 from workbench import evaluate, parse
 from workbench.rules import CATALOGUE, RewriteRefused, apply, rewrites, rules
 
@@ -27,7 +29,13 @@ REDUCTION_TEMPLATES = {
     "map-reduceSeq-fusion": ["reduce {OP} {Z} ∘ map {F}",
                              "join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
     "workgroup-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z}) ∘ split {D}"],
-    "workgroup-map-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z} ∘ map {F}) ∘ split {D}"],
+    "workgroup-map-reduce": ["join ∘ mapWorkgroup (reduce {OP} {Z} ∘ map {F}) ∘ split {D}",
+                             # a pair accumulator (two reductions fused: zip-reduce-fusion)
+                             "join ∘ mapWorkgroup (reduce (λ(a, b). (a.0 + b.0, a.1 + b.1)) "
+                             "(0.0, 0.0) ∘ map (λx. ({F} x, {G} x))) ∘ split {D}",
+                             "join ∘ mapWorkgroup (reduce (λ(a, b). (a.0 * b.0, max (a.1, "
+                             "b.1))) (1.0, -1000000.0) ∘ map (λx. (x * 0.001 + 1.0, {G} x))) ∘ "
+                             "split {D}"],
     "two-stage-reduction": ["reduce {OP} {Z} ∘ map {F}"],
     "reduce-single": ["reduce (+) 0 ∘ join ∘ map (reduce {OP} {Z}) ∘ split {L}",
                       "reduce (*) 1 ∘ join ∘ map (reduce {OP} {Z} ∘ map {F}) ∘ split {L}"],
@@ -165,6 +173,7 @@ TEMPLATES = {
         "join ∘ mapWorkgroup (join ∘ mapLocal (reduce {OP} {Z}) ∘ split 2) ∘ split {D}"],
     **REDUCTION_TEMPLATES,
     **SHARING_TEMPLATES,  # a shared array tiled through local memory (rules.sharing)
+    **ZIP_TEMPLATES,  # computations side by side fused through their zip (rules.zips)
     "map-interchange": [("λxs ys. map (λa. map (λb. a * {F} b) ys) xs", [L, "[float]_{C}"]),
                         (MM[0].replace("join (", "(", 1), MM[1])],
     "map-fission": ["map ({F} ∘ {G})", "map (λx. {F} (x * 2.5))",
@@ -529,6 +538,7 @@ REFUSALS = {
     "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
     "copy-view": ("padClamp 1 1 ∘ map abs", "1", {}, "the copy goes at 0 `padClamp 1 1`"),
     **SHARING_REFUSALS,
+    **ZIP_REFUSALS,
     "block-outputs": ("map abs", "root", {"k": 4, "distribution": "chunked"},
                       "computes no reduction"),
     "input→toConstant": ("map abs", "root", {"input": "xs"}, "a whole program λxs. e"),

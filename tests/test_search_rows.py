@@ -85,6 +85,22 @@ def test_no_row_group_where_the_rows_are_not_the_maps_own(text, types):
     assert row_groups(prog, tuple(parse_types(types))) == []
 
 
+def test_reductions_side_by_side_in_a_row_are_each_a_tree_of_its_group_only_where_asked():
+    """GESUMMV fused without a pair accumulator: one map over row pairs computing two
+    reductions; a row map only with ``side_by_side`` (a search's rows stay as they were
+    elsewhere), then each reduction vectorised and strided over the group."""
+    from workbench.search.zip_fusion import zip_fusion
+
+    types = tuple(parse_types(gesummv_types(1024)))
+    side, _ = zip_fusion(GESUMMV, types, pairs=False)
+    assert row_maps(side) == [] and row_groups(side, types) == []
+    assert len(row_maps(side, side_by_side=True)) == 1
+    found = row_groups(side, types, side_by_side=True)
+    assert [[s.rule for s in steps] for _, steps in found][0] == \
+        ["map→mapWorkgroup"] + ["map-reduce-vectorize"] * 2 + ["workgroup-map-reduce"] * 2
+    assert [s.rule for s in found[1][1]] == ["map→mapWorkgroup"] + ["workgroup-map-reduce"] * 2
+
+
 def test_a_row_no_group_divides_is_left_as_it_is():
     """Rows of 7 elements: no group of two or more work-items divides them."""
     prog = parse("λm. map (λrow. reduce (+) 0.0 row) m")
@@ -119,13 +135,15 @@ def _header_only_log(path, kind: str, name: str, prog, types, version: int):
 
 
 def test_on_a_gpu_the_guided_search_measures_a_group_per_row_after_the_default(tmp_path):
-    """Guided version 4 on a GPU: the default mapping first, then the row groups; on a CPU
-    none; a log written by version 3 replays without them (``EARLIER_DEFAULTS``)."""
+    """Guided version 4 and later on a GPU: the default mapping first, then the row groups;
+    on a CPU none; a log written by version 3 replays without them (``EARLIER_DEFAULTS``)."""
     types = gesummv_types(1024)
     gpu = _header_only_log(tmp_path / "gpu.jsonl", "gpu", "NVIDIA H200", GESUMMV, types,
                            VERSIONS["guided"])
-    found = search(GESUMMV, *types, budget=4, replay_log=gpu).log
-    rows = [r for r in found if any(s["rule"] == "workgroup-map-reduce" for s in r["steps"])]
+    found = search(GESUMMV, *types, budget=8, replay_log=gpu).log
+    # (version 5 measures the program fused through its zips first: tests/test_zips.py)
+    rows = [r for r in found if any(s["rule"] == "workgroup-map-reduce" for s in r["steps"])
+            and not any(s["rule"] == "zip-map-fusion" for s in r["steps"])]
     assert len(rows) == 3
     assert found[0]["steps"] == [] or found[0]["steps"][0]["rule"] != "map→mapWorkgroup"
     cpu = _header_only_log(tmp_path / "cpu.jsonl", "cpu", "pthread-AMD EPYC", GESUMMV, types,
@@ -137,7 +155,7 @@ def test_on_a_gpu_the_guided_search_measures_a_group_per_row_after_the_default(t
     assert not [r for r in found[:4] if any(s["rule"] == "workgroup-map-reduce"
                                             for s in r["steps"])]
     assert replay_options("guided", {"strategy": "guided", "strategy_version": 3}, None) == \
-        {"rows_first": False, "pads_first": False, "fusion_first": False}
+        {"rows_first": False, "pads_first": False, "fusion_first": False, "fused_first": False}
 
 
 OCLGRIND = """

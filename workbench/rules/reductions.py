@@ -14,13 +14,13 @@ choices stays fast (the tests check that both agree).
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, compose
+from ..expr import Apply, BinOp, Expr, Lambda, Prim, TupleExpr, Var, compose
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, matches, prim
 from ..rewriting.strategies import at_site, element, fmap, last_element, parent, rule, seq
 from ..sizes import Size
 from .algorithmic import REDUCE
-from .builders import fused_operator
+from .builders import fused_operator, project
 from .macros import REDUCE_OF_MAP, reduce_of_map
 from .renaming import renaming
 from .rule import Refused, RuleParam, Site, basic_rule
@@ -66,6 +66,45 @@ def _operator(node: Expr) -> tuple[Expr, Expr] | Refused:
         return Refused(f"the operator {f} must be (+), (*), min or max (or mapVec of one): "
                        f"the partial results are combined in another order")
     return lanes_may_start_at(op, z) or (f, z)
+
+
+def _componentwise(node: Expr) -> tuple[Expr, Expr] | Refused:
+    """``(f, z)`` of a ``reduce f z`` whose operator combines tuples component by component,
+    each with one of (+), (*), min, max (``λ(a, b). (a.0 + b.0, a.1 + b.1)``: two reductions
+    fused, ``zip-reduce-fusion``), each component of z one its partial results may start at:
+    partial results of a work-group's tree combine componentwise in another order."""
+    m = REDUCE.match(node)
+    if isinstance(m, Refused):
+        return m
+    f, z = m.f, m.z
+    ops = _component_operators(f)
+    if ops is None or not (isinstance(z, TupleExpr) and len(z.items) == len(ops)):
+        return Refused(f"the operator {f} must be (+), (*), min or max, or combine tuples "
+                       f"component by component with them (and z a tuple)")
+    return next((bad for op, zi in zip(ops, z.items) if (bad := lanes_may_start_at(op, zi))),
+                (f, z))
+
+
+def _component_operators(f: Expr) -> tuple[str, ...] | None:
+    """The operators of ``λ(a, b). (a.0 ⊕ b.0, a.1 ⊗ b.1, …)``, each (+), (*), min or max
+    (None for any other function)."""
+    if not (isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], tuple)
+            and len(f.params[0]) == 2 and all(isinstance(p, str) for p in f.params[0])
+            and isinstance(f.body, TupleExpr)):
+        return None
+    a, b = (Var(p) for p in f.params[0])
+    ops = []
+    for k, item in enumerate(f.body.items):
+        sides = {project(a, k), project(b, k)}
+        match item:
+            case BinOp(op, left, right) if op in NEUTRAL and {left, right} == sides:
+                ops.append(op)
+            case Apply(Prim(("min" | "max") as op, ()), (TupleExpr((left, right)),)) \
+                    if {left, right} == sides:
+                ops.append(op)
+            case _:
+                return None
+    return tuple(ops)
 
 
 def _lane_operator(f: Expr) -> str | None:
@@ -143,6 +182,8 @@ def _workgroup_choice(site: Site, p, fused: bool) -> tuple | Refused:
     if fused and not MAP.fits(site.next):
         return reduce_of_map(site)
     found = _operator(site.node)
+    if isinstance(found, Refused):
+        found = _componentwise(site.node)
     if isinstance(found, Refused):
         return found
     levels = [level for level, _ in site.context]

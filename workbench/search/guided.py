@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 from ..codegen.program import OpenCLProgram, opencl
 from ..errors import WorkbenchError
@@ -41,6 +42,7 @@ from .processes import Processes, process_count
 from .proposals import blocked_mappings, constant_inputs, with_constant_inputs
 from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
+from .zip_fusion import fused_proposals
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
 # candidates measured at a step are those found below its moves)
@@ -381,7 +383,7 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            lanes_first: bool | None = None, tiles_first: bool = True,
            blocked_first: bool = False, constant_first: bool = False,
            rows_first: bool | None = None, pads_first: bool | None = None,
-           fusion_first: bool | None = None) -> None:
+           fusion_first: bool | None = None, fused_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
@@ -392,18 +394,21 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     ``tiles_first`` (on by default), then the start's reduction over an array every element
     shares tiled through local memory (``measure_tiles``); with ``rows_first``, then its
     maps of reductions over their elements a work-group per row (``measure_rows``); with
+    ``fused_first``, right after the default completion, the start with the computations
+    its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
+    where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fused``); each of the seven left at None is as ``first_options`` has it for
-    the device's kind. With
+    (``measure_fold_fusion``); each of the eight left at None is as ``first_options`` has it
+    for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first = _first_choices(
+        fusion_first, fused_first = _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
-                  "fusion_first": fusion_first},
+                  "fusion_first": fusion_first, "fused_first": fused_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
@@ -411,7 +416,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, pads_first, grids_first, unrolled_first, lanes_first,
-                 tiles_first, rows_first, fusion_first, blocked_first, constant_first))
+                 tiles_first, rows_first, fusion_first, fused_first, blocked_first,
+                 constant_first))
     finally:
         if state.processes is not None:
             state.processes.close()
@@ -423,9 +429,10 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     while budget is left (until ``patience`` descents in a row find nothing new)."""
     rng = random.Random(ctx.seed)
     default_first, pads_first, grids_first, unrolled_first, lanes_first, tiles_first, \
-        rows_first, fusion_first, blocked_first, constant_first = firsts
-    for first, measure_first in ((default_first, measure_default), (pads_first, measure_pads),
-                                 (grids_first, measure_grids),
+        rows_first, fusion_first, fused_first, blocked_first, constant_first = firsts
+    fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
+    for first, measure_first in ((default_first, measure_default), (fused_first, fused),
+                                 (pads_first, measure_pads), (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, measure_lanes)):
         if first:
@@ -436,7 +443,7 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     if rows_first:
         measure_rows(ctx, state)
     if fusion_first:
-        measure_fused(ctx, state)
+        measure_fold_fusion(ctx, state)
     if blocked_first or constant_first:
         measure_blocked(ctx, state, blocked_first, constant_first)
     idle = 0
@@ -498,20 +505,22 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
     (the defaults of its version 5): everywhere the default completion (a search never
-    reports a kernel slower than ``run`` gives) and the folds over mapped arrays fused (MD's
-    forces over the positions its neighbour list indexes, read in the loop as its
-    hand-written kernel reads them, not first copied into private memory); on a GPU the
-    grids (a stencil's points each a work-item, reads coalesced; on PoCL they were 1.5 to 3
-    times slower than the default mapping at --quick sizes) and a work-group per row of a
-    map of reductions (a matrix-vector product's rows read coalesced by a whole group, as
-    GPU libraries read them); on a CPU the stencil's pads moved onto its input (PPCG's
-    stencils in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short
-    reductions unrolled and the maps in vector lanes (K-means' kernel 3 and 11 times faster
-    on PoCL). What the Lift programs benchmark measured better kernels with."""
+    reports a kernel slower than ``run`` gives), the computations its zips join fused into
+    one (GESUMMV's two matrix-vector products and their sum: one kernel instead of three) and
+    the folds over mapped arrays fused (MD's forces over the positions its neighbour list
+    indexes, read in the loop as its hand-written kernel reads them, not first copied into
+    private memory); on a GPU the grids (a stencil's points each a work-item, reads
+    coalesced; on PoCL they were 1.5 to 3 times slower than the default mapping at --quick
+    sizes) and a work-group per row of a map of reductions (a matrix-vector product's rows
+    read coalesced by a whole group, as GPU libraries read them); on a CPU the stencil's
+    pads moved onto its input (PPCG's stencils in one kernel, no copy after: 1.3 to 2 times
+    faster on PoCL), the short reductions unrolled and the maps in vector lanes (K-means'
+    kernel 3 and 11 times faster on PoCL). What the Lift programs benchmark measured better
+    kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
-            "fusion_first": True}
+            "fusion_first": True, "fused_first": True}
 
 
 def device_kind(ctx) -> str:
@@ -687,7 +696,7 @@ def measure_rows(ctx, state: GuidedState) -> None:
                               row_groups(ctx.start, ctx.types, ctx.vector_widths)))
 
 
-def measure_fused(ctx, state: GuidedState) -> None:
+def measure_fold_fusion(ctx, state: GuidedState) -> None:
     """The start with each fold inside a map that is applied to a map's result fused with
     that map (``fusion.fused_folds``: ``apply-compose``, then ``reduce-map-fusion``), and on
     a GPU also with its outermost map on work-groups of 128 work-items (``fusion.on_groups``,
@@ -702,6 +711,25 @@ def measure_fused(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, [pool.complete(expr, steps) for expr, steps in fused_mappings(
         ctx.start, ctx.types, groups=device_kind(ctx) == "gpu")])
+def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool) -> None:
+    """The start with the computations its zips join fused into one (``zip_fusion.zip_fusion``:
+    GESUMMV's ``A x``, ``B x`` and their sum one map over the rows of A and B, each pair of
+    rows one reduction with a pair accumulator), completed by the default lowering; with
+    ``rows`` also its maps of reductions a work-group per row; with ``lanes`` its reductions
+    left side by side, each read in vectors of 8 or 16 lanes (``zip_fusion.fused_proposals``);
+    each measured (unless a resumed log holds it), right after the default completion (they
+    need no model). On PoCL GESUMMV's default mapping is three kernels; fused, one, 2 to 3
+    times faster, and with both rows' reductions in float16s as fast as the hand-written
+    kernel. The descent reaches none of them: the fusion rules are left out of the walks
+    (``rule.OTHER_SEED``), and its steps are a score. An option (``fused_first``), on by
+    default (``first_options``); where no zip joins two computations it measures nothing.
+    Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
+                              fused_proposals(ctx.start, ctx.types, rows, lanes,
+                                              ctx.vector_widths)))
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:

@@ -228,16 +228,18 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # first, then the grids on a GPU, the unrolled and the lanes on a CPU (guided.first_options);
 # guided 2 measured none of them unless asked. Guided 4 measures a work-group per row of a
 # map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
-# on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures the start with its folds
-# over mapped arrays fused (``fusion_first``, everywhere); guided 4 did not. An entry holds
-# only while the strategy takes today's choices with these options: a version raised for
-# other choices drops them.
+# on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures the start with the
+# computations its zips join fused into one (``fused_first``) and with its folds over mapped
+# arrays fused (``fusion_first``), everywhere; guided 4 did neither. An entry holds only
+# while the strategy takes today's choices with these options: a version raised for other
+# choices drops them.
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
-                   "fusion_first": False},
-               3: {"rows_first": False, "pads_first": False, "fusion_first": False},
-               4: {"fusion_first": False}},
+                   "fusion_first": False, "fused_first": False},
+               3: {"rows_first": False, "pads_first": False, "fusion_first": False,
+                   "fused_first": False},
+               4: {"fusion_first": False, "fused_first": False}},
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
