@@ -9,9 +9,11 @@ peak memory.
     python -m benchmarks.saturation --device gpu --sizes paper
     python -m benchmarks.saturation --search egraph     # the guided searches' logs kept
     python -m benchmarks.saturation --programs --mm-unguided 600    # mm without sketches
+    python -m benchmarks.saturation --programs --mm-unguided 600 --no-macros  # basic rules
 
 Prints a table; writes benchmarks/results/saturation_<device>_<sizes>.json and .md (with
-``--programs`` alone, matrix multiplication's only: saturation_mm_<size>.json and .md) and
+``--programs`` alone, matrix multiplication's only: saturation_mm_<size>.json and .md;
+with ``--no-macros``, each name ends in ``_basic``) and
 one log per search (benchmarks/results/logs/saturation_*.jsonl.gz), which replay anywhere
 and which ``benchmarks.efficiency`` draws.
 
@@ -48,7 +50,7 @@ from workbench.programs import library
 from workbench.rewriting.egraph import EGraph
 from workbench.rewriting.sketching import SketchFinder, parse_sketch, sketch_guided
 from workbench.search import read, search
-from workbench.search.egraph import saturation_rules
+from workbench.search.egraph import basic_rules, saturation_rules
 from workbench.search.strategies import option_names
 
 RESULTS = Path(__file__).parent / "results"
@@ -102,7 +104,9 @@ def compare(name: str, s: dict, device: str | None, budget: int, options: dict, 
             result = logged_search(name, s, strategy, device, budget,
                                    options if strategy == "egraph" else None, tag)
             out[strategy] = {"seconds": round(time.time() - began, 1),
-                             "log": str(log_of(tag, name, s, strategy).relative_to(ROOT))}
+                             "log": str(log_of(tag, name, s, strategy).relative_to(ROOT)),
+                             "peak_rss_MiB": resource.getrusage(
+                                 resource.RUSAGE_SELF).ru_maxrss // 1024}
             if strategy == "egraph":
                 out[strategy] |= grown_report(result.details.get("egraph", {}))
         best = best_record(read(ROOT / out[strategy]["log"]))
@@ -142,13 +146,20 @@ def timed_again(name: str, s: dict, out: dict, device: str | None) -> dict:
             "egraph_vs_guided": g["median_ms"] / e["median_ms"] if e and g else None}
 
 
-def sketches(size: int) -> list[dict]:
-    """Each phase-1 program of matrix multiplication reached by its sketches."""
+def grown_by(macros: bool) -> list:
+    """The rules matrix multiplication's graphs grow by: the egraph strategy's, or without
+    ``macros`` the basic rules alone."""
+    return saturation_rules() if macros else basic_rules()
+
+
+def sketches(size: int, macros: bool = True) -> list[dict]:
+    """Each phase-1 program of matrix multiplication reached by its sketches (without
+    ``macros``, by the basic rules alone)."""
     mm = library("mm")["mm"]
     types = (f"[[float]_{size}]_{size}",) * 2
     out = []
     for goal, written in MM_SKETCHES.items():
-        reached = sketch_guided(mm, types, written, saturation_rules(), seconds=60,
+        reached = sketch_guided(mm, types, written, grown_by(macros), seconds=60,
                                 memory=True)
         out.append({"goal": goal, "sketches": len(written),
                     "reached": all(r.reached for r in reached) and len(reached) == len(written),
@@ -159,20 +170,23 @@ def sketches(size: int) -> list[dict]:
     return out
 
 
-def unguided(size: int, seconds: float, nodes: int) -> dict:
+def unguided(size: int, seconds: float, nodes: int, macros: bool = True) -> dict:
     """Matrix multiplication's e-graph grown without sketches for ``seconds`` (or ``nodes``
     e-nodes), and which of the phase-1 programs it then holds (each goal's last sketch);
-    the memory is the process's peak resident size (tracemalloc would slow the growth)."""
+    the memory is the process's peak resident size (tracemalloc would slow the growth).
+    Without ``macros``, the basic rules alone grow it (the paper's unguided setting: no
+    blocking or tiling is one rule)."""
     mm = library("mm")["mm"]
     types = (f"[[float]_{size}]_{size}",) * 2
     began = time.time()
-    graph = EGraph(mm, types, saturation_rules()).saturate(rounds=1000, node_limit=nodes,
-                                                           seconds=seconds)
+    graph = EGraph(mm, types, grown_by(macros)).saturate(
+        rounds=1000, node_limit=nodes, seconds=seconds)
     grown_s = time.time() - began
     finder = SketchFinder(graph)
     held = {goal: finder.find(parse_sketch(written[-1]), graph.root) is not None
             for goal, written in MM_SKETCHES.items()}
-    return {"size": size, "seconds": round(grown_s, 1), "nodes": len(graph.nodes),
+    return {"size": size, "macros": macros, "seconds": round(grown_s, 1),
+            "nodes": len(graph.nodes),
             "classes": len(graph.members), "rounds": [r.as_json() for r in graph.rounds],
             "saturated": graph.saturated(), "find_seconds": round(time.time() - began
                                                                   - grown_s, 1),
@@ -206,13 +220,16 @@ def table(doc: dict) -> str:
              f"Budget {doc['budget']}, seed 0; the egraph strategy's options "
              f"{doc['options']}. Written by `python -m benchmarks.saturation`.", ""]
     if doc["programs"]:
-        lines += ["| program | e-nodes | growth s | egraph best ms (logged; again) | "
+        lines += ["| program | e-nodes | growth s | egraph search s; peak MiB | "
+                  "egraph best ms (logged; again) | "
                   "guided best ms (logged; again) | guided/egraph logged | again | "
-                  "again, fastest runs |", "|---|---|---|---|---|---|---|---|"]
+                  "again, fastest runs |", "|---|---|---|---|---|---|---|---|---|"]
     for p in doc["programs"]:
         e, g, again = p["egraph"], p["guided"], p["timed_again"]
         lines.append(f"| {p['program']} {size_text(p['sizes'])} | {e['nodes']} | "
-                     f"{e['growth_seconds']} | {_ms(e['best_ms'])}; {_again(again['egraph'])} | "
+                     f"{e['growth_seconds']} | {e.get('seconds', '-')}; "
+                     f"{e.get('peak_rss_MiB', '-')} | "
+                     f"{_ms(e['best_ms'])}; {_again(again['egraph'])} | "
                      f"{_ms(g['best_ms'])}; {_again(again['guided'])} | "
                      f"{_ratio(p['egraph_vs_guided_logged'])} | "
                      f"**{_ratio(p['egraph_vs_guided'])}** | {_ratio(fastest(again))} |")
@@ -231,7 +248,10 @@ def table(doc: dict) -> str:
     if "mm_unguided" in doc:
         u = doc["mm_unguided"]
         held = ", ".join(goal for goal, holds in u["holds"].items() if holds) or "none"
-        lines += ["", f"Unguided, matrix multiplication at {u['size']} × {u['size']}: "
+        rules = "the egraph strategy's rules (the macros too)" if u.get("macros", True) \
+            else "the basic rules alone (no macro)"
+        lines += ["", f"Unguided, matrix multiplication at {u['size']} × {u['size']}, "
+                  f"grown by {rules}: "
                   f"{u['nodes']} e-nodes in {len(u['rounds'])} rounds and {u['seconds']} s "
                   f"(saturated: {u['saturated']}), peak resident {u['peak_rss_MiB']} MiB; "
                   f"the goals' shapes it holds: {held}."]
@@ -431,6 +451,14 @@ def egglog_version() -> str:
     return version("egglog")
 
 
+def written(out: Path, doc: dict) -> None:
+    """The results so far, as JSON and as the Markdown table, with the process's peak
+    resident size so far."""
+    doc["max_rss_MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(table(doc), encoding="utf-8")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default=None)
@@ -450,6 +478,10 @@ def main(argv=None) -> None:
                         help="also grow mm's e-graph without sketches this long (the issue: "
                              "600)")
     parser.add_argument("--mm-nodes", type=int, default=2_000_000)
+    parser.add_argument("--no-macros", action="store_true",
+                        help="grow matrix multiplication's e-graphs by the basic rules "
+                             "alone, no macro as one rule (the paper's unguided setting), "
+                             "and the egraph strategy without the blocking macros")
     parser.add_argument("--egglog", action="store_true",
                         help="measure the egglog encoding instead (needs the egraph extra)")
     parser.add_argument("--egglog-seconds", type=float, default=20.0)
@@ -467,11 +499,14 @@ def main(argv=None) -> None:
                                  ("seconds", args.seconds)) if v is not None}
     options = {**{k: v for k, v in option_names("egraph").items()
                   if k in ("rounds", "nodes", "seconds")}, **options}
+    if args.no_macros:
+        options["macros"] = False
     doc = {"device": info.name, "budget": args.budget,
            "options": options, "programs": [], "sketches": []}
     # without programs (``--programs`` alone), the run is matrix multiplication's only
-    out = RESULTS / (f"saturation_{tag}.json" if args.programs else
-                     f"saturation_mm_{args.mm_size}.json")
+    basic = "_basic" if args.no_macros else ""
+    out = RESULTS / (f"saturation_{tag}{basic}.json" if args.programs else
+                     f"saturation_mm_{args.mm_size}{basic}.json")
     kept = {"egraph", "guided"} - set(args.search)
     before = {(p["program"], json.dumps(p["sizes"])): p for p in
               json.loads(out.read_text())["programs"]} if kept else {}
@@ -484,13 +519,13 @@ def main(argv=None) -> None:
             doc["programs"].append(compare(name, s, args.device, args.budget, options, tag,
                                            earlier))
             print(json.dumps(doc["programs"][-1]), flush=True)
-    doc["sketches"] = sketches(args.mm_size)
-    if args.mm_unguided:
-        doc["mm_unguided"] = unguided(args.mm_size, args.mm_unguided, args.mm_nodes)
+            written(out, doc)  # each program's row kept, should a later one not end
+    if args.mm_unguided:  # first: the process's peak resident size is the growth's own
+        doc["mm_unguided"] = unguided(args.mm_size, args.mm_unguided, args.mm_nodes,
+                                      not args.no_macros)
         print(json.dumps(doc["mm_unguided"]), flush=True)
-    doc["max_rss_MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    out.with_suffix(".md").write_text(table(doc), encoding="utf-8")
+    doc["sketches"] = sketches(args.mm_size, not args.no_macros)
+    written(out, doc)
     print(table(doc))
     print(f"written {out}")
 

@@ -406,7 +406,8 @@ def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_doe
     results = tmp_path / "benchmarks" / "results"
     monkeypatch.setattr(saturation, "ROOT", tmp_path)
     monkeypatch.setattr(saturation, "RESULTS", results)
-    monkeypatch.setattr(saturation, "sketches", lambda size: [])  # measured in test_egraph
+    # the sketches are measured in test_egraph
+    monkeypatch.setattr(saturation, "sketches", lambda size, macros=True: [])
     args = ["--programs", "scal", "--budget", "2", "--rounds", "1", "--nodes", "300"]
     saturation.main(args)
     (out,) = results.glob("saturation_*_small.json")
@@ -440,3 +441,21 @@ def test_search_speed_interleaves_two_checkouts_with_the_same_search(tmp_path):
     assert new[0]["started"] < old[0]["started"] < old[1]["started"] < new[1]["started"]
     assert [sorted(r["expressions"]) for r in new] == [sorted(r["expressions"]) for r in old]
     assert all(r["per_minute"] > 0 and r["first_s"] > 0 for r in new + old)
+
+
+def test_saturation_benchmark_grows_matrix_multiplication_by_the_basic_rules_without_macros():
+    """``--no-macros``: the paper's unguided setting, no macro (blocking, tiling, fusion,
+    reduction tree) is one rule; the table says which rules grew the graph."""
+    from benchmarks import saturation
+    from workbench.rules import rules
+
+    macros = {r.name for r in rules if r.category == "macro"}
+    assert not {r.name for r in saturation.grown_by(False)} & macros
+    assert {"1d-blocking", "tiling"} <= {r.name for r in saturation.grown_by(True)}
+    grown = saturation.unguided(16, 5.0, 600, macros=False)
+    fired = {rule for r in grown["rounds"] for rule in r["fired"]}
+    assert grown["macros"] is False and grown["nodes"] > 0 and fired and not fired & macros
+    assert set(grown["holds"]) == set(saturation.MM_SKETCHES)
+    doc = {"device": "d", "budget": 1, "options": {}, "programs": [], "sketches": [],
+           "mm_unguided": grown}
+    assert "grown by the basic rules alone (no macro)" in saturation.table(doc)

@@ -23,7 +23,7 @@ shifts of β outgrowing the program; with one split size, each reaches 25,000-31
 e-nodes in 6 iterations and the 7th does not end within 50 s. Untyped, a split fires at
 every map whatever its length, and nothing refuses what the type checker would. Our own
 graph (below) applies the rules themselves, with their types: on asum at 4096 elements two
-rounds grow about 2,700 e-nodes, and 58 of 60 terms sampled from the graph derive by
+rounds grow about 3,900 e-nodes, and 58 of 59 terms sampled from the graph derive by
 ordinary steps that replay (60 of 60 of dot's); matrix multiplication at 64 × 64 reaches
 each of the CASES phase-1 programs by one or two sketches in about 2.5 s
 (``rewriting.sketching``, benchmarks/saturation.py).
@@ -39,11 +39,13 @@ program where its e-class was first met, the e-node's term put in) and lists the
 of the rules there (``rewrites(..., at=path)``); each result is added (only its new nodes
 are new: hash-consing shares the rest) and the smallest subterm that changed is merged
 with the term it replaces. Each e-node a rewrite creates keeps where it came from: the
-term the rule rewrote and the step, relative to that term (its *origin*). A term is then
-derived from the start top-down: where the e-node wanted differs from the one in place,
-the term its origin rewrote is derived first, then the step is applied (``derive``). A term
-whose derivation cannot be found (an e-node of the start that a later rewrite displaced)
-is reported as such; ``EGraph.extract`` keeps only terms that derive.
+term the rule rewrote and the step, relative to that term (its *origins*, one per rewrite
+that gave it, up to ``ORIGINS``). A term is then derived from the start top-down: where the
+e-node wanted differs from the one in place, the term an origin rewrote is reached first,
+then its step applied (``derive``, ``rewriting.routes``). A term whose derivation cannot be
+found (one the graph holds only through an equality read backwards: ``reduceSeqUnroll`` is
+never rewritten back into ``reduceSeq``) raises ``NoDerivation``; the egraph strategy
+extracts only terms that derive.
 """
 
 from __future__ import annotations
@@ -54,48 +56,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..errors import WorkbenchError
-from ..expr import Compose, Expr, Lambda, Path, Prim, Section, UserFun, replace, subterm, walk
+from ..expr import Compose, Expr, Path, replace, subterm, walk
 from ..nesting import context
 from ..typecheck import Annotation
 from .application import annotation_of, rewrites
+from .enode import ENode, Head, NoDerivation, Origin, head_of
+from .routes import Routes
 from .rule import Rule
 from .step import Step
 
-Head = tuple
+__all__ = ["EGraph", "ENode", "Head", "NoDerivation", "Origin", "Round", "changed_place",
+           "head_of", "nodes_of"]
 
-
-def head_of(node: Expr) -> Head:
-    """What a node is without its children (``map``, ``split 4``, ``λx.``, ``+``)."""
-    kind = type(node).__name__
-    if isinstance(node, Prim):
-        return kind, node.name, tuple(None if isinstance(a, Expr) else a for a in node.args)
-    if isinstance(node, UserFun) or not node.children():
-        return kind, node.key()
-    if isinstance(node, Lambda):
-        return kind, node.params
-    if isinstance(node, Section):
-        return kind, node.op, node.left is None, node.right is None
-    return kind, getattr(node, "op", None), len(node.children())
-
-
-@dataclass(frozen=True)
-class ENode:
-    head: Head
-    children: tuple[int, ...]
-    context: tuple
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a rewrite created an e-node: the term it rewrote (``source``, of the same
-    e-class) and the step there, its path relative to that term."""
-
-    source: Expr
-    step: Step
-
-
-class NoDerivation(WorkbenchError):
-    """A term of the graph that no list of recorded steps reaches from the start."""
+# at most this many rewrites recorded as creating one e-node (``EGraph._record``)
+ORIGINS = 4
 
 
 @dataclass
@@ -125,12 +99,13 @@ class EGraph:
     members: dict[int, list[ENode]] = field(default_factory=dict)
     templates: dict[Head, Expr] = field(default_factory=dict)
     places: dict[int, tuple[Expr, Path]] = field(default_factory=dict)  # where first met
-    origins: dict[ENode, Origin] = field(default_factory=dict)
+    origins: dict[ENode, list[Origin]] = field(default_factory=dict)  # each rewrite's
     born: dict[ENode, int] = field(default_factory=dict)  # creation order
     expanded: set[ENode] = field(default_factory=set)
     rounds: list[Round] = field(default_factory=list)
     accept: Callable[[Expr], bool] | None = None  # results kept (e.g. vector widths run)
     inside: Callable[[Path], bool] | None = None  # places rewritten (e.g. a subtree)
+    chains: bool = True  # a composition's functions apart from other functions (``context_at``)
 
     def __post_init__(self):
         self.types = tuple(self.types)
@@ -156,12 +131,21 @@ class EGraph:
         return len(self.members)
 
     def context_at(self, program: Expr, note: Annotation | None, path: Path) -> tuple:
+        """What the e-node at ``path`` holds of its place: the types it is applied to and
+        gives, its free variables' types (None first where the program does not type), the
+        OpenCL maps around it, and (with ``chains``) whether it is one of a composition's
+        functions. A composition is flat (``f ∘ (g ∘ h)`` is ``f ∘ g ∘ h``): a function of
+        one must never share an e-class with a composition, which another place of the
+        same types can put there (``map (iterate 1 f)`` rewritten to ``map f``, with ``f``
+        a composition), or a term built from the graph splices it into its neighbours and
+        has a shape no e-node has."""
         node = subterm(program, path)
         typing = note.typings.get(path) if note is not None else None
+        chained = self.chains and bool(path) and isinstance(subterm(program, path[:-1]), Compose)
         if typing is None:
-            return (None, context(program, path))
+            return (None, context(program, path), chained)
         env = tuple(sorted((k, v) for k, v in typing.env.items() if k in node.free_vars()))
-        return typing.args, typing.result, env, context(program, path)
+        return typing.args, typing.result, env, context(program, path), chained
 
     def add(self, term: Expr, path: Path, program: Expr, note: Annotation | None) -> int:
         """The e-class of ``term`` (standing at ``path`` of ``program``), its nodes added."""
@@ -210,9 +194,10 @@ class EGraph:
             self.members[c] = list(dict.fromkeys(self.canonical(n) for n in self.members[c]))
 
     def _rename(self, old: ENode, new: ENode) -> None:
-        for table in (self.origins, self.born):
-            if old in table and new not in table:
-                table[new] = table[old]
+        if old in self.born and new not in self.born:
+            self.born[new] = self.born[old]
+        for origin in self.origins.get(old, []):
+            self._record(new, origin)
         if old in self.expanded:
             self.expanded.add(new)
 
@@ -243,6 +228,9 @@ class EGraph:
         for n in [n for n in self.nodes if n not in self.expanded]:
             if len(self.nodes) >= node_limit or deadline is not None and time.time() > deadline:
                 break
+            n = self.canonical(n)  # the graph may have been rebuilt since the round began
+            if n not in self.nodes or n in self.expanded:
+                continue
             self.expanded.add(n)
             size = len(self.nodes)
             self._expand(n, fired)
@@ -281,9 +269,9 @@ class EGraph:
             c = self.add(after, place, r.result, annotation_of(r.result, self.types))
             top = self.canonical(self.top_node(after, place, r.result,
                                                annotation_of(r.result, self.types)))
-            if top not in self.origins and self.born.get(top, -1) >= self.start_nodes:
+            if self.born.get(top, -1) >= self.start_nodes:
                 relative = Step(r.rule, tuple(r.path[len(place):]), dict(r.params))
-                self.origins[top] = Origin(before, relative)
+                self._record(top, Origin(before, relative))
             if self.find(old) != self.find(c):
                 fired[r.rule] = fired.get(r.rule, 0) + 1
                 self.union(old, c)
@@ -299,6 +287,16 @@ class EGraph:
             return []
         return [r for i in range(len(node.children()) - 1)
                 for r in rewrites(program, *self.types, at=path + (i,), rules=pairs)]
+
+    def _record(self, n: ENode, origin: Origin) -> None:
+        """One more rewrite that creates ``n`` (at most ``ORIGINS``, each of another term):
+        two rewrites can give the same e-node with other terms below it (a macro applied
+        to ``reduceSeq`` and to ``reduceSeqUnroll``, which are one e-class), and only one
+        of them may lead on to the children a term wants."""
+        known = self.origins.setdefault(n, [])
+        if len(known) < ORIGINS and all(o.source != origin.source or o.step != origin.step
+                                        for o in known):
+            known.append(origin)
 
     def top_node(self, term: Expr, path: Path, program: Expr, note) -> ENode:
         kids = tuple(self.class_of(child, path + (i,), program, note)
@@ -382,60 +380,14 @@ class EGraph:
 
     # -- derivations ------------------------------------------------------------------------
 
-    def derive(self, target: Expr) -> list[Step]:
+    def derive(self, target: Expr, routes: bool = True) -> list[Step]:
         """The steps, ordinary rules at paths of the whole program, that rewrite the start
         into ``target`` (a term of the root e-class); ``NoDerivation`` when the recorded
-        origins do not reach it."""
-        steps: list[Step] = []
-        program = self._derive(self.start, (), target, steps)
-        if program != target:
-            raise NoDerivation(f"the steps found reach {program}, not {target}")
-        return steps
+        origins do not reach it (``rewriting.routes``). Without ``routes``, only the first
+        route is taken at each place (as version 2 of the egraph strategy derived)."""
+        return Routes(self, routes).derive(target)
 
-    def _derive(self, program: Expr, path: Path, target: Expr, steps: list[Step]) -> Expr:
-        """``program`` with ``target`` at ``path``: its top e-node reached, then each
-        child's term."""
-        if subterm(program, path) == target:
-            return program
-        program = self._reach(program, path, self._node_in_place(program, path, target), steps)
-        if len(subterm(program, path).children()) != len(target.children()):
-            raise NoDerivation(f"{subterm(program, path)} has not the shape of {target}")
-        for i, child in enumerate(target.children()):
-            program = self._derive(program, path + (i,), child, steps)
-        return program
-
-    def _reach(self, program: Expr, path: Path, want: ENode, steps: list[Step]) -> Expr:
-        """``program`` with the e-node ``want`` at the top of ``path`` (its children's terms
-        any of their e-classes'): the e-node its origin rewrote reached first, and the
-        origin's step applied there — to the children in place where the rule takes them,
-        else to the very term the origin rewrote."""
-        here = subterm(program, path)
-        if head_of(here) == want.head and self._node_in_place(program, path, here) == want:
-            return program
-        origin = self.origins.get(want)
-        if origin is None:
-            raise NoDerivation(f"no recorded step leads from {here} to e-node {want.head}")
-        source = self._node_in_place(program, path, origin.source)
-        program = self._reach(program, path, source, steps)
-        step = Step(origin.step.rule, path + tuple(origin.step.path), dict(origin.step.params))
-        moved = self._applied(program, step)
-        if moved is None or self._node_in_place(moved, path, subterm(moved, path)) != want:
-            program = self._derive(program, path, origin.source, steps)
-            moved = self._applied(program, step)
-            if moved is None:
-                raise NoDerivation(f"{step.describe()} does not apply to {origin.source}")
-        steps.append(step)
-        return moved
-
-    def _applied(self, program: Expr, step: Step) -> Expr | None:
-        from .application import apply
-
-        try:
-            return apply(program, step.rule, step.path, *self.types, **step.params)
-        except WorkbenchError:
-            return None
-
-    def _node_in_place(self, program: Expr, path: Path, term: Expr) -> ENode:
+    def node_in_place(self, program: Expr, path: Path, term: Expr) -> ENode:
         """The e-node of ``term`` put at ``path`` of ``program``."""
         placed = replace(program, path, term)
         note = annotation_of(placed, self.types)

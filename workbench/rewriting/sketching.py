@@ -269,7 +269,7 @@ class SketchFinder:
         if hole.type is None:
             return True
         context = self.graph.members[c][0].context
-        return len(context) == 4 and type_fits(hole.type, context[1])
+        return context[0] is not None and type_fits(hole.type, context[1])  # a typed place
 
     def _shaped(self, sketch: Shape, n: ENode) -> Expr | None:
         template = self.graph.templates[n.head]

@@ -220,7 +220,7 @@ DEFAULT_STRATEGY = "guided"
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
                             "guided": 5, "cases": 3,
-                            "egraph": 2}
+                            "egraph": 3}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
 # replays with the defaults its version had (an option its header does not name takes that
@@ -230,9 +230,10 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
 # on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures the start with the
 # computations its zips join fused into one (``fused_first``) and with its folds over mapped
-# arrays fused (``fusion_first``), everywhere; guided 4 did neither. An entry holds only
-# while the strategy takes today's choices with these options: a version raised for other
-# choices drops them.
+# arrays fused (``fusion_first``), everywhere; guided 4 did neither. Egraph 3 keeps a
+# composition's functions in e-classes of their own and extracts only terms that derive
+# (``derivable``); egraph 2 did neither. An entry holds only while the strategy takes today's
+# choices with these options: a version raised for other choices drops them.
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
@@ -240,6 +241,7 @@ EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
                3: {"rows_first": False, "pads_first": False, "fusion_first": False,
                    "fused_first": False},
                4: {"fusion_first": False, "fused_first": False}},
+    "egraph": {2: {"derivable": False}},
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
