@@ -670,8 +670,8 @@ def pocl_build(info: DeviceInfo) -> str:
     builds for the CPU its LLVM 14 knows nearest: on a Zen 4, ``znver3``, AVX2 without
     AVX-512, while it links its AVX-512 library of built-in functions (whose float16 calls
     abort its compiler: the probe's ``builtin_widths``), which its kernels call rather than
-    inline: scal by vload4/vstore4 ran 7 times slower than through float4 pointers there,
-    asum's |x| by fabs on float8 12 times slower than by masking the sign bit
+    inline: scal by vload4/vstore4 ran 7 to 13 times slower than through float4 pointers
+    there, asum's |x| by fabs on float8 12 to 18 times slower than by masking the sign bit
     (``benchmarks.pocl_study``, ``benchmarks/results/pocl_builtins.md``)."""
     if not info.is_pocl:
         return ""
@@ -686,7 +686,7 @@ def pocl_build(info: DeviceInfo) -> str:
         return head
     return (f"{head}: kernels built for the CPU its LLVM knows nearest, not for this one (on "
             f"a Zen 4, AVX2 without AVX-512), and its built-in vector functions (vload4, "
-            f"vstore4, fabs) are calls into a library, 7 to 12 times slower than plain vector "
+            f"vstore4, fabs) are calls into a library, 7 to 18 times slower than plain vector "
             f"code. Memory-bound kernels in vectors of 8 or 16 floats (what a search on a CPU "
             f"measures first) run about as fast as with PoCL 3.1, compute-bound ones slower; "
             f"Debian's pocl-opencl-icd (PoCL 3.1) builds for this CPU")
