@@ -19,6 +19,7 @@ from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.step import Step
 from ..rules.outputs import substitute_all
 from ..types import Type
+from .space import is_constant, within
 
 OUTPUTS_PER_ITEM = (4, 8)
 # a work-item's outputs n/k apart: neighbouring work-items read neighbouring elements (on a
@@ -47,7 +48,7 @@ def blocked_mapping(expr: Expr, types: tuple[Type, ...], k: int, distribution: s
     for path in sites:
         found = [r for r in rewrites(current, *types, rules=[rule], at=path)
                  if r.path == path and r.params["distribution"] == distribution
-                 and _is(r.params["k"], k)]
+                 and is_constant(r.params["k"], k)]
         if found:
             current, steps = found[0].result, steps + [found[0].bare()]
     return (current, steps) if steps else None
@@ -76,19 +77,14 @@ def vector_blocked_mapping(expr: Expr, types: tuple[Type, ...], n: int, k: int
     current, steps = expr, []
     for path in sites:
         lanes = [r for r in rewrites(current, *types, rules=[vectorize])
-                 if r.path[:len(path)] == path and _is(r.params.get("n"), n)]
+                 if within(r.path, path) and is_constant(r.params.get("n"), n)]
         for r in lanes[:1]:
             found = [b for b in rewrites(r.result, *types, rules=[block], at=path)
-                     if b.path == path and _is(b.params.get("k"), k)
+                     if b.path == path and is_constant(b.params.get("k"), k)
                      and b.params["distribution"] == "chunked"]
             if found:
                 current, steps = found[0].result, steps + [r.bare(), found[0].bare()]
     return (current, steps) if steps else None
-
-
-def _is(size, n: int) -> bool:
-    """Whether a rewrite's size parameter is the constant ``n``."""
-    return size is not None and size.is_integer_constant and int(size.value) == n
 
 
 def shared_inputs(expr: Expr) -> list[str]:
