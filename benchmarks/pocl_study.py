@@ -98,6 +98,15 @@ kernel void k(global const float *restrict a, global const {t} *restrict x,
     size_t i = get_global_id(0);
     out[i] = a[0] * x[i];
 }}""", (("k", (n // w,), None),), w))
+        if w <= 8:  # through the built-ins (PoCL 3.0 refuses float16 ones on some CPUs)
+            out.append(Variant(f"item-f{w}-vload", f"one {t} per work-item by vload{w} and "
+                               f"vstore{w} (as the code generator writes loads of fewer "
+                               "than 8 lanes and an output's stores)", f"""
+kernel void k(global const float *restrict a, global const float *restrict x,
+              global float *restrict out) {{
+    size_t i = get_global_id(0);
+    vstore{w}(a[0] * vload{w}(i, x), i, out);
+}}""", (("k", (n // w,), None),), w))
         for items in (2, 16, 256):
             per = n // w // items
             out.append(Variant(f"chunks{items}-f{w}", f"{items} work-items (groups of 1), "

@@ -255,6 +255,15 @@ TEMPLATES = {
          ["[float]_{R}", "[float]_{C}"]),
         ("λm c. map (λrow. reduceSeq (λ(acc, cl). min acc (at 0 (reduce (+) 0 (map (λp. (p.0 "
          "- p.1) * (p.0 - p.1)) (zip row cl))))) 1000000.0 c) m", [MATRIX, "[[float]_{C}]_{K}"])],
+    # the same, in vectors (after map-reduce-vectorize: GEMV's rows in float-n loads)
+    "block-vector-outputs": [
+        ("λm v. map (λrow. (reduce {OP} {Z} ∘ joinVec ∘ reduce (mapVec {OP}) {Z} ∘ map (mapVec "
+         "(λp. p.0 * p.1)) ∘ splitVec 4) (zip row v)) m", [MATRIX, "[float]_{C}"]),
+        ("λm v. map (λrow. (map (λs. s * 2) ∘ reduce (+) 0 ∘ joinVec ∘ reduce (mapVec (+)) 0 ∘ "
+         "map (mapVec (λp. p.1 * {F} p.0)) ∘ splitVec 2) (zip v row)) m",
+         [MATRIX, "[float]_{C}"]),
+        ("λxs ys. map (λx. (reduce {OP} {Z} ∘ joinVec ∘ reduce (mapVec {OP}) {Z} ∘ map (mapVec "
+         "{F}) ∘ splitVec 2) ys) xs", ["[float]_{R}", "[float]_{C}"])],
     # a small input read from constant memory (rules.constant)
     "input→toConstant": [("λxs ys. map (λx. (reduce {OP} {Z} ∘ map (λy. x * y)) ys) xs",
                           [L, "[float]_{C}"]),
@@ -542,6 +551,8 @@ REFUSALS = {
     "block-outputs": ("map abs", "root", {"k": 4, "distribution": "chunked"},
                       "computes no reduction"),
     "input→toConstant": ("map abs", "root", {"input": "xs"}, "a whole program λxs. e"),
+    "block-vector-outputs": ("map abs", "root", {"k": 4, "distribution": "chunked"},
+                             "reduces no vectors whose lanes it then joins"),
 }
 
 

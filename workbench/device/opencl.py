@@ -160,6 +160,9 @@ class DeviceInfo:
     builtin_widths: tuple[int, ...] = ()
     # the platform's version text (PoCL's names its LLVM: "PoCL 3.0-rc2 ... LLVM 14.0.6")
     platform_version: str = ""
+    # CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: the floats one of its vector registers holds as
+    # the driver says (PoCL: 16 with AVX-512, 8 with AVX2; 1 on NVIDIA's GPUs), 0 unknown
+    native_float_width: int = 0
 
     @property
     def ok(self) -> bool:
@@ -224,8 +227,26 @@ def _enumerate() -> list[tuple[DeviceInfo, object]]:
                 max_work_group_size=device.max_work_group_size,
                 local_memory_bytes=device.local_mem_size,
                 doubles="cl_khr_fp64" in device.extensions,
-                platform_version=platform.version.strip()), device))
+                platform_version=platform.version.strip(),
+                native_float_width=_native_float_width(device)), device))
     return out
+
+
+def _native_float_width(device) -> int:
+    try:
+        return int(device.native_vector_width_float)
+    except Exception:  # noqa: BLE001 - a driver that does not answer: unknown
+        return 0
+
+
+def lane_widths(info: DeviceInfo) -> tuple[int, ...]:
+    """The vector widths a CPU's kernels put a map's elements in (the guided search's
+    ``lanes_first`` and ``vector_blocks_first``): the widths whose probe ran on the device
+    from half its native float width to the whole (16 with AVX-512: 8 and 16; 8 with AVX2: 4
+    and 8), at least 4 lanes; (8, 16) where the device says nothing."""
+    native = max(info.native_float_width, 4) if info.native_float_width else 16
+    probed = info.vector_widths or VECTOR_WIDTHS
+    return tuple(w for w in probed if native // 2 <= w <= native) or (native,)
 
 
 # --- health -----------------------------------------------------------------------------------
@@ -648,7 +669,10 @@ def pocl_build(info: DeviceInfo) -> str:
     EPYC``); PoCL 3.0 (``pocl-binary-distribution`` from PyPI) names the CPU model alone and
     builds for the CPU its LLVM 14 knows nearest: on a Zen 4, ``znver3``, AVX2 without
     AVX-512, while it links its AVX-512 library of built-in functions (whose float16 calls
-    abort its compiler: the probe's ``builtin_widths``)."""
+    abort its compiler: the probe's ``builtin_widths``), which its kernels call rather than
+    inline: scal by vload4/vstore4 ran 7 to 13 times slower than through float4 pointers
+    there, asum's |x| by fabs on float8 12 to 18 times slower than by masking the sign bit
+    (``benchmarks.pocl_study``, ``benchmarks/results/pocl_builtins.md``)."""
     if not info.is_pocl:
         return ""
     llvm = re.search(r"LLVM (\d+)", info.platform_version)
@@ -660,11 +684,12 @@ def pocl_build(info: DeviceInfo) -> str:
         return f"{head}: kernels built for this CPU ({variant})"
     if variant is None:
         return head
-    return (f"{head}: kernels built for the CPU its LLVM knows nearest, not for this one (no "
-            f"CPU variant in the device's name; on a Zen 4, AVX2 without AVX-512: a float16 "
-            f"takes two instructions where PoCL 3.1 takes one). Memory-bound kernels (the "
-            f"BLAS at 2^24 floats) run about as fast as with PoCL 3.1, compute-bound ones "
-            f"slower; Debian's pocl-opencl-icd (PoCL 3.1) builds for the CPU itself")
+    return (f"{head}: kernels built for the CPU its LLVM knows nearest, not for this one (on "
+            f"a Zen 4, AVX2 without AVX-512), and its built-in vector functions (vload4, "
+            f"vstore4, fabs) are calls into a library, 7 to 18 times slower than plain vector "
+            f"code. Memory-bound kernels in vectors of 8 or 16 floats (what a search on a CPU "
+            f"measures first) run about as fast as with PoCL 3.1, compute-bound ones slower; "
+            f"Debian's pocl-opencl-icd (PoCL 3.1) builds for this CPU")
 
 
 def _cpu_variant(name: str) -> str | None:
@@ -726,4 +751,4 @@ def default_device() -> DeviceInfo:
 __all__ = ["DeviceInfo", "DeviceError", "DeviceNotFound", "BrokenDevice", "NoWorkingDevice",
            "devices", "find_device", "default_device", "environment_choice", "idle_gpu",
            "idle_gpu_hint", "notes", "opencl", "pocl_build", "DEVICE_ENV", "PYOPENCL_CTX_ENV",
-           "INJECT_ENV", "FIX_POCL"]
+           "INJECT_ENV", "FIX_POCL", "lane_widths"]

@@ -66,6 +66,7 @@ from .strategies import (
     STRATEGIES,
     VERSIONS,
     check_options,
+    device_options,
     draw_processes,
     replay_options,
     replays,
@@ -110,11 +111,10 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     file that makes the search resumable (it says which device and inputs its times are for:
     a log of another device or other inputs is refused, or with ``remeasure`` its candidates
     are measured again here); ``replay_log`` answers from a recorded log instead of running
-    anything (with the log's strategy, seed and options unless others are given; options
-    its header does not name take the defaults of the version of the strategy that wrote
-    it); ``progress(record)`` is called as each candidate finishes (it may raise
-    ``StopSearch`` to end the search there, keeping what was found); ``at`` restricts the
-    rewrites to the subtree at that path; ``options`` go to the strategy
+    anything (with the log's strategy, seed and options unless others are given, those its
+    header does not name as the version that wrote it had them); ``progress(record)`` is
+    called as each candidate finishes (raising ``StopSearch`` ends the search, keeping what
+    was found); ``at`` restricts the rewrites to that subtree; ``options`` go to the strategy
     (``strategies.option_names`` lists them); the best candidates of ``seeds`` (logs,
     results or derivations of other devices: ``seeds_of``) are measured here first; a
     ``Derivation`` is searched from its current step; ``build_options``: OpenCL math options
@@ -125,7 +125,8 @@ def search(expr: Expr | Derivation, *arrays, strategy: str | None = None, budget
     strategy, seed = _strategy_and_seed(strategy, seed, replay_header)
     _check_arguments(strategy, budget, repeat, seed, time_limit)
     _check_kinds(expr, at, sizes, workers, timeout, remeasure, log, device)
-    options, allowed = _options_of(strategy, options, build_options, replay_header)
+    options, allowed = _options_of(strategy, options, build_options, replay_header,
+                                   device if replay_log is None else _REPLAYED)
     derivation, start = _start_of(expr)
     types, _ = _types(start, arrays, sizes)
     size_env, at = dict(sizes or {}), _path_of(at)
@@ -227,12 +228,18 @@ def _strategy_and_seed(strategy: str | None, seed: int | None, replay_header: di
     return strategy, seed
 
 
-def _options_of(strategy: str, options: dict | None, build_options, replay_header: dict | None
-                ) -> tuple[dict, tuple[str, ...]]:
+_REPLAYED = object()  # the device of a replay: none here
+
+
+def _options_of(strategy: str, options: dict | None, build_options, replay_header: dict | None,
+                device=_REPLAYED) -> tuple[dict, tuple[str, ...]]:
     """The strategy's options (checked; in a replay those its log recorded unless others
-    are given, over the defaults of the version that wrote it) and the build options
-    allowed (given, else a replay's log's)."""
+    are given, over the defaults of the version that wrote it; else with what it takes
+    from the ``device``: ``device_options``) and the build options allowed (given, else a
+    replay's log's)."""
     options = check_options(strategy, replay_options(strategy, replay_header, options))
+    if device is not _REPLAYED:
+        options = device_options(strategy, options, device, replayed=False)
     if replay_header is None:
         return options, allowed_build_options(build_options)
     return options, allowed_build_options(build_options if build_options is not None

@@ -39,7 +39,12 @@ from .grids import grid_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
 from .processes import Processes, process_count
-from .proposals import blocked_mappings, constant_inputs, with_constant_inputs
+from .proposals import (
+    blocked_mappings,
+    constant_inputs,
+    vector_blocked_mappings,
+    with_constant_inputs,
+)
 from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
 from .zip_fusion import fused_proposals
@@ -383,7 +388,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            lanes_first: bool | None = None, tiles_first: bool = True,
            blocked_first: bool = False, constant_first: bool = False,
            rows_first: bool | None = None, pads_first: bool | None = None,
-           fusion_first: bool | None = None, fused_first: bool | None = None) -> None:
+           fusion_first: bool | None = None, fused_first: bool | None = None,
+           vector_blocks_first: bool | None = None, lane_widths: tuple = ()) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``unrolled_first``, then the default completion
@@ -402,13 +408,17 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
-    (``measure_blocked``)."""
+    (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
+    reductions in vectors several outputs per work-item (``measure_vector_blocks``).
+    ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
+    ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first = _first_choices(
+        fusion_first, fused_first, vector_blocks_first = _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
-                  "fusion_first": fusion_first, "fused_first": fused_first},
+                  "fusion_first": fusion_first, "fused_first": fused_first,
+                  "vector_blocks_first": vector_blocks_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
@@ -416,25 +426,30 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, pads_first, grids_first, unrolled_first, lanes_first,
-                 tiles_first, rows_first, fusion_first, fused_first, blocked_first,
-                 constant_first))
+                 vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first,
+                 blocked_first, constant_first),
+                lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
             state.processes.close()
     return state
 
 
-def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple) -> None:
-    """The candidates measured first (the options asked for), then descent after descent
-    while budget is left (until ``patience`` descents in a row find nothing new)."""
+def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
+            widths: tuple[int, ...]) -> None:
+    """The candidates measured first (the options asked for; lanes of ``widths``), then
+    descent after descent while budget is left (until ``patience`` descents in a row find
+    nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, pads_first, grids_first, unrolled_first, lanes_first, tiles_first, \
-        rows_first, fusion_first, fused_first, blocked_first, constant_first = firsts
+    default_first, pads_first, grids_first, unrolled_first, lanes_first, vector_blocks_first, \
+        tiles_first, rows_first, fusion_first, fused_first, blocked_first, constant_first = firsts
     fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
     for first, measure_first in ((default_first, measure_default), (fused_first, fused),
                                  (pads_first, measure_pads), (grids_first, measure_grids),
                                  (unrolled_first, measure_unrolled),
-                                 (lanes_first, measure_lanes)):
+                                 (lanes_first, lambda c, s: measure_lanes(c, s, widths)),
+                                 (vector_blocks_first,
+                                  lambda c, s: measure_vector_blocks(c, s, widths))):
         if first:
             measure_first(ctx, state)
     state.calibrated(ctx)  # what comes next ranks by the model
@@ -514,13 +529,15 @@ def first_options(kind: str) -> dict[str, bool]:
     sizes) and a work-group per row of a map of reductions (a matrix-vector product's rows
     read coalesced by a whole group, as GPU libraries read them); on a CPU the stencil's
     pads moved onto its input (PPCG's stencils in one kernel, no copy after: 1.3 to 2 times
-    faster on PoCL), the short reductions unrolled and the maps in vector lanes (K-means'
-    kernel 3 and 11 times faster on PoCL). What the Lift programs benchmark measured better
-    kernels with."""
+    faster on PoCL), the short reductions unrolled, the maps in vector lanes (K-means'
+    kernel 3 and 11 times faster on PoCL), and the maps of reductions several outputs per
+    work-item in vectors (GEMV on PoCL 1.5 times faster than the best of a search without
+    them). What the Lift programs benchmark and the PoCL study measured better kernels
+    with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
-            "fusion_first": True, "fused_first": True}
+            "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -607,12 +624,49 @@ def measure_unrolled(ctx, state: GuidedState) -> None:
                        for r in sorted(sites, key=lambda r: -len(r.path))))
 
 
-LANE_WIDTHS = (8, 16)
+LANE_WIDTHS = (8, 16)  # the lanes where the device's are not known (version 4's, always)
 
 
-def measure_lanes(ctx, state: GuidedState) -> None:
+def lanes_of(ctx, given) -> tuple[int, ...]:
+    """The lane widths the first options put elements in: those given (the search records
+    the device's in its options: ``strategies.device_options``), else the device's
+    (``opencl.lane_widths``), else ``LANE_WIDTHS``."""
+    if given:
+        return tuple(int(w) for w in given)
+    return device_lanes(ctx.device) if ctx.replayed is None else LANE_WIDTHS
+
+
+def device_lanes(device: str | None) -> tuple[int, ...]:
+    """The device's lane widths (``opencl.lane_widths``; ``LANE_WIDTHS`` where it is not
+    found here: an executor's)."""
+    from ..device.opencl import find_device, lane_widths
+
+    try:
+        return lane_widths(find_device(device)[0])
+    except WorkbenchError:
+        return LANE_WIDTHS
+
+
+def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
+    """The start with each map of reductions over a shared array reducing in vectors of n
+    lanes (n of ``widths``) and computing k neighbouring outputs per work-item, their k
+    vector accumulators together (``proposals.vector_blocked_mappings``), each completed by
+    the default lowering and measured (unless a resumed log holds it). On PoCL 3.0 and 3.1
+    GEMV at 4096² with 8 rows per work-item in float16s ran 1.1-1.2 times faster than the
+    fastest hand-written kernel (four rows in float16s), where the best of a search without
+    them (one row per work-item in float16s) ran at 0.6-0.8 times it: the rules are left
+    out of the walks (blocking). An option (``vector_blocks_first``), on by default on a CPU
+    (``first_options``). Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
+                              vector_blocked_mappings(ctx.start, ctx.types, widths)))
+
+
+def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS) -> None:
     """The start with its outermost map computed ``n`` elements at a time in the lanes of
-    vectors (n of ``LANE_WIDTHS``: ``vectorize-lanes`` where the elements are arrays of
+    vectors (n of ``widths``: ``vectorize-lanes`` where the elements are arrays of
     scalars, ``vectorize`` where they are scalars), completed by the default lowering, then
     with its innermost sequential reduction unrolled, each measured (unless a resumed log
     holds it). On PoCL (--quick sizes) K-means' points 16 at a time, feature f of 16
@@ -633,7 +687,7 @@ def measure_lanes(ctx, state: GuidedState) -> None:
         return
     outermost = min(len(r.path) for r in sites)
     chosen = [r for r in sites if len(r.path) == outermost and r.params.get("n") is not None
-              and r.params["n"].is_integer_constant and int(r.params["n"].value) in LANE_WIDTHS]
+              and r.params["n"].is_integer_constant and int(r.params["n"].value) in widths]
     completed = []
     for r in sorted(chosen, key=lambda r: int(r.params["n"].value)):
         done = pool.complete(r.result, [r.bare()])

@@ -19,6 +19,7 @@ from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.step import Step
 from ..rules.outputs import substitute_all
 from ..types import Type
+from .space import is_constant, within
 
 OUTPUTS_PER_ITEM = (4, 8)
 # a work-item's outputs n/k apart: neighbouring work-items read neighbouring elements (on a
@@ -47,9 +48,42 @@ def blocked_mapping(expr: Expr, types: tuple[Type, ...], k: int, distribution: s
     for path in sites:
         found = [r for r in rewrites(current, *types, rules=[rule], at=path)
                  if r.path == path and r.params["distribution"] == distribution
-                 and r.params["k"].is_integer_constant and int(r.params["k"].value) == k]
+                 and is_constant(r.params["k"], k)]
         if found:
             current, steps = found[0].result, steps + [found[0].bare()]
+    return (current, steps) if steps else None
+
+
+def vector_blocked_mappings(expr: Expr, types: tuple[Type, ...], widths: tuple[int, ...]
+                            ) -> list[tuple[Expr, list[Step]]]:
+    """For each width n of ``widths`` (widest first) and k of ``OUTPUTS_PER_ITEM`` (most
+    first), the program with each of its maps of reductions computing k neighbouring outputs
+    per work-item in vectors of n lanes (``vector_blocked_mapping``), and the steps."""
+    return [found for n in sorted(widths, reverse=True)
+            for k in sorted(OUTPUTS_PER_ITEM, reverse=True)
+            if (found := vector_blocked_mapping(expr, types, n, k)) is not None]
+
+
+def vector_blocked_mapping(expr: Expr, types: tuple[Type, ...], n: int, k: int
+                           ) -> tuple[Expr, list[Step]] | None:
+    """The program with each map of reductions (``block-outputs``' places, the last first)
+    reducing in vectors of n lanes (``map-reduce-vectorize`` inside it), then computing k
+    outputs per work-item, chunked, their k vector accumulators together
+    (``block-vector-outputs``: GEMV's rows k at a time in float-n loads, as CPU libraries
+    write it); None where no map takes both steps."""
+    vectorize, block = lookup_rule("map-reduce-vectorize"), lookup_rule("block-vector-outputs")
+    sites = sorted({r.path for r in rewrites(expr, *types, rules=[lookup_rule("block-outputs")])},
+                   reverse=True)
+    current, steps = expr, []
+    for path in sites:
+        lanes = [r for r in rewrites(current, *types, rules=[vectorize])
+                 if within(r.path, path) and is_constant(r.params.get("n"), n)]
+        for r in lanes[:1]:
+            found = [b for b in rewrites(r.result, *types, rules=[block], at=path)
+                     if b.path == path and is_constant(b.params.get("k"), k)
+                     and b.params["distribution"] == "chunked"]
+            if found:
+                current, steps = found[0].result, steps + [r.bare(), found[0].bare()]
     return (current, steps) if steps else None
 
 

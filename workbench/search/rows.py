@@ -30,7 +30,7 @@ from ..rewriting.application import Rewrite, lookup_rule, rewrites
 from ..rewriting.step import Step
 from ..types import Type
 from .grids import inside_maps
-from .space import within
+from .space import is_constant, within
 
 # (lanes of each load, or 1 for none; work-items of a row's group): the first the way
 # fast matrix-vector products are written on GPUs (float4 loads, 256 work-items)
@@ -87,7 +87,7 @@ def row_group(expr: Expr, types: tuple[Type, ...], path: tuple, lanes: int, loca
     for _ in range(reductions if lanes > 1 else 0):
         vectorised = (_last if reductions > 1 else _one)(
             r for r in rewrites(current, *types, rules=[lookup_rule("map-reduce-vectorize")])
-            if within(r.path, path) and _is(r.params.get("n"), lanes))
+            if within(r.path, path) and is_constant(r.params.get("n"), lanes))
         if vectorised is None:
             return None
         current, steps = vectorised.result, steps + [vectorised.bare()]
@@ -157,11 +157,6 @@ def reduces_its_element(f: Expr) -> bool:
     fns = body.fn.fns if isinstance(body.fn, Compose) else (body.fn,)
     return any(isinstance(g, Prim) and g.name == "reduce" for g in fns) and \
         bool(names & body.args[0].free_vars())
-
-
-def _is(size, n: int) -> bool:
-    """Whether a rewrite's size parameter is the constant ``n``."""
-    return size is not None and size.is_integer_constant and int(size.value) == n
 
 
 def _one(found) -> Rewrite | None:

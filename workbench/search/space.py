@@ -44,6 +44,11 @@ def within(path: Path, at: Path | None) -> bool:
     return at is None or tuple(path[:len(at)]) == tuple(at)
 
 
+def is_constant(size, n: int) -> bool:
+    """Whether a rewrite's size parameter (None: it has none) is the constant ``n``."""
+    return size is not None and size.is_integer_constant and int(size.value) == n
+
+
 def fits_device(expr: Expr, widths: tuple[int, ...] | None) -> bool:
     """Whether every vector of the expression has a width the device runs (its probed
     ``vector_widths``; None or empty: any width)."""

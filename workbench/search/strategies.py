@@ -230,17 +230,21 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
 # on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures the start with the
 # computations its zips join fused into one (``fused_first``) and with its folds over mapped
-# arrays fused (``fusion_first``), everywhere; guided 4 did neither. Egraph 3 keeps a
-# composition's functions in e-classes of their own and extracts only terms that derive
-# (``derivable``); egraph 2 did neither. An entry holds only while the strategy takes today's
-# choices with these options: a version raised for other choices drops them.
+# arrays fused (``fusion_first``), everywhere, a CPU's maps of reductions several outputs per
+# work-item in vectors (``vector_blocks_first``), and takes its lanes' widths from the device
+# (``lane_widths``, recorded in the options: ``device_options``); guided 4 and earlier did
+# none of these and took 8 and 16 lanes always. Egraph 3 keeps a composition's functions in
+# e-classes of their own and extracts only terms that derive (``derivable``); egraph 2 did
+# neither. An entry holds only while the strategy takes today's choices with these options:
+# a version raised for other choices drops them.
+_BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
+             "lane_widths": [8, 16]}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
-                   "fusion_first": False, "fused_first": False},
-               3: {"rows_first": False, "pads_first": False, "fusion_first": False,
-                   "fused_first": False},
-               4: {"fusion_first": False, "fused_first": False}},
+                   **_BEFORE_5},
+               3: {"rows_first": False, "pads_first": False, **_BEFORE_5},
+               4: _BEFORE_5},
     "egraph": {2: {"derivable": False}},
 }
 
@@ -282,6 +286,18 @@ def starting_calibration(strategy: str, device: str | None, identity: dict | Non
     if model is not None:
         return model.as_json(), False
     return None, calibration.to_measure(identity)
+
+
+def device_options(strategy: str, options: dict, device: str | None, replayed: bool) -> dict:
+    """The options with what the strategy takes from the device written in, so that the
+    log's header names it and a replay takes it again: the guided search's lane widths
+    (``guided.device_lanes``), where not given; a replay's as its log has them."""
+    if strategy != "guided" or replayed or not isinstance(options, dict) or \
+            options.get("lane_widths"):
+        return options
+    from .guided import device_lanes
+
+    return options | {"lane_widths": list(device_lanes(device))}
 
 
 def option_names(strategy: str) -> dict[str, object]:
@@ -339,6 +355,10 @@ def _kind_problem(name: str, default, value) -> str | None:
             and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in v)
             for k, v in value.items())
         return None if ok else "a dict of parameter names and lists of positive whole numbers"
+    if name == "lane_widths":
+        ok = isinstance(value, list | tuple) and all(
+            isinstance(n, int) and not isinstance(n, bool) and n in (2, 4, 8, 16) for n in value)
+        return None if ok else "a list of vector widths of 2, 4, 8 or 16"
     if isinstance(default, tuple):
         ok = isinstance(value, list | tuple) and all(isinstance(v, str | dict) for v in value)
         return None if ok else "a list of names or conditions"
