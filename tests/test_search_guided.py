@@ -304,7 +304,7 @@ def test_a_move_is_never_fixed_on_a_wrong_kernels_time():
     assert _fastest_move(Searched(), ranked) is None  # nothing correct below any move
 
 
-# --- what the guided search measures before its descent (its version 4's defaults) -----------
+# --- what the guided search measures before its descent (its version 5's defaults) -----------
 
 def test_the_candidates_measured_first_suit_the_device_kind():
     from workbench.search.guided import first_options
@@ -312,10 +312,12 @@ def test_the_candidates_measured_first_suit_the_device_kind():
 
     assert first_options("gpu") == {"default_first": True, "grids_first": True,
                                     "unrolled_first": False, "lanes_first": False,
-                                    "rows_first": True, "pads_first": False}
+                                    "rows_first": True, "pads_first": False,
+                                    "groups_first": True}
     assert first_options("cpu") == {"default_first": True, "grids_first": False,
                                     "unrolled_first": True, "lanes_first": True,
-                                    "rows_first": False, "pads_first": True}
+                                    "rows_first": False, "pads_first": True,
+                                    "groups_first": False}
     assert all(option_names("guided")[k] is None for k in first_options("cpu"))
     with pytest.raises(WorkbenchError, match="grids_first = 1: give True or False"):
         search(ASUM, "[float]_64", budget=1, replay_log=[], options={"grids_first": 1})
@@ -327,15 +329,18 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
     old = {"strategy": "guided", "strategy_version": 2, "options": {"grids_first": True}}
     assert replay_options("guided", old, None) == {
         "default_first": False, "grids_first": True, "unrolled_first": False,
-        "lanes_first": False, "rows_first": False, "pads_first": False}
+        "lanes_first": False, "rows_first": False, "pads_first": False, "groups_first": False}
     # options given win over the header's; those neither names take the version's defaults
     assert replay_options("guided", old, {"lanes_first": True})["grids_first"] is False
     today = dict(old, strategy_version=VERSIONS["guided"])
     assert replay_options("guided", today, None) == {"grids_first": True}
     assert replay_options("guided", None, None) == {}
     assert replay_options("guided", dict(old, strategy_version=3), None) == {
-        "grids_first": True, "rows_first": False, "pads_first": False}
+        "grids_first": True, "rows_first": False, "pads_first": False, "groups_first": False}
+    assert replay_options("guided", dict(old, strategy_version=4), None) == {
+        "grids_first": True, "groups_first": False}
     assert replays("guided", 2) and replays("guided", 3) and replays("guided", 4)
+    assert replays("guided", 5)
     assert not replays("guided", 1)
     assert not replays("mcts", 1)
 

@@ -137,7 +137,7 @@ def test_on_a_gpu_the_guided_search_measures_a_group_per_row_after_the_default(t
     assert not [r for r in found[:4] if any(s["rule"] == "workgroup-map-reduce"
                                             for s in r["steps"])]
     assert replay_options("guided", {"strategy": "guided", "strategy_version": 3}, None) == \
-        {"rows_first": False, "pads_first": False}
+        {"rows_first": False, "pads_first": False, "groups_first": False}
 
 
 OCLGRIND = """

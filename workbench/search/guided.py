@@ -33,7 +33,7 @@ from ..rules.lowering import lower
 from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
-from .grids import grid_mappings, pads_moved
+from .grids import grid_mappings, group_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
 from .processes import Processes, process_count
@@ -379,10 +379,12 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            grids_first: bool | None = None, unrolled_first: bool | None = None,
            lanes_first: bool | None = None, tiles_first: bool = True,
            blocked_first: bool = False, constant_first: bool = False,
-           rows_first: bool | None = None, pads_first: bool | None = None) -> None:
+           rows_first: bool | None = None, pads_first: bool | None = None,
+           groups_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
-    work-items (``measure_grids``); with ``unrolled_first``, then the default completion
+    work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
+    work-groups (``measure_groups``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
     ``lanes_first``, then the start with a map computed in the lanes of vectors
     (``measure_lanes``); with ``pads_first``, right after the default completion, the
@@ -390,22 +392,24 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     ``tiles_first`` (on by default), then the start's reduction over an array every element
     shares tiled through local memory (``measure_tiles``); with ``rows_first``, then its
     maps of reductions over their elements a work-group per row (``measure_rows``); each of
-    the six left at None is as ``first_options`` has it for the device's kind. With
+    the seven left at None is as ``first_options`` has it for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``)."""
-    default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first = \
+    default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
+        groups_first = \
         _first_choices(ctx, {"default_first": default_first, "grids_first": grids_first,
                              "unrolled_first": unrolled_first, "lanes_first": lanes_first,
-                             "rows_first": rows_first, "pads_first": pads_first},
+                             "rows_first": rows_first, "pads_first": pads_first,
+                             "groups_first": groups_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
-                (default_first, pads_first, grids_first, unrolled_first, lanes_first,
-                 tiles_first, rows_first, blocked_first, constant_first))
+                (default_first, pads_first, grids_first, groups_first, unrolled_first,
+                 lanes_first, tiles_first, rows_first, blocked_first, constant_first))
     finally:
         if state.processes is not None:
             state.processes.close()
@@ -416,10 +420,11 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple)
     """The candidates measured first (the options asked for), then descent after descent
     while budget is left (until ``patience`` descents in a row find nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, pads_first, grids_first, unrolled_first, lanes_first, tiles_first, \
-        rows_first, blocked_first, constant_first = firsts
+    default_first, pads_first, grids_first, groups_first, unrolled_first, lanes_first, \
+        tiles_first, rows_first, blocked_first, constant_first = firsts
     for first, measure_first in ((default_first, measure_default), (pads_first, measure_pads),
                                  (grids_first, measure_grids),
+                                 (groups_first, measure_groups),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, measure_lanes)):
         if first:
@@ -485,10 +490,11 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
-    (the defaults of its version 4): everywhere the default completion (a search never
+    (the defaults of its version 5): everywhere the default completion (a search never
     reports a kernel slower than ``run`` gives); on a GPU the grids (a stencil's points each
     a work-item, reads coalesced; on PoCL they were 1.5 to 3 times slower than the default
-    mapping at --quick sizes) and a work-group per row of a map of reductions (a
+    mapping at --quick sizes), the same on 2-D work-groups of chosen shapes, and a
+    work-group per row of a map of reductions (a
     matrix-vector product's rows read coalesced by a whole group, as GPU libraries read
     them); on a CPU the stencil's pads moved onto its input (PPCG's stencils in one kernel,
     no copy after: 1.3 to 2 times faster on PoCL), the short reductions unrolled and the
@@ -496,7 +502,8 @@ def first_options(kind: str) -> dict[str, bool]:
     programs benchmark measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
-            "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu}
+            "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
+            "groups_first": gpu}
 
 
 def device_kind(ctx) -> str:
@@ -561,6 +568,21 @@ def measure_grids(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(expr, steps)
                        for expr, steps in grid_mappings(ctx.start, ctx.types)))
+
+
+def measure_groups(ctx, state: GuidedState) -> None:
+    """The start's 2-D nests of maps on 2-D work-groups of the shapes of
+    ``grids.GROUP_SHAPES``, each work-item computing one point or several rows of a column
+    (``grids.group_mappings``), each completed by the default lowering and measured (unless
+    a resumed log holds it): a ``mapGlobal`` grid leaves the work-groups' shape to the
+    driver, and a walk reaches work-groups of two dimensions only through a tiling and
+    four lowerings. An option (``groups_first``), on by default on a GPU
+    (``first_options``). Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps)
+                       for expr, steps in group_mappings(ctx.start, ctx.types)))
 
 
 def measure_unrolled(ctx, state: GuidedState) -> None:

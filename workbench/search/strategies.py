@@ -219,7 +219,7 @@ DEFAULT_STRATEGY = "guided"
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
-                            "guided": 4, "cases": 3,
+                            "guided": 5, "cases": 3,
                             "egraph": 2}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
@@ -228,12 +228,16 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # first, then the grids on a GPU, the unrolled and the lanes on a CPU (guided.first_options);
 # guided 2 measured none of them unless asked. Guided 4 measures a work-group per row of a
 # map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
-# on a CPU (``pads_first``); guided 3 did neither. An entry holds only while the strategy
-# takes today's choices with these options: a version raised for other choices drops them.
+# on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures a stencil's 2-D nests on
+# 2-D work-groups on a GPU too (``groups_first``); guided 4 did not. An entry holds only
+# while the strategy takes today's choices with these options: a version raised for other
+# choices drops them.
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
-                   "lanes_first": False, "rows_first": False, "pads_first": False},
-               3: {"rows_first": False, "pads_first": False}},
+                   "lanes_first": False, "rows_first": False, "pads_first": False,
+                   "groups_first": False},
+               3: {"rows_first": False, "pads_first": False, "groups_first": False},
+               4: {"groups_first": False}},
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
