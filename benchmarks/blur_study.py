@@ -298,61 +298,14 @@ def tuned(expr, types):
 
 def on_workgroups(types, shape: tuple[int, int], rows: int = 1):
     """The blur's point grid on work-groups of ``shape`` (x, y), each work-item computing
-    ``rows`` neighbouring rows of its column (unrolled); None where a step does not apply."""
-    from workbench.expr import subterm
-    from workbench.rewriting.application import lookup_rule, rewrites
-    from workbench.rewriting.site import Refused
-    from workbench.rewriting.strategies import State, find, fmap, rule, rule_at, seq
-    from workbench.rules.extraction import nest_depth
-    from workbench.search.grids import layouts_split, pads_moved
+    ``rows`` neighbouring rows of its column (unrolled), as the guided search's
+    ``groups_first`` makes it (``grids.on_work_groups``); None where a step does not
+    apply."""
+    from workbench.search.grids import nests_to_grid, on_work_groups
 
-    expr, _ = layouts_split(pads_moved(program(), types)[0], types)
-    nests = [r.path for r in rewrites(expr, *types, rules=[lookup_rule("map-nest→kernel")])
-             if nest_depth(subterm(expr, r.path)) == 2]
-    if not nests:
-        return None
-    lx, ly = shape
-    levels = (rule("map→mapWorkgroup", dim=1), rule("map→mapWorkgroup", dim=0),
-              rule("map→mapLocal", dim=1), rule("map→mapLocal", dim=0))
-    if rows > 1:
-        levels += (rule("map→mapSeqUnroll"),)
-    lowered = levels[-1]
-    for level in reversed(levels[:-1]):
-        lowered = seq(level, fmap(lowered))
-    depth = len(levels)
-    steps = [rule_at("split-join", nests[0], n=rows), blocks_by_column()] \
-        if rows > 1 else []
-    # the nest of the blocks and columns (and rows of a block) tiled by the work-groups
-    tiled = seq(*steps, find(lambda n: _maps_deep(n, depth - 2),
-                             rule("tile-split-join", m=ly, n=lx)))
-    done = tiled(State(expr, tuple(types)))
-    if isinstance(done, Refused):
-        return None
-    done = find(lambda n: _maps_deep(n, depth), lowered)(done)
-    return None if isinstance(done, Refused) else done.expr
-
-
-def blocks_by_column():
-    """After ``split-join`` on the rows: the map over the blocks of rows made a nest of three
-    maps (block, column, row of the block): ``transpose-map-map`` inside it, then
-    ``map-fission`` twice to take the transposes out of the nest."""
-    from workbench.rewriting.strategies import find, fmap, next_function, rule, seq
-    from workbench.search.grids import MAP
-
-    return find(lambda n: MAP.fits(n) and _maps_deep(n.args[-1], 2),
-                seq(fmap(rule("transpose-map-map")), rule("map-fission", at=1),
-                    next_function(rule("map-fission", at=1))))
-
-
-def _maps_deep(node, depth: int) -> bool:
-    """Whether ``node`` is a nest of at least ``depth`` high-level maps."""
-    from workbench.search.grids import MAP
-
-    for _ in range(depth):
-        if not MAP.fits(node):
-            return False
-        node = node.args[-1]
-    return True
+    moved, _, nests = nests_to_grid(program(), types)
+    found = on_work_groups(moved, nests[0].path, shape, rows, types) if nests else None
+    return None if found is None else found[0]
 
 
 def searched(image, weights, device, budget: int, time_limit: float, log: str | None):
