@@ -111,6 +111,39 @@ kernel void blur(global const float *restrict in, global const float *restrict w
 }
 """
 
+# ROWS_SLID with its loads unconditional: each neighbour read at its index clamped into the
+# image and replaced by 0 outside it after the load (OpenCL's select evaluates both), so the
+# compiler may issue a work-item's loads of all its rows at once.
+ROWS_SLID_CLAMPED = ROWS_SLID.replace("#define AT(r, c)", """#define AT(r, c) select( \\
+    in[clamp((r), 0, N - 1) * N + clamp((c), 0, N - 1)], 0.0f, \\
+    (int)((r) < 0 || (r) >= N || (c) < 0 || (c) >= N))
+#define GUARDED_AT(r, c)""")
+
+# ROWS_SLID where a work-group whose block and halo lie inside the image reads without any
+# check (the group's test is the same for all its work-items: no divergence); the groups on
+# the image's edges read as ROWS_SLID does.
+ROWS_SLID_INTERIOR = COMMON + """
+#define SLIDE(LOAD) { \\
+    float a0 = LOAD(y0 - 1, x - 1), a1 = LOAD(y0 - 1, x), a2 = LOAD(y0 - 1, x + 1); \\
+    float b0 = LOAD(y0, x - 1), b1 = LOAD(y0, x), b2 = LOAD(y0, x + 1); \\
+    for (int r = 0; r < RY; r++) { \\
+        int y = y0 + r; \\
+        float c0 = LOAD(y + 1, x - 1), c1 = LOAD(y + 1, x), c2 = LOAD(y + 1, x + 1); \\
+        out[y * N + x] = w0 * a0 + w1 * a1 + w2 * a2 + w3 * b0 + w4 * b1 + w5 * b2 \\
+                       + w6 * c0 + w7 * c1 + w8 * c2; \\
+        a0 = b0; a1 = b1; a2 = b2; b0 = c0; b1 = c1; b2 = c2; \\
+    } }
+#define PLAIN(r, c) in[(r) * N + (c)]
+kernel void blur(global const float *restrict in, global const float *restrict w,
+                 global float *restrict out) {
+    int x = get_global_id(0), y0 = get_global_id(1) * RY;
+    int gx = get_group_id(0) * LX, gy = get_group_id(1) * LY * RY;
+    WEIGHTS
+    if (gx > 0 && gx + LX < N && gy > 0 && gy + LY * RY < N) SLIDE(PLAIN)
+    else if (x < N && y0 < N) SLIDE(AT)
+}
+"""
+
 # Four outputs along x a work-item (a float4 load and store a row) and RY down the column,
 # the rows slid through registers: a row is a float4 and its two neighbours.
 FLOAT4_ROWS = COMMON + """
@@ -211,6 +244,9 @@ def designs(shapes=SHAPES) -> list[Design]:
         out.append(Design("one output", ONE_OUTPUT, shape))
         for ry in (4, 8, 16):
             out.append(Design("rows slid", ROWS_SLID, shape, ry=ry))
+            out.append(Design("rows slid, clamped loads", ROWS_SLID_CLAMPED, shape, ry=ry))
+            out.append(Design("rows slid, interior unchecked", ROWS_SLID_INTERIOR, shape,
+                              ry=ry))
         for ry in (1, 4, 8):
             out.append(Design("float4 rows slid", FLOAT4_ROWS, shape, vx=4, ry=ry))
         for ry in (1, 4):
@@ -333,10 +369,11 @@ def searched(image, weights, device, budget: int, time_limit: float, log: str | 
 # --- measurement -------------------------------------------------------------------------------
 
 def timers(image, weights, expected, device, repeat: int, shapes, derived_exprs: dict,
-           entries: dict, extra: tuple = ()) -> dict:
+           entries: dict, extra: tuple = (), only: tuple[str, ...] = ()) -> dict:
     """A timer per kernel (a call gives one round's ``Spread``), each checked against
     ``expected`` first; ``entries`` gets each kernel's design and check (a kernel that is
-    refused or wrong is reported and not timed). ``extra``: more hand-written designs."""
+    refused or wrong is reported and not timed). ``extra``: more hand-written designs;
+    ``only``: where given, the hand-written kernels whose label holds one of these texts."""
     from benchmarks.peers.core import PeerBuildError
     from workbench.run import compare, run
 
@@ -344,7 +381,8 @@ def timers(image, weights, expected, device, repeat: int, shapes, derived_exprs:
     out = {}
     for design in [copy_peer(image)] + [d.peer(image, weights)
                                          for d in [*designs(shapes), *extra]
-                                         if d.fits(image.shape[0])]:
+                                         if d.fits(image.shape[0]) and (
+                                             not only or any(t in d.label for t in only))]:
         label = design.design
         try:
             bound = design.bind(device)
@@ -446,7 +484,7 @@ def _searched_lines(found: dict | None) -> list[str]:
 
 
 def study(size: int, device, rounds: int, repeat: int, shapes, budget: int,
-          time_limit: float, log: str | None) -> dict:
+          time_limit: float, log: str | None, only: tuple[str, ...] = ()) -> dict:
     from workbench.device.opencl import find_device
     from workbench.semantics import prepare_inputs
 
@@ -465,7 +503,7 @@ def study(size: int, device, rounds: int, repeat: int, shapes, budget: int,
             exprs = {"derived: the search's best": best, **exprs}
     entries: dict[str, dict] = {}
     timed = interleaved(timers(image, weights, expected, device, repeat, shapes, exprs,
-                               entries), rounds, entries)
+                               entries, only=only), rounds, entries)
     copies = [timed[k].median_ms for k, e in entries.items() if e["kind"] == "copy"
               and k in timed]
     doc["copy_ms"] = min(copies) if copies else math.nan
@@ -492,11 +530,14 @@ def main(argv=None) -> dict:
                     help="the default search's budget (0: no search)")
     ap.add_argument("--time-limit", type=float, default=150.0, help="the search's seconds")
     ap.add_argument("--log", help="the search's log (default: a temporary folder)")
+    ap.add_argument("--only", default="",
+                    help="hand-written kernels whose label holds one of these comma-separated "
+                         "texts (default: all)")
     ap.add_argument("--json", required=True, help="write the results here")
     args = ap.parse_args(argv)
     shapes = tuple(tuple(int(v) for v in s.split("x")) for s in args.shapes.split(","))
     doc = study(args.size, args.device, args.rounds, args.repeat, shapes, args.search,
-                args.time_limit, args.log)
+                args.time_limit, args.log, tuple(t for t in args.only.split(",") if t))
     with open(args.json, "w") as f:
         json.dump(doc, f, indent=1)
     text = table(doc)

@@ -51,7 +51,7 @@ def grouped(rows: int, columns: int, shape: tuple[int, int], per: int):
 
 
 def test_skelcls_blur_goes_on_each_group_shape_and_rows_that_divide_it():
-    types = blur_types(64, 128)
+    types = blur_types(64, 256)
     found = group_mappings(BLUR, types)
     assert len(found) == len(GROUP_SHAPES) * len(GROUP_ROWS)
     for (expr, steps), (shape, per) in zip(found, [(s, r) for s in GROUP_SHAPES
@@ -62,7 +62,7 @@ def test_skelcls_blur_goes_on_each_group_shape_and_rows_that_divide_it():
         assert ("mapSeqUnroll" in str(expr)) == (per > 1)
         [launch] = opencl(lower(expr, *types)[0], *types, complete=True).module.launches
         assert tuple(launch.local_size) == shape
-        assert tuple(launch.global_size) == (128, 64 // per)
+        assert tuple(launch.global_size) == (256, 64 // per)
 
 
 def test_a_group_or_rows_that_do_not_divide_the_nest_give_no_mapping():
@@ -140,7 +140,7 @@ from workbench.notation import parse_type
 from workbench.search.grids import group_mappings
 
 prog = library("skelcl")["gaussianBlur"]
-types = (parse_type("[[float]_32]_32"), parse_type("[float]_9"))
+types = (parse_type("[[float]_256]_16"), parse_type("[float]_9"))
 inputs = random_inputs(list(types), {}, 5)
 want = evaluate(prog, *inputs)
 out = {"status": "ok", "correct": True, "kernels": 0}
@@ -163,6 +163,24 @@ def test_the_group_kernels_run_clean_under_oclgrind():
     # of the 3×3 window's `i / 3` (every work-item then writes nothing): reads, writes and
     # races are checked
     result, stderr = under_oclgrind(OCLGRIND, uninitialized=False)
-    assert result.get("kernels") == len(group_mappings(BLUR, blur_types(32, 32))) > 0, result
+    assert result.get("kernels") == len(group_mappings(BLUR, blur_types(16, 256))) > 0, result
     assert_clean(result, stderr, problems=("Invalid read", "Invalid write", "data race",
                                            "out of bounds", "FATAL"))
+
+
+@pytest.mark.slow  # 40 candidates completed at 4096² (about half a minute)
+def test_the_h200_blur_search_of_version_4_replays_whole():
+    """The blur study's search on the H200 (guided version 4, before ``groups_first``)
+    replays with today's strategy: every candidate it proposes is in the log."""
+    from pathlib import Path
+
+    from workbench.search import read_log
+
+    archived = Path(__file__).parent.parent / \
+        "benchmarks/results/logs/blur_4096x4096_gpu_study_guided.jsonl.gz"
+    header = read_log(archived).headers[0]
+    assert header["strategy_version"] == 4 < VERSIONS["guided"]
+    result = search(BLUR, *header["types"], budget=40, replay_log=archived)
+    assert result.evaluated == 40
+    assert not [r for r in result.log if r["status"] == "not in log"]
+    assert "split 8" in str(result.best)  # the grid of mapGlobal with 8 rows a work-item

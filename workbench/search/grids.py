@@ -161,9 +161,12 @@ def rows_per_work_item(expr: Expr, path: tuple, rows: int, types: tuple[Type, ..
 
 
 # Work-groups (columns, rows) of the group grids, and the rows of a column each work-item of
-# them computes
-GROUP_SHAPES = ((32, 8), (128, 2))
-GROUP_ROWS = (1, 4)
+# them computes: on an H200 SkelCL's blur at 4096² took 0.0483 ms on groups of 256x1 and 128x2
+# with 4 rows a work-item (0.0490 on 64x4), 0.0497-0.0542 with 8, 0.0555-0.0566 with 2 and
+# 0.072-0.085 with one point a work-item, where the best grid of mapGlobal took 0.0526 and a
+# copy of the same bytes 0.0363 (benchmarks/results/blur_study_h200.md)
+GROUP_SHAPES = ((256, 1), (128, 2), (64, 4))
+GROUP_ROWS = (4,)
 
 
 def group_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
