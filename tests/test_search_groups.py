@@ -184,3 +184,20 @@ def test_the_h200_blur_search_of_version_4_replays_whole():
     assert result.evaluated == 40
     assert not [r for r in result.log if r["status"] == "not in log"]
     assert "split 8" in str(result.best)  # the grid of mapGlobal with 8 rows a work-item
+
+
+@pytest.mark.parametrize("name", ["jacobi2d5pt", "convolution2D", "hotspot"])
+def test_lifts_2d_stencils_on_work_groups_compute_what_the_interpreter_does(name):
+    """Lift's 2-D stencils (PPCG's rotation, clamped pads, two grids) take the group
+    mappings too, at each of the default shapes; each kernel equals the interpreter."""
+    from benchmarks.lift_programs import PROGRAMS, inputs_of
+    from workbench.semantics import prepare_inputs
+
+    prog, args = PROGRAMS[name].program(), inputs_of(name, 256)
+    types = tuple(prepare_inputs(prog, args)[1])
+    found = group_mappings(prog, types)
+    assert len(found) == len(GROUP_SHAPES) * len(GROUP_ROWS)
+    want = evaluate(prog, *args)
+    for expr, _ in found:
+        r = run(lower(expr, *types)[0], *args, repeat=1, warmup=0, expected=want)
+        assert r.correct, (expr, r)
