@@ -37,6 +37,7 @@ import math
 import os
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -322,6 +323,58 @@ def derived(types, shapes=SHAPES) -> dict[str, object]:
     return out
 
 
+def unconditional(exprs: dict, types) -> dict[str, tuple]:
+    """Of the derived kernels with several rows a work-item, each compiled as the code
+    generator would with its pads' reads unconditional (``unconditional_pad_loads``), by
+    label: (expression, program)."""
+    from workbench.codegen.program import opencl
+
+    out = {}
+    with unconditional_pad_loads():
+        for label, expr in exprs.items():
+            if "4 rows" in label or "8 rows" in label:
+                out[label + ", unconditional pad loads"] = (
+                    expr, opencl(expr, *types, complete=True))
+    return out
+
+
+@contextmanager
+def unconditional_pad_loads():
+    """The code generator with a pad's read (``views.PadView``) made unconditional: the
+    padded array read at its index clamped into it, and the pad's value chosen after the
+    load by OpenCL's ``select``, which evaluates both (``cond ? v : a[i]`` loads only where
+    the condition fails, and the compiler may not load before it knows). Where a work-item
+    reads the same element for several outputs, the loads are then the same and the
+    compiler may share them. For float arrays (the blur's)."""
+    from unittest import mock
+
+    from workbench.codegen import ir, views
+    from workbench.codegen.arith import Index, Opaque
+
+    def access(self, idx):
+        i, *rest = idx
+        clamped = Index.of(Opaque(ir.Call("clamp", (
+            ir.IndexValue(Index.of(i - self.left)), ir.Literal("0"),
+            ir.Literal(str(self.n - 1)))), self.n))
+        inside = self.inner.access([clamped, *rest])
+        at = ir.IndexValue(i)
+        outside = ir.Binary("||", ir.Binary("<", at, ir.Literal(str(self.left))),
+                            ir.Binary(">=", at, ir.Literal(str(self.left + self.n))))
+        return views.Padded(outside, self.value, inside)
+
+    original = views.read
+
+    def read(loc):
+        if isinstance(loc, views.Padded):
+            return ir.Call("select", (read(loc.inner), loc.value, ir.Cast("int", loc.outside)))
+        return original(loc)
+
+    with mock.patch.object(views.PadView, "access", access), \
+            mock.patch("workbench.codegen.views.read", read), \
+            mock.patch("workbench.codegen.values.read", read):
+        yield
+
+
 def tuned(expr, types):
     """``expr`` with its sequential maps and reductions unrolled (innermost first) and its
     shared inputs (the weights) in constant memory."""
@@ -403,14 +456,17 @@ def timers(image, weights, expected, device, repeat: int, shapes, derived_exprs:
                           "work_group": list(design.launches[0].local_size)}
         if check.correct:
             out[label] = (lambda b=bound: b.time(repeat))
-    for label, expr in derived_exprs.items():
-        first = run(expr, image, weights, device=device, repeat=1, expected=expected)
+    for label, found in derived_exprs.items():
+        # an expression, or one with the program it was compiled to (``unconditional``)
+        expr, program = found if isinstance(found, tuple) else (found, None)
+        first = run(expr, image, weights, device=device, repeat=1, expected=expected,
+                    program=program)
         entries[label] = {"kind": "derived", "expression": str(expr), "status": first.status,
                           "correct": first.correct, "source_sha256": first.source_sha256,
                           "message": first.message[:2000]}
         if first.correct:
-            out[label] = (lambda e=expr: _derived_spread(e, image, weights, device, repeat,
-                                                         expected))
+            out[label] = (lambda e=expr, p=program: _derived_spread(
+                e, image, weights, device, repeat, expected, p))
     moved = moved_bytes(image.shape[0])
     for label, spread in _other_copies(moved, kind, device).items():
         entries[label] = {"kind": "copy", "correct": True}
@@ -418,10 +474,11 @@ def timers(image, weights, expected, device, repeat: int, shapes, derived_exprs:
     return out
 
 
-def _derived_spread(expr, image, weights, device, repeat, expected) -> Spread:
+def _derived_spread(expr, image, weights, device, repeat, expected, program=None) -> Spread:
     from workbench.run import run
 
-    r = run(expr, image, weights, device=device, repeat=repeat, expected=expected)
+    r = run(expr, image, weights, device=device, repeat=repeat, expected=expected,
+            program=program)
     if not r.correct:
         raise AssertionError(f"{expr}: {r.status} {r.message}")
     return Spread(r.kernel_ms, r.kernel_ms_min, r.kernel_ms_max)
@@ -498,6 +555,7 @@ def study(size: int, device, rounds: int, repeat: int, shapes, budget: int,
     expected = reference(image, weights)
     types = tuple(prepare_inputs(program(), [image, weights])[1])
     exprs = derived(types, shapes)
+    exprs |= unconditional(exprs, types)
     doc = {"device": find_device(device)[0].name, "size": size, "rounds": rounds,
            "repeat": repeat, "bytes": moved_bytes(size), "search": None}
     if budget > 0:

@@ -69,3 +69,23 @@ def test_the_studys_search_is_a_fresh_default_search(tmp_path):
     assert os.environ.get(calibration.ENV) == before  # the calibration folder given back
     assert best is not None and found["evaluated"] == 3 and found["best"] == str(best)
     assert read_log(str(log)).headers[0]["strategy"] == "guided"
+
+
+def test_the_unconditional_pad_loads_are_unconditional_and_compute_the_blur():
+    """The code generator patched for the study reads a pad's array at a clamped index and
+    chooses the pad's value after the load; the patch is undone after, and the kernel
+    computes the blur (on the default device)."""
+    from workbench.codegen.program import opencl
+    from workbench.run import run
+
+    image, weights = study.inputs(32)
+    types = tuple(prepare_inputs(study.program(), [image, weights])[1])
+    exprs = study.derived(types, ((16, 4),))
+    found = study.unconditional(exprs, types)
+    label = "derived: groups 16x4, 4 rows a work-item, unconditional pad loads"
+    expr, program = found[label]
+    assert "select(select(in0[clamp(" in program.source
+    assert "select(" not in opencl(expr, *types, complete=True).source  # patch undone
+    r = run(expr, image, weights, repeat=1, warmup=0,
+            expected=study.reference(image, weights), program=program)
+    assert r.correct, r
