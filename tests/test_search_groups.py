@@ -201,3 +201,20 @@ def test_lifts_2d_stencils_on_work_groups_compute_what_the_interpreter_does(name
     for expr, _ in found:
         r = run(lower(expr, *types)[0], *args, repeat=1, warmup=0, expected=want)
         assert r.correct, (expr, r)
+
+
+def test_the_h200_blur_search_of_version_5_replays_to_its_group_mapping():
+    """The blur study's fresh default search on the H200 (guided version 5) replays whole,
+    and its best kernel is a group mapping (128×2 work-items, 4 rows each)."""
+    from pathlib import Path
+
+    from workbench.search import read_log
+
+    archived = Path(__file__).parent.parent / \
+        "benchmarks/results/logs/blur_4096x4096_gpu_study_v5_guided.jsonl.gz"
+    header = read_log(archived).headers[0]
+    assert header["strategy_version"] == 5 == VERSIONS["guided"]
+    result = search(BLUR, *header["types"], budget=40, replay_log=archived)
+    assert result.evaluated == 40
+    assert not [r for r in result.log if r["status"] == "not in log"]
+    assert "tile 2 128" in str(result.best) and "split 4" in str(result.best)
