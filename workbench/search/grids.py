@@ -23,7 +23,17 @@ from ..rewriting.application import lookup_rule, rewrites
 from ..rewriting.match import prim
 from ..rewriting.site import Refused
 from ..rewriting.step import Step
-from ..rewriting.strategies import State, element, find, fmap, rule, rule_at, seq
+from ..rewriting.strategies import (
+    State,
+    Strategy,
+    element,
+    find,
+    fmap,
+    next_function,
+    rule,
+    rule_at,
+    seq,
+)
 from ..rules.extraction import nest_depth
 from ..types import Type
 
@@ -81,23 +91,38 @@ def grid_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[
     pads are moved (and, where that leaves no such nest, the layouts at the end of maps'
     functions split off: ``layouts_split``); with the steps from ``expr``. What is left
     high-level is for the default completion."""
+    moved, steps, nests = nests_to_grid(expr, types)
+    return [(e, steps + s) for e, s in _grids(moved, nests, types)]
+
+
+def nests_to_grid(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step], list]:
+    """``expr`` with its pads moved (and, where that leaves no nest of maps that computes,
+    its layouts split off), the steps, and its outermost nests of two or three maps that
+    compute (``map-nest→kernel``'s rewrites)."""
     moved, steps = pads_moved(expr, types)
-    found = _grids(moved, types)
-    if not found:
-        moved, more = layouts_split(moved, types)
-        steps, found = steps + more, _grids(moved, types) if more else []
-    return [(e, steps + s) for e, s in found]
+    nests = outermost_nests(moved, types)
+    if not nests:
+        split, more = layouts_split(moved, types)
+        if more:
+            moved, steps, nests = split, steps + more, outermost_nests(split, types)
+    return moved, steps, nests
 
 
-def _grids(moved: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
-    """The grids of the outermost nests of ``moved``, and the steps to each."""
+def outermost_nests(moved: Expr, types: tuple[Type, ...]) -> list:
+    """``map-nest→kernel``'s rewrites of the nests of two or three maps of ``moved`` that
+    compute: the outermost ones only (the inner maps of a 3-D nest are a 2-D nest too), and
+    none inside another map (its grid would be nested in the map's work-items: a dead
+    end)."""
     nests = [r for r in rewrites(moved, *types, rules=[lookup_rule("map-nest→kernel")])
              if nest_depth(subterm(moved, r.path)) >= 2
              and mapped_layout(subterm(moved, r.path)) is None]
-    # the outermost nests only (the inner maps of a 3-D nest are a 2-D nest too), and none
-    # inside another map (its grid would be nested in the map's work-items: a dead end)
     inside = inside_maps(moved)
-    outermost = [r for r in nests if r.path not in inside]
+    return [r for r in nests if r.path not in inside]
+
+
+def _grids(moved: Expr, outermost: list, types: tuple[Type, ...]
+           ) -> list[tuple[Expr, list[Step]]]:
+    """The grids of the outermost nests of ``moved``, and the steps to each."""
     blocked = [found for r in outermost if nest_depth(subterm(moved, r.path)) == 2
                for rows in ROWS_PER_WORK_ITEM
                if (found := rows_per_work_item(moved, r.path, rows, types)) is not None]
@@ -133,3 +158,63 @@ def rows_per_work_item(expr: Expr, path: tuple, rows: int, types: tuple[Type, ..
     if isinstance(done, Refused):
         return None
     return done.expr, [s.bare() for s in done.steps]
+
+
+# Work-groups (columns, rows) of the group grids, and the rows of a column each work-item of
+# them computes: on an H200 SkelCL's blur at 4096² took 0.0483 ms on groups of 256x1 and 128x2
+# with 4 rows a work-item (0.0490 on 64x4), 0.0497-0.0542 with 8, 0.0555-0.0566 with 2 and
+# 0.072-0.085 with one point a work-item, where the best grid of mapGlobal took 0.0526 and a
+# copy of the same bytes 0.0363 (benchmarks/results/blur_study_h200.md)
+GROUP_SHAPES = ((256, 1), (128, 2), (64, 4))
+GROUP_ROWS = (4,)
+
+
+def group_mappings(expr: Expr, types: tuple[Type, ...]) -> list[tuple[Expr, list[Step]]]:
+    """Each 2-D nest of ``grid_mappings`` on 2-D work-groups of each of ``GROUP_SHAPES``,
+    its work-items computing each of ``GROUP_ROWS`` rows of a column
+    (``on_work_groups``), with the steps from ``expr``: on a GPU a group's rows read
+    coalesced and its neighbouring rows share their loads in the cache, where a grid of
+    ``mapGlobal`` leaves the group's shape to the driver."""
+    moved, steps, nests = nests_to_grid(expr, types)
+    return [(found[0], steps + found[1]) for r in nests
+            if nest_depth(subterm(moved, r.path)) == 2
+            for shape in GROUP_SHAPES for rows in GROUP_ROWS
+            if (found := on_work_groups(moved, r.path, shape, rows, types)) is not None]
+
+
+def on_work_groups(expr: Expr, path: tuple, shape: tuple[int, int], rows: int,
+                   types: tuple[Type, ...]) -> tuple[Expr, list[Step]] | None:
+    """The 2-D nest ``map (map f)`` at ``path`` on work-groups of ``shape`` (columns, rows):
+    ``tile-split-join`` tiles it, the tiles' maps go onto the work-groups' dimensions 1 and
+    0 and their elements' onto the work-items' (``map→mapWorkgroup``, ``map→mapLocal``),
+    innermost map on dimension 0. With ``rows`` > 1 each work-item computes that many
+    neighbouring rows of its column (unrolled): ``split-join`` on the rows first, the map of
+    the blocks of rows made a nest of blocks, columns and rows (``blocks_by_column``), and
+    the blocks and columns tiled. None where a step does not apply (the tile or the rows do
+    not divide the nest)."""
+    columns, lines = shape
+    levels = [rule("map→mapWorkgroup", dim=1), rule("map→mapWorkgroup", dim=0),
+              rule("map→mapLocal", dim=1), rule("map→mapLocal", dim=0)]
+    if rows > 1:
+        levels.append(rule("map→mapSeqUnroll"))
+    lowered = levels[-1]
+    for level in reversed(levels[:-1]):
+        lowered = seq(level, fmap(lowered))
+    # each rewrite leaves its focus on the first function it wrote (tile-split-join: the
+    # untile before the tiles' maps; split-join: the join before the blocks' map)
+    tiled = seq(rule("tile-split-join", m=lines, n=columns), next_function(lowered))
+    steps = tiled if rows == 1 else \
+        seq(rule("split-join", n=rows), next_function(blocks_by_column(tiled)))
+    done = steps(State(expr, tuple(types), (), tuple(path)))
+    if isinstance(done, Refused):
+        return None
+    return done.expr, [s.bare() for s in done.steps]
+
+
+def blocks_by_column(then: Strategy) -> Strategy:
+    """At the map of the blocks of rows that ``split-join`` made of a 2-D nest (``map (map
+    (map f))``: blocks, rows of a block, columns): the rows and columns interchanged inside
+    it (``transpose-map-map``), the transposes taken out of it (``map-fission`` twice), and
+    ``then`` at the nest of three maps left (blocks, columns, rows of a block)."""
+    return seq(fmap(rule("transpose-map-map")), rule("map-fission", at=1),
+               next_function(seq(rule("map-fission", at=1), then)))

@@ -35,7 +35,7 @@ from ..run import private_arrays_refused
 from . import cost
 from .evaluation import KERNEL_NAME, program_travels
 from .fusion import fused_mappings
-from .grids import grid_mappings, pads_moved
+from .grids import grid_mappings, group_mappings, pads_moved
 from .internal import InternalError
 from .log import Record
 from .processes import Processes, process_count
@@ -389,10 +389,12 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            blocked_first: bool = False, constant_first: bool = False,
            rows_first: bool | None = None, pads_first: bool | None = None,
            fusion_first: bool | None = None, fused_first: bool | None = None,
-           vector_blocks_first: bool | None = None, lane_widths: tuple = ()) -> None:
+           vector_blocks_first: bool | None = None, lane_widths: tuple = (),
+           groups_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
-    work-items (``measure_grids``); with ``unrolled_first``, then the default completion
+    work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
+    work-groups (``measure_groups``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
     ``lanes_first``, then the start with a map computed in the lanes of vectors
     (``measure_lanes``); with ``pads_first``, right after the default completion, the
@@ -404,7 +406,7 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
     where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fold_fusion``); each of the eight left at None is as ``first_options`` has it
+    (``measure_fold_fusion``); each of the ten left at None is as ``first_options`` has it
     for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
@@ -413,21 +415,21 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
     ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first, vector_blocks_first = _first_choices(
+        fusion_first, fused_first, vector_blocks_first, groups_first = _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
                   "fusion_first": fusion_first, "fused_first": fused_first,
-                  "vector_blocks_first": vector_blocks_first},
+                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
-                (default_first, pads_first, grids_first, unrolled_first, lanes_first,
-                 vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first,
-                 blocked_first, constant_first),
+                (default_first, pads_first, grids_first, groups_first, unrolled_first,
+                 lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first,
+                 fused_first, blocked_first, constant_first),
                 lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
@@ -441,11 +443,13 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
     descent after descent while budget is left (until ``patience`` descents in a row find
     nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, pads_first, grids_first, unrolled_first, lanes_first, vector_blocks_first, \
-        tiles_first, rows_first, fusion_first, fused_first, blocked_first, constant_first = firsts
+    default_first, pads_first, grids_first, groups_first, unrolled_first, lanes_first, \
+        vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, blocked_first, \
+        constant_first = firsts
     fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
     for first, measure_first in ((default_first, measure_default), (fused_first, fused),
                                  (pads_first, measure_pads), (grids_first, measure_grids),
+                                 (groups_first, measure_groups),
                                  (unrolled_first, measure_unrolled),
                                  (lanes_first, lambda c, s: measure_lanes(c, s, widths)),
                                  (vector_blocks_first,
@@ -526,18 +530,19 @@ def first_options(kind: str) -> dict[str, bool]:
     indexes, read in the loop as its hand-written kernel reads them, not first copied into
     private memory); on a GPU the grids (a stencil's points each a work-item, reads
     coalesced; on PoCL they were 1.5 to 3 times slower than the default mapping at --quick
-    sizes) and a work-group per row of a map of reductions (a matrix-vector product's rows
-    read coalesced by a whole group, as GPU libraries read them); on a CPU the stencil's
-    pads moved onto its input (PPCG's stencils in one kernel, no copy after: 1.3 to 2 times
-    faster on PoCL), the short reductions unrolled, the maps in vector lanes (K-means'
-    kernel 3 and 11 times faster on PoCL), and the maps of reductions several outputs per
-    work-item in vectors (GEMV on PoCL 1.5 times faster than the best of a search without
-    them). What the Lift programs benchmark and the PoCL study measured better kernels
-    with."""
+    sizes), the same on 2-D work-groups of chosen shapes, and a work-group per row of a map
+    of reductions (a matrix-vector product's rows read coalesced by a whole group, as GPU
+    libraries read them); on a CPU the stencil's pads moved onto its input (PPCG's stencils
+    in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short reductions
+    unrolled, the maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL), and
+    the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
+    faster than the best of a search without them). What the Lift programs benchmark, the
+    PoCL study and the blur study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
-            "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu}
+            "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
+            "groups_first": gpu}
 
 
 def device_kind(ctx) -> str:
@@ -602,6 +607,21 @@ def measure_grids(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(expr, steps)
                        for expr, steps in grid_mappings(ctx.start, ctx.types)))
+
+
+def measure_groups(ctx, state: GuidedState) -> None:
+    """The start's 2-D nests of maps on 2-D work-groups of the shapes of
+    ``grids.GROUP_SHAPES``, each work-item computing one point or several rows of a column
+    (``grids.group_mappings``), each completed by the default lowering and measured (unless
+    a resumed log holds it): a ``mapGlobal`` grid leaves the work-groups' shape to the
+    driver, and a walk reaches work-groups of two dimensions only through a tiling and
+    four lowerings. An option (``groups_first``), on by default on a GPU
+    (``first_options``). Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps)
+                       for expr, steps in group_mappings(ctx.start, ctx.types)))
 
 
 def measure_unrolled(ctx, state: GuidedState) -> None:

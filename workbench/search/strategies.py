@@ -230,15 +230,16 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # map of reductions on a GPU too (``rows_first``) and moves a stencil's pads onto its input
 # on a CPU (``pads_first``); guided 3 did neither. Guided 5 measures the start with the
 # computations its zips join fused into one (``fused_first``) and with its folds over mapped
-# arrays fused (``fusion_first``), everywhere, a CPU's maps of reductions several outputs per
-# work-item in vectors (``vector_blocks_first``), and takes its lanes' widths from the device
-# (``lane_widths``, recorded in the options: ``device_options``); guided 4 and earlier did
-# none of these and took 8 and 16 lanes always. Egraph 3 keeps a composition's functions in
-# e-classes of their own and extracts only terms that derive (``derivable``); egraph 2 did
-# neither. An entry holds only while the strategy takes today's choices with these options:
-# a version raised for other choices drops them.
+# arrays fused (``fusion_first``), everywhere, a stencil's 2-D nests on 2-D work-groups on a
+# GPU (``groups_first``), a CPU's maps of reductions several outputs per work-item in vectors
+# (``vector_blocks_first``), and takes its lanes' widths from the device (``lane_widths``,
+# recorded in the options: ``device_options``); guided 4 and earlier did none of these and
+# took 8 and 16 lanes always. Egraph 3 keeps a composition's functions in e-classes of their
+# own and extracts only terms that derive (``derivable``); egraph 2 did neither. An entry
+# holds only while the strategy takes today's choices with these options: a version raised
+# for other choices drops them.
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
-             "lane_widths": [8, 16]}
+             "lane_widths": [8, 16], "groups_first": False}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
