@@ -209,14 +209,31 @@ def _after(shape: Blockable, outputs: Expr, chunk: Var) -> Expr:
     return Apply(Prim("map", (Lambda((p,), each),)), (Apply(Prim("zip"), (outputs, chunk)),))
 
 
-def _outputs_per_item(site: Site) -> list[Size]:
+def _outputs_per_item(site: Site, shape_of=None) -> list[Size]:
+    """The outputs per work-item to try where the map's function is of the shape
+    ``shape_of`` (``blockable`` unless given) takes apart: powers of two dividing its array."""
     if not isinstance(site.node, Prim) or site.node.name != "map" or \
-            isinstance(blockable(site.node.args[0]), Refused):
+            isinstance((shape_of or blockable)(site.node.args[0]), Refused):
         return []
     return powers_of_two_dividing(array_length(site), 2, 16)
 
 
 DISTRIBUTIONS = ("chunked", "strided")
+
+
+def _blocking(site: Site, p) -> tuple[Size, bool] | Refused:
+    """``k`` outputs per work-item and whether strided, as the parameters give them, or
+    why they do not fit the map's array."""
+    k, distribution = p["k"], str(p["distribution"])
+    if distribution not in DISTRIBUTIONS:
+        return Refused(f"the distribution is chunked or strided, not {distribution}")
+    length = array_length(site)
+    if length is None:
+        return Refused("the length of the map's array is not known here")
+    too_few = divides(k, length, f"{k} outputs per work-item")
+    if too_few is not None:
+        return too_few
+    return k, distribution == "strided"
 
 
 def _distributions(site: Site) -> list[str]:
@@ -244,16 +261,11 @@ def BLOCK_OUTPUTS(m, site: Site, p) -> Expr | Refused:
     shape = blockable(m.f)
     if isinstance(shape, Refused):
         return shape
-    k, distribution = p["k"], str(p["distribution"])
-    if distribution not in DISTRIBUTIONS:
-        return Refused(f"the distribution is chunked or strided, not {distribution}")
-    length = array_length(site)
-    if length is None:
-        return Refused("the length of the map's array is not known here")
-    too_few = divides(k, length, f"{k} outputs per work-item")
-    if too_few is not None:
-        return too_few
-    return blocked(shape, k, site, strided=distribution == "strided")
+    chosen = _blocking(site, p)
+    if isinstance(chosen, Refused):
+        return chosen
+    k, strided = chosen
+    return blocked(shape, k, site, strided=strided)
 
 
 VECTOR_SHAPE = ("map (λx. post (reduce ⊕ z (joinVec (reduce (mapVec ⊕) z (map (mapVec g) "
@@ -292,10 +304,7 @@ def _prim(e: Expr) -> str | None:
 
 
 def _vector_outputs_per_item(site: Site) -> list[Size]:
-    if not isinstance(site.node, Prim) or site.node.name != "map" or \
-            isinstance(vector_blockable(site.node.args[0]), Refused):
-        return []
-    return powers_of_two_dividing(array_length(site), 2, 16)
+    return _outputs_per_item(site, vector_blockable)
 
 
 @basic_rule(
@@ -321,15 +330,9 @@ def BLOCK_VECTOR_OUTPUTS(m, site: Site, p) -> Expr | Refused:
     shape = vector_blockable(m.f)
     if isinstance(shape, Refused):
         return shape
-    k, distribution = p["k"], str(p["distribution"])
-    if distribution not in DISTRIBUTIONS:
-        return Refused(f"the distribution is chunked or strided, not {distribution}")
-    length = array_length(site)
-    if length is None:
-        return Refused("the length of the map's array is not known here")
-    too_few = divides(k, length, f"{k} outputs per work-item")
-    if too_few is not None:
-        return too_few
+    chosen = _blocking(site, p)
+    if isinstance(chosen, Refused):
+        return chosen
     own = shape.parts is not None and any(shape.own(a) for a in shape.parts)
     elem = site.typing.args[0].elem if own else None
     if own and not isinstance(elem, ArrayType):
@@ -338,7 +341,8 @@ def BLOCK_VECTOR_OUTPUTS(m, site: Site, p) -> Expr | Refused:
         bad = divides(shape.lanes, elem.size, f"splitVec {shape.lanes} of each row")
         if bad is not None:
             return bad
-    return blocked(shape, k, site, strided=distribution == "strided")
+    k, strided = chosen
+    return blocked(shape, k, site, strided=strided)
 
 
 RULES = [BLOCK_OUTPUTS, BLOCK_VECTOR_OUTPUTS]
