@@ -5,18 +5,16 @@ tests/test_rules_curried.py."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from benchmarks import lift_programs as bench
+from tests.replays import header_only_log
 from workbench import evaluate, parse, parse_type
 from workbench.inputs import random_inputs
 from workbench.notation.program import user_functions_text
 from workbench.search import search
 from workbench.search.fusion import fused_folds
-from workbench.search.log import make_header
 from workbench.search.strategies import VERSIONS, replay_options
 
 ROWS = "[[float]_16]_8"
@@ -58,12 +56,8 @@ def _header_only_log(path, kind: str, name: str, version: int):
     from workbench.semantics import prepare_inputs
 
     _, types = prepare_inputs(prog, bench.inputs_of("molecularDynamics", 256))
-    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
-                         program=str(prog), definitions=user_functions_text(prog),
-                         types=[str(t) for t in types], sizes={}, strategy="guided",
-                         strategy_version=version, seed=0, options={}, repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return prog, types, path
+    return prog, types, header_only_log(path, prog, types, kind, name, version,
+                                        definitions=user_functions_text(prog))
 
 
 @pytest.mark.parametrize("kind,name", [("gpu", "NVIDIA H200"), ("cpu", "pthread-AMD EPYC")])

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.children import assert_clean, under_oclgrind
+from tests.replays import header_only_log
 from workbench import evaluate, parse, parse_type, run
 from workbench.codegen.program import opencl
 from workbench.programs import library
@@ -25,7 +25,6 @@ from workbench.search.grids import (
     nests_to_grid,
     on_work_groups,
 )
-from workbench.search.log import make_header
 from workbench.search.space import replay
 from workbench.search.strategies import VERSIONS, replay_options
 
@@ -99,12 +98,7 @@ def test_the_group_kernels_compute_what_the_interpreter_does(shape, per):
 def _header_only_log(path, kind: str, name: str, prog, types, version: int):
     """A log of a search on a device of this kind that measured nothing: a replay shows the
     candidates the search proposes there, each "not in log"."""
-    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
-                         program=str(prog), definitions="", types=types, sizes={},
-                         strategy="guided", strategy_version=version, seed=0, options={},
-                         repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return path
+    return header_only_log(path, prog, types, kind, name, version)
 
 
 def test_on_a_gpu_the_guided_search_measures_the_groups_after_the_grids(tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.replays import header_only_log
 from workbench import Derivation, parse
 from workbench.codegen.access import bytes_by_pattern
 from workbench.codegen.program import opencl
@@ -356,17 +357,7 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
 def _header_only_log(path, kind: str, name: str, prog, types) -> Path:
     """A log of a search on a device of this kind that measured nothing: a replay of it
     shows the candidates the search proposes there, each "not in log"."""
-    import json
-
-    from workbench.search.log import make_header
-    from workbench.search.strategies import VERSIONS
-
-    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
-                         program=str(prog), definitions="", types=types, sizes={},
-                         strategy="guided", strategy_version=VERSIONS["guided"], seed=0,
-                         options={}, repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return path
+    return header_only_log(path, prog, types, kind, name)
 
 
 def test_on_a_gpu_skelcls_blur_is_put_on_a_2d_grid_after_its_default_mapping(tmp_path):

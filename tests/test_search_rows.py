@@ -4,19 +4,18 @@ search's option that measures it first (``rows_first``, on by default on a GPU).
 from __future__ import annotations
 
 import importlib.util
-import json
 
 import numpy as np
 import pytest
 
 from tests.children import assert_clean, under_oclgrind
+from tests.replays import header_only_log
 from workbench import evaluate, parse, parse_type, run
 from workbench.expr import Prim, walk
 from workbench.inputs import random_inputs
 from workbench.programs import library
 from workbench.rules.lowering import lower
 from workbench.search import search
-from workbench.search.log import make_header
 from workbench.search.rows import reduces_its_element, row_groups, row_maps
 from workbench.search.strategies import VERSIONS, replay_options
 
@@ -126,12 +125,7 @@ def test_a_map_reduces_its_element_only_where_the_reduced_array_is_built_from_it
 def _header_only_log(path, kind: str, name: str, prog, types, version: int):
     """A log of a search on a device of this kind that measured nothing: a replay shows the
     candidates the search proposes there, each "not in log"."""
-    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
-                         program=str(prog), definitions="", types=types, sizes={},
-                         strategy="guided", strategy_version=version, seed=0, options={},
-                         repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return path
+    return header_only_log(path, prog, types, kind, name, version)
 
 
 def test_on_a_gpu_the_guided_search_measures_a_group_per_row_after_the_default(tmp_path):

@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from tests.replays import header_only_log
 from tests.test_outputs import clean_under_oclgrind
 from workbench import WorkbenchError, evaluate, parse
 from workbench.device import opencl as opencl_devices
@@ -18,7 +19,6 @@ from workbench.programs import library
 from workbench.rules import CATALOGUE, RewriteRefused, apply, rewrites
 from workbench.run import prepare_inputs, run
 from workbench.search import search
-from workbench.search.log import make_header
 from workbench.search.proposals import vector_blocked_mappings
 from workbench.search.space import replay
 from workbench.search.strategies import VERSIONS, check_options, device_options
@@ -135,12 +135,8 @@ def _header_only_log(path, version: int, options=None):
     """A log of a CPU search that measured nothing: its replay lists the candidates the
     search proposes there, each "not in log"."""
     types = [str(t) for t in prepare_inputs(GEMV, gemv_inputs(64, 256))[1]]
-    header = make_header(device={"name": "pthread-AMD EPYC", "platform": "P", "driver": "1",
-                                 "kind": "cpu"}, program=str(GEMV), definitions="",
-                         types=types, sizes={}, strategy="guided", strategy_version=version,
-                         seed=0, options=options or {}, repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return path, types
+    return header_only_log(path, GEMV, types, "cpu", "pthread-AMD EPYC", version,
+                           options), types
 
 
 def test_on_a_cpu_the_guided_search_measures_vector_blocks_in_its_recorded_lanes(tmp_path):

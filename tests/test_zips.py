@@ -7,7 +7,6 @@ and under Oclgrind, and the guided search measuring them with its defaults."""
 from __future__ import annotations
 
 import importlib.util
-import json
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.children import assert_clean, under_oclgrind
+from tests.replays import header_only_log
 from workbench import evaluate, opencl, parse, parse_type, run
 from workbench.expr import Prim, walk
 from workbench.inputs import random_inputs
@@ -22,7 +22,6 @@ from workbench.programs import library
 from workbench.rules import RewriteRefused, apply
 from workbench.rules.lowering import lower
 from workbench.search import search
-from workbench.search.log import make_header
 from workbench.search.rows import row_groups, row_maps
 from workbench.search.strategies import VERSIONS
 from workbench.search.zip_fusion import fused_proposals, zip_fusion
@@ -295,12 +294,7 @@ def test_the_fused_kernels_run_clean_under_oclgrind():
 def _header_only_log(path, kind: str, name: str, version: int, types):
     """A log of a search on a device of this kind that measured nothing: a replay shows the
     candidates the search proposes there, each "not in log"."""
-    header = make_header(device={"name": name, "platform": "P", "driver": "1", "kind": kind},
-                         program=str(GESUMMV), definitions="", types=types, sizes={},
-                         strategy="guided", strategy_version=version, seed=0, options={},
-                         repeat=10)
-    path.write_text(json.dumps(header) + "\n")
-    return path
+    return header_only_log(path, GESUMMV, types, kind, name, version)
 
 
 def _fused(records) -> list:
