@@ -45,6 +45,7 @@ REDUCTION_TEMPLATES = {
     "mapSeq→mapSeqUnroll": ["join ∘ map (mapSeq {F}) ∘ split 4"],
 }
 MATRIX = "[[float]_{C}]_{R}"
+F4 = "[<float>_4]_{L}"  # float4s
 # Matrix multiplication (the program of the matrix-multiplication slides), and its tiled form.
 MM = ("λa b. map (λrowA. join (map (λcolB. (reduce (+) 0 ∘ map (*)) (zip rowA colB)) "
       "(transpose b))) a", ["[[float]_{K}]_{R}", "[[float]_{C}]_{K}"])
@@ -243,6 +244,16 @@ TEMPLATES = {
                         ("map (map {F})", [MATRIX]),
                         ("λm v. map (λrow. map (λp. p.0 * p.1) (zip row v)) m",
                          [MATRIX, "[float]_{C}"])],
+    # n float4s at a time, each component's lanes one vector (rules.opencl, rules.vectors)
+    "vectorize-components": [("map (mapVec {F})", [F4]),
+                             ("λps vs. map (λe. mapVec (λp. {F} (p.0 * p.1) + p.0) (e.0, e.1)) "
+                              "(zip ps vs)", [F4, F4])],
+    "vectorize-lanes-float4": [
+        ("λps qs. map (λp. reduce (mapVec {OP}) {Z} (map (λq. mapVec (λx. {F} (x.0 - x.1)) "
+         "(p, q)) qs)) ps", [F4, "[<float>_4]_{C}"]),
+        ("λps vs qs. map (λe. (map (λa. mapVec (λx. x.0 + x.1 * x.2) (e.0, e.1, a)) ∘ "
+         "reduce (mapVec (+)) 0 ∘ map (λq. mapVec {F} q)) qs) (zip ps vs)",
+         [F4, F4, "[<float>_4]_{C}"])],
     # more outputs per work-item: maps of reductions over a shared array (rules.outputs)
     "block-outputs": [
         ("λm v. map (λrow. reduce {OP} {Z} (map (λp. p.0 * p.1) (zip row v))) m",
@@ -313,6 +324,22 @@ def _arrays(types, seed):
     return random_inputs([parse_type(t) for t in types], {}, seed)
 
 
+def _declared(expr, types):
+    """``expr`` declaring its input types where they hold vectors (float4 inputs are read as
+    vectors only where a type says so; arrays of numbers need none)."""
+    from workbench import parse_type
+    from workbench.expr import Signature, with_signature
+    from workbench.typecheck import annotate
+    from workbench.types import FunctionType
+
+    if not any("<" in t for t in types):
+        return expr
+    declared = annotate(expr, *types).result
+    for t in reversed(types):
+        declared = FunctionType(parse_type(t), declared)
+    return with_signature(expr, Signature("template", declared))
+
+
 @pytest.mark.parametrize("rule", rules, ids=lambda r: r.name)
 @given(data=st.data())
 def test_rule_is_sound(rule, data):
@@ -322,8 +349,8 @@ def test_rule_is_sound(rule, data):
     assert found, f"{rule.name} applies nowhere in {text} : {types}"
     rewrite = data.draw(st.sampled_from(found))
     arrays = _arrays(types, data.draw(st.integers(0, 2 ** 16)))
-    before = evaluate(expr, *arrays)
-    after = evaluate(rewrite.result, *arrays)
+    before = evaluate(_declared(expr, types), *arrays)
+    after = evaluate(_declared(rewrite.result, types), *arrays)
     scale = 1 + float(np.max(np.abs(before))) if np.size(before) else 1.0
     np.testing.assert_allclose(after, before, rtol=1e-4, atol=1e-4 * scale,
                                err_msg=f"{text} → {rewrite.result}")
@@ -545,6 +572,8 @@ REFUSALS = {
     "innermost-tiling": ("λxs. map abs xs", "0", {"s": 4}, "two nested maps"),
     "pad-map-interchange": ("pad 1 1 0.0 ∘ map abs", "root", {}, "follows pads that repeat"),
     "vectorize-lanes": ("map abs", "root", {"n": 4}, "the elements must be arrays"),
+    "vectorize-components": ("map abs", "root", {"n": 8}, "must be float2/3/4"),
+    "vectorize-lanes-float4": ("map abs", "root", {"n": 8}, "must be float2/3/4"),
     "copy-view": ("padClamp 1 1 ∘ map abs", "1", {}, "the copy goes at 0 `padClamp 1 1`"),
     **SHARING_REFUSALS,
     **ZIP_REFUSALS,

@@ -329,9 +329,12 @@ class Checker:
             if own == FLOAT and expected == INT:
                 self.fail(path, f"the literal {lit.value} is not an int")
             return expected
-        if isinstance(expected, VectorType) and is_numeric(expected.elem):
+        lane = expected.elem if isinstance(expected, VectorType) else None
+        if isinstance(lane, VectorType):  # lanes of float4s (<float4>_n): every component
+            lane = lane.elem
+        if lane is not None and is_numeric(lane):
             # a vector accumulator's initial value: the literal in every lane
-            if own == FLOAT and expected.elem == INT:
+            if own == FLOAT and lane == INT:
                 self.fail(path, f"the literal {lit.value} is not an int")
             return expected
         return own

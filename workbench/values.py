@@ -145,13 +145,19 @@ def concat(values: list, depth: int):
 
 def lanes(parts: tuple, depth: int) -> Zipped:
     """A tuple of vectors (ndarrays with their lane axis at ``depth``) and scalars as one
-    vector of tuples, each scalar widened to every lane (``mapVec`` on a tuple)."""
-    n = next(np.shape(leaf)[depth] for leaf in leaves(parts) if np.ndim(leaf) > depth)
+    vector of tuples, each scalar widened to every lane (``mapVec`` on a tuple). Where
+    some parts are float4s in lanes (their lane axis, then their components'), the width is
+    theirs, and a float4 of another width is one float4 widened to every lane."""
+    shapes = [np.shape(leaf) for leaf in leaves(parts) if np.ndim(leaf) > depth]
+    deepest = max(len(shape) for shape in shapes)
+    n = next(shape[depth] for shape in shapes if len(shape) == deepest)
 
     def widen(part):
         if isinstance(part, tuple):  # (acc, (x, y)): the tuples inside, lane by lane
             return tuple(widen(p) for p in part)
-        return part if np.ndim(part) > depth else full_like_length(part, depth, n)
+        if np.ndim(part) > depth and np.shape(part)[depth] == n:
+            return part
+        return full_like_length(part, depth, n)
 
     return Zipped(tuple(widen(p) for p in parts))
 

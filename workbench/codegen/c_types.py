@@ -23,10 +23,28 @@ def c_type(t: Type, program: StructRegistry | None = None) -> str:
         return t.name
     if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
         return f"{t.elem.name}{int(t.size.value)}"
+    if isinstance(t, VectorType) and isinstance(t.elem, VectorType):
+        return c_type(components_struct(t), program)
     if isinstance(t, TupleType):
+        t = _structs_only(t)  # one struct for lanes of float4 and its components' tuple
         if program is not None:
             program.struct(t)
         fields = [c_type(item, program).replace("struct ", "").replace(" ", "")
                   for item in t.items]
         return "struct Tuple_" + "_".join(fields)
     raise ScalarCodegenError(f"no C type for {t} in a scalar function")
+
+
+def components_struct(t: VectorType) -> TupleType:
+    """n lanes of a float2/3/4 (``<float4>_n``) as C holds them: a struct of one floatN per
+    component (as ``notation.c_lanes`` passes them to a C body's lane-wise version)."""
+    inner = t.elem
+    return TupleType((VectorType(inner.elem, t.size),) * int(inner.size.value))
+
+
+def _structs_only(t: Type) -> Type:
+    if isinstance(t, VectorType) and isinstance(t.elem, VectorType):
+        return components_struct(t)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_structs_only(i) for i in t.items))
+    return t

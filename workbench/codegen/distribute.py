@@ -154,7 +154,7 @@ def _rebuild(v: ir.Value, f) -> ir.Value:
     if isinstance(v, ir.Cast):
         return ir.Cast(v.to, f(v.value))
     if isinstance(v, ir.Field):
-        return ir.Field(f(v.value), v.index)
+        return ir.Field(f(v.value), v.index, v.lane)
     if isinstance(v, ir.Select):
         return ir.Select(f(v.condition), f(v.then), f(v.otherwise))
     return v

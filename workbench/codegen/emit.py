@@ -70,7 +70,7 @@ def value(v: ir.Value) -> str:
     if isinstance(v, ir.Cast):
         return f"(({v.to})({value(v.value)}))"
     if isinstance(v, ir.Field):
-        return f"{value(v.value)}._{v.index}"
+        return f"{value(v.value)}.{v.lane}" if v.lane else f"{value(v.value)}._{v.index}"
     if isinstance(v, ir.MakeTuple):
         return f"(({c_type(v.type)}){{{', '.join(value(i) for i in v.items)}}})"
     if isinstance(v, ir.Select):

@@ -86,10 +86,12 @@ class Cast(Value):
 
 @dataclass(frozen=True)
 class Field(Value):
-    """Component ``index`` of a tuple (a struct field ``_0``, ``_1``, …)."""
+    """Component ``index`` of a tuple (a struct field ``_0``, ``_1``, …); with ``lane``
+    a component of a vector instead (``.x``, ``.s3``: a float4 given to every lane)."""
 
     value: Value
     index: int
+    lane: str = ""
 
 
 @dataclass(frozen=True)
@@ -449,7 +451,7 @@ def substitute(v: Value, values: dict) -> Value:
     if isinstance(v, Cast):
         return Cast(v.to, substitute(v.value, values))
     if isinstance(v, Field):
-        return Field(substitute(v.value, values), v.index)
+        return Field(substitute(v.value, values), v.index, v.lane)
     if isinstance(v, Select):
         return Select(substitute(v.condition, values), substitute(v.then, values),
                       substitute(v.otherwise, values))
@@ -500,7 +502,7 @@ def show_value(v: Value) -> str:
     if isinstance(v, Cast):
         return f"{v.to}({show_value(v.value)})"
     if isinstance(v, Field):
-        return f"{show_value(v.value)}.{v.index}"
+        return f"{show_value(v.value)}.{v.lane or v.index}"
     if isinstance(v, MakeTuple):
         return f"({', '.join(show_value(i) for i in v.items)})"
     if isinstance(v, Select):

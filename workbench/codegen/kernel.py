@@ -45,8 +45,10 @@ from .scalar import CProgram, ScalarCodegenError, c_type, define_function
 from .values import Value, bind, component_buffers, leaf, pingpong, shape
 from .views import (
     Calls,
+    Lanes,
     Prefix,
     ReplicateView,
+    StoredLanes,
     VecLocation,
     View,
     ZipView,
@@ -390,6 +392,29 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         per component)."""
         if isinstance(loc, VecLocation):
             self.emit(ir.Store(loc.buffer, loc.offset, self.scalar(value), loc.width))
+            return
+        if isinstance(loc, StoredLanes):  # float4s in lanes kept: each component's vector
+            lanes = self.scalar(value)
+            if not isinstance(lanes, ir.Name):
+                name = self.fresh("t")
+                c_type(value.type, self.cprog)
+                self.emit(ir.Declare(name, value.type, lanes))
+                lanes = ir.Name(name)
+            for c in range(loc.k):
+                self.emit(ir.Store(loc.buffer, loc.offset + c * loc.n, ir.Field(lanes, c),
+                                   loc.n))
+            return
+        if isinstance(loc, Lanes):  # float4s in lanes: each element's components again
+            lanes = self.scalar(value)
+            if not isinstance(lanes, ir.Name):
+                name = self.fresh("t")
+                c_type(value.type, self.cprog)
+                self.emit(ir.Declare(name, value.type, lanes))
+                lanes = ir.Name(name)
+            for lane, offset in enumerate(loc.offsets):
+                items = ", ".join(f"{lanes.name}._{c}.s{lane:x}" for c in range(loc.k))
+                self.emit(ir.Store(loc.buffer, offset, ir.Name(
+                    f"(({loc.scalar}{loc.k})({items}))"), loc.k))
             return
         if isinstance(loc, tuple):
             if not value.parts and not isinstance(value.scalar, ir.Name):  # a struct, once

@@ -17,7 +17,7 @@ from ..typecheck import Annotation, Typing, annotate
 from ..types import FLOAT, INT, ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError, ir
 from .arith import Index, var
-from .c_types import c_type
+from .c_types import c_type, components_struct
 from .scalar import literal
 from .values import Value, leaf
 from .views import Prefix, View, is_layout
@@ -221,6 +221,11 @@ class Patterns:
     def initial(self, z: Expr, acc_type: Type, env: dict) -> ir.Value:
         """The initial value of an accumulator (a literal, or a closed expression such as
         (0.0, 0.0, 0.0) computed by a function of a dummy argument)."""
+        if is_literal(z) and isinstance(acc_type, VectorType) and \
+                isinstance(acc_type.elem, VectorType):  # float4s in lanes: every component
+            t = components_struct(acc_type)
+            c_type(t, self.cprog)
+            return ir.MakeTuple(t, tuple(ir.Literal(literal_text(z, item)) for item in t.items))
         if is_literal(z):
             return ir.Literal(literal_text(z, acc_type))
         if isinstance(acc_type, TupleType) and isinstance(z, TupleExpr) and \

@@ -33,7 +33,7 @@ from ..types import ScalarType, TupleType, Type, VectorType, function_parts
 from . import ir
 from .c_functions import function_text
 from .c_names import CNames, parameter, user_function
-from .c_types import ScalarCodegenError, c_type
+from .c_types import ScalarCodegenError, c_type, components_struct
 
 _FLOAT_FUNCS = {"min": "fmin", "max": "fmax"}
 _INT_FUNCS = {"abs": "abs", "min": "min", "max": "max"}
@@ -133,6 +133,10 @@ class _Emitter:
 
     def call(self, fn: Expr, args: list[ir.Value], path: Path, env: dict) -> ir.Value:
         typing = self.typings[path]
+        if isinstance(fn, Prim) and fn.name == "mapVec" and self.width is not None:
+            # in lanes already: f of each float4 component by component (lanes of float4s
+            # are the struct of the vectors of their components)
+            return self.components(fn.args[-1], args, typing, path, env)
         if isinstance(fn, Prim) and fn.name == "mapVec":  # the lane-wise function of f
             f = fn.args[-1]
             name = define_function(f, list(typing.args), self.program,
@@ -169,6 +173,23 @@ class _Emitter:
             return args[0]
         raise ScalarCodegenError(f"cannot call {fn} in a scalar function")
 
+    def components(self, f: Expr, args: list[ir.Value], typing: Typing, path: Path,
+                   env: dict) -> ir.Value:
+        """``mapVec f`` applied to float4s in lanes: f on the lanes of each component."""
+        vectors = [v for t in typing.args for v in _vectors(t)]
+        if not vectors or len({int(v.size.value) for v in vectors}) != 1:
+            raise ScalarCodegenError(f"mapVec {f} in lanes takes float2/3/4 of one width")
+        k = int(vectors[0].size.value)
+        items = [self.call(f, [_component(a, t, c, self.width, self.program) for a, t in
+                               zip(args, typing.args)], path + (0,), env) for c in range(k)]
+        lanes = VectorType(ScalarType("float"), Size.const(self.width))
+        result = typing.result
+        if isinstance(result, VectorType) and isinstance(result.elem, ScalarType):
+            lanes = VectorType(result.elem, Size.const(self.width))
+        t = TupleType((lanes,) * k)
+        c_type(t, self.program)
+        return ir.MakeTuple(t, tuple(items))
+
     def lanewise(self, fn: UserFun, args: list[ir.Value], typing: Typing) -> ir.Value:
         """A user function called inside a function applied to vectors (``mapVec (λx. mul x
         a)``): its scalar version cannot take the vectors, and which arguments are vectors
@@ -176,6 +197,7 @@ class _Emitter:
         the arguments as they are (OpenCL C widens a scalar in arithmetic with a vector)."""
         if fn.body is None:  # its C body rewritten for vectors (``c_lanes``)
             name, params = _lanes_native(fn, self.width, self.program)
+            # the values here hold float4s in lanes as structs (``_parameters``)
             return ir.Call(name, tuple(widened(a, t) for a, (t, _) in zip(args, params)))
         note = annotate(fn.body, *typing.args)
         inner = _Emitter(self.program, note.typings, self.width)
@@ -213,17 +235,59 @@ class _Emitter:
         return ir.Call(c_name, tuple(args))
 
 
-def _parameters(params, types, program: CProgram, emitter: _Emitter, env: dict) -> tuple:
+def _parameters(params, types, program: CProgram, emitter: _Emitter, env: dict,
+                lanes: int | None = None) -> tuple:
     """The C parameters of a function (a tuple pattern becomes one struct parameter ``p0``;
-    a named one is spelled as ``c_names.parameter`` says: ``x`` is ``x_``)."""
+    a named one is spelled as ``c_names.parameter`` says: ``x`` is ``x_``). With ``lanes``
+    (float4s in lanes among them), a float4 given to every lane is bound as lanes too (the
+    struct of its components widened), so that the body sees one form of float4."""
     out = []
     taken = CNames()
     for i, (pattern, t) in enumerate(zip(params, types)):
         c_name = taken.unique(parameter(pattern) if isinstance(pattern, str) else f"p{i}")
         c_type(t, program)
         out.append((t, c_name))
-        emitter.bind(pattern, ir.Name(c_name), env)
+        value: ir.Value = ir.Name(c_name)
+        if lanes is not None and _given_to_every_lane(t, lanes):
+            wide = _as_lanes(t, lanes)
+            c_type(wide, program)
+            value = widened(value, wide, t)
+        emitter.bind(pattern, value, env)
     return tuple(out)
+
+
+def _component(v: ir.Value, t: Type, k: int, width: int, program: CProgram) -> ir.Value:
+    """Component k of a value holding float4s in lanes (each a struct of its components'
+    vectors); scalars as they are."""
+    if isinstance(t, VectorType):
+        return ir.Field(v, k)
+    if isinstance(t, TupleType):
+        items = tuple(_component(ir.Field(v, i), item, k, width, program)
+                      for i, item in enumerate(t.items))
+        types = tuple(VectorType(item.elem, Size.const(width)) if isinstance(item, VectorType)
+                      else item for item in t.items)
+        c_type(TupleType(types), program)
+        return ir.MakeTuple(TupleType(types), items)
+    return v
+
+
+def _given_to_every_lane(t: Type, lanes: int) -> bool:
+    """Whether ``t`` holds a float2/3/4 of a width other than ``lanes``."""
+    if isinstance(t, VectorType):
+        return isinstance(t.elem, ScalarType) and int(t.size.value) != lanes
+    return isinstance(t, TupleType) and any(_given_to_every_lane(i, lanes) for i in t.items)
+
+
+def _as_lanes(t: Type, lanes: int) -> Type:
+    """``t`` with each float2/3/4 given to every lane as the struct of its lanes."""
+    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType) and \
+            int(t.size.value) != lanes:
+        return components_struct(VectorType(t, Size.const(lanes)))
+    if isinstance(t, VectorType) and isinstance(t.elem, VectorType):
+        return components_struct(t)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_as_lanes(i, lanes) for i in t.items))
+    return t
 
 
 def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgram,
@@ -257,15 +321,16 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     same = (body, tuple(types))  # one function per (function, argument types)
     if same in program.by_expression:
         return program.by_expression[same]
-    widths = {int(v.size.value) for t in types for v in _vectors(t)}
+    widths = _lane_widths(types)
     width = widths.pop() if widths else None
-    if width is not None and _calls_vector_c(body):
+    components = any(isinstance(v.elem, VectorType) for t in types for v in _vectors(t))
+    if width is not None and not components and _calls_vector_c(body):
         width = None  # it calls OpenCL C written for vectors (Lift's dot(l, r)): not lane-wise
     if width is not None:
         # mapVec: the scalar function applied lane-wise (to vectors, or to tuples of
         # vectors: a vector accumulator and an element); OpenCL C has no overloading, so
         # the vector version gets its own name.
-        note = annotate(body, *[_lane(t) for t in types])
+        note = annotate(body, *[_lane(t, width) for t in types])
         form += f"_v{width}"
         result = _widened_type(note.result, width)
     else:
@@ -274,7 +339,7 @@ def define_function(fn: UserFun | Lambda, arg_types: list[Type], program: CProgr
     c_name = program.names.unique(base + form)
     emitter = _Emitter(program, note.typings, width)
     env: dict = {}
-    decls = _parameters(params, types, program, emitter, env)
+    decls = _parameters(params, types, program, emitter, env, width if components else None)
     value = emitter.value(body.body, (0,), env)
     c_type(result, program)
     if key is not None:
@@ -288,8 +353,10 @@ def _native(fn: UserFun, types: list[Type], program: CProgram, base: str) -> str
     """A user function given as OpenCL C: its body is the user's code, so its parameters
     keep their names, which must be C identifiers."""
     params, result = function_parts(fn.type)
-    widths = {int(v.size.value) for t in types for v in _vectors(t)}
-    if widths and not any(_vectors(t) for t in (*params, result)) and len(widths) == 1:
+    widths = _lane_widths(types)
+    components = any(isinstance(v.elem, VectorType) for t in types for v in _vectors(t))
+    if widths and len(widths) == 1 and (components or not any(
+            _vectors(t) for t in (*params, result))):
         # written for scalars, applied to vectors (mapVec): its body rewritten lane-wise
         return _lanes_call(fn, types, widths.pop(), program, base)
     if any(_vectors(t) for t in types) and list(types) != list(params) and \
@@ -365,16 +432,22 @@ def _lanes_call(fn: UserFun, types: list[Type], width: int, program: CProgram,
     c_name = program.names.unique(f"{base}_v{width}")
     program.functions[key] = c_name
     program.order.append(ir.Function(c_name, result, decls, ir.Call(name, tuple(
-        widened(a, t) for a, (t, _) in zip(args, params)))))
+        widened(a, t, g) for a, (t, _), g in zip(args, params, types)))))
     return c_name
 
 
-def widened(v: ir.Value, t: Type) -> ir.Value:
-    """A value passed where the lane-wise function takes ``t``: a scalar widened to every
-    lane (a vector passes as it is), a tuple rebuilt from its widened items."""
-    if isinstance(t, TupleType):
-        return ir.MakeTuple(t, tuple(widened(ir.Field(v, k), item)
+def widened(v: ir.Value, t: Type, given: Type | None = None) -> ir.Value:
+    """A value (of type ``given`` where known) passed where the lane-wise function takes
+    ``t``: a scalar widened to every lane (a vector passes as it is), a tuple rebuilt from
+    its widened items, a float2/3/4 given to every lane component by component."""
+    if isinstance(t, TupleType) and isinstance(given, VectorType) and \
+            isinstance(given.elem, ScalarType):
+        return ir.MakeTuple(t, tuple(ir.Cast(c_type(item), ir.Field(v, k, f"s{k:x}"))
                                      for k, item in enumerate(t.items)))
+    if isinstance(t, TupleType):
+        items = given.items if isinstance(given, TupleType) else (None,) * len(t.items)
+        return ir.MakeTuple(t, tuple(widened(ir.Field(v, k), item, g)
+                                     for k, (item, g) in enumerate(zip(t.items, items))))
     return ir.Cast(c_type(t), v)
 
 
@@ -406,10 +479,21 @@ def _widened_type(t: Type, width: int) -> Type:
     return VectorType(t, Size.const(width))
 
 
-def _lane(t: Type) -> Type:
-    """One lane of a vector argument (of each vector in a tuple)."""
+def _lane(t: Type, width: int | None = None) -> Type:
+    """One lane of a vector argument (of each vector in a tuple); a float2/3/4 whose width
+    is not the lanes' is the same in every lane."""
     if isinstance(t, VectorType):
-        return t.elem
+        return t if width is not None and isinstance(t.elem, ScalarType) and \
+            int(t.size.value) != width else t.elem
     if isinstance(t, TupleType):
-        return TupleType(tuple(_lane(item) for item in t.items))
+        return TupleType(tuple(_lane(item, width) for item in t.items))
     return t
+
+
+def _lane_widths(types: list[Type]) -> set[int]:
+    """The widths of the lanes among argument types: those of lanes of float2/3/4
+    (``<float4>_n``) where there are some (a float4 beside them is given to every lane),
+    else those of all vectors."""
+    vectors = [v for t in types for v in _vectors(t)]
+    lanes = {int(v.size.value) for v in vectors if isinstance(v.elem, VectorType)}
+    return lanes or {int(v.size.value) for v in vectors}

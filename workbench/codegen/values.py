@@ -19,6 +19,7 @@ from .views import (
     InnerVecView,
     Prefix,
     SplitVecView,
+    StoredLanesView,
     View,
     ZipView,
     project,
@@ -88,6 +89,14 @@ def component_buffers(name: str, t: Type, role: str, space: str = "global"
             buffers += parts
             views.append(view)
         return buffers, ZipView(tuple(views))
+    if isinstance(leaf_type, VectorType) and isinstance(leaf_type.elem, VectorType):
+        if not (isinstance(t, ArrayType) and t.elem is leaf_type):
+            raise CodegenError(f"{role} {name}: float4s in lanes ({leaf_type}) are stored in "
+                               f"an array of them, not in {t}")
+        buf = ir.Buffer(name, space, t, role)
+        k, n = int(leaf_type.elem.size.value), int(leaf_type.size.value)
+        return [buf], StoredLanesView(k, n, BufferView(name, (buf.length,)),
+                                      leaf_type.elem.elem.name)
     if isinstance(leaf_type, VectorType):
         if not isinstance(t, ArrayType):
             raise CodegenError(f"{role} {name}: a vector ({t}) is stored in an array")

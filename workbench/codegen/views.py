@@ -23,8 +23,9 @@ from ..expr import BinOp, Compose, Expr, Lambda, Lit, Prim, UnOp, Var
 from ..layout import is_layout, mapped_layout, rezipped_arity
 from ..primitives import Kernel
 from ..primitives import ViewForm as Form
+from ..sizes import Size
 from ..typecheck import annotate
-from ..types import ArrayType, TupleType, Type
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
 from . import CodegenError, ir
 from .arith import Index, Opaque
 
@@ -70,9 +71,26 @@ def read(loc) -> ir.Value:
         return ir.Load(loc.buffer, loc.offset, loc.width)
     if isinstance(loc, Padded):
         return ir.Select(loc.outside, loc.value, read(loc.inner))
+    if isinstance(loc, Lanes):
+        return lanes_value(loc)
+    if isinstance(loc, StoredLanes):
+        vector = VectorType(ScalarType(loc.scalar), Size.const(loc.n))
+        return ir.MakeTuple(TupleType((vector,) * loc.k), tuple(
+            ir.Load(loc.buffer, loc.offset + c * loc.n, loc.n) for c in range(loc.k)))
     if isinstance(loc, ir.Value):
         return loc
     raise CodegenError(f"cannot read {loc!r} as one value")
+
+
+def lanes_value(loc: Lanes) -> ir.Value:
+    """The struct of the component vectors of the elements at ``loc``."""
+    n, scalar = len(loc.offsets), loc.scalar
+    vector = VectorType(ScalarType(scalar), Size.const(n))
+    t = TupleType((vector,) * loc.k)
+    return ir.MakeTuple(t, tuple(
+        ir.Call(f"({scalar}{n})", tuple(ir.Load(loc.buffer, offset + c)
+                                        for offset in loc.offsets))
+        for c in range(loc.k)))
 
 
 @dataclass(frozen=True)
@@ -121,6 +139,66 @@ class SplitVecView(View):
             raise CodegenError("the elements of a vector are not contiguous in memory here "
                                "(vectorise before reordering)")
         return VecLocation(first.buffer, first.offset, self.n)
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """n float2/3/4 elements (each a vector of k consecutive scalars) as k vectors of n
+    lanes, one per component: read, a gather of each component's scalars (``(float8)(
+    p[0], p[4], …)``); written, each element's components put back together
+    (structure of arrays in registers, the array of vectors in memory)."""
+
+    buffer: str
+    offsets: tuple[Index, ...]  # of each element's first component
+    k: int  # components an element
+    scalar: str = "float"
+
+
+@dataclass(frozen=True)
+class LanesOfVectorsView(View):
+    """``splitVec n`` of an array of float2/3/4 (``[<float4>_n]``): vector i holds elements
+    i·n … i·n + n - 1, each a vector of consecutive scalars (a view: nothing is copied)."""
+
+    n: int
+    inner: View
+    scalar: str = "float"
+
+    def access(self, idx):
+        i, *rest = idx
+        elements = [self.inner.access([i * self.n + lane, *rest]) for lane in range(self.n)]
+        if not all(isinstance(e, VecLocation) for e in elements):
+            raise CodegenError("float4s in lanes are read from float4s stored as consecutive "
+                               "scalars only")
+        return Lanes(elements[0].buffer, tuple(e.offset for e in elements),
+                     elements[0].width, self.scalar)
+
+
+@dataclass(frozen=True)
+class StoredLanes:
+    """n float2/3/4 in lanes where the kernel keeps them (a private or temporary array):
+    the k vectors of their components, one after the other from ``offset``."""
+
+    buffer: str
+    offset: Index
+    k: int
+    n: int
+    scalar: str = "float"
+
+
+@dataclass(frozen=True)
+class StoredLanesView(View):
+    """An array of float4s in lanes (``[<float4>_n]``) in a buffer of its own: element i is
+    the k vectors of n lanes at (i·k + c)·n."""
+
+    k: int
+    n: int
+    inner: BufferView
+    scalar: str = "float"
+
+    def access(self, idx):
+        i, *rest = idx
+        first = self.inner.access([i * self.k * self.n, *rest])
+        return StoredLanes(first.buffer, first.offset, self.k, self.n, self.scalar)
 
 
 @dataclass(frozen=True)
@@ -390,13 +468,13 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
     if form is Form.SPLIT_VEC:
         n = int(node.args[0])
         if isinstance(input_type.elem, TupleType):  # zipped arrays: vectors of each
-            return ZipView(tuple(SplitVecView(n, project(inner, k))
-                                 for k in range(len(input_type.elem.items))))
-        return SplitVecView(n, inner)
+            return ZipView(tuple(_split_vec(n, item, project(inner, k))
+                                 for k, item in enumerate(input_type.elem.items)))
+        return _split_vec(n, input_type.elem, inner)
     if form is Form.JOIN_VEC:  # vectors stored as consecutive scalars: the scalars again
-        if isinstance(inner, SplitVecView):
+        if isinstance(inner, SplitVecView | LanesOfVectorsView):
             return inner.inner
-        if isinstance(inner, ZipView) and all(isinstance(p, SplitVecView)
+        if isinstance(inner, ZipView) and all(isinstance(p, SplitVecView | LanesOfVectorsView)
                                               for p in inner.parts):
             return ZipView(tuple(p.inner for p in inner.parts))
         if isinstance(input_type.elem, TupleType):
@@ -405,6 +483,13 @@ def view_through(node: Prim, input_type: Type, inner: View, calls: Calls | None 
                                  for k in range(len(input_type.elem.items))))
         return LanesView(int(input_type.elem.size.value), inner)
     raise CodegenError(f"{name} is not a data-layout primitive")
+
+
+def _split_vec(n: int, elem: Type, inner: View) -> View:
+    """Vectors of n elements: of scalars (consecutive: vloadN), or of float2/3/4 (each
+    component's lanes gathered)."""
+    return LanesOfVectorsView(n, inner, elem.elem.name) if isinstance(elem, VectorType) \
+        else SplitVecView(n, inner)
 
 
 def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = None) -> View:
@@ -416,9 +501,9 @@ def view_before(node: Prim, input_type: Type, dest: View, calls: Calls | None = 
     if form is Form.JOIN_VEC:
         if isinstance(input_type.elem, TupleType):
             n = int(input_type.elem.items[0].size.value)
-            return ZipView(tuple(SplitVecView(n, project(dest, k))
-                                 for k in range(len(input_type.elem.items))))
-        return SplitVecView(int(input_type.elem.size.value), dest)
+            return ZipView(tuple(_split_vec(n, item.elem, project(dest, k))
+                                 for k, item in enumerate(input_type.elem.items)))
+        return _split_vec(int(input_type.elem.size.value), input_type.elem.elem, dest)
     if layout is None and (f := mapped_layout(node)) is not None:
         return MapView(function_view(f, input_type.elem, calls, output=True), dest)
     if node.decl.kernel is Kernel.LOOP and is_layout(node):

@@ -195,7 +195,8 @@ def _numeric(t) -> bool:
 
 
 def _numeric_vector(t) -> bool:
-    return isinstance(t, VectorType) and _numeric(t.elem)
+    """A vector of numbers, or lanes of float2/3/4 (``<float4>_n``)."""
+    return isinstance(t, VectorType) and (_numeric(t.elem) or _numeric_vector(t.elem))
 
 
 def _fraction_for_integers(expr, elem) -> bool:
@@ -317,9 +318,10 @@ def map_vec_type(chk, node, args, env, path):
     if len(widths) != 1:
         chk.fail(path, f"mapVec applies a function lane-wise to vectors of one width; found "
                        f"{t}")
-    lanes = _lanes(chk, t, t, path)
+    width = widths.pop()
+    lanes = _lanes(chk, t, t, path, width)
     b = chk.apply(node.args[-1], [lanes], env, path + (0,))
-    return _vectors_of(chk, VectorType(b, widths.pop()), path)
+    return _vectors_of(chk, VectorType(b, width), path)
 
 
 def _vectors_of(chk, v: VectorType, path) -> Type:
@@ -327,28 +329,57 @@ def _vectors_of(chk, v: VectorType, path) -> Type:
     returns a tuple of scalars, a tuple of vectors (one per item: a struct of vectors)."""
     if isinstance(v.elem, ScalarType):
         return v
-    if isinstance(v.elem, TupleType) and all(isinstance(i, ScalarType) for i in v.elem.items):
+    if is_component_vector(v.elem):  # a float4 in every lane: lanes of float4
+        return v
+    if isinstance(v.elem, TupleType) and all(isinstance(i, ScalarType) or
+                                             is_component_vector(i) for i in v.elem.items):
         return TupleType(tuple(VectorType(i, v.size) for i in v.elem.items))
-    chk.fail(path, f"mapVec: the function must return a scalar or a tuple of scalars, it "
-                   f"returns {v.elem}")
+    chk.fail(path, f"mapVec: the function must return a scalar, a float2/3/4 or a tuple of "
+                   f"them, it returns {v.elem}")
 
 
-def _widths(t) -> set:
-    if isinstance(t, VectorType):
+def is_component_vector(t) -> bool:
+    """A float2, float3 or float4 (int, uint too): what n lanes hold as one vector per
+    component (``<float4>_n``, structure of arrays: ``notation.c_components``)."""
+    return isinstance(t, VectorType) and isinstance(t.elem, ScalarType) and \
+        t.elem.name in ("float", "int", "uint") and t.size.is_integer_constant and \
+        int(t.size.value) in (2, 3, 4)
+
+
+def _lane_widths(t) -> set:
+    """The widths of the lanes of float2/3/4 (``<float4>_n``) in a tuple."""
+    if isinstance(t, VectorType) and isinstance(t.elem, VectorType):
         return {t.size}
     if isinstance(t, TupleType):
-        return set().union(*(_widths(item) for item in t.items))
+        return set().union(*(_lane_widths(item) for item in t.items))
     return set()
 
 
-def _lanes(chk, t, whole, path):
-    """A lane of a tuple of vectors (nested tuples too: (acc, (x, y)))."""
-    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
+def _widths(t, lanes: set | None = None) -> set:
+    """The widths of the vectors of a tuple given to mapVec; where some hold float4s in
+    lanes (``<float4>_n``), a vector of another width is one float2/3/4 given to every
+    lane."""
+    lanes = _lane_widths(t) if lanes is None else lanes
+    if isinstance(t, VectorType):
+        return {t.size} if not lanes or t.size in lanes else set()
+    if isinstance(t, TupleType):
+        return set().union(*(_widths(item, lanes) for item in t.items))
+    return set()
+
+
+def _lanes(chk, t, whole, path, width=None):
+    """A lane of a tuple of vectors (nested tuples too: (acc, (x, y))); a float4 of lanes
+    (``<float4>_n``) gives a float4, a float2/3/4 of a width other than the lanes' is the
+    same in every lane."""
+    if isinstance(t, VectorType) and isinstance(t.elem, VectorType):
         return t.elem
+    if isinstance(t, VectorType) and isinstance(t.elem, ScalarType):
+        return t if width is not None and t.size != width and is_component_vector(t) \
+            else t.elem
     if isinstance(t, ScalarType):
         return t
     if isinstance(t, TupleType):
-        return TupleType(tuple(_lanes(chk, item, whole, path) for item in t.items))
+        return TupleType(tuple(_lanes(chk, item, whole, path, width) for item in t.items))
     chk.fail(path, f"mapVec on a tuple takes vectors and scalars, found {t} in {whole}")
 
 
@@ -373,9 +404,9 @@ define(Primitive(
 def split_vec_type(chk, node, args, env, path):
     a = array_arg(chk, args[0], path, "splitVec")
     items = a.elem.items if isinstance(a.elem, TupleType) else (a.elem,)
-    if not all(isinstance(item, ScalarType) for item in items):
-        chk.fail(path, f"splitVec makes vectors of scalars (or tuples of them), the "
-                       f"elements are {a.elem}")
+    if not all(isinstance(item, ScalarType) or is_component_vector(item) for item in items):
+        chk.fail(path, f"splitVec makes vectors of scalars or of float2/3/4 (or tuples of "
+                       f"them), the elements are {a.elem}")
     n = chk.size(node.args[0])
     chk.require_divides(a.size, n, path, f"splitVec {n}")
     if isinstance(a.elem, TupleType):  # zipped arrays: a tuple of vectors, one per array

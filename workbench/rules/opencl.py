@@ -4,16 +4,18 @@ and the memory rules (toLocal/toGlobal around mapLocal, toPrivate around mapSeq)
 
 from __future__ import annotations
 
-from ..expr import Expr, Prim, UserFun, compose, subterm, walk
+from ..expr import BinOp, Expr, Prim, Section, UnOp, UserFun, compose, subterm, walk
 from ..nesting import problem_with
 from ..notation.c_lanes import lanewise_problem
 from ..primitives import PRIMITIVES
 from ..primitives.families import STORES
+from ..primitives.opencl import is_component_vector
 from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..sizes import Size
 from ..types import ArrayType, ScalarType, TupleType
 from .renaming import renaming
 from .rule import (
+    OTHER_SEED,
     UNROLLING,
     Refused,
     Rule,
@@ -22,6 +24,7 @@ from .rule import (
     basic_rule,
     fractions_of,
     powers_of_two_dividing,
+    tagged,
 )
 
 # (target primitive, level as in nesting, has a dimension)
@@ -163,6 +166,88 @@ def VECTORISE(m, site: Site, p) -> Expr | Refused:
     return compose(Prim("joinVec"), Prim("map", (Prim("mapVec", (f,)),)), Prim("splitVec", (n,)))
 
 
-RULES = [*MAP_LOWERINGS, REDUCE_SEQ, REORDER_STRIDE, REORDER_ID, *MEMORY, VECTORISE]
+def float4_lanes_problem(f: Expr) -> str | None:
+    """Why ``f`` cannot be applied to float4s in lanes (None if it can): its float4 values
+    are computed by user functions written in C (their bodies rewritten component by
+    component: ``c_components``) or by ``mapVec g`` (g on each component's lanes); the
+    arithmetic of the scalar language on a float4 has no such form here."""
+    for _, node in walk(f):
+        if isinstance(node, Prim) and node.name == "mapVec":
+            reason = vectorisable(node.args[-1])
+            if reason:
+                return reason
+        elif isinstance(node, BinOp | UnOp | Section) and not _inside_map_vec(f, node):
+            return (f"{node}: arithmetic of the scalar language on float4s in lanes (a user "
+                    f"function written in C, or mapVec, computes them)")
+        elif isinstance(node, UserFun) and node.body is not None:
+            return (f"the user function {node.name} is written in the scalar language: in "
+                    f"lanes of float4s only C bodies are rewritten component by component")
+        elif isinstance(node, UserFun):
+            reason = lanewise_problem(node.name, node.c_body, node.params, node.type)
+            if reason:
+                return (f"the user function {node.name}, given as OpenCL C, cannot be "
+                        f"applied lane-wise to vectors: {reason}")
+        elif isinstance(node, Prim) and node.decl.category == "scalar" and \
+                not _inside_map_vec(f, node):
+            return f"{node.name} on float4s in lanes outside a mapVec"
+    return None
+
+
+def _inside_map_vec(f: Expr, target: Expr) -> bool:
+    """Whether ``target`` (a node of f) is inside the function of a ``mapVec``."""
+    for _, node in walk(f):
+        if isinstance(node, Prim) and node.name == "mapVec" and \
+                any(n is target for _, n in walk(node.args[-1])):
+            return True
+    return False
+
+
+def _components(t) -> bool:
+    """float2/3/4 values (or tuples of them and scalars, at least one float2/3/4)."""
+    items = t.items if isinstance(t, TupleType) else (t,)
+    return any(is_component_vector(i) for i in items) and \
+        all(is_component_vector(i) or isinstance(i, ScalarType) for i in items)
+
+
+def _component_widths(site: Site) -> list:
+    return [n for n in powers_of_two_dividing(array_length(site), 2, 16) if int(n) != 4]
+
+
+@basic_rule(
+    "vectorize-components", "map f → joinVec ∘ map (mapVec f) ∘ splitVec n   "
+    "(over float2/3/4: n elements' components in lanes)", "opencl",
+    "PACT vectorization (of a C body of float4 values); ICFP Fig. 7e",
+    params=(RuleParam("n", "vector width (elements in the lanes)", _component_widths),),
+    doc="A map over float2/3/4 elements (or tuples of them: zipped arrays) n at a time: the "
+        "n elements' components gathered into one floatN per component (structure of "
+        "arrays, a view: no copy), f's C body applied to the lanes component by component "
+        "(c_components), the results scattered back. n is 2, 8 or 16 (with 4 lanes a float4 "
+        "given to every lane could not be told from lanes).")
+@matches(HIGH_LEVEL_MAP)
+def VECTORISE_COMPONENTS(m, site: Site, p) -> Expr | Refused:
+    f = m.f
+    t = site.typing.args[0] if site.typing and site.typing.args else None
+    if t is None or not isinstance(t, ArrayType):
+        return Refused("the input is not an array of known type")
+    if not _components(t.elem):
+        return Refused(f"the elements must be float2/3/4 (or tuples of them and scalars), "
+                       f"not {t.elem}: vectorize takes maps over scalars")
+    if not (_components(site.typing.result.elem) or _scalars(site.typing.result.elem)):
+        return Refused(f"the function must return a float2/3/4, a scalar or a tuple of them, "
+                       f"not {site.typing.result.elem}")
+    reason = float4_lanes_problem(f)
+    if reason:
+        return Refused(reason)
+    n = p["n"]
+    if not n.is_integer_constant or int(n.value) not in (2, 8, 16):
+        return Refused(f"the elements go 2, 8 or 16 to a vector, not {n}")
+    bad = divides(n, array_length(site), f"splitVec {n}")
+    if bad:
+        return bad
+    return compose(Prim("joinVec"), Prim("map", (Prim("mapVec", (f,)),)), Prim("splitVec", (n,)))
+
+
+RULES = [*MAP_LOWERINGS, REDUCE_SEQ, REORDER_STRIDE, REORDER_ID, *MEMORY, VECTORISE,
+         tagged(VECTORISE_COMPONENTS, OTHER_SEED)]
 
 assert all(name in PRIMITIVES for name, _, _ in _LOWERINGS)

@@ -11,6 +11,8 @@ the neutral element of ``+`` (0) or ``*`` (1), anything for ``min``/``max``.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from ..errors import WorkbenchError
 from ..expr import (
     Apply,
@@ -30,7 +32,7 @@ from ..expr import (
     substitute,
 )
 from ..primitives.families import WHOLE_REDUCTIONS
-from ..primitives.opencl import literal_array
+from ..primitives.opencl import is_component_vector, literal_array
 from ..rewriting.macro import macro_rule
 from ..rewriting.match import array_length, divides, map_of, matches, prim
 from ..rewriting.strategies import at_site, element, parent, rule, seq
@@ -38,7 +40,7 @@ from ..sizes import Size
 from ..typecheck import Checker
 from ..types import ArrayType, ScalarType, TupleType, VectorType
 from .macros import REDUCE_OF_MAP, reduce_of_map
-from .opencl import vectorisable
+from .opencl import float4_lanes_problem, vectorisable
 from .rule import (
     OTHER_SEED,
     Refused,
@@ -194,9 +196,15 @@ RULES = [REDUCE_VECTORISE, MAP_REDUCE_VECTORISE]
 # is taken apart again into the n results.
 
 
+# the width of the lanes while vectorize-lanes rewrites a function: a float2/3/4 of another
+# width is one value given to every lane, not lanes
+_WIDTH: ContextVar[int | None] = ContextVar("lane_width", default=None)
+
+
 def _has_vectors(t) -> bool:
     if isinstance(t, VectorType):
-        return True
+        width = _WIDTH.get()
+        return width is None or not is_component_vector(t) or int(t.size.value) == width
     if isinstance(t, ArrayType):
         return _has_vectors(t.elem)
     if isinstance(t, TupleType):
@@ -207,6 +215,13 @@ def _has_vectors(t) -> bool:
 def _lane_level(t) -> bool:
     """A vector, or a tuple of vectors and scalars: what mapVec applies a function to."""
     return _lane_parts(t) and _has_vectors(t)
+
+
+def _float4_lanes(t) -> bool:
+    """Lanes of float2/3/4 (``<float4>_n``), or a tuple holding only those."""
+    if isinstance(t, TupleType):
+        return all(_float4_lanes(i) for i in t.items)
+    return isinstance(t, VectorType) and isinstance(t.elem, VectorType)
 
 
 def _lane_parts(t) -> bool:
@@ -312,12 +327,20 @@ def _lanes_fn(fn: Expr, types: list, env: dict) -> Expr:
         own = tuple(_lanes_value(a, env) for a in fn.args)
         inner = _lanes_fn(fn.fn, [_type_of(a, env) for a in own] + list(types), env)
         return Apply(inner, own)
+    if isinstance(fn, Prim) and fn.name == "mapVec" and _WIDTH.get() is not None and \
+            any(_has_vectors(t) for t in types):
+        # a function of float4s component by component: the same on each of the lanes
+        reason = vectorisable(fn.args[-1])
+        if reason:
+            raise _NoLanes(reason)
+        return Prim("mapVec", (fn,))
     if isinstance(fn, Prim) and fn.name == "mapVec":
         raise _NoLanes("the function is already vectorised")
     if isinstance(fn, Prim) and fn.decl.map_level is not None and fn.args:
         elem = types[0].elem if isinstance(types[0], ArrayType) else None
         g = fn.args[-1]
-        if elem is not None and _lane_level(elem):
+        if elem is not None and _lane_level(elem) and not (
+                _WIDTH.get() is not None and _reads_vectors(g, env)):
             reason = vectorisable(g)
             if reason:
                 raise _NoLanes(reason)
@@ -341,6 +364,13 @@ def _lanes_reduction(fn: Prim, types: list, env: dict) -> Expr:
     acc = _type_of(z, env)
     if elem is not None and _lane_level(elem) and not _has_vectors(acc) and \
             not isinstance(acc, ArrayType):
+        if _float4_lanes(elem) and isinstance(f, Prim) and f.name == "mapVec":
+            # a float4's operator component by component (Lift's VectorizeUserFun(4, add)):
+            # lane by lane it is the same operator on each float4
+            reason = vectorisable(f.args[-1])
+            if reason:
+                raise _NoLanes(reason)
+            return Prim(fn.name, (Prim("mapVec", (f,)), z))
         reason = vectorisable(f)
         if reason:
             raise _NoLanes(reason)
@@ -387,27 +417,61 @@ def _fused_fn(outer: Expr, inner: Expr) -> Expr:
     return compose(*outs, *ins)
 
 
+_LANES_DOC = ("n elements of the map (each an array of scalars) computed together, one in "
+              "each lane of vectors: f^vec is f with every scalar function of its maps and "
+              "reductions applied lane-wise (mapVec), its values that do not depend on the "
+              "element left scalar (widened where they meet a vector); unvec takes the result "
+              "apart (transpose ∘ split n ∘ joinVec, a transpose ∘ map of it per array level).")
+
+
 @basic_rule(
     "vectorize-lanes",
     "map f → join ∘ map (λc. unvec (f^vec (splitVec n (join (transpose c))))) ∘ split n",
     "opencl", "PACT vectorization (of a function of arrays); ICFP Fig. 7e",
     params=(RuleParam("n", "vector width (arrays computed together, one per lane)",
                       lambda s: powers_of_two_dividing(array_length(s), 2, 16)),),
-    doc="n elements of the map (each an array of scalars) computed together, one in each "
-        "lane of vectors: f^vec is f with every scalar function of its maps and reductions "
-        "applied lane-wise (mapVec), its values that do not depend on the element left "
-        "scalar (widened where they meet a vector); unvec takes the result apart (transpose "
-        "∘ split n ∘ joinVec, a transpose ∘ map of it per array level).")
+    doc=_LANES_DOC)
 @matches(map_of(why="it rewrites a map f"))
 def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
-    f = m.f
+    return _lanes_rule(m.f, site, p, float4s=False)
+
+
+@basic_rule(
+    "vectorize-lanes-float4",
+    "map f → join ∘ map (λc. unvec (f^vec (at 0 (splitVec n c)))) ∘ split n   "
+    "(elements float2/3/4, or tuples of them)", "opencl",
+    "PACT vectorization (of C bodies of float4 values); ICFP Fig. 7e",
+    params=(RuleParam("n", "vector width (elements computed together, one per lane)",
+                      lambda s: [n for n in powers_of_two_dividing(array_length(s), 2, 16)
+                                 if int(n) != 4]),),
+    doc="vectorize-lanes over float4s (N-body's bodies, zipped positions and velocities): "
+        "the n elements' components gathered into one floatN each (<float4>_n, a view: "
+        "no copy), f's C bodies applied to them component by component (c_components), a "
+        "float4 that does not depend on the element (the other body of an all-pairs "
+        "reduction) given to every lane, a reduction over such float4s with a float4s-in-"
+        "lanes accumulator, the results scattered back. n is 2, 8 or 16 (with 4 lanes a "
+        "float4 given to every lane could not be told from lanes).")
+@matches(map_of(why="it rewrites a map f"))
+def VECTORISE_LANES_FLOAT4(m, site: Site, p) -> Expr | Refused:
+    return _lanes_rule(m.f, site, p, float4s=True)
+
+
+def _lanes_rule(f: Expr, site: Site, p, float4s: bool) -> Expr | Refused:
     t = site.typing.args[0] if site.typing and site.typing.args else None
     numbers = ("float", "int")
     rows = isinstance(t, ArrayType) and isinstance(t.elem, ArrayType) and \
         isinstance(t.elem.elem, ScalarType) and t.elem.elem.name in numbers
     zipped = isinstance(t, ArrayType) and isinstance(t.elem, TupleType) and all(
         isinstance(i, ScalarType) and i.name in numbers for i in t.elem.items)
-    if not (rows or zipped):
+    items = (t.elem.items if isinstance(t.elem, TupleType) else (t.elem,)) \
+        if isinstance(t, ArrayType) else ()
+    components = any(is_component_vector(i) for i in items) and all(
+        is_component_vector(i) or (isinstance(i, ScalarType) and i.name in numbers)
+        for i in items)
+    if float4s and not components:
+        return Refused(f"the elements must be float2/3/4, or tuples of them and scalars, not "
+                       f"{t.elem}" if isinstance(t, ArrayType) else "the input's type is unknown")
+    if not float4s and not (rows or zipped):
         return Refused("the elements must be arrays of floats or ints, or tuples of them "
                        "(zipped arrays): their scalars go in the lanes of vectors"
                        if t is not None else "the input's type is unknown")
@@ -417,14 +481,29 @@ def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
         return bad
     if not n.is_integer_constant or int(n.value) not in LANES:
         return Refused(f"vectors have 2, 4, 8 or 16 lanes, not {n}")
+    if float4s and int(n.value) == 4:
+        return Refused("float4s go 2, 8 or 16 to a vector, not 4 (with 4 lanes a float4 "
+                       "given to every lane could not be told from lanes)")
+    if float4s and (reason := float4_lanes_problem(f)):
+        return Refused(reason)
+    token = _WIDTH.set(int(n.value) if float4s else None)
+    try:
+        return _vectorised_lanes(f, t, n, rows, site)
+    finally:
+        _WIDTH.reset(token)
+
+
+def _vectorised_lanes(f: Expr, t: ArrayType, n: Size, rows: bool, site: Site
+                      ) -> Expr | Refused:
     env = dict(site.typing.env)
     chunk = fresh_name("c", set(env) | f.free_vars())
     if rows:  # feature f of n rows: one vector
         vec_type = ArrayType(VectorType(t.elem.elem, n), t.elem.size)
         vec_input = Apply(Prim("splitVec", (n,)), (Apply(Prim("join"), (
             Apply(Prim("transpose"), (Var(chunk),)),)),))
-    else:  # n tuples: a tuple of vectors, one per zipped array
-        vec_type = TupleType(tuple(VectorType(i, n) for i in t.elem.items))
+    else:  # n tuples: a tuple of vectors, one per zipped array (n float4s: <float4>_n)
+        vec_type = TupleType(tuple(VectorType(i, n) for i in t.elem.items)) \
+            if isinstance(t.elem, TupleType) else VectorType(t.elem, n)
         vec_input = Apply(Prim("at"), (Lit(0), Apply(Prim("splitVec", (n,)), (Var(chunk),))))
     try:
         if isinstance(f, Lambda) and len(f.params) == 1 and isinstance(f.params[0], str):
@@ -446,4 +525,4 @@ def VECTORISE_LANES(m, site: Site, p) -> Expr | Refused:
                    Prim("split", (n,)))
 
 
-RULES.append(tagged(VECTORISE_LANES, OTHER_SEED))
+RULES += [tagged(VECTORISE_LANES, OTHER_SEED), tagged(VECTORISE_LANES_FLOAT4, OTHER_SEED)]

@@ -390,14 +390,15 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            rows_first: bool | None = None, pads_first: bool | None = None,
            fusion_first: bool | None = None, fused_first: bool | None = None,
            vector_blocks_first: bool | None = None, lane_widths: tuple = (),
-           groups_first: bool | None = None) -> None:
+           groups_first: bool | None = None, float4_lanes_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
     work-groups (``measure_groups``); with ``unrolled_first``, then the default completion
     with each short sequential reduction unrolled (``measure_unrolled``); with
     ``lanes_first``, then the start with a map computed in the lanes of vectors
-    (``measure_lanes``); with ``pads_first``, right after the default completion, the
+    (``measure_lanes``; with ``float4_lanes_first`` also a map over float4s, n elements'
+    components in the lanes); with ``pads_first``, right after the default completion, the
     start with its result's pads moved onto its input (``measure_pads``). With
     ``tiles_first`` (on by default), then the start's reduction over an array every element
     shares tiled through local memory (``measure_tiles``); with ``rows_first``, then its
@@ -407,7 +408,7 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
     (``measure_fold_fusion``); each of the ten left at None is as ``first_options`` has it
-    for the device's kind. With
+    for the device's kind (``float4_lanes_first`` too). With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
@@ -415,21 +416,23 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
     ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first, vector_blocks_first, groups_first = _first_choices(
+        fusion_first, fused_first, vector_blocks_first, groups_first, float4_lanes_first = \
+        _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
                   "fusion_first": fusion_first, "fused_first": fused_first,
-                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first},
-        {"tiles_first": tiles_first, "blocked_first": blocked_first,
-         "constant_first": constant_first})
+                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first,
+                  "float4_lanes_first": float4_lanes_first},
+            {"tiles_first": tiles_first, "blocked_first": blocked_first,
+             "constant_first": constant_first})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, pads_first, grids_first, groups_first, unrolled_first,
                  lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first,
-                 fused_first, blocked_first, constant_first),
+                 fused_first, blocked_first, constant_first, float4_lanes_first),
                 lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
@@ -445,13 +448,14 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
     rng = random.Random(ctx.seed)
     default_first, pads_first, grids_first, groups_first, unrolled_first, lanes_first, \
         vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, blocked_first, \
-        constant_first = firsts
+        constant_first, float4_lanes_first = firsts
     fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
     for first, measure_first in ((default_first, measure_default), (fused_first, fused),
                                  (pads_first, measure_pads), (grids_first, measure_grids),
                                  (groups_first, measure_groups),
                                  (unrolled_first, measure_unrolled),
-                                 (lanes_first, lambda c, s: measure_lanes(c, s, widths)),
+                                 (lanes_first, lambda c, s: measure_lanes(
+                                     c, s, widths, float4_lanes_first)),
                                  (vector_blocks_first,
                                   lambda c, s: measure_vector_blocks(c, s, widths))):
         if first:
@@ -523,7 +527,7 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
-    (the defaults of its version 5): everywhere the default completion (a search never
+    (the defaults of its version 6): everywhere the default completion (a search never
     reports a kernel slower than ``run`` gives), the computations its zips join fused into
     one (GESUMMV's two matrix-vector products and their sum: one kernel instead of three) and
     the folds over mapped arrays fused (MD's forces over the positions its neighbour list
@@ -536,13 +540,14 @@ def first_options(kind: str) -> dict[str, bool]:
     in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short reductions
     unrolled, the maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL), and
     the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
-    faster than the best of a search without them). What the Lift programs benchmark, the
-    PoCL study and the blur study measured better kernels with."""
+    faster than the best of a search without them), and maps over float4s in lanes too
+    (N-body's bodies 8 or 16 to a vector, ``float4_lanes_first``). What the Lift programs
+    benchmark, the PoCL study and the blur study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
             "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
-            "groups_first": gpu}
+            "groups_first": gpu, "float4_lanes_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -684,7 +689,8 @@ def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> N
                               vector_blocked_mappings(ctx.start, ctx.types, widths)))
 
 
-def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS) -> None:
+def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS,
+                  float4s: bool = False) -> None:
     """The start with its outermost map computed ``n`` elements at a time in the lanes of
     vectors (n of ``widths``: ``vectorize-lanes`` where the elements are arrays of
     scalars, ``vectorize`` where they are scalars), completed by the default lowering, then
@@ -696,13 +702,16 @@ def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS
     than the default mapping, and Black-Scholes' options in float16s (its C body rewritten
     lane-wise) 16 times faster; a walk does not reach vectorize-lanes (it is left to the
     options: ``rule.OTHER_SEED``) and reaches vectorize only among many other moves. An
-    option (``lanes_first``), on by default on a CPU (``first_options``). Not in a search
-    of one subtree (``at``)."""
+    option (``lanes_first``), on by default on a CPU (``first_options``). With ``float4s``
+    (the option ``float4_lanes_first``, on by default on a CPU) also ``vectorize-lanes-float4``
+    where the elements are float4s (N-body's bodies n to a vector, each component's lanes
+    one floatN: on PoCL 3.1 at 1024 bodies 12 times faster than one body per work-item). Not
+    in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)
-    sites = rewrites(ctx.start, *ctx.types, rules=[lookup_rule("vectorize-lanes"),
-                                                   lookup_rule("vectorize")])
+    rules = ["vectorize-lanes", "vectorize"] + (["vectorize-lanes-float4"] if float4s else [])
+    sites = rewrites(ctx.start, *ctx.types, rules=[lookup_rule(r) for r in rules])
     if not sites:
         return
     outermost = min(len(r.path) for r in sites)
