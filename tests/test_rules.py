@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tests.test_rules_sharing import REFUSALS as SHARING_REFUSALS
 from tests.test_rules_sharing import TEMPLATES as SHARING_TEMPLATES
+from tests.test_turns import TEMPLATES as TURNS_TEMPLATES
 from tests.test_zips import REFUSALS as ZIP_REFUSALS
 from tests.test_zips import TEMPLATES as ZIP_TEMPLATES
 from workbench import evaluate, parse
@@ -175,6 +176,7 @@ TEMPLATES = {
     **REDUCTION_TEMPLATES,
     **SHARING_TEMPLATES,  # a shared array tiled through local memory (rules.sharing)
     **ZIP_TEMPLATES,  # computations side by side fused through their zip (rules.zips)
+    **TURNS_TEMPLATES,  # a C function's sine of 2π·t as sinpi (rules.turns), with its functions
     "map-interchange": [("λxs ys. map (λa. map (λb. a * {F} b) ys) xs", [L, "[float]_{C}"]),
                         (MM[0].replace("join (", "(", 1), MM[1])],
     "map-fission": ["map ({F} ∘ {G})", "map (λx. {F} (x * 2.5))",
@@ -290,7 +292,8 @@ def test_every_rule_has_a_soundness_test():
 @st.composite
 def instances(draw, rule_name):
     template = draw(st.sampled_from(TEMPLATES[rule_name]))
-    text, inputs = template if isinstance(template, tuple) else (template, [L])
+    text, inputs, functions = (template + ({},))[:3] if isinstance(template, tuple) else \
+        (template, [L], {})
     log2 = draw(st.integers(3, 9))
     length = 2 ** log2 * draw(st.sampled_from([1, 1, 3]))
     op, zero = draw(st.sampled_from(MONOIDS))
@@ -314,7 +317,7 @@ def instances(draw, rule_name):
         for key, value in {**fill, **dims}.items():
             t = t.replace("{" + key + "}", value)
         types.append(t)
-    return text, types
+    return text, types, functions
 
 
 def _arrays(types, seed):
@@ -343,8 +346,8 @@ def _declared(expr, types):
 @pytest.mark.parametrize("rule", rules, ids=lambda r: r.name)
 @given(data=st.data())
 def test_rule_is_sound(rule, data):
-    text, types = data.draw(instances(rule.name))
-    expr = parse(text)
+    text, types, functions = data.draw(instances(rule.name))
+    expr = parse(text, functions or None)
     found = rewrites(expr, *types, rules=[rule])
     assert found, f"{rule.name} applies nowhere in {text} : {types}"
     rewrite = data.draw(st.sampled_from(found))
@@ -582,6 +585,8 @@ REFUSALS = {
     "input→toConstant": ("map abs", "root", {"input": "xs"}, "a whole program λxs. e"),
     "block-vector-outputs": ("map abs", "root", {"k": 4, "distribution": "chunked"},
                              "reduces no vectors whose lanes it then joins"),
+    # and where the function is written in C (tests.test_turns)
+    "sin-cos-turns": ("map abs", "root", {}, "it rewrites a user function written in C"),
 }
 
 

@@ -3,8 +3,9 @@
 ``computeQ``: every voxel sums over all k-space samples; on a GPU a group of 256 voxels
 reads the samples through local memory, a tile at a time, each read once from global memory
 for the whole group (Parboil keeps them in constant memory, whose 64 KiB Lift's largest size
-fills); on a CPU each work-item takes a chunk of voxels eight or sixteen at a time (float8 or
-float16), one sample to all lanes, ``sincos`` on vectors. ``phiMag``: an elementwise map."""
+fills); on a CPU each work-item takes a chunk of voxels two vectors of eight or sixteen
+(float8 or float16) at a time, one sample to all lanes, the sine and cosine of 2π·t as
+``sinpi`` and ``cospi`` of 2t. ``phiMag``: an elementwise map."""
 
 from __future__ import annotations
 
@@ -46,23 +47,30 @@ kernel void peer(global const float *x, global const float *y, global const floa
 }
 """
 
+# two vectors of voxels a step share each sample's loads; the angle 2π·t taken in turns
+# (sinpi(2t), cospi(2t): reduced to a period exactly; on PoCL twice as fast as sincos of
+# 2π·t, and nearer the exact values: benchmarks.mriq_study)
 CPU_Q = Template("""
 kernel void peer(global const float *x, global const float *y, global const float *z,
                  global const float *kx, global const float *ky, global const float *kz,
                  global const float *phi, global float *qr, global float *qi) {
     size_t first = get_global_id(0) * CHUNK, last = min((size_t)NV, first + CHUNK);
-    for (size_t v = first; v < last; v++) {
-        size_t i = v * $w;
+    for (size_t v = first; v < last; v += 2) {
+        size_t i = v * $w, j = min(v + 1, (size_t)NV - 1) * $w;
         float$w px = load$w(x, i, N), py = load$w(y, i, N), pz = load$w(z, i, N);
-        float$w sr = 0.0f, si = 0.0f;
+        float$w qx = load$w(x, j, N), qy = load$w(y, j, N), qz = load$w(z, j, N);
+        float$w sr = 0.0f, si = 0.0f, tr = 0.0f, ti = 0.0f;
         for (int k = 0; k < K; k++) {
-            float$w arg = TWO_PI * (px * kx[k] + py * ky[k] + pz * kz[k]);
-            float$w c, s = sincos(arg, &c);
-            sr += phi[k] * c;
-            si += phi[k] * s;
+            float ax = 2.0f * kx[k], ay = 2.0f * ky[k], az = 2.0f * kz[k], p = phi[k];
+            float$w a = px * ax + py * ay + pz * az, b = qx * ax + qy * ay + qz * az;
+            sr += p * cospi(a);
+            si += p * sinpi(a);
+            tr += p * cospi(b);
+            ti += p * sinpi(b);
         }
         store$w(sr, qr, i, N);
         store$w(si, qi, i, N);
+        if (v + 1 < last) { store$w(tr, qr, j, N); store$w(ti, qi, j, N); }
     }
 }
 """)
@@ -85,11 +93,12 @@ def compute_q(kind: str, args, target: Target) -> Peer:
     else:
         w = target.width
         vectors = -(-n // w)
-        items = cpu_work_items(vectors, target.units)
+        items = cpu_work_items(-(-vectors // 2), target.units)
         launch = Launch("peer", (items,), (1,), (*inputs, "qr", "qi"))
         source = vector_io(w) + CPU_Q.substitute(w=w)
-        design = f"chunks of voxels {w} at a time, each sample to all lanes"
-        defines.update(NV=vectors, CHUNK=chunks(vectors, items))
+        design = (f"chunks of voxels, two vectors of {w} at a time, each sample to all lanes, "
+                  f"sinpi and cospi")
+        defines.update(NV=vectors, CHUNK=2 * chunks(-(-vectors // 2), items))
     return Peer("mriqComputeQ", kind, design, source, (launch,),
                 {name: np.ascontiguousarray(a, np.float32) for name, a in inputs.items()},
                 {"qr": ((n,), np.float32), "qi": ((n,), np.float32)},

@@ -32,6 +32,10 @@ _FLOAT1 = {
     "sign": lambda x: np.where(np.isnan(x), x.dtype.type(0), np.sign(x)),
     "degrees": lambda x: x * x.dtype.type(180 / np.pi),
     "radians": lambda x: x * x.dtype.type(np.pi / 180),
+    # of pi times x: pi x in double (exact enough for a float x), then the function
+    "sinpi": lambda x: _of_pi_times(np.sin, x),
+    "cospi": lambda x: _of_pi_times(np.cos, x),
+    "tanpi": lambda x: _of_pi_times(np.tan, x),
 }
 _FLOAT2 = {
     "pow": np.power, "powr": np.power, "atan2": np.arctan2, "fmin": np.fmin,
@@ -51,6 +55,10 @@ _CLASSIFY = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
 _GEOMETRIC = ("dot", "length", "distance", "normalize", "cross", "fast_length",
               "fast_distance", "fast_normalize")
 _ANY = ("min", "max", "clamp", "abs", "select", "mul24", "mad24")
+
+
+def _of_pi_times(fn, x):
+    return fn(np.pi * x.astype(np.float64)).astype(x.dtype)
 
 
 def _smoothstep(e0, e1, x):

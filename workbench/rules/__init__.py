@@ -13,7 +13,8 @@ tiling: map interchange and fission, reduce–map interchange, transpositions, t
 ``macros`` (map-reduce fusion), ``blocking`` (the four CASES 2016 macros: 1-D and 2-D
 blocking, tiling, tiling of the innermost loop), ``outputs`` (more outputs per work-item: any
 map of reductions over a shared array blocked), ``constant`` (small read-only inputs in
-constant memory), ``zips`` (fusion through zips: computations side by side as one),
+constant memory), ``zips`` (fusion through zips: computations side by side as one), ``turns`` (a C
+function's sine and cosine of 2π·t as sinpi and cospi),
 ``vectors`` (vector accumulators),
 ``reductions`` (work-group and two-stage reductions, unrolling), ``extraction`` (Futhark's
 kernel extraction, G1–G7; ``flattening``, its moderate-flattening strategy), ``scans`` (scan
@@ -56,6 +57,7 @@ from . import (
     scans,
     sharing,
     skeletons,
+    turns,
     vectors,
     zips,
 )
@@ -66,11 +68,12 @@ from .rule import BLOCKING, OTHER_SEED, Refused, Rule, RuleParam, Site, tagged
 _MODULE_TAGS = {interchange: (BLOCKING,), copies: (BLOCKING,), blocking: (BLOCKING,),
                 extraction: (OTHER_SEED,), scans: (OTHER_SEED,), skeletons: (OTHER_SEED,),
                 pact: (OTHER_SEED,), normalisation: (OTHER_SEED,), outputs: (BLOCKING,),
-                constant: (OTHER_SEED,), zips: (OTHER_SEED,)}
+                constant: (OTHER_SEED,), zips: (OTHER_SEED,),
+                turns: (OTHER_SEED,)}
 
 for _module in (algorithmic, interchange, opencl, copies, identity, macros, blocking, vectors,
                 reductions, extraction, scans, skeletons, pact, normalisation, pads, lowering,
-                sharing, outputs, constant, zips):
+                sharing, outputs, constant, zips, turns):
     for _rule in _module.RULES:
         # a second rule of the same name is refused
         register(tagged(_rule, *_MODULE_TAGS.get(_module, ())))

@@ -35,7 +35,6 @@ from ..errors import (
 )
 from ..expr import Expr, expression_argument
 from ..expr import Path as NodePath
-from ..notation.program import user_functions_text
 from ..semantics import prepare_inputs
 from ..typecheck import input_type_argument
 from ..types import Type, free_size_vars
@@ -74,6 +73,7 @@ from .strategies import (
     run_strategy,
     starting_calibration,
 )
+from .turns import search_definitions
 
 
 def _types(expr: Expr, arrays, sizes: dict[str, int] | None = None
@@ -182,7 +182,8 @@ def _header(start: Expr, types, sizes: dict, identity: dict, strategy: str, seed
     """The search's log header, with the cost model a calibrated strategy starts from
     (``calibration``) where it has one, and the build options allowed."""
     header = make_header(device=identity, program=str(start),
-                         definitions=user_functions_text(start), types=[str(t) for t in types],
+                         definitions=search_definitions(start, types),
+                         types=[str(t) for t in types],
                          sizes=sizes, strategy=strategy, strategy_version=VERSIONS[strategy],
                          seed=seed, options=_json_options(options), repeat=repeat,
                          build_options=allowed)

@@ -19,12 +19,12 @@ from ..domain import ranges_of, ranges_text
 from ..errors import WorkbenchError
 from ..expr import Expr
 from ..expr import Path as NodePath
-from ..notation.program import user_functions_text
 from ..types import Type
 from .evaluation import job_key
 from .internal import InternalError
 from .log import Log, Record, device_text
 from .space import Step
+from .turns import search_definitions
 
 CUTOFF = 10  # a candidate whose first two runs each take this many times the best so far
 # is timed no more: its time only has to show that it loses (a search at 2^27 floats meets
@@ -92,7 +92,7 @@ class Job:
         ranges = ranges_of(spec.start)
         # every candidate is checked against the interpreter's output of the start (the
         # same, rule by rule), computed once per worker
-        return Job(user_functions_text(spec.start), str(spec.start),
+        return Job(search_definitions(spec.start, spec.types), str(spec.start),
                    tuple(str(t) for t in spec.types),
                    ranges_text(ranges) if ranges is not None else None, spec.sizes,
                    spec.device, spec.seed, spec.repeat)

@@ -47,6 +47,7 @@ from .proposals import (
 )
 from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
+from .turns import in_turns
 from .zip_fusion import fused_proposals
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
@@ -390,7 +391,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            rows_first: bool | None = None, pads_first: bool | None = None,
            fusion_first: bool | None = None, fused_first: bool | None = None,
            vector_blocks_first: bool | None = None, lane_widths: tuple = (),
-           groups_first: bool | None = None, float4_lanes_first: bool | None = None) -> None:
+           groups_first: bool | None = None, float4_lanes_first: bool | None = None,
+           turns_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
@@ -407,8 +409,10 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
     where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fold_fusion``); each of the ten left at None is as ``first_options`` has it
-    for the device's kind (``float4_lanes_first`` too). With
+    (``measure_fold_fusion``); with ``turns_first``, right after the default completion, the
+    start with its C functions' sines and cosines of 2π·t in turns (``sinpi(2t)``) in vector
+    lanes (``measure_turns``); each of the twelve left at None is as ``first_options`` has
+    it for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
@@ -416,23 +420,24 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
     ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first, vector_blocks_first, groups_first, float4_lanes_first = \
+        fusion_first, fused_first, vector_blocks_first, groups_first, float4_lanes_first, \
+        turns_first = \
         _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
                   "fusion_first": fusion_first, "fused_first": fused_first,
                   "vector_blocks_first": vector_blocks_first, "groups_first": groups_first,
-                  "float4_lanes_first": float4_lanes_first},
+                  "float4_lanes_first": float4_lanes_first, "turns_first": turns_first},
             {"tiles_first": tiles_first, "blocked_first": blocked_first,
              "constant_first": constant_first})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
-                (default_first, pads_first, grids_first, groups_first, unrolled_first,
-                 lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first,
-                 fused_first, blocked_first, constant_first, float4_lanes_first),
+                (default_first, turns_first, pads_first, grids_first, groups_first,
+                 unrolled_first, lanes_first, vector_blocks_first, tiles_first, rows_first,
+                 fusion_first, fused_first, blocked_first, constant_first, float4_lanes_first),
                 lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
@@ -446,11 +451,13 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
     descent after descent while budget is left (until ``patience`` descents in a row find
     nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, pads_first, grids_first, groups_first, unrolled_first, lanes_first, \
-        vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, blocked_first, \
-        constant_first, float4_lanes_first = firsts
+    default_first, turns_first, pads_first, grids_first, groups_first, unrolled_first, \
+        lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, \
+        blocked_first, constant_first, float4_lanes_first = firsts
     fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
-    for first, measure_first in ((default_first, measure_default), (fused_first, fused),
+    for first, measure_first in ((default_first, measure_default),
+                                 (turns_first, lambda c, s: measure_turns(c, s, widths)),
+                                 (fused_first, fused),
                                  (pads_first, measure_pads), (grids_first, measure_grids),
                                  (groups_first, measure_groups),
                                  (unrolled_first, measure_unrolled),
@@ -540,14 +547,16 @@ def first_options(kind: str) -> dict[str, bool]:
     in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short reductions
     unrolled, the maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL), and
     the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
-    faster than the best of a search without them), and maps over float4s in lanes too
-    (N-body's bodies 8 or 16 to a vector, ``float4_lanes_first``). What the Lift programs
-    benchmark, the PoCL study and the blur study measured better kernels with."""
+    faster than the best of a search without them), maps over float4s in lanes too (N-body's
+    bodies 8 or 16 to a vector, ``float4_lanes_first``), and a C function's sines and
+    cosines of 2π·t in turns, in vector lanes (MRI-Q's computeQ twice as fast on PoCL,
+    ``turns_first``). What the Lift programs benchmark, the PoCL study, the blur study and
+    the MRI-Q study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
             "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
-            "groups_first": gpu, "float4_lanes_first": not gpu}
+            "groups_first": gpu, "float4_lanes_first": not gpu, "turns_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -709,17 +718,42 @@ def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS
     in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, state)
-    rules = ["vectorize-lanes", "vectorize"] + (["vectorize-lanes-float4"] if float4s else [])
-    sites = rewrites(ctx.start, *ctx.types, rules=[lookup_rule(r) for r in rules])
-    if not sites:
+    _measure_new(ctx, state, lanes_of_start(ctx, Candidates(ctx, state), ctx.start, [], widths,
+                                            float4s))
+
+
+def measure_turns(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
+    """The start with its C functions' sines and cosines of 2π·t taken in turns
+    (``turns.in_turns``: ``sin-cos-turns``, ``sinpi(2t)`` for ``sin(2π·t)``), with its
+    outermost map in the lanes of vectors as ``measure_lanes`` puts it, each completed and
+    measured (unless a resumed log holds it). On PoCL 3.0 and 3.1 MRI-Q's computeQ in float16
+    lanes ran twice as fast so as with ``sincos`` (``benchmarks.mriq_study``); the rule is
+    left out of the walks. An option (``turns_first``, guided version 6), on by default on a
+    CPU (``first_options``); where no C function takes a sine of 2π·t it measures nothing.
+    Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
         return
+    turned = in_turns(ctx.start, ctx.types)
+    if turned is not None:
+        _measure_new(ctx, state, lanes_of_start(ctx, Candidates(ctx, state), *turned, widths))
+
+
+def lanes_of_start(ctx, pool: Candidates, start: Expr, steps: list[Step],
+                   widths: tuple[int, ...], float4s: bool = False) -> list:
+    """``start`` (reached by ``steps``) with its outermost map in lanes of each of ``widths``
+    (``vectorize-lanes`` or ``vectorize``; with ``float4s`` also ``vectorize-lanes-float4``),
+    completed, then with its innermost sequential reduction unrolled: the completions (None
+    where one does not complete)."""
+    rules = ["vectorize-lanes", "vectorize"] + (["vectorize-lanes-float4"] if float4s else [])
+    sites = rewrites(start, *ctx.types, rules=[lookup_rule(r) for r in rules])
+    if not sites:
+        return []
     outermost = min(len(r.path) for r in sites)
     chosen = [r for r in sites if len(r.path) == outermost and r.params.get("n") is not None
               and r.params["n"].is_integer_constant and int(r.params["n"].value) in widths]
     completed = []
     for r in sorted(chosen, key=lambda r: int(r.params["n"].value)):
-        done = pool.complete(r.result, [r.bare()])
+        done = pool.complete(r.result, steps + [r.bare()])
         if done is None:
             continue
         completed.append(done)
@@ -727,7 +761,7 @@ def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS
         if unroll:
             u = max(unroll, key=lambda u: len(u.path))
             completed.append(pool.complete(u.result, done.steps + [u.bare()]))
-    _measure_new(ctx, state, completed)
+    return completed
 
 
 def measure_tiles(ctx, state: GuidedState) -> None:
