@@ -208,7 +208,7 @@ def test_the_h200_blur_search_of_version_5_replays_to_its_group_mapping():
     archived = Path(__file__).parent.parent / \
         "benchmarks/results/logs/blur_4096x4096_gpu_study_v5_guided.jsonl.gz"
     header = read_log(archived).headers[0]
-    assert header["strategy_version"] == 5 == VERSIONS["guided"]
+    assert header["strategy_version"] == 5 and VERSIONS["guided"] >= 5
     result = search(BLUR, *header["types"], budget=40, replay_log=archived)
     assert result.evaluated == 40
     assert not [r for r in result.log if r["status"] == "not in log"]

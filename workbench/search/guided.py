@@ -43,6 +43,7 @@ from .proposals import (
     blocked_mappings,
     constant_inputs,
     vector_blocked_mappings,
+    vector_reductions,
     with_constant_inputs,
 )
 from .rows import row_groups
@@ -390,7 +391,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            rows_first: bool | None = None, pads_first: bool | None = None,
            fusion_first: bool | None = None, fused_first: bool | None = None,
            vector_blocks_first: bool | None = None, lane_widths: tuple = (),
-           groups_first: bool | None = None) -> None:
+           groups_first: bool | None = None,
+           vector_reductions_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
@@ -406,30 +408,34 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
     where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fold_fusion``); each of the ten left at None is as ``first_options`` has it
+    (``measure_fold_fusion``); each of the eleven left at None is as ``first_options`` has it
     for the device's kind. With
     ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
     computing several outputs per work-item, its shared inputs in constant memory, or both
     (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
-    reductions in vectors several outputs per work-item (``measure_vector_blocks``).
+    reductions in vectors several outputs per work-item (``measure_vector_blocks``). With
+    ``vector_reductions_first``, right after the fused computations, its reductions of a map
+    outside every map in vectors and two stages (``measure_vector_reductions``).
     ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
     ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first, vector_blocks_first, groups_first = _first_choices(
+        fusion_first, fused_first, vector_blocks_first, groups_first, \
+        vector_reductions_first = _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
                   "fusion_first": fusion_first, "fused_first": fused_first,
-                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first},
+                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first,
+                  "vector_reductions_first": vector_reductions_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
-                (default_first, pads_first, grids_first, groups_first, unrolled_first,
-                 lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first,
-                 fused_first, blocked_first, constant_first),
+                (default_first, vector_reductions_first, pads_first, grids_first,
+                 groups_first, unrolled_first, lanes_first, vector_blocks_first, tiles_first,
+                 rows_first, fusion_first, fused_first, blocked_first, constant_first),
                 lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
@@ -443,11 +449,13 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
     descent after descent while budget is left (until ``patience`` descents in a row find
     nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, pads_first, grids_first, groups_first, unrolled_first, lanes_first, \
-        vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, blocked_first, \
-        constant_first = firsts
+    default_first, vector_reductions_first, pads_first, grids_first, groups_first, \
+        unrolled_first, lanes_first, vector_blocks_first, tiles_first, rows_first, \
+        fusion_first, fused_first, blocked_first, constant_first = firsts
     fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
     for first, measure_first in ((default_first, measure_default), (fused_first, fused),
+                                 (vector_reductions_first,
+                                  lambda c, s: measure_vector_reductions(c, s, widths)),
                                  (pads_first, measure_pads), (grids_first, measure_grids),
                                  (groups_first, measure_groups),
                                  (unrolled_first, measure_unrolled),
@@ -523,7 +531,7 @@ def _complete_remote(exprs: list[Expr], model: cost.CostModel) -> list[tuple]:
 
 def first_options(kind: str) -> dict[str, bool]:
     """Which candidates the guided search measures before its descent, by the device's kind
-    (the defaults of its version 5): everywhere the default completion (a search never
+    (the defaults of its version 6): everywhere the default completion (a search never
     reports a kernel slower than ``run`` gives), the computations its zips join fused into
     one (GESUMMV's two matrix-vector products and their sum: one kernel instead of three) and
     the folds over mapped arrays fused (MD's forces over the positions its neighbour list
@@ -536,13 +544,15 @@ def first_options(kind: str) -> dict[str, bool]:
     in one kernel, no copy after: 1.3 to 2 times faster on PoCL), the short reductions
     unrolled, the maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL), and
     the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
-    faster than the best of a search without them). What the Lift programs benchmark, the
-    PoCL study and the blur study measured better kernels with."""
+    faster than the best of a search without them) and a whole program's reductions in
+    vectors and two stages (asum at 2^22 floats on PoCL 3.1 4.5 times faster than the best
+    of version 5's first eight candidates; version 6 added them). What the Lift programs
+    benchmark, the PoCL study and the blur study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
             "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
-            "groups_first": gpu}
+            "groups_first": gpu, "vector_reductions_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -682,6 +692,23 @@ def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> N
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
                               vector_blocked_mappings(ctx.start, ctx.types, widths)))
+
+
+def measure_vector_reductions(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
+    """The start with each reduction of a map that no map encloses in vectors of n lanes (n
+    of ``widths``, widest first) and in two stages, work-groups of one work-item each
+    streaming a chunk into a vector accumulator (``proposals.vector_reductions``), each
+    completed by the default lowering and measured (unless a resumed log holds it). On PoCL
+    3.1 asum at 2^22 floats ran in 0.63 ms at best in version 5's first eight candidates
+    (the default, the lanes of its map, two-stage reductions of scalars, one vectorised
+    reduction), in 0.14 ms in this form, which the descent reached at its eleventh
+    candidate. An option (``vector_reductions_first``), on by default on a CPU
+    (``first_options``). Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
+                              vector_reductions(ctx.start, ctx.types, widths)))
 
 
 def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS) -> None:

@@ -219,7 +219,7 @@ DEFAULT_STRATEGY = "guided"
 # the same seed, so a log it did not write replays with candidates missing. Raise a version
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
-                            "guided": 5, "cases": 3,
+                            "guided": 6, "cases": 3,
                             "egraph": 3}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
@@ -234,18 +234,21 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # GPU (``groups_first``), a CPU's maps of reductions several outputs per work-item in vectors
 # (``vector_blocks_first``), and takes its lanes' widths from the device (``lane_widths``,
 # recorded in the options: ``device_options``); guided 4 and earlier did none of these and
-# took 8 and 16 lanes always. Egraph 3 keeps a composition's functions in e-classes of their
+# took 8 and 16 lanes always. Guided 6 measures a CPU's reductions of a map outside every
+# map in vectors and two stages (``vector_reductions_first``); guided 5 and earlier did
+# not. Egraph 3 keeps a composition's functions in e-classes of their
 # own and extracts only terms that derive (``derivable``); egraph 2 did neither. An entry
 # holds only while the strategy takes today's choices with these options: a version raised
 # for other choices drops them.
+_BEFORE_6 = {"vector_reductions_first": False}
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
-             "lane_widths": [8, 16], "groups_first": False}
+             "lane_widths": [8, 16], "groups_first": False, **_BEFORE_6}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
                    **_BEFORE_5},
                3: {"rows_first": False, "pads_first": False, **_BEFORE_5},
-               4: _BEFORE_5},
+               4: _BEFORE_5, 5: _BEFORE_6},
     "egraph": {2: {"derivable": False}},
 }
 
