@@ -316,13 +316,15 @@ def test_the_candidates_measured_first_suit_the_device_kind():
                                     "rows_first": True, "pads_first": False,
                                     "fusion_first": True, "fused_first": True,
                                     "vector_blocks_first": False, "groups_first": True,
-                                    "vector_reductions_first": False}
+                                    "vector_reductions_first": False,
+                                    "lane_sums_first": False}
     assert first_options("cpu") == {"default_first": True, "grids_first": False,
                                     "unrolled_first": True, "lanes_first": True,
                                     "rows_first": False, "pads_first": True,
                                     "fusion_first": True, "fused_first": True,
                                     "vector_blocks_first": True, "groups_first": False,
-                                    "vector_reductions_first": True}
+                                    "vector_reductions_first": True,
+                                    "lane_sums_first": True}
     assert all(option_names("guided")[k] is None for k in first_options("cpu"))
     with pytest.raises(WorkbenchError, match="grids_first = 1: give True or False"):
         search(ASUM, "[float]_64", budget=1, replay_log=[], options={"grids_first": 1})
@@ -336,7 +338,7 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
         "default_first": False, "grids_first": True, "unrolled_first": False,
         "lanes_first": False, "rows_first": False, "pads_first": False, "fusion_first": False,
         "fused_first": False, "vector_blocks_first": False, "lane_widths": [8, 16],
-        "groups_first": False, "vector_reductions_first": False}
+        "groups_first": False, "vector_reductions_first": False, "lane_sums_first": False}
     # options given win over the header's; those neither names take the version's defaults
     assert replay_options("guided", old, {"lanes_first": True})["grids_first"] is False
     today = dict(old, strategy_version=VERSIONS["guided"])
@@ -345,16 +347,16 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
     assert replay_options("guided", dict(old, strategy_version=3), None) == {
         "grids_first": True, "rows_first": False, "pads_first": False, "fusion_first": False,
         "fused_first": False, "vector_blocks_first": False, "lane_widths": [8, 16],
-        "groups_first": False, "vector_reductions_first": False}
+        "groups_first": False, "vector_reductions_first": False, "lane_sums_first": False}
     # version 4 took 8 and 16 lanes whatever the device, and measured no vector blocks
     assert replay_options("guided", dict(old, strategy_version=4), None) == {
         "grids_first": True, "fusion_first": False, "fused_first": False,
         "vector_blocks_first": False, "lane_widths": [8, 16], "groups_first": False,
-        "vector_reductions_first": False}
+        "vector_reductions_first": False, "lane_sums_first": False}
     assert replays("guided", 2) and replays("guided", 3) and replays("guided", 4)
-    # version 5 measured no reductions in vectors and two stages first
+    # version 5 measured no reductions in vectors and two stages, no lanes' sums unrolled
     assert replay_options("guided", dict(old, strategy_version=5), None) == {
-        "grids_first": True, "vector_reductions_first": False}
+        "grids_first": True, "vector_reductions_first": False, "lane_sums_first": False}
     assert replays("guided", 5) and replays("guided", 6)
     assert not replays("guided", 1)
     assert not replays("mcts", 1)

