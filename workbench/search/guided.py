@@ -549,7 +549,7 @@ def first_options(kind: str) -> dict[str, bool]:
     faster than the best of a search without them) and a whole program's reductions in
     vectors and two stages (asum at 2^22 floats on PoCL 3.1 4.5 times faster than the best
     of version 5's first eight candidates) and the fused computations in vectors also with
-    their lanes' sums unrolled (GESUMMV at 512 rows on PoCL 1.2 times faster; version 6
+    their lanes' sums unrolled (GESUMMV at 512 rows on PoCL up to 1.15 times faster; version 6
     added these two). What the Lift programs
     benchmark, the PoCL study and the blur study measured better kernels with."""
     gpu = kind == "gpu"
