@@ -9,10 +9,14 @@ interpreter.
     python -m benchmarks.zip_fusion --device 1:0 --quick --budget 8     # PoCL, 512 rows
     python -m benchmarks.zip_fusion --device gpu --budget 40            # an H200, 4096 rows
     python -m benchmarks.zip_fusion --device 1:0 --quick --again --rounds 15
+    python -m benchmarks.zip_fusion --device 1:0 --quick --again --out zip_fusion_pocl_again
 
-Writes benchmarks/results/zip_fusion_<device>[_quick].json and .md; with ``--again`` no
-search runs: the bests the file recorded and the fused kernels are timed again (more rounds
-on a loaded machine), and the file gets the new times under ``again``.
+Writes benchmarks/results/zip_fusion_<device>[_quick].json and .md (or ``--out``'s name);
+with ``--again`` no search runs: the bests the default file recorded and the fused kernels
+are timed again (more rounds on a loaded machine), and the file (``--out``'s, where given)
+gets the new times under ``again``. The fused kernels in vectors are timed also with their
+lanes' sums unrolled (``zip_fusion.lane_sums_unrolled``, guided version 6's
+``lane_sums_first``).
 """
 
 from __future__ import annotations
@@ -38,9 +42,7 @@ def candidates(name: str, size: int, kind: str, device: str | None, budget: int,
                repeat: int) -> tuple[list, dict, dict]:
     """The program's inputs, the kernels to time by label (the default mapping, each
     search's best, the fused program's kernels) and what each search found."""
-    from workbench.rules.lowering import lower
     from workbench.search import search
-    from workbench.search.zip_fusion import fused_proposals
     from workbench.semantics import prepare_inputs
 
     prog = PROGRAMS[name].program()
@@ -54,17 +56,13 @@ def candidates(name: str, size: int, kind: str, device: str | None, budget: int,
                         "best_kernel_ms": result.best_kernel_ms,
                         "best": str(result.best) if result.best is not None else None}
         kernels[label] = result.best if result.best is not None else prog
-    for expr, steps in fused_proposals(prog, types, rows=kind == "gpu", lanes=kind == "cpu"):
-        kernels[_label(steps)] = lower(expr, *types)[0]
-    return args, kernels, found
+    return args, kernels | fused_kernels(prog, types, kind), found
 
 
 def recorded(name: str, size: int, entry: dict, kind: str) -> tuple[list, dict]:
     """The inputs and the kernels of a recorded run (``--again``): the default mapping, each
     search's best as the file wrote it, the fused program's kernels."""
     from workbench.notation import parse
-    from workbench.rules.lowering import lower
-    from workbench.search.zip_fusion import fused_proposals
     from workbench.semantics import prepare_inputs
 
     prog = PROGRAMS[name].program()
@@ -73,9 +71,22 @@ def recorded(name: str, size: int, entry: dict, kind: str) -> tuple[list, dict]:
     kernels = {"default": prog}
     kernels.update({label: parse(f["best"]) for label, f in entry["searches"].items()
                     if f.get("best")})
+    return args, kernels | fused_kernels(prog, types, kind)
+
+
+def fused_kernels(prog, types: tuple, kind: str) -> dict:
+    """The fused program's kernels by label: each proposal's default completion and, for
+    those in vectors, the same with their lanes' sums unrolled."""
+    from workbench.rules.lowering import lower
+    from workbench.search.zip_fusion import fused_proposals, lane_sums_unrolled
+
+    kernels = {}
     for expr, steps in fused_proposals(prog, types, rows=kind == "gpu", lanes=kind == "cpu"):
-        kernels[_label(steps)] = lower(expr, *types)[0]
-    return args, kernels
+        low = kernels[_label(steps)] = lower(expr, *types)[0]
+        unrolled = lane_sums_unrolled(low, types)
+        if unrolled is not None:
+            kernels[f"{_label(steps)}, lanes' sums unrolled"] = unrolled[0]
+    return kernels
 
 
 def _label(steps) -> str:
@@ -162,14 +173,18 @@ def main(argv=None) -> dict:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--again", action="store_true",
                     help="no search: time the recorded bests and the fused kernels again")
+    ap.add_argument("--out", default=None, help="the results' file name in "
+                    "benchmarks/results, without .json (default: zip_fusion_<device>"
+                    "[_quick]; with --again the recorded run is read from the default)")
     args = ap.parse_args(argv)
     info, _ = find_device(args.device)
     kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = "gpu" if kind == "gpu" else "pocl" if info.is_pocl else info.kind
     repeat = 5 if args.quick else 10
-    out = RESULTS / f"zip_fusion_{tag}{'_quick' if args.quick else ''}.json"
+    recorded_file = RESULTS / f"zip_fusion_{tag}{'_quick' if args.quick else ''}.json"
+    out = RESULTS / f"{args.out}.json" if args.out else recorded_file
     if args.again:
-        return again(out, kind, args.device, args.rounds, repeat)
+        return again(recorded_file, out, kind, args.device, args.rounds, repeat)
     doc = {"device": info.name, "kind": kind, "budget": args.budget, "rounds": args.rounds,
            "programs": {}}
     for name in args.programs:
@@ -186,9 +201,11 @@ def main(argv=None) -> dict:
     return doc
 
 
-def again(out: Path, kind: str, device: str | None, rounds: int, repeat: int) -> dict:
-    """The recorded run's kernels timed again (``recorded``), written beside its times."""
-    doc = json.loads(out.read_text())
+def again(source: Path, out: Path, kind: str, device: str | None, rounds: int,
+          repeat: int) -> dict:
+    """The recorded run's kernels (``source``) timed again (``recorded``), written beside its
+    times to ``out``."""
+    doc = json.loads(source.read_text())
     for name, entry in doc["programs"].items():
         inputs, kernels = recorded(name, entry["size"], entry, kind)
         times, _ = timed(name, inputs, kernels, kind, device, rounds, repeat)

@@ -79,4 +79,4 @@ def test_the_guided_search_measures_mds_fused_forces_on_either_kind(tmp_path, ki
     assert replay_options("guided", {"strategy": "guided", "strategy_version": 4}, None) == \
         {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
          "lane_widths": [8, 16], "groups_first": False, "float4_lanes_first": False,
-         "turns_first": False}
+         "turns_first": False, "vector_reductions_first": False, "lane_sums_first": False}

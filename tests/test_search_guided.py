@@ -138,7 +138,7 @@ def test_vector_widths_the_device_does_not_run_are_left_out():
 
 # the candidates the guided search measures before its descent, all left out
 NONE_FIRST = {"default_first": False, "grids_first": False, "unrolled_first": False,
-              "lanes_first": False}
+              "lanes_first": False, "vector_reductions_first": False}
 
 
 def test_the_guided_search_measures_what_it_predicts_fastest_and_calibrates(tmp_path):
@@ -317,14 +317,18 @@ def test_the_candidates_measured_first_suit_the_device_kind():
                                     "fusion_first": True, "fused_first": True,
                                     "vector_blocks_first": False, "groups_first": True,
                                     "float4_lanes_first": False,
-                                    "turns_first": False}
+                                    "turns_first": False,
+                                    "vector_reductions_first": False,
+                                    "lane_sums_first": False}
     assert first_options("cpu") == {"default_first": True, "grids_first": False,
                                     "unrolled_first": True, "lanes_first": True,
                                     "rows_first": False, "pads_first": True,
                                     "fusion_first": True, "fused_first": True,
                                     "vector_blocks_first": True, "groups_first": False,
                                     "float4_lanes_first": True,
-                                    "turns_first": True}
+                                    "turns_first": True,
+                                    "vector_reductions_first": True,
+                                    "lane_sums_first": True}
     assert all(option_names("guided")[k] is None for k in first_options("cpu"))
     with pytest.raises(WorkbenchError, match="grids_first = 1: give True or False"):
         search(ASUM, "[float]_64", budget=1, replay_log=[], options={"grids_first": 1})
@@ -339,7 +343,8 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
         "lanes_first": False, "rows_first": False, "pads_first": False, "fusion_first": False,
         "fused_first": False, "vector_blocks_first": False, "lane_widths": [8, 16],
         "groups_first": False, "float4_lanes_first": False,
-        "turns_first": False}
+        "turns_first": False,
+        "vector_reductions_first": False, "lane_sums_first": False}
     # options given win over the header's; those neither names take the version's defaults
     assert replay_options("guided", old, {"lanes_first": True})["grids_first"] is False
     today = dict(old, strategy_version=VERSIONS["guided"])
@@ -349,15 +354,19 @@ def test_a_log_replays_with_the_defaults_of_the_version_that_wrote_it():
         "grids_first": True, "rows_first": False, "pads_first": False, "fusion_first": False,
         "fused_first": False, "vector_blocks_first": False, "lane_widths": [8, 16],
         "groups_first": False, "float4_lanes_first": False,
-        "turns_first": False}
+        "turns_first": False,
+        "vector_reductions_first": False, "lane_sums_first": False}
     # version 4 took 8 and 16 lanes whatever the device, and measured no vector blocks
     assert replay_options("guided", dict(old, strategy_version=4), None) == {
         "grids_first": True, "fusion_first": False, "fused_first": False,
         "vector_blocks_first": False, "lane_widths": [8, 16], "groups_first": False,
-        "float4_lanes_first": False, "turns_first": False}
-    # version 5 put no float4 elements in lanes and measured nothing in turns (sinpi) first
+        "float4_lanes_first": False, "turns_first": False, "vector_reductions_first": False,
+        "lane_sums_first": False}
+    # version 5 put no float4 elements in lanes, measured nothing in turns (sinpi) first, no
+    # reductions in vectors and two stages, no lanes' sums unrolled
     assert replay_options("guided", dict(old, strategy_version=5), None) == {
-        "grids_first": True, "float4_lanes_first": False, "turns_first": False}
+        "grids_first": True, "float4_lanes_first": False, "turns_first": False,
+        "vector_reductions_first": False, "lane_sums_first": False}
     assert replays("guided", 2) and replays("guided", 3) and replays("guided", 4)
     assert replays("guided", 5) and replays("guided", 6)
     assert not replays("guided", 1)

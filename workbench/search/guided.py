@@ -43,12 +43,13 @@ from .proposals import (
     blocked_mappings,
     constant_inputs,
     vector_blocked_mappings,
+    vector_reductions,
     with_constant_inputs,
 )
 from .rows import row_groups
 from .space import Step, by_rule, moves, terminal
 from .turns import in_turns
-from .zip_fusion import fused_proposals
+from .zip_fusion import fused_proposals, lane_sums_unrolled
 
 # programs a guided search keeps for its next candidates (the kernels compiled last: the
 # candidates measured at a step are those found below its moves)
@@ -392,90 +393,80 @@ def guided(ctx, walks: int = 8, depth: int = 3, sample: int = 10, measure: int =
            fusion_first: bool | None = None, fused_first: bool | None = None,
            vector_blocks_first: bool | None = None, lane_widths: tuple = (),
            groups_first: bool | None = None, float4_lanes_first: bool | None = None,
-           turns_first: bool | None = None) -> None:
+           turns_first: bool | None = None, vector_reductions_first: bool | None = None,
+           lane_sums_first: bool | None = None) -> None:
     """The descent; with ``default_first``, the start's default completion is measured
-    before it (``measure_default``); with ``grids_first``, then its map nests on grids of
-    work-items (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D
-    work-groups (``measure_groups``); with ``unrolled_first``, then the default completion
-    with each short sequential reduction unrolled (``measure_unrolled``); with
-    ``lanes_first``, then the start with a map computed in the lanes of vectors
-    (``measure_lanes``; with ``float4_lanes_first`` also a map over float4s, n elements'
-    components in the lanes); with ``pads_first``, right after the default completion, the
-    start with its result's pads moved onto its input (``measure_pads``). With
-    ``tiles_first`` (on by default), then the start's reduction over an array every element
-    shares tiled through local memory (``measure_tiles``); with ``rows_first``, then its
-    maps of reductions over their elements a work-group per row (``measure_rows``); with
-    ``fused_first``, right after the default completion, the start with the computations
-    its zips join fused into one (``measure_zip_fusion``: with its rows a work-group each
-    where ``rows_first``, its reductions in vectors where ``lanes_first``); with
-    ``fusion_first``, then its folds over mapped arrays fused with the map
-    (``measure_fold_fusion``); with ``turns_first``, right after the default completion, the
-    start with its C functions' sines and cosines of 2π·t in turns (``sinpi(2t)``) in vector
-    lanes (``measure_turns``); each of the twelve left at None is as ``first_options`` has
-    it for the device's kind. With
-    ``blocked_first`` or ``constant_first``, then the start with its maps of reductions
-    computing several outputs per work-item, its shared inputs in constant memory, or both
-    (``measure_blocked``). With ``vector_blocks_first``, after the lanes, its maps of
-    reductions in vectors several outputs per work-item (``measure_vector_blocks``).
-    ``lane_widths``: the vector widths of the lanes and of these (none given: the device's,
+    before it (``measure_default``); with ``turns_first``, then the start with its C
+    functions' sines and cosines of 2π·t in turns (``sinpi(2t)``) in vector lanes
+    (``measure_turns``); with ``fused_first``, then the start with the computations its zips
+    join fused into one (``measure_zip_fusion``: with its rows a work-group each where
+    ``rows_first``, its reductions in vectors where ``lanes_first``, also with its lanes'
+    sums unrolled where ``lane_sums_first``); with ``vector_reductions_first``, then its
+    outermost reductions in vectors and two stages (``measure_vector_reductions``); with
+    ``pads_first``, then the start with its result's pads moved onto its input
+    (``measure_pads``); with ``grids_first``, then its map nests on grids of work-items
+    (``measure_grids``); with ``groups_first``, then its 2-D nests on 2-D work-groups
+    (``measure_groups``); with ``unrolled_first``, then the default completion with each
+    short sequential reduction unrolled (``measure_unrolled``); with ``lanes_first``, then
+    the start with a map computed in the lanes of vectors (``measure_lanes``; with
+    ``float4_lanes_first`` also a map over float4s, n elements' components in the lanes);
+    with ``vector_blocks_first``, then its maps of reductions in vectors several outputs per
+    work-item (``measure_vector_blocks``). With ``tiles_first`` (on by default), then the
+    start's reduction over an array every element shares tiled through local memory
+    (``measure_tiles``); with ``rows_first``, then its maps of reductions over their
+    elements a work-group per row (``measure_rows``); with ``fusion_first``, then its folds
+    over mapped arrays fused with the map (``measure_fold_fusion``); with ``blocked_first``
+    or ``constant_first``, then its maps of reductions computing several outputs per
+    work-item, its shared inputs in constant memory, or both (``measure_blocked``). Each of
+    the options left at None is as ``first_options`` has it for the device's kind.
+    ``lane_widths``: the widths of the lanes and of these (none: the device's,
     ``lanes_of``)."""
-    default_first, grids_first, unrolled_first, lanes_first, rows_first, pads_first, \
-        fusion_first, fused_first, vector_blocks_first, groups_first, float4_lanes_first, \
-        turns_first = \
-        _first_choices(
-            ctx, {"default_first": default_first, "grids_first": grids_first,
-                  "unrolled_first": unrolled_first, "lanes_first": lanes_first,
-                  "rows_first": rows_first, "pads_first": pads_first,
-                  "fusion_first": fusion_first, "fused_first": fused_first,
-                  "vector_blocks_first": vector_blocks_first, "groups_first": groups_first,
-                  "float4_lanes_first": float4_lanes_first, "turns_first": turns_first},
-            {"tiles_first": tiles_first, "blocked_first": blocked_first,
-             "constant_first": constant_first})
+    given = {name: value for name, value in locals().items() if name.endswith("_first")}
+    firsts = _first_choices(ctx, {k: v for k, v in given.items() if k not in FLAGS},
+                            {k: given[k] for k in FLAGS})
     state = GuidedState.of(ctx)
     state.processes = completing_processes(ctx)
     try:
         _guided(ctx, state, Descent(walks, depth, sample, measure, strength), patience,
-                (default_first, turns_first, pads_first, grids_first, groups_first,
-                 unrolled_first, lanes_first, vector_blocks_first, tiles_first, rows_first,
-                 fusion_first, fused_first, blocked_first, constant_first, float4_lanes_first),
-                lanes_of(ctx, lane_widths))
+                firsts, lanes_of(ctx, lane_widths))
     finally:
         if state.processes is not None:
             state.processes.close()
     return state
 
 
-def _guided(ctx, state: GuidedState, how: Descent, patience: int, firsts: tuple,
+FLAGS = ("tiles_first", "blocked_first", "constant_first")  # True or False, never None
+
+
+def _guided(ctx, state: GuidedState, how: Descent, patience: int, first: dict[str, bool],
             widths: tuple[int, ...]) -> None:
-    """The candidates measured first (the options asked for; lanes of ``widths``), then
-    descent after descent while budget is left (until ``patience`` descents in a row find
-    nothing new)."""
+    """The candidates measured first (``first``: each option's choice; lanes of
+    ``widths``), then descent after descent while budget is left (until ``patience``
+    descents in a row find nothing new)."""
     rng = random.Random(ctx.seed)
-    default_first, turns_first, pads_first, grids_first, groups_first, unrolled_first, \
-        lanes_first, vector_blocks_first, tiles_first, rows_first, fusion_first, fused_first, \
-        blocked_first, constant_first, float4_lanes_first = firsts
-    fused = partial(measure_zip_fusion, rows=rows_first, lanes=lanes_first)
-    for first, measure_first in ((default_first, measure_default),
-                                 (turns_first, lambda c, s: measure_turns(c, s, widths)),
-                                 (fused_first, fused),
-                                 (pads_first, measure_pads), (grids_first, measure_grids),
-                                 (groups_first, measure_groups),
-                                 (unrolled_first, measure_unrolled),
-                                 (lanes_first, lambda c, s: measure_lanes(
-                                     c, s, widths, float4_lanes_first)),
-                                 (vector_blocks_first,
-                                  lambda c, s: measure_vector_blocks(c, s, widths))):
-        if first:
+    fused = partial(measure_zip_fusion, rows=first["rows_first"], lanes=first["lanes_first"],
+                    sums=first["lane_sums_first"])
+    for option, measure_first in (
+            ("default_first", measure_default),
+            ("turns_first", lambda c, s: measure_turns(c, s, widths)),
+            ("fused_first", fused),
+            ("vector_reductions_first", lambda c, s: measure_vector_reductions(c, s, widths)),
+            ("pads_first", measure_pads), ("grids_first", measure_grids),
+            ("groups_first", measure_groups), ("unrolled_first", measure_unrolled),
+            ("lanes_first",
+             lambda c, s: measure_lanes(c, s, widths, first["float4_lanes_first"])),
+            ("vector_blocks_first", lambda c, s: measure_vector_blocks(c, s, widths))):
+        if first[option]:
             measure_first(ctx, state)
     state.calibrated(ctx)  # what comes next ranks by the model
-    if tiles_first:
+    if first["tiles_first"]:
         measure_tiles(ctx, state)
-    if rows_first:
+    if first["rows_first"]:
         measure_rows(ctx, state)
-    if fusion_first:
+    if first["fusion_first"]:
         measure_fold_fusion(ctx, state)
-    if blocked_first or constant_first:
-        measure_blocked(ctx, state, blocked_first, constant_first)
+    if first["blocked_first"] or first["constant_first"]:
+        measure_blocked(ctx, state, first["blocked_first"], first["constant_first"])
     idle = 0
     while ctx.left() > 0 and idle < patience:
         before = len(ctx.records)
@@ -548,15 +539,19 @@ def first_options(kind: str) -> dict[str, bool]:
     unrolled, the maps in vector lanes (K-means' kernel 3 and 11 times faster on PoCL), and
     the maps of reductions several outputs per work-item in vectors (GEMV on PoCL 1.5 times
     faster than the best of a search without them), maps over float4s in lanes too (N-body's
-    bodies 8 or 16 to a vector, ``float4_lanes_first``), and a C function's sines and
-    cosines of 2π·t in turns, in vector lanes (MRI-Q's computeQ twice as fast on PoCL,
-    ``turns_first``). What the Lift programs benchmark, the PoCL study, the blur study and
-    the MRI-Q study measured better kernels with."""
+    bodies 8 or 16 to a vector, ``float4_lanes_first``), a C function's sines and cosines of
+    2π·t in turns, in vector lanes (MRI-Q's computeQ twice as fast on PoCL, ``turns_first``),
+    a whole program's reductions in vectors and two stages (asum at 2^22 floats on PoCL 3.1
+    4.5 times faster than the best of version 5's first eight candidates) and the fused
+    computations in vectors also with their lanes' sums unrolled (GESUMMV at 512 rows on PoCL
+    up to 1.15 times faster); version 6 added these four. What the Lift programs benchmark,
+    the PoCL study, the blur study and the MRI-Q study measured better kernels with."""
     gpu = kind == "gpu"
     return {"default_first": True, "grids_first": gpu, "unrolled_first": not gpu,
             "lanes_first": not gpu, "rows_first": gpu, "pads_first": not gpu,
             "fusion_first": True, "fused_first": True, "vector_blocks_first": not gpu,
-            "groups_first": gpu, "float4_lanes_first": not gpu, "turns_first": not gpu}
+            "groups_first": gpu, "float4_lanes_first": not gpu, "turns_first": not gpu,
+            "vector_reductions_first": not gpu, "lane_sums_first": not gpu}
 
 
 def device_kind(ctx) -> str:
@@ -567,7 +562,7 @@ def device_kind(ctx) -> str:
     return kind if kind in ("cpu", "gpu") else cost.kind_of_name(str(identity.get("name")))
 
 
-def _first_choices(ctx, given: dict, flags: dict) -> tuple:
+def _first_choices(ctx, given: dict, flags: dict) -> dict[str, bool]:
     """The options of what is measured first, each None taken from ``first_options``
     for the device's kind; the other flags checked to be True or False."""
     for name, value in {**given, **flags}.items():
@@ -577,7 +572,7 @@ def _first_choices(ctx, given: dict, flags: dict) -> tuple:
                                                      " (or None: as suits the device's kind)"))
     chosen = first_options(device_kind(ctx)) | {k: v for k, v in given.items()
                                                if v is not None}
-    return tuple(chosen[k] for k in given)
+    return {**{k: chosen[k] for k in given}, **flags}
 
 
 def measure_default(ctx, state: GuidedState) -> None:
@@ -696,6 +691,23 @@ def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> N
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
                               vector_blocked_mappings(ctx.start, ctx.types, widths)))
+
+
+def measure_vector_reductions(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
+    """The start with each reduction of a map that no map encloses in vectors of n lanes (n
+    of ``widths``, widest first) and in two stages, work-groups of one work-item each
+    streaming a chunk into a vector accumulator (``proposals.vector_reductions``), each
+    completed by the default lowering and measured (unless a resumed log holds it). On PoCL
+    3.1 asum at 2^22 floats ran in 0.63 ms at best in version 5's first eight candidates
+    (the default, the lanes of its map, two-stage reductions of scalars, one vectorised
+    reduction), in 0.14 ms in this form, which the descent reached at its eleventh
+    candidate. An option (``vector_reductions_first``), on by default on a CPU
+    (``first_options``). Not in a search of one subtree (``at``)."""
+    if ctx.left() <= 0 or ctx.at is not None:
+        return
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
+                              vector_reductions(ctx.start, ctx.types, widths)))
 
 
 def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS,
@@ -828,7 +840,8 @@ def measure_fold_fusion(ctx, state: GuidedState) -> None:
     pool = Candidates(ctx, state)
     _measure_new(ctx, state, [pool.complete(expr, steps) for expr, steps in fused_mappings(
         ctx.start, ctx.types, groups=device_kind(ctx) == "gpu")])
-def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool) -> None:
+def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool,
+                       sums: bool = False) -> None:
     """The start with the computations its zips join fused into one (``zip_fusion.zip_fusion``:
     GESUMMV's ``A x``, ``B x`` and their sum one map over the rows of A and B, each pair of
     rows one reduction with a pair accumulator), completed by the default lowering; with
@@ -840,13 +853,19 @@ def measure_zip_fusion(ctx, state: GuidedState, rows: bool, lanes: bool) -> None
     kernel. The descent reaches none of them: the fusion rules are left out of the walks
     (``rule.OTHER_SEED``), and its steps are a score. An option (``fused_first``), on by
     default (``first_options``); where no zip joins two computations it measures nothing.
-    Not in a search of one subtree (``at``)."""
+    With ``sums``, each one in vectors is followed by itself with its lanes' sums unrolled
+    (``lane_sums_unrolled``). Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
     pool = Candidates(ctx, state)
-    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
-                              fused_proposals(ctx.start, ctx.types, rows, lanes,
-                                              ctx.vector_widths)))
+    completed = []
+    for expr, steps in fused_proposals(ctx.start, ctx.types, rows, lanes, ctx.vector_widths):
+        done = pool.complete(expr, steps)
+        completed.append(done)
+        unrolled = lane_sums_unrolled(done.expr, ctx.types) if sums and done else None
+        if unrolled is not None:
+            completed.append(pool.complete(unrolled[0], done.steps + unrolled[1]))
+    _measure_new(ctx, state, completed)
 
 
 def measure_blocked(ctx, state: GuidedState, blocked: bool, constant: bool) -> None:

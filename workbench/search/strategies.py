@@ -236,13 +236,16 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # recorded in the options: ``device_options``); guided 4 and earlier did none of these and
 # took 8 and 16 lanes always. Guided 6 puts n float4 elements of a map in vector lanes on a
 # CPU (``float4_lanes_first``: ``vectorize-lanes-float4``, N-body's bodies 8 or 16 to a
-# vector) and measures, right after the default completion, the start with its C functions'
-# sines and cosines of 2π·t in turns (``sinpi``), in vector lanes (``turns_first``); guided 5
-# and earlier did neither. Egraph 3 keeps a composition's functions in e-classes of their own
-# and extracts only terms that derive (``derivable``); egraph 2 did neither. An entry holds
-# only while the strategy takes today's choices with these options: a version raised for
-# other choices drops them.
-_BEFORE_6 = {"float4_lanes_first": False, "turns_first": False}
+# vector), measures, right after the default completion, the start with its C functions'
+# sines and cosines of 2π·t in turns (``sinpi``), in vector lanes (``turns_first``), a CPU's
+# reductions of a map outside every map in vectors and two stages
+# (``vector_reductions_first``) and its fused computations in vectors also with their lanes'
+# sums unrolled (``lane_sums_first``); guided 5 and earlier did none of these. Egraph 3 keeps
+# a composition's functions in e-classes of their own and extracts only terms that derive
+# (``derivable``); egraph 2 did neither. An entry holds only while the strategy takes
+# today's choices with these options: a version raised for other choices drops them.
+_BEFORE_6 = {"float4_lanes_first": False, "turns_first": False,
+             "vector_reductions_first": False, "lane_sums_first": False}
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
              "lane_widths": [8, 16], "groups_first": False, **_BEFORE_6}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..expr import Apply, Compose, Expr, Lambda, Prim, TupleExpr, Var, subterm
+from ..expr import Apply, Compose, Expr, Lambda, Prim, TupleExpr, Var, subterm, walk
 from ..layout import mapped_layout
 from ..primitives.families import FOLDS
 from ..rewriting.application import Rewrite, lookup_rule, rewrites
@@ -103,6 +103,34 @@ def in_vectors(expr: Expr, types: tuple[Type, ...], width: int
             break
         current, steps = found[-1].result, steps + [found[-1].bare()]
     return (current, steps) if steps else None
+
+
+def lane_sums_unrolled(expr: Expr, types: tuple[Type, ...]) -> tuple[Expr, list[Step]] | None:
+    """A completed program with the sum of each vector's lanes (``reduceSeq f z ∘ joinVec``,
+    what ``map-reduce-vectorize`` ends in) unrolled (``reduceSeq→reduceSeqUnroll``), and the
+    steps; None where it has none. The loop over the lanes goes through private memory (the
+    vector stored, then its lanes added one by one); written out, the lanes are read from
+    the vector's register: on PoCL 3.1 GESUMMV at 512 rows, both rows' reductions in
+    float16s, went from 0.86 to 0.88-0.94 times its hand-written kernel so (medians of
+    interleaved rounds; 0.84 to 0.96 by the fastest runs)."""
+    unroll = lookup_rule("reduceSeq→reduceSeqUnroll")
+    current, steps = expr, []
+    for path in sorted(_lane_sums(expr), reverse=True):  # the last first: the others stay
+        found = [r for r in rewrites(current, *types, rules=[unroll], at=path) if r.path == path]
+        if found:
+            current, steps = found[0].result, steps + [found[0].bare()]
+    return (current, steps) if steps else None
+
+
+def _lane_sums(expr: Expr) -> list[tuple]:
+    """The paths of the sequential reductions applied to a ``joinVec``'s result."""
+    return [at + (i,) for at, node in walk(expr) if isinstance(node, Compose)
+            for i, (f, g) in enumerate(zip(node.fns, node.fns[1:]))
+            if _is_prim(f, "reduceSeq") and _is_prim(g, "joinVec")]
+
+
+def _is_prim(f: Expr, name: str) -> bool:
+    return isinstance(f, Prim) and f.name == name
 
 
 def _joins_computations(step: Rewrite, before: Expr) -> bool:
