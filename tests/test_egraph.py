@@ -325,6 +325,18 @@ def _bare_context(expr, *types):
     return Context(spec, ReplayEvaluator([]), Log(None))
 
 
+def test_no_batch_is_begun_that_would_end_past_the_time_limit():
+    import time
+    from types import SimpleNamespace
+
+    from workbench.search.egraph import in_time
+
+    soon = SimpleNamespace(deadline=time.time() + 5)
+    assert in_time(soon, []) and in_time(soon, [1.0, 3.0])
+    assert not in_time(soon, [4.0, 8.0])  # 6 s a batch, 5 s left
+    assert in_time(SimpleNamespace(deadline=None), [100.0])
+
+
 def test_draws_take_the_e_nodes_that_terms_chosen_by_weight_take():
     """``Draw`` (each e-class's options found once) draws the terms that ``EGraph.term``
     draws with a choice by weight, from the same random numbers."""

@@ -225,10 +225,12 @@ def measured_while_extracted(ctx, graph: EGraph, state: GuidedState, extract: in
     how many kernels were extracted and how many candidates did not derive."""
     extraction = Extraction(graph, Candidates(ctx, state), extract, ctx.seed)
     ranked, unreached, shapes = extraction.more(first, ctx.deadline), 0, Counter()
-    while (ranked or not extraction.done()) and ctx.left() > 0:
+    batches: list[float] = []  # the seconds each batch took
+    while (ranked or not extraction.done()) and ctx.left() > 0 and in_time(ctx, batches):
         if not ranked:
             ranked = extraction.more(first, ctx.deadline)
             continue
+        began = time.time()
         batch, missed = next_batch(ctx, graph, ranked, state, shapes, routes=True)
         unreached += missed
         ctx.details["egraph"] |= {"kernels extracted": len(extraction.found),
@@ -237,7 +239,17 @@ def measured_while_extracted(ctx, graph: EGraph, state: GuidedState, extract: in
             ctx.measure(batch, extraction.ahead)
         state.refit(ctx, strength)
         ranked += extraction.more(DRAWS * len(batch), ctx.deadline)
+        batches.append(time.time() - began)
     return len(extraction.found), unreached
+
+
+def in_time(ctx, batches: list[float]) -> bool:
+    """Whether a batch taking as long as the batches so far took on average ends before
+    the search's time limit (one started later runs past it: the limit is checked as a
+    candidate finishes); without a time limit, always."""
+    if ctx.deadline is None or not batches:
+        return True
+    return time.time() + sum(batches) / len(batches) <= ctx.deadline
 
 
 def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
