@@ -236,10 +236,10 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # recorded in the options: ``device_options``); guided 4 and earlier did none of these and
 # took 8 and 16 lanes always. Egraph 3 keeps a composition's functions in e-classes of their
 # own and extracts only terms that derive (``derivable``); egraph 2 did neither. Egraph 4
-# grows within 0.3 of the time limit (``growth_share``), measures after ``first`` kernels
-# are completed, completes more between batches and derives a kernel's term once it is to
-# be measured (``derive_late``); egraph 3 and 2 grew within half the time limit and
-# completed ``extract`` kernels before measuring any. An entry
+# grows within 0.3 of the time limit (``growth_share``), completes its kernels within half
+# the time left (in processes, where the search has them) and derives a kernel's term once
+# it is to be measured (``derive_late``); egraph 3 and 2 grew within half the time limit and
+# derived every term before completing it. An entry
 # holds only while the strategy takes today's choices with these options: a version raised
 # for other choices drops them.
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
