@@ -113,16 +113,18 @@ def compare(name: str, s: dict, device: str | None, budget: int, options: dict, 
                                  resource.RUSAGE_SELF).ru_maxrss // 1024}
             if strategy == "egraph":
                 out[strategy] |= grown_report(result.details.get("egraph", {}))
-        best = best_record(read(ROOT / out[strategy]["log"]))
+        records = read(ROOT / out[strategy]["log"])
+        best = best_record(records)
         out[strategy] |= {"best_ms": best["kernel_ms"] if best else None,
-                          "best": best["expression"] if best else None}
+                          "best": best["expression"] if best else None,
+                          "measured": len(records)}
     return out | timed_again(name, s, out, device)
 
 
 def grown_report(report: dict) -> dict:
     """What the egraph strategy reported of its graph."""
     return {k: report.get(k) for k in ("nodes", "classes", "saturated", "kernels extracted",
-                                       "not derived")} | {
+                                       "not derived", "extraction seconds")} | {
         "growth_seconds": round(sum(r["seconds"] for r in report.get("rounds", [])), 2)}
 
 
@@ -227,15 +229,16 @@ def table(doc: dict) -> str:
                                     if doc.get("time_limit") else "") +
              ". Written by `python -m benchmarks.saturation`.", ""]
     if doc["programs"]:
-        lines += ["| program | e-nodes | growth s | egraph search s; peak MiB | "
-                  "egraph best ms (logged; again) | "
+        lines += ["| program | e-nodes | growth s; extraction s | egraph search s; peak MiB; "
+                  "measured | egraph best ms (logged; again) | "
                   "guided best ms (logged; again) | guided/egraph logged | again | "
                   "again, fastest runs |", "|---|---|---|---|---|---|---|---|---|"]
     for p in doc["programs"]:
         e, g, again = p["egraph"], p["guided"], p["timed_again"]
         lines.append(f"| {p['program']} {size_text(p['sizes'])} | {e['nodes']} | "
-                     f"{e['growth_seconds']} | {e.get('seconds', '-')}; "
-                     f"{e.get('peak_rss_MiB', '-')} | "
+                     f"{e['growth_seconds']}; {e.get('extraction seconds') or '-'} | "
+                     f"{e.get('seconds', '-')}; {e.get('peak_rss_MiB', '-')}; "
+                     f"{e.get('measured', '-')} | "
                      f"{_ms(e['best_ms'])}; {_again(again['egraph'])} | "
                      f"{_ms(g['best_ms'])}; {_again(again['guided'])} | "
                      f"{_ratio(p['egraph_vs_guided_logged'])} | "

@@ -11,9 +11,9 @@ found is not a candidate.
 Version 4 (``derive_late``, on by default; version 3's logs replay with it off): the whole
 search fits a time limit of 60 s at the paper's sizes. The graph grows within 0.3 of the
 time the search has (``growth_share``; 0.5 before), the terms are drawn once
-(``rewriting.egraph.Draw``: gemv's 1,500 draws took 20 of its 30 s of extraction), completed
-in the search's completing processes where it has them (``Extraction``) within half the time
-then left, and a term is derived only once its kernel is taken for a batch: version 3
+(``rewriting.egraph.Draw``: gemv's 1,500 draws took 20 of its 30 s of extraction),
+completed (in completing processes on a host of many cores: ``many_cores``) within half the
+time then left, and a term is derived only once its kernel is taken for a batch: version 3
 derived every term before completing it, 267 of gemv's at 4096 × 4096 in 32 s for 69
 kernels, and measured none within 60 s. No batch begins that would end past the time limit
 (``in_time``). With ``first`` below ``extract``, the best predicted of the first kernels are
@@ -41,6 +41,7 @@ host, and a replay then meets other candidates.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections import Counter
@@ -49,6 +50,7 @@ from dataclasses import replace
 from ..rewriting.egraph import EGraph, NoDerivation
 from ..rewriting.rule import BLOCKING, IDENTITY, OTHER_SEED
 from .guided import Candidate, Candidates, GuidedState, completing_processes
+from .processes import EAGER
 from .space import fits_device, walk_rules, within
 
 
@@ -235,9 +237,11 @@ def measured_while_extracted(ctx, graph: EGraph, state: GuidedState, extract: in
     measured (the next terms completed while it runs), the model refitted and ``DRAWS``
     kernels more for each candidate measured, up to ``extract``; how many kernels were
     extracted and how many candidates did not derive."""
+    began = time.time()
     extraction = Extraction(graph, Candidates(ctx, state), extract, ctx.seed)
-    halfway = None if ctx.deadline is None else (time.time() + ctx.deadline) / 2
+    halfway = None if ctx.deadline is None else (began + ctx.deadline) / 2
     ranked, unreached, shapes = extraction.more(first, halfway), 0, Counter()
+    ctx.details["egraph"]["extraction seconds"] = round(time.time() - began, 2)
     batches: list[float] = []  # the seconds each batch took
     while (ranked or not extraction.done()) and ctx.left() > 0 and in_time(ctx, batches):
         if not ranked:
@@ -278,7 +282,7 @@ def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
     version 2 did) before it measures any. Ranked by the cost model (the device's
     calibrated one, as the guided search's), several shapes a batch."""
     state = GuidedState.of(ctx)
-    state.processes = completing_processes(ctx) if derive_late else None
+    state.processes = completing_processes(ctx) if derive_late and many_cores() else None
     try:
         graph = grown(ctx, rounds, nodes, seconds, macros, derivable, growth_share)
         ctx.details["egraph"] = graph.summary()  # what a search cut by its time limit reports
@@ -294,6 +298,14 @@ def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
     report = graph.summary() | {"kernels extracted": kernels, "not derived": unreached}
     ctx.details["egraph"] = report
     return report
+
+
+def many_cores() -> bool:
+    """Whether the host has the cores for completing processes that start with the search,
+    their imports overlapping the growth (``processes.EAGER``); on fewer, processes started
+    when the first terms are completed cost the search more than they save (on two cores
+    they share them with the process that measures)."""
+    return (os.cpu_count() or 1) >= EAGER
 
 
 def measured_after_extraction(ctx, graph: EGraph, state: GuidedState, extract: int,
