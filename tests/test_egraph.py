@@ -287,6 +287,7 @@ def test_version_4_measures_before_every_term_is_completed_and_derives_what_it_m
                     log=tmp_path / "v4.jsonl", options=options, seed=1)
     report = result.details["egraph"]
     assert result.evaluated == 3 and 4 <= report["kernels extracted"] < 40
+    assert report["extraction seconds"] >= 0 and report["nodes"] > 0
     for record in result.log:
         d = Derivation.from_json({"format": FORMAT, "start": str(asum),
                                   "inputs": ["[float]_4096"], "steps": record["steps"]})

@@ -295,7 +295,8 @@ def egraph(ctx, rounds: int = 4, nodes: int = 6000, seconds: float = 60.0,
     finally:
         if state.processes is not None:
             state.processes.close()
-    report = graph.summary() | {"kernels extracted": kernels, "not derived": unreached}
+    report = ctx.details["egraph"] | graph.summary() | {"kernels extracted": kernels,
+                                                        "not derived": unreached}
     ctx.details["egraph"] = report
     return report
 
