@@ -17,14 +17,15 @@ Writes benchmarks/results/efficiency_<kind>_<sizes>.json and .md (a table: each 
 best at 10, 20 and 40 candidates relative to the best of all, and the first candidate within
 0.9x of it) and benchmarks/results/plots/efficiency_<kind>_<sizes>.png. With ``--out DIR``,
 everything goes into DIR instead, in four files: the JSON, the table, the plot and
-``logs.tar`` (the searches' logs, ``logs/*.jsonl.gz``: unpacked in DIR, a later run with
-``--out DIR`` reads them as it reads benchmarks/results/logs).
+``logs.tar`` (the searches' logs, ``logs/*.jsonl.gz``, which a later run with ``--out DIR``
+unpacks and reads as it reads benchmarks/results/logs).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tarfile
 import time
 from dataclasses import dataclass, field
@@ -175,7 +176,9 @@ def main(argv=None) -> dict:
     doc = {"device": info.name, "budget": args.budget, "strategies": args.strategies,
            "time_limit": args.time_limit, "tag": tag, "programs": []}
     entries = [(name, s) for name in args.programs for s in sizes_of(args.sizes, kind, name)]
-    missing = sum(args.fresh or not log_of(tag, name, s, strategy).exists()
+    if args.out is not None:
+        unpacked(args.out)
+    missing = sum(args.fresh or not log_of(tag, name, s, strategy, logs_folder(args)).exists()
                   for name, s in entries for strategy in args.strategies)
     plan = Plan(missing, args.time_limit, args.deadline)
     runs = {}
@@ -184,8 +187,17 @@ def main(argv=None) -> dict:
         runs[f"{name} {size_text(s)}"] = by_strategy
         doc["programs"].append(summary(name, s, by_strategy, tag, args.out))
         written(doc, runs, tag, args.out)  # each program's row kept, should a later one fail
+    if args.out is not None:
+        shutil.rmtree(args.out / "logs")  # packed in logs.tar: four files come back
     print(table(doc))
     return doc
+
+
+def unpacked(out: Path) -> None:
+    """The logs of an earlier run into ``out`` (the logs.tar it left), to be read again."""
+    if (out / "logs.tar").exists():
+        with tarfile.open(out / "logs.tar") as tar:
+            tar.extractall(out, filter="data")
 
 
 def written(doc: dict, runs: dict, tag: str, out: Path | None) -> None:
