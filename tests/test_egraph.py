@@ -294,6 +294,17 @@ def test_version_4_measures_before_every_term_is_completed_and_derives_what_it_m
         assert str(d.current) == record["expression"] and record["correct"]
 
 
+def test_version_3_derives_every_term_before_it_completes_it(tmp_path):
+    """With version 3's options (``derive_late`` off), every kernel is extracted from a
+    term that derived before any is measured, and each measured candidate replays."""
+    asum = library("blas")["asum"]
+    result = search(asum, "[float]_4096", strategy="egraph", budget=2, workers=0,
+                    log=tmp_path / "v3.jsonl", seed=1,
+                    options=OPTIONS | {"derive_late": False, "growth_share": 0.5})
+    assert result.evaluated == 2 and result.details["egraph"]["kernels extracted"] == 40
+    assert replay(asum, (parse_type("[float]_4096"),), result.derivation.steps) == result.best
+
+
 def test_completing_ahead_while_candidates_run_changes_no_choice():
     """``Extraction.ahead`` (work done while a batch runs) only fills the completions'
     cache: the kernels ``more`` gives are the same with or without it."""
