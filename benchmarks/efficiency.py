@@ -10,16 +10,23 @@ same names, ``saturation.log_of``); a strategy whose log is missing is searched 
 
     python -m benchmarks.efficiency                 # PoCL, small sizes: read, search the rest
     python -m benchmarks.efficiency --device gpu --sizes paper --fresh --deadline 400
+    python -m benchmarks.efficiency --device gpu --sizes paper --fresh \
+        --strategies egraph guided --time-limit 60 --out $OUT/efficiency
 
 Writes benchmarks/results/efficiency_<kind>_<sizes>.json and .md (a table: each strategy's
 best at 10, 20 and 40 candidates relative to the best of all, and the first candidate within
-0.9x of it) and benchmarks/results/plots/efficiency_<kind>_<sizes>.png.
+0.9x of it) and benchmarks/results/plots/efficiency_<kind>_<sizes>.png. With ``--out DIR``,
+everything goes into DIR instead, in four files: the JSON, the table, the plot and
+``logs.tar`` (the searches' logs, ``logs/*.jsonl.gz``, which a later run with ``--out DIR``
+unpacks and reads as it reads benchmarks/results/logs).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,17 +45,25 @@ MARKS = (10, 20, 40)  # candidates at which the table reads each curve
 WITHIN = 0.9  # a strategy "reaches" the best of all once its best is within 0.9x of it
 
 
+def logs_folder(args) -> Path | None:
+    """Where the logs are kept: DIR/logs with ``--out DIR`` (None: benchmarks/results/logs)."""
+    return None if args.out is None else args.out / "logs"
+
+
 def runs_of(name: str, s: dict, args, tag: str, plan: Plan) -> dict[str, list[dict]]:
     """Each strategy's records in the order measured: from its log, or searched now (all
     searched with ``--fresh``)."""
     out = {}
     for strategy in args.strategies:
-        log = log_of(tag, name, s, strategy)
+        log = log_of(tag, name, s, strategy, logs_folder(args))
         if args.fresh or not log.exists():
             limit = plan.next_limit()
             print(f"searching {name} {size_text(s)} with {strategy}"
                   + ("" if limit is None else f" (at most {limit:.0f} s)"), flush=True)
-            logged_search(name, s, strategy, args.device, args.budget, None, tag, limit)
+            began = time.time()
+            logged_search(name, s, strategy, args.device, args.budget, None, tag, limit,
+                          logs_folder(args))
+            print(f"  {time.time() - began:.1f} s", flush=True)
         out[strategy] = [dict(r) for r in read(log)]
     return out
 
@@ -82,7 +97,10 @@ def reading(curve: np.ndarray) -> dict:
             "within_0.9": int(near[0]) + 1 if len(near) else None}
 
 
-def summary(name: str, s: dict, runs: dict[str, list[dict]], tag: str) -> dict:
+def summary(name: str, s: dict, runs: dict[str, list[dict]], tag: str,
+            out: Path | None = None) -> dict:
+    """One program's curves and readings; its logs named relative to the repository (to
+    ``out``, with ``--out``)."""
     curves = plots.relative_best_so_far(runs)
     best = {k: min((r["kernel_ms"] for r in v if r.get("correct")), default=None)
             for k, v in runs.items()}
@@ -95,8 +113,8 @@ def summary(name: str, s: dict, runs: dict[str, list[dict]], tag: str) -> dict:
             "curves": {k: [None if np.isnan(x) else round(float(x), 4) for x in c]
                        for k, c in curves.items()},
             "readings": {k: reading(c) for k, c in curves.items()},
-            "logs": {k: str(log_of(tag, name, s, k).relative_to(saturation.ROOT))
-                     for k in runs}}
+            "logs": {k: str(log_of(tag, name, s, k, None if out is None else out / "logs")
+                            .relative_to(out or saturation.ROOT)) for k in runs}}
 
 
 def table(doc: dict) -> str:
@@ -148,30 +166,54 @@ def main(argv=None) -> dict:
     parser.add_argument("--deadline", type=float, default=None,
                         help="seconds for every search together, shared evenly among the "
                              "searches left (default: none)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="write the results, the plot and logs.tar (the logs) into DIR "
+                             "(default: benchmarks/results)")
     args = parser.parse_args(argv)
     info = find_device(args.device)[0]
     kind = "gpu" if info.kind == "gpu" else "cpu"
     tag = f"{kind}_{args.sizes}"
     doc = {"device": info.name, "budget": args.budget, "strategies": args.strategies,
-           "programs": []}
+           "time_limit": args.time_limit, "tag": tag, "programs": []}
     entries = [(name, s) for name in args.programs for s in sizes_of(args.sizes, kind, name)]
-    missing = sum(args.fresh or not log_of(tag, name, s, strategy).exists()
+    if args.out is not None:
+        unpacked(args.out)
+    missing = sum(args.fresh or not log_of(tag, name, s, strategy, logs_folder(args)).exists()
                   for name, s in entries for strategy in args.strategies)
     plan = Plan(missing, args.time_limit, args.deadline)
     runs = {}
     for name, s in entries:
         by_strategy = runs_of(name, s, args, tag, plan)
         runs[f"{name} {size_text(s)}"] = by_strategy
-        doc["programs"].append(summary(name, s, by_strategy, tag))
-    results = saturation.RESULTS
+        doc["programs"].append(summary(name, s, by_strategy, tag, args.out))
+        written(doc, runs, tag, args.out)  # each program's row kept, should a later one fail
+    if args.out is not None:
+        shutil.rmtree(args.out / "logs")  # packed in logs.tar: four files come back
+    print(table(doc))
+    return doc
+
+
+def unpacked(out: Path) -> None:
+    """The logs of an earlier run into ``out`` (the logs.tar it left), to be read again."""
+    if (out / "logs.tar").exists():
+        with tarfile.open(out / "logs.tar") as tar:
+            tar.extractall(out, filter="data")
+
+
+def written(doc: dict, runs: dict, tag: str, out: Path | None) -> None:
+    """The JSON, the table and the plot, in benchmarks/results (in ``out``, with the logs
+    packed into ``out``/logs.tar)."""
+    results = out or saturation.RESULTS
+    plots_folder = results if out else results / "plots"
+    plots_folder.mkdir(parents=True, exist_ok=True)
     (results / f"efficiency_{tag}.json").write_text(json.dumps(doc, indent=1) + "\n",
                                                      encoding="utf-8")
-    text = table(doc)
-    (results / f"efficiency_{tag}.md").write_text(text, encoding="utf-8")
-    (results / "plots").mkdir(exist_ok=True)
-    figure(doc, runs, results / "plots" / f"efficiency_{tag}.png")
-    print(text)
-    return doc
+    (results / f"efficiency_{tag}.md").write_text(table(doc), encoding="utf-8")
+    figure(doc, runs, plots_folder / f"efficiency_{tag}.png")
+    if out is not None:
+        with tarfile.open(out / "logs.tar", "w") as tar:
+            for log in sorted((out / "logs").glob("*.jsonl.gz")):
+                tar.add(log, arcname=f"logs/{log.name}")
 
 
 if __name__ == "__main__":

@@ -68,17 +68,19 @@ MM_SKETCHES = {
 }
 
 
-def log_of(tag: str, name: str, s: dict, strategy: str) -> Path:
+def log_of(tag: str, name: str, s: dict, strategy: str, folder: Path | None = None) -> Path:
     """Where a search of this benchmark (and of ``benchmarks.efficiency``) keeps its log,
-    compressed (plots and replays read it as it is)."""
+    compressed (plots and replays read it as it is): in ``folder`` (default
+    benchmarks/results/logs)."""
     sized = "x".join(str(v) for v in s.values())
-    return RESULTS / "logs" / f"saturation_{tag}_{name}_{sized}_{strategy}.jsonl.gz"
+    return (folder or RESULTS / "logs") / f"saturation_{tag}_{name}_{sized}_{strategy}.jsonl.gz"
 
 
 def logged_search(name: str, s: dict, strategy: str, device: str | None, budget: int,
-                  options: dict | None, tag: str, time_limit: float | None = None):
+                  options: dict | None, tag: str, time_limit: float | None = None,
+                  folder: Path | None = None):
     """One search from scratch, its log archived at ``log_of``; the search's result."""
-    archived = log_of(tag, name, s, strategy)
+    archived = log_of(tag, name, s, strategy, folder)
     archived.parent.mkdir(parents=True, exist_ok=True)
     log = archived.with_suffix("")
     log.unlink(missing_ok=True)
@@ -90,35 +92,39 @@ def logged_search(name: str, s: dict, strategy: str, device: str | None, budget:
 
 
 def compare(name: str, s: dict, device: str | None, budget: int, options: dict, tag: str,
-            earlier: dict | None = None) -> dict:
-    """The egraph strategy and the guided search on one program, one after the other (a
-    strategy that ``earlier``, the entry of an earlier run of this program, holds: its log
-    read, not searched again), then each one's best timed again, interleaved
-    (``timed_again``)."""
+            earlier: dict | None = None, time_limit: float | None = None) -> dict:
+    """The egraph strategy (within ``time_limit`` seconds, where given) and the guided
+    search on one program, one after the other (a strategy that ``earlier``, the entry of
+    an earlier run of this program, holds: its log read, not searched again), then each
+    one's best timed again, interleaved (``timed_again``)."""
     out = {"program": name, "sizes": s}
     for strategy in ("egraph", "guided"):
         began = time.time()
         if earlier is not None and strategy in earlier:
             out[strategy] = dict(earlier[strategy])
         else:
+            egraph = strategy == "egraph"
             result = logged_search(name, s, strategy, device, budget,
-                                   options if strategy == "egraph" else None, tag)
+                                   options if egraph else None, tag,
+                                   time_limit if egraph else None)
             out[strategy] = {"seconds": round(time.time() - began, 1),
                              "log": str(log_of(tag, name, s, strategy).relative_to(ROOT)),
                              "peak_rss_MiB": resource.getrusage(
                                  resource.RUSAGE_SELF).ru_maxrss // 1024}
             if strategy == "egraph":
                 out[strategy] |= grown_report(result.details.get("egraph", {}))
-        best = best_record(read(ROOT / out[strategy]["log"]))
+        records = read(ROOT / out[strategy]["log"])
+        best = best_record(records)
         out[strategy] |= {"best_ms": best["kernel_ms"] if best else None,
-                          "best": best["expression"] if best else None}
+                          "best": best["expression"] if best else None,
+                          "measured": len(records)}
     return out | timed_again(name, s, out, device)
 
 
 def grown_report(report: dict) -> dict:
     """What the egraph strategy reported of its graph."""
     return {k: report.get(k) for k in ("nodes", "classes", "saturated", "kernels extracted",
-                                       "not derived")} | {
+                                       "not derived", "extraction seconds")} | {
         "growth_seconds": round(sum(r["seconds"] for r in report.get("rounds", [])), 2)}
 
 
@@ -218,17 +224,21 @@ def table(doc: dict) -> str:
     and the unguided growth of matrix multiplication where it ran."""
     lines = [f"# Equality saturation on {doc['device']}", "",
              f"Budget {doc['budget']}, seed 0; the egraph strategy's options "
-             f"{doc['options']}. Written by `python -m benchmarks.saturation`.", ""]
+             f"{doc['options']}" + (f", its search within {doc['time_limit']:g} s (growth, "
+                                    "extraction and measurements)"
+                                    if doc.get("time_limit") else "") +
+             ". Written by `python -m benchmarks.saturation`.", ""]
     if doc["programs"]:
-        lines += ["| program | e-nodes | growth s | egraph search s; peak MiB | "
-                  "egraph best ms (logged; again) | "
+        lines += ["| program | e-nodes | growth s; extraction s | egraph search s; peak MiB; "
+                  "measured | egraph best ms (logged; again) | "
                   "guided best ms (logged; again) | guided/egraph logged | again | "
                   "again, fastest runs |", "|---|---|---|---|---|---|---|---|---|"]
     for p in doc["programs"]:
         e, g, again = p["egraph"], p["guided"], p["timed_again"]
         lines.append(f"| {p['program']} {size_text(p['sizes'])} | {e['nodes']} | "
-                     f"{e['growth_seconds']} | {e.get('seconds', '-')}; "
-                     f"{e.get('peak_rss_MiB', '-')} | "
+                     f"{e['growth_seconds']}; {e.get('extraction seconds') or '-'} | "
+                     f"{e.get('seconds', '-')}; {e.get('peak_rss_MiB', '-')}; "
+                     f"{e.get('measured', '-')} | "
                      f"{_ms(e['best_ms'])}; {_again(again['egraph'])} | "
                      f"{_ms(g['best_ms'])}; {_again(again['guided'])} | "
                      f"{_ratio(p['egraph_vs_guided_logged'])} | "
@@ -240,8 +250,9 @@ def table(doc: dict) -> str:
                   "as logged, timed again (medians) and the fastest runs' (on a loaded host "
                   "a kernel of several work-groups waits for cores more often than one of a "
                   "single work-item: its median suffers, its fastest run less)."]
-    lines += ["", "| mm goal | sketches | reached | seconds | peak MiB | e-nodes |",
-              "|---|---|---|---|---|---|"]
+    if doc["sketches"]:
+        lines += ["", "| mm goal | sketches | reached | seconds | peak MiB | e-nodes |",
+                  "|---|---|---|---|---|---|"]
     for s in doc["sketches"]:
         lines.append(f"| {s['goal']} | {s['sketches']} | {s['reached']} | {s['seconds']} | "
                      f"{s['peak_MiB']} | {s['nodes']} |")
@@ -473,6 +484,18 @@ def main(argv=None) -> None:
                         choices=("egraph", "guided"),
                         help="the strategies searched again (default: both); the others' "
                              "logs are those of the last run (its results file)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds the egraph strategy's search may take, growth, "
+                             "extraction and measurements together (the issue: 60; the "
+                             "guided search runs its whole budget)")
+    parser.add_argument("--label", default="",
+                        help="a name the results file and the logs end in "
+                             "(saturation_<device>_<sizes>_<label>.json)")
+    parser.add_argument("--keep-from", type=Path, default=None, metavar="JSON",
+                        help="the results file whose logs answer for the strategies not "
+                             "searched again (default: this run's results file)")
+    parser.add_argument("--no-sketches", action="store_true",
+                        help="leave out matrix multiplication's sketches")
     parser.add_argument("--mm-size", type=int, default=64)
     parser.add_argument("--mm-unguided", type=float, default=0.0, metavar="SECONDS",
                         help="also grow mm's e-graph without sketches this long (the issue: "
@@ -494,14 +517,15 @@ def main(argv=None) -> None:
         return
     info = find_device(args.device)[0]
     kind = "gpu" if info.kind == "gpu" else "cpu"
-    tag = f"{'gpu' if kind == 'gpu' else 'cpu'}_{args.sizes}"
+    tag = f"{'gpu' if kind == 'gpu' else 'cpu'}_{args.sizes}" + \
+        (f"_{args.label}" if args.label else "")
     options = {k: v for k, v in (("rounds", args.rounds), ("nodes", args.nodes),
                                  ("seconds", args.seconds)) if v is not None}
     options = {**{k: v for k, v in option_names("egraph").items()
                   if k in ("rounds", "nodes", "seconds")}, **options}
     if args.no_macros:
         options["macros"] = False
-    doc = {"device": info.name, "budget": args.budget,
+    doc = {"device": info.name, "budget": args.budget, "time_limit": args.time_limit,
            "options": options, "programs": [], "sketches": []}
     # without programs (``--programs`` alone), the run is matrix multiplication's only
     basic = "_basic" if args.no_macros else ""
@@ -509,7 +533,7 @@ def main(argv=None) -> None:
                      f"saturation_mm_{args.mm_size}{basic}.json")
     kept = {"egraph", "guided"} - set(args.search)
     before = {(p["program"], json.dumps(p["sizes"])): p for p in
-              json.loads(out.read_text())["programs"]} if kept else {}
+              json.loads((args.keep_from or out).read_text())["programs"]} if kept else {}
     for name in args.programs:
         for s in sizes_of(args.sizes, kind, name):
             earlier = before.get((name, json.dumps(s)))
@@ -517,14 +541,15 @@ def main(argv=None) -> None:
                 sys.exit(f"{out} has no entry of {name} {size_text(s)} to read the logs of")
             earlier = {k: v for k, v in (earlier or {}).items() if k in kept} or None
             doc["programs"].append(compare(name, s, args.device, args.budget, options, tag,
-                                           earlier))
+                                           earlier, args.time_limit))
             print(json.dumps(doc["programs"][-1]), flush=True)
             written(out, doc)  # each program's row kept, should a later one not end
     if args.mm_unguided:  # first: the process's peak resident size is the growth's own
         doc["mm_unguided"] = unguided(args.mm_size, args.mm_unguided, args.mm_nodes,
                                       not args.no_macros)
         print(json.dumps(doc["mm_unguided"]), flush=True)
-    doc["sketches"] = sketches(args.mm_size, not args.no_macros)
+    if not args.no_sketches:
+        doc["sketches"] = sketches(args.mm_size, not args.no_macros)
     written(out, doc)
     print(table(doc))
     print(f"written {out}")

@@ -403,6 +403,28 @@ def test_efficiency_benchmark_draws_each_strategy_from_its_log(tmp_path, monkeyp
     assert again["programs"][0]["curves"] == p["curves"]  # read from the logs, not run again
 
 
+def test_efficiency_benchmark_writes_results_and_logs_into_one_folder(tmp_path, monkeypatch):
+    """``--out DIR``: the JSON, the table, the plot and logs.tar, nothing else (the GPU run's
+    results come back as a few files); a later run reads the logs from the tar and searches
+    nothing."""
+    import tarfile
+
+    from benchmarks import efficiency, saturation
+
+    monkeypatch.setattr(saturation, "RESULTS", tmp_path / "untouched")
+    out = tmp_path / "out"
+    args = ["--budget", "2", "--programs", "scal", "--strategies", "random", "--out", str(out)]
+    doc = efficiency.main(args + ["--fresh", "--time-limit", "60"])
+    tag = doc["tag"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"efficiency_{tag}.json", f"efficiency_{tag}.md", f"efficiency_{tag}.png", "logs.tar"])
+    with tarfile.open(out / "logs.tar") as tar:
+        assert tar.getnames() == list(doc["programs"][0]["logs"].values())
+    monkeypatch.setattr(efficiency, "logged_search", None)  # a search would fail
+    assert efficiency.main(args)["programs"][0]["curves"] == doc["programs"][0]["curves"]
+    assert not (tmp_path / "untouched").exists()
+
+
 def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_does_not_search(
         tmp_path, monkeypatch):
     from benchmarks import saturation
@@ -428,6 +450,12 @@ def test_saturation_benchmark_times_both_bests_again_and_keeps_a_strategy_it_doe
     (again,) = json.loads(out.read_text())["programs"]
     assert again["guided"] == first["guided"]  # its log read, not searched again
     assert "guided/egraph" in out.with_suffix(".md").read_text()
+    # under a label, the egraph strategy within a time limit, the guided log of another run
+    saturation.main(args + ["--search", "egraph", "--label", "limited", "--time-limit", "60",
+                            "--keep-from", str(out)])
+    (limited,) = json.loads(out.with_name(out.stem + "_limited.json").read_text())["programs"]
+    assert limited["guided"] == first["guided"] and "_limited_" in limited["egraph"]["log"]
+    assert "within 60 s" in out.with_name(out.stem + "_limited.md").read_text()
 
 
 def test_search_speed_interleaves_two_checkouts_with_the_same_search(tmp_path):

@@ -265,6 +265,109 @@ def test_a_log_of_version_2_replays_with_derivable_off():
     assert {r["expression"] for r in result.log} == {r["expression"] for r in records}
 
 
+def test_a_log_of_version_3_replays_with_the_terms_extracted_before_any_is_measured():
+    """Version 3 grew within half the time limit and completed ``extract`` kernels of
+    terms that derive before it measured any; its logs replay with those defaults."""
+    from workbench.search.strategies import VERSIONS, replay_options, replays
+
+    header = {"strategy": "egraph", "strategy_version": 3, "options": {"rounds": 4}}
+    assert VERSIONS["egraph"] == 4 and replays("egraph", 3) and replays("egraph", 2)
+    assert replay_options("egraph", header, None) == {
+        "derive_late": False, "growth_share": 0.5, "rounds": 4}
+    assert replay_options("egraph", header | {"strategy_version": 2}, None)["derivable"] is False
+
+
+def test_version_4_measures_before_every_term_is_completed_and_derives_what_it_measures(
+        tmp_path):
+    """``first`` kernels completed, then more between batches: a budget of 3 completes a
+    few of the ``extract`` kernels the graph offers; each candidate measured derives."""
+    asum = library("blas")["asum"]
+    options = OPTIONS | {"extract": 200, "first": 4}
+    result = search(asum, "[float]_4096", strategy="egraph", budget=3, workers=0,
+                    log=tmp_path / "v4.jsonl", options=options, seed=1)
+    report = result.details["egraph"]
+    assert result.evaluated == 3 and 4 <= report["kernels extracted"] < 40
+    assert report["extraction seconds"] >= 0 and report["nodes"] > 0
+    for record in result.log:
+        d = Derivation.from_json({"format": FORMAT, "start": str(asum),
+                                  "inputs": ["[float]_4096"], "steps": record["steps"]})
+        assert str(d.current) == record["expression"] and record["correct"]
+
+
+def test_version_3_derives_every_term_before_it_completes_it(tmp_path):
+    """With version 3's options (``derive_late`` off), every kernel is extracted from a
+    term that derived before any is measured, and each measured candidate replays."""
+    asum = library("blas")["asum"]
+    result = search(asum, "[float]_4096", strategy="egraph", budget=2, workers=0,
+                    log=tmp_path / "v3.jsonl", seed=1,
+                    options=OPTIONS | {"derive_late": False, "growth_share": 0.5})
+    assert result.evaluated == 2 and result.details["egraph"]["kernels extracted"] == 40
+    assert replay(asum, (parse_type("[float]_4096"),), result.derivation.steps) == result.best
+
+
+def test_completing_ahead_while_candidates_run_changes_no_choice():
+    """``Extraction.ahead`` (work done while a batch runs) only fills the completions'
+    cache: the kernels ``more`` gives are the same with or without it."""
+    from workbench.search.egraph import Extraction
+    from workbench.search.guided import Candidates, GuidedState
+
+    asum = library("blas")["asum"]
+    graph = EGraph(asum, ("[float]_4096",), walk_rules()).saturate(rounds=2, node_limit=500)
+
+    def kernels(ahead: int) -> list[str]:
+        ctx = _bare_context(asum, "[float]_4096")
+        extraction = Extraction(graph, Candidates(ctx, GuidedState.of(ctx)), 30, 0)
+        out = [str(c.expr) for c, _, _ in extraction.more(3)]
+        for _ in range(ahead):
+            extraction.ahead()
+        return out + [str(c.expr) for c, _, _ in extraction.more(5)]
+
+    assert kernels(0) == kernels(12)
+    assert len(set(kernels(0))) == 8
+
+
+def _bare_context(expr, *types):
+    """The context of a search that runs nothing (its strategy's pieces tested alone)."""
+    from workbench.search.context import Context, SearchSpec
+    from workbench.search.evaluation import ReplayEvaluator
+    from workbench.search.log import Log
+
+    spec = SearchSpec(expr, tuple(parse_type(t) for t in types), 3, "egraph", repeat=3,
+                      replayed=[])
+    return Context(spec, ReplayEvaluator([]), Log(None))
+
+
+def test_no_batch_is_begun_that_would_end_past_the_time_limit():
+    import time
+    from types import SimpleNamespace
+
+    from workbench.search.egraph import in_time
+
+    soon = SimpleNamespace(deadline=time.time() + 5)
+    assert in_time(soon, []) and in_time(soon, [1.0, 3.0]) and in_time(soon, [9.0, 1, 1, 1])
+    assert not in_time(soon, [1.0, 6.0])  # the last batches took up to 6 s, 5 s are left
+    assert in_time(SimpleNamespace(deadline=None), [100.0])
+
+
+def test_draws_take_the_e_nodes_that_terms_chosen_by_weight_take():
+    """``Draw`` (each e-class's options found once) draws the terms that ``EGraph.term``
+    draws with a choice by weight, from the same random numbers."""
+    import random
+
+    from workbench.rewriting.egraph import Draw
+
+    graph = EGraph(library("blas")["dot"], ("[float]_4096",) * 2, saturation_rules()
+                   ).saturate(rounds=2, node_limit=800)
+    smallest = graph.smallest()
+    ours, theirs = random.Random(5), random.Random(5)
+    draw = Draw(graph, ours, smallest)
+    pick = lambda options: theirs.choices(  # noqa: E731
+        options, weights=[1 + graph.born.get(o, 0) for o in options])[0]
+    drawn = [draw.term(graph.root) for _ in range(30)]
+    assert drawn == [graph.term(graph.root, pick, smallest=smallest) for _ in range(30)]
+    assert len(set(drawn)) > 5
+
+
 def test_the_egraph_strategy_refuses_an_option_it_does_not_take():
     with pytest.raises(WorkbenchError, match="egraph strategy takes no option 'depth'"):
         search(parse("map abs"), VECTOR, strategy="egraph", options={"depth": 2},

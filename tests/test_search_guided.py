@@ -447,3 +447,19 @@ def test_a_nest_of_maps_whose_functions_end_in_joins_runs_on_a_grid(text, types,
     np.testing.assert_allclose(np.asarray(result.output).ravel(),
                                np.asarray(evaluate(prog, *inputs)).ravel(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_a_search_completing_drops_an_expression_without_asking_why_it_cannot_be_lowered():
+    """``lower(..., explain=False)`` (what the searches' completions call) refuses the same
+    nodes as ``lower``, naming the node but not the failed condition of its default
+    lowering, which only a reader of the error needs."""
+    from workbench.rules.lowering import LoweringRefused, lower
+
+    nested = parse("map (mapGlobal abs) ∘ split 4")
+    with pytest.raises(LoweringRefused, match="nested in another mapGlobal") as told:
+        lower(nested, "[float]_16")
+    with pytest.raises(LoweringRefused, match="map is still high-level$") as short:
+        lower(nested, "[float]_16", explain=False)
+    assert short.value.path == told.value.path == (0,)
+    assert lower(parse("mapGlobal (map abs) ∘ split 4"), "[float]_16", explain=False) == \
+        lower(parse("mapGlobal (map abs) ∘ split 4"), "[float]_16")

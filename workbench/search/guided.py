@@ -254,8 +254,9 @@ class Candidates:
 
     def _complete(self, expr: Expr) -> Completion:
         try:
-            low, completed = lower(expr, *self.ctx.types) if not terminal(expr) else (expr, [])
-        except WorkbenchError:  # cannot be lowered: not a candidate
+            low, completed = lower(expr, *self.ctx.types, explain=False) \
+                if not terminal(expr) else (expr, [])
+        except WorkbenchError:  # cannot be lowered: not a candidate (why is not asked)
             return NOT_A_CANDIDATE
         except Exception as err:  # a bug: reported in the result, and not a candidate
             self._bug(expr, err)

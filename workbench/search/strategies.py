@@ -220,7 +220,7 @@ DEFAULT_STRATEGY = "guided"
 # whenever a strategy's choices change (and record the strategy tests' logs again).
 VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1,
                             "guided": 6, "cases": 3,
-                            "egraph": 3}
+                            "egraph": 4}
 
 # Versions that differ from today's only in the defaults of options: a log they wrote
 # replays with the defaults its version had (an option its header does not name takes that
@@ -242,19 +242,24 @@ VERSIONS: dict[str, int] = {"mcts": 2, "random": 2, "exhaustive": 1, "ranked": 1
 # (``vector_reductions_first``) and its fused computations in vectors also with their lanes'
 # sums unrolled (``lane_sums_first``); guided 5 and earlier did none of these. Egraph 3 keeps
 # a composition's functions in e-classes of their own and extracts only terms that derive
-# (``derivable``); egraph 2 did neither. An entry holds only while the strategy takes
-# today's choices with these options: a version raised for other choices drops them.
+# (``derivable``); egraph 2 did neither. Egraph 4 grows within 0.3 of the time limit
+# (``growth_share``), completes its kernels within half the time left (in processes, where
+# the search has them) and derives a kernel's term once it is to be measured
+# (``derive_late``); egraph 3 and 2 grew within half the time limit and derived every term
+# before completing it. An entry holds only while the strategy takes today's choices with
+# these options: a version raised for other choices drops them.
 _BEFORE_6 = {"float4_lanes_first": False, "turns_first": False,
              "vector_reductions_first": False, "lane_sums_first": False}
 _BEFORE_5 = {"fusion_first": False, "fused_first": False, "vector_blocks_first": False,
              "lane_widths": [8, 16], "groups_first": False, **_BEFORE_6}
+_EGRAPH_BEFORE_4 = {"derive_late": False, "growth_share": 0.5}
 EARLIER_DEFAULTS: dict[str, dict[int, dict]] = {
     "guided": {2: {"default_first": False, "grids_first": False, "unrolled_first": False,
                    "lanes_first": False, "rows_first": False, "pads_first": False,
                    **_BEFORE_5},
                3: {"rows_first": False, "pads_first": False, **_BEFORE_5},
                4: _BEFORE_5, 5: _BEFORE_6},
-    "egraph": {2: {"derivable": False}},
+    "egraph": {2: {"derivable": False, **_EGRAPH_BEFORE_4}, 3: _EGRAPH_BEFORE_4},
 }
 
 # the strategies that rank candidates with the device's calibrated cost model
@@ -345,7 +350,7 @@ def check_options(strategy: str, options: dict) -> dict:
             ok, what = number and isinstance(value, int) and value >= 0, "a whole number"
         else:
             ok, what = number and value >= 0, "a number, at least 0"
-        if name == "refine":
+        if name in ("refine", "growth_share"):
             ok, what = number and 0 <= value <= 1, "a share between 0 and 1"
         if not ok:
             raise WorkbenchError(f"the {strategy} strategy's option {name} = {value!r}: "
