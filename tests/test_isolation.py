@@ -24,6 +24,30 @@ def _slow_warm_up(job) -> None:
     time.sleep(3)  # longer than the pool's time limit: must not count against any job
 
 
+def _pid_of(job: tuple[str, str]) -> tuple[str, int]:
+    """The job's name and its worker's pid; "a1" waits until "b1" has run (so that the two
+    run on two workers)."""
+    name, folder = job
+    if name == "a1":
+        while not os.path.exists(os.path.join(folder, "b1")):
+            time.sleep(0.05)
+    open(os.path.join(folder, name), "w").close()
+    return name, os.getpid()
+
+
+def test_a_job_goes_to_the_idle_worker_that_ran_one_of_its_affinity(tmp_path):
+    # a search's re-timing of its best candidate goes to the worker that built its program
+    pool = WorkerPool(_pid_of, workers=2, timeout=60, affinity=lambda job: job[0][0])
+    try:
+        ran = dict(f.payload for _, f in pool.run([("a1", str(tmp_path)), ("b1", str(tmp_path))]))
+        assert ran["a1"] != ran["b1"]
+        for kind in "ba":  # each alone, both workers idle: to the one that ran its kind
+            [(_, finished)] = list(pool.run([(kind + "2", str(tmp_path))]))
+            assert finished.payload[1] == ran[kind + "1"]
+    finally:
+        pool.close()
+
+
 def test_a_job_that_kills_its_worker_costs_one_restart_and_its_time():
     pool = WorkerPool(_answer_or_die, workers=1, timeout=30)
     try:

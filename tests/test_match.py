@@ -88,3 +88,30 @@ def test_a_part_without_a_reason_refuses_with_its_nearest_enclosing_reason():
     assert lhs.match(parse("λys. map (λx. abs x) ys").body) == Refused("outer")
     assert lhs.match(parse("map abs")) == Refused("outer")
     assert app("f", "x").match(parse("abs")) == Refused("it does not have the rule's shape")
+
+
+def test_rewrites_pass_over_rules_of_another_shape_and_list_what_trying_each_lists(
+        monkeypatch):
+    # ``rewrites`` skips a rule at a node without its left-hand side before listing its
+    # parameters: the rewrites listed are those of trying every rule with every parameter
+    import random
+
+    from workbench.programs import library
+    from workbench.rewriting import application
+
+    def listed(expr, types):
+        return [(r.rule, r.path, str(r.params), str(r.result))
+                for r in application.rewrites(expr, *types)]
+
+    rng = random.Random(3)
+    for name, types in (("asum", ["[float]_1024"]),
+                        ("gemv", ["[[float]_64]_32", "[float]_64", "[float]_32", "float",
+                                  "float"])):
+        expr = library("blas")[name]
+        for _ in range(3):
+            shaped = listed(expr, types)
+            with monkeypatch.context() as every_rule:
+                every_rule.setattr(application, "_has_shape", lambda rule, site: True)
+                assert listed(expr, types) == shaped
+            assert shaped
+            expr = application.rewrites(expr, *types)[rng.randrange(len(shaped))].result

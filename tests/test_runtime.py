@@ -129,6 +129,17 @@ def test_the_program_cache_drops_the_oldest_beyond_its_bytes():
     assert cache.keys() == ["huge"] and cache.bytes == 10 and cache.get("huge") == "rebuilt"
 
 
+def test_a_program_built_on_pocl_is_counted_by_its_source(monkeypatch):
+    # asking PoCL for its binaries' sizes compiles the program again (0.3-0.7 s a candidate)
+    ctx = runtime.context_for()
+    if not ctx.info.is_pocl:
+        pytest.skip(f"the default device is not PoCL: {ctx.info.describe()}")
+    monkeypatch.setattr(ctx, "programs", runtime.ProgramCache())
+    source = SCALE3.replace("3.0f", "7.0f")
+    assert runtime.build(ctx, source)[1] > 0
+    assert ctx.programs.bytes == len(source.encode())
+
+
 def test_builds_beyond_the_cache_evict_the_oldest_and_keep_the_recently_used(monkeypatch):
     ctx = runtime.context_for()
     monkeypatch.setattr(ctx, "programs", runtime.ProgramCache(max_entries=2))

@@ -22,6 +22,7 @@ main module (``spawning``), as an interactive session's are.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import ctypes
 import functools
@@ -39,6 +40,7 @@ from multiprocessing.connection import wait as wait_for
 from . import lock as device_lock
 
 TIMEOUT, CRASHED = "timeout", "crashed"
+RECENT = 32  # jobs a worker remembers for ``WorkerPool``'s affinity (the programs it keeps)
 
 
 def die_with_parent() -> None:
@@ -268,6 +270,8 @@ class _Worker:
     replacing: bool = False  # started in place of one that crashed or overran
     warming: bool = False  # runs the warm-up before it says it is ready
     holding: bool = False  # holds the device's lock (builds or times a kernel on a CPU)
+    # what the worker's last jobs had in common with others (``WorkerPool``'s ``affinity``)
+    recent: collections.deque = field(default_factory=lambda: collections.deque(maxlen=RECENT))
 
 
 class WorkerPool:
@@ -283,8 +287,9 @@ class WorkerPool:
     theirs."""
 
     def __init__(self, task: Callable, workers: int = 2, timeout: float = 60.0,
-                 warm: Callable | None = None):
+                 warm: Callable | None = None, affinity: Callable | None = None):
         self.task, self.size, self.timeout, self.warm = task, max(1, workers), timeout, warm
+        self.affinity = affinity
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self.restarts = 0  # workers started in place of one that crashed or overran
@@ -337,6 +342,8 @@ class WorkerPool:
             self._replace(worker, job)
             return False
         worker.ticket, worker.job, worker.clock = ticket, job, _Clock()
+        if self.affinity is not None:
+            worker.recent.append(self.affinity(job))
         return True
 
     def run(self, jobs: Iterable, idle: Callable[[], bool] | None = None,
@@ -365,15 +372,25 @@ class WorkerPool:
     def _hand_out(self, waiting: list) -> None:
         """The waiting jobs given to idle workers, and workers started for the others."""
         while waiting:
-            idle = next((w for w in self._workers if w.ready and w.ticket is None), None)
+            ticket, job = waiting[0]
+            idle = self._idle_for(job)
             if idle is None:
                 break
-            ticket, job = waiting[0]
             if self._give(idle, ticket, job):
                 waiting.pop(0)
         starting = [w for w in self._workers if not w.ready]
         for _ in range(min(self.size - len(self._workers), len(waiting) - len(starting))):
             starting.append(self._start(waiting[0][1]))
+
+    def _idle_for(self, job) -> _Worker | None:
+        """An idle worker for ``job``: one whose last ``RECENT`` jobs include one of the
+        same ``affinity`` (what it kept of that job serves this one: a search's re-timing
+        of its best candidate finds the program built), else the first idle one."""
+        idle = [w for w in self._workers if w.ready and w.ticket is None]
+        if self.affinity is not None and len(idle) > 1:
+            mark = self.affinity(job)
+            return next((w for w in idle if mark is not None and mark in w.recent), idle[0])
+        return idle[0] if idle else None
 
     def _pause(self, busy: list[_Worker]) -> float:
         """How long to wait for a worker's word: until the first time limit, a second at

@@ -271,7 +271,7 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
     for path in paths:
         site = site_at(expr, path, note)
         for rule in catalogue:
-            if rule.pair and site.next is None:
+            if rule.pair and site.next is None or not _has_shape(rule, site):
                 continue
             choices = [p.candidates(site) for p in rule.params]
             for combo in itertools.product(*choices):
@@ -282,6 +282,20 @@ def rewrites(expr: Expr, *input_types: Type | str, at: Path | str | int | None =
                 result = keep_signature(result, expr)
                 found.append(Step(rule.name, path, params, result))
     return found
+
+
+def _has_shape(rule: Rule, site: Site) -> bool:
+    """Whether the site has the rule's left-hand side, where the rule states one (its
+    rewrite refuses every other site, whatever its parameters): a rule of another shape is
+    passed over once per place, not once per choice of its parameters, and its parameters'
+    candidates are not listed there (most of a search's time listing moves went to rules
+    that did not fit)."""
+    if rule.lhs is None:
+        return True
+    try:
+        return rule.lhs.refusal(site) is None
+    except TypeCheckError:  # refused as ``try_rule`` refuses it
+        return False
 
 
 def refusals(expr: Expr, path: Path | str | int, *input_types: Type | str) -> dict[str, str]:

@@ -161,6 +161,13 @@ def _holds_vectors(t) -> bool:
     return isinstance(t, TupleType) and any(_holds_vectors(i) for i in t.items)
 
 
+def candidate_of(job: dict) -> str | None:
+    """Which candidate a job runs (its key): the worker that ran it keeps its program
+    (``runtime.ProgramCache``), so a search's re-timing of its best candidate goes there
+    (``WorkerPool``'s affinity) and does not build it again."""
+    return job.get("key")
+
+
 def prepare_candidate(job: dict) -> None:
     """What a worker does before its first candidate (``WorkerPool``'s warm-up), so that
     neither a candidate's time limit nor, after a crash, the next candidate pays for it:
@@ -255,7 +262,8 @@ class PoolEvaluator:
         self.workers = max(1, workers)
         self.timeout = timeout
         self.pool = WorkerPool(task or evaluate_candidate, self.workers, timeout,
-                               warm=prepare_candidate if task is None else None)
+                               warm=prepare_candidate if task is None else None,
+                               affinity=candidate_of if task is None else None)
 
     @property
     def restarts(self) -> int:
