@@ -281,18 +281,18 @@ def test_a_vector_is_loaded_whole_only_where_its_lanes_are_neighbours(views, wid
 
 # (program, input type, the accesses its kernel must print, those it must not): a vector
 # whose offset is a multiple of its width is read and written through a vector pointer (the
-# buffer is aligned by OpenCL); one that starts between vectors (a view that drops elements
-# first) keeps vloadN, and an aligned store beside it still goes through a pointer
+# buffer is aligned by OpenCL), but for a store a work-item's loop walks through its chunk,
+# which keeps vstoreN; one that starts between vectors (a view that drops elements first)
+# keeps vloadN, and an aligned store beside it still goes through a pointer
 ALIGNMENT = {
     "aligned float4": (
         "λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 4", "[float]_256",
         ["*(global float4 *)(out + 4*gl", "(*(global const float4 *)(in1 + 4*gl"],
         ["vload", "vstore"]),
-    "aligned float16 chunks": (
-        "λa. join ∘ mapGlobal (joinVec ∘ mapSeq (mapVec (*a)) ∘ splitVec 16) ∘ split 64",
-        "[float]_1024",
-        ["*(global float16 *)(out + ", "(*(global const float16 *)(in1 + "],
-        ["vload", "vstore"]),
+    "aligned float8 chunks": (
+        "λa. join ∘ mapGlobal (joinVec ∘ mapSeq (mapVec (*a)) ∘ splitVec 8) ∘ split 64",
+        "[float]_1024", ["vstore8(", "(*(global const float8 *)(in1 + "],
+        ["vload", "*(global float8 *)(out"]),
     "a view that starts one element in": (
         "λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 4 ∘ drop 1", "[float]_257",
         ["vload4(0, in1 + 4*gl1 + 1)", "*(global float4 *)(out + 4*gl1)"],

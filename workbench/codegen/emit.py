@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 from ..types import ScalarType, TupleType, Type, VectorType
-from . import ir
+from . import access, ir
 from .arith import Index, to_c
 from .c_types import c_type
 
@@ -29,8 +29,13 @@ INDENT = "    "
 # pair) are read and written so for every vector whose offset is a multiple of its width:
 # vloadN and vstoreN are calls into the driver's library on PoCL 3.0 from PyPI (scal by
 # vload4/vstore4 13 times slower than by float4 pointers; its float16 calls abort its LLVM on
-# an AVX-512 CPU), and PoCL 3.1 runs both forms alike (benchmarks/results/pocl_builtins.md,
-# vector_stores_*.md). A vector at an offset that is not such a multiple (a view that starts
+# an AVX-512 CPU), and PoCL 3.1 runs both forms alike there (benchmarks/results/
+# pocl_builtins.md, vector_stores_pocl.md). But for a store that a work-item's sequential loop
+# walks through its own chunk (``access.pattern`` "streamed"), which keeps vstoreN: through a
+# pointer, scal's chunks of 2048 floats a work-item ran 2-3 times slower on PoCL 3.0 and 3.1
+# (codegen_before_after_pocl.md; PoCL vectorises the work-items of a work-group together,
+# and a chunk's stores are then scattered, where the call keeps each work-item's stores
+# whole). A vector at an offset that is not a multiple of its width (a view that starts
 # between vectors) keeps vloadN/vstoreN.
 _ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
                                                                 default=None)
@@ -89,6 +94,7 @@ class _Printer:
         self.depth = 1
         self.warps: list[ir.Loop] = []  # enclosing warp loops
         self.widths: dict[str, int] = {}  # arrays read as aligned vectors (_vector_widths)
+        self.streamed: set[int] = set()  # the stores that keep vstoreN (_streamed_stores)
 
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
@@ -127,7 +133,8 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width):
+            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width) and \
+                    id(s) not in self.streamed:
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
@@ -214,8 +221,8 @@ class _Printer:
             # each work-item runs it at most once: unrolled to a condition (the slides'
             # "if (tid < s)" of each tree level). A work-item's loop over the global range
             # stands between PoCL and the vectorisation of its work-group's work-items (a
-            # scalar scal 3-5 times slower as a loop on PoCL 3.0 and 3.1,
-            # benchmarks/results/global_blocks_*.md)
+            # scalar scal 3-6 times slower as a loop on PoCL 3.0 and 3.1,
+            # benchmarks/results/vector_stores_pocl.md: item against item-loop)
             self.line("{")
             self.depth += 1
             self.line(f"{kind} {i} = {start};")
@@ -263,9 +270,10 @@ def _multiple(offset: Index, width: int) -> bool:
 
 def _through_pointer(buffer: str, offset: Index, width: int) -> bool:
     """Whether a vector access is printed as a dereference of a vector pointer: any access
-    to a local array read as aligned vectors; an aligned access to a global array; an
-    aligned access of WIDE lanes or more to a private array (unaligned accesses, and
-    narrower ones to private arrays, keep vloadN/vstoreN)."""
+    to a local array read as aligned vectors; an aligned access to a global array (but for
+    a streamed store: ``_streamed_stores``); an aligned access of WIDE lanes or more to a
+    private array (unaligned accesses, and narrower ones to private arrays, keep
+    vloadN/vstoreN)."""
     aligned = _ALIGNED.get() or {}
     if buffer not in aligned:
         return False
@@ -311,6 +319,21 @@ def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
     return {k: w for k, w in widths.items() if k not in unaligned}
 
 
+def _streamed_stores(kernel: ir.Kernel) -> set[int]:
+    """The global vector stores (by identity) that a work-item's sequential loop walks
+    through its own chunk of the array (``access.pattern``: streamed): printed as vstoreN
+    (see ``_ALIGNED``)."""
+    params = {b.name for b in kernel.params}
+    out = set()
+    for stmt, enclosing in ir.statements(kernel.body):
+        if isinstance(stmt, ir.Store) and stmt.width > 1 and stmt.buffer in params:
+            frames = [f for f in enclosing if isinstance(f, ir.Loop)]
+            walked = any(f.level == "seq" for f in frames)  # not one store (a partial sum)
+            if walked and access.pattern(stmt.offset, stmt.width, frames) == "streamed":
+                out.add(id(stmt))
+    return out
+
+
 def _parameter_space(b: ir.Buffer) -> str:
     """The address space (and constness) a kernel parameter's vector pointers point into."""
     if b.space == "constant":
@@ -330,6 +353,7 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
     printer = _Printer(tuple(kernel.path))
     widths = printer.widths = _vector_widths(kernel)
+    printer.streamed = _streamed_stores(kernel)
     # Local memory is declared at kernel scope (OpenCL allows it nowhere else); an array read
     # as aligned vectors is aligned to the widest of them.
     for b in kernel.locals:
