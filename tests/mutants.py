@@ -129,6 +129,11 @@ MUTANTS = [
            "    return all(c % width == 0 for c in offset.terms.values())",
            "    return True",
            "a vector that starts between vectors read through a vector pointer"),
+    Mutant("chunk-stores-through-pointers", "workbench/codegen/emit.py",
+           "            if walked and access.pattern(stmt.offset, stmt.width, frames) == "
+           "\"streamed\":",
+           "            if False:",
+           "a store a work-item's loop walks through its chunk printed through a pointer"),
     Mutant("widening-ignores-step", "workbench/codegen/wide.py",
            "stmt.extent + (stmt.step or 1) - 1 > INT_MAX", "stmt.extent > INT_MAX",
            "a strided loop's index stays 32-bit though its last increment overflows"),
