@@ -89,7 +89,19 @@ kernel void k(global const float *restrict a, global const float *restrict x,
               global float *restrict out) {
     size_t i = get_global_id(0);
     out[i] = a[0] * x[i];
-}""", (("k", (n,), None),))]
+}""", (("k", (n,), None),)),
+           Variant("item-loop", "one element per work-item in a loop each work-item runs once "
+                   "(as the code generator wrote a global map before)", f"""
+kernel void k(global const float *restrict a, global const float *restrict x,
+              global float *restrict out) {{
+    for (int i = get_global_id(0); i < {n}; i += {n}) out[i] = a[0] * x[i];
+}}""", (("k", (n,), None),)),
+           Variant("strided16", f"{n // 16} work-items (the code generator's most), 16 elements "
+                   "each a work-item's global size apart, driver's work-groups", f"""
+kernel void k(global const float *restrict a, global const float *restrict x,
+              global float *restrict out) {{
+    for (int i = get_global_id(0); i < {n}; i += {n // 16}) out[i] = a[0] * x[i];
+}}""", (("k", (n // 16,), None),))]
     for w in widths:
         t = vec(w)
         out.append(Variant(f"item-f{w}", f"one {t} per work-item, driver's work-groups", f"""
@@ -106,6 +118,15 @@ kernel void k(global const float *restrict a, global const float *restrict x,
               global float *restrict out) {{
     size_t i = get_global_id(0);
     vstore{w}(a[0] * vload{w}(i, x), i, out);
+}}""", (("k", (n // w,), None),), w))
+        if w <= 8:  # loads through pointers, stores through the built-in
+            out.append(Variant(f"item-f{w}-vstore", f"one {t} per work-item, read through a "
+                               f"pointer, stored by vstore{w} (as the code generator wrote an "
+                               "output's stores before)", f"""
+kernel void k(global const float *restrict a, global const {t} *restrict x,
+              global float *restrict out) {{
+    size_t i = get_global_id(0);
+    vstore{w}(a[0] * x[i], i, out);
 }}""", (("k", (n // w,), None),), w))
         for items in (2, 16, 256):
             per = n // w // items

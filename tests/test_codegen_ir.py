@@ -3,6 +3,7 @@ from a small expression), a pass applied, the result inspected as data — never
 except for the printer's own tests."""
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -53,11 +54,30 @@ def test_the_ir_is_frozen_data_with_a_debug_listing():
 def test_the_printer_writes_each_level_as_its_loop():
     bound, plan = launch.bind(kernel(copy_loop("global", 64, index="gl1")))
     source = emit.kernel_source(bound)
-    assert "for (int gl1 = get_global_id(0); gl1 < 64; gl1 += 64) {" in source
-    assert "out[gl1] = in0[gl1];" in source
+    # as many work-items as iterations: a block, no loop and no condition
+    assert "    {\n        int gl1 = get_global_id(0);\n        out[gl1] = in0[gl1];\n    }" \
+        in source and "for (" not in source and "if (" not in source
+    # more iterations than work-items: the work-items' loop strides over the rest
+    strided = emit.kernel_source(kernel(replace(copy_loop("global", 64, index="gl1"), step=16)))
+    assert "for (int gl1 = get_global_id(0); gl1 < 64; gl1 += 16) {" in strided
+    # fewer iterations than work-items (a global size rounded up): a block with a condition
+    rounded = emit.kernel_source(kernel(replace(copy_loop("global", 60, index="gl1"), step=64)))
+    assert "int gl1 = get_global_id(0);\n        if (gl1 < 60) {" in rounded
+    # one vector a work-item: read and stored through pointers
     vector = ir.Store("out", var("i", 16) * 4, ir.Load("in0", var("i", 16) * 4, 4), 4)
-    assert "vstore4(vload4(0, in0 + 4*i), 0, out + 4*i);" in emit.kernel_source(
-        kernel(ir.Loop("i", "seq", 16, (vector,), step=1)))
+    assert "*(global float4 *)(out + 4*i) = (*(global const float4 *)(in0 + 4*i));" in \
+        emit.kernel_source(kernel(ir.Loop("i", "global", 16, (vector,), step=16)))
+    # one work-item's loop walking its own chunk stores by vstoreN (PoCL: 2-3 times faster)
+    chunk = ir.Store("out", var("gl", 4) * 16 + var("i", 4) * 4,
+                     ir.Load("in0", var("gl", 4) * 16 + var("i", 4) * 4, 4), 4)
+    walked = emit.kernel_source(kernel(ir.Loop("gl", "global", 4, (
+        ir.Loop("i", "seq", 4, (chunk,), step=1),), step=4)))
+    assert "vstore4((*(global const float4 *)(in0 + 16*gl + 4*i)), 0, out + 16*gl + 4*i);" \
+        in walked, walked
+    # a vector that starts between two vectors of its width keeps vloadN and vstoreN
+    shifted = ir.Store("out", var("i", 15) * 4 + 2, ir.Load("in0", var("i", 15) * 4 + 1, 4), 4)
+    assert "vstore4(vload4(0, in0 + 4*i + 1), 0, out + 4*i + 2);" in emit.kernel_source(
+        kernel(ir.Loop("i", "global", 15, (shifted,), step=15)))
     with pytest.raises(ValueError, match="stride"):  # parallel strides come from the launch
         emit.kernel_source(kernel(copy_loop("local", 64, index="l1")))
 

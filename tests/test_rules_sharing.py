@@ -141,8 +141,8 @@ def test_nbody_tiled_kernel_reads_each_tile_from_local_memory_between_barriers()
     _, tiled, _, types = _nbody(64, 16, 16)
     source = opencl(tiled, *types, complete=True).source
     loop = source[source.index("/* reduceSeq (λ(accs"):]  # the loop over tiles
-    copy, barrier, compute = (loop.index("vload4(0, in0 + 64*"), loop.index("barrier("),
-                              loop.index("uf_calcAcc("))
+    copy, barrier, compute = (loop.index("(*(global const float4 *)(in0 + 64*"),
+                              loop.index("barrier("), loop.index("uf_calcAcc("))
     assert copy < barrier < compute
     assert source.count("barrier(CLK_LOCAL_MEM_FENCE)") >= 2
 

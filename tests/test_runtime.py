@@ -273,10 +273,14 @@ def test_built_in_functions_on_widths_that_failed_their_probe_are_refused(monkey
     assert calling.status == "compile error"
     assert "built-in functions on vectors of 16 (float16) failed this device's probe, and " \
         "this kernel calls sqrt" in calling.message
-    # the output's vectors are stored by vstoreN (faster on PoCL 3.1): refused too
+    # aligned vectors are read and stored through pointers: no built-in, built and run
     out = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16"), np.float32(2.0),
               xs, repeat=1)
-    assert out.status == "compile error" and "calls vstore16" in out.message
+    assert out.correct and not builtin_calls(out.source), out.message
+    # a vector that starts one element in is read by vload16: refused
+    shifted = run(parse("λa. joinVec ∘ mapGlobal (mapVec (*a)) ∘ splitVec 16 ∘ drop 1"),
+                  np.float32(2.0), np.arange(65, dtype=np.float32), repeat=1)
+    assert shifted.status == "compile error" and "calls vload16" in shifted.message
     assert run(parse("joinVec ∘ mapGlobal (mapVec sqrt) ∘ splitVec 8"), xs, repeat=1).correct
 
 

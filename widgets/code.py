@@ -74,13 +74,20 @@ def generate(expr: Expr, sizes: dict[str, int]) -> StepCode:
 _ASSIGN = re.compile(r"(?<![=!<>])=(?!=)")
 
 
+# A vector accessed through a pointer: ``*(global float4 *)(out + 4*gl1)`` (``emit``).
+_VECTOR_POINTER = re.compile(r"\*\((?:global |local |constant )?(?:const )?\w+ \*\)\(")
+
+
 def _indexes(line: str, reads: bool) -> bool:
-    """Whether ``line`` reads an array element (a subscript right of its assignment, or a
-    ``vload``) or, with ``reads`` false, writes one (left of it, or a ``vstore``)."""
+    """Whether ``line`` reads an array element (a subscript or a vector pointer right of
+    its assignment, or a ``vload``) or, with ``reads`` false, writes one (left of it, or a
+    ``vstore``)."""
     at = _ASSIGN.search(line)
     if reads:
-        return "[" in (line[at.end():] if at else line) or "vload" in line
-    return (at is not None and "[" in line[:at.start()]) or "vstore" in line
+        right = line[at.end():] if at else line
+        return "[" in right or "vload" in line or _VECTOR_POINTER.search(right) is not None
+    left = line[:at.start()] if at is not None else ""
+    return "[" in left or _VECTOR_POINTER.search(left) is not None or "vstore" in line
 
 
 def view_lines(expr: Expr, line_paths: list, source: str) -> dict[str, list[int]]:

@@ -11,28 +11,34 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 from ..types import ScalarType, TupleType, Type, VectorType
-from . import ir
+from . import access, ir
 from .arith import Index, to_c
 from .c_types import c_type
 
 INDENT = "    "
 # While a kernel is printed: its arrays read or written as aligned vectors (name → the address
-# space, the C type of their elements and a global array's role; ``_through_pointer``,
-# ``_vector_widths``). Such an access is printed as a dereference of a vector pointer (one
-# wide load or store, which the alignment allows), not as vloadN/vstoreN, which only assume
-# their scalars' alignment: in local memory they become several narrow accesses (NVIDIA), and
-# a private array accessed by them is kept in memory, not registers (PoCL: a register block
-# updated by float16s ran 8 times slower). Private arrays are printed so only for aligned
-# vectors of WIDE lanes or more; narrower ones (a GPU work-item's float4 operands, which NVIDIA
-# keeps in registers either way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's
-# parameters, whose buffers OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128
-# bytes) are read so for aligned vectors of WIDE lanes or more: vloadN calls the driver's
-# library, and PoCL 3.0 from PyPI, building kernels for AVX2 on a CPU with AVX-512, links the
-# AVX-512 library, whose float16 calls abort its LLVM; a dereference is plain code. Stores
-# to temporary arrays (partial sums) are written so too; the output's keep vstoreN (faster on
-# PoCL 3.1; PoCL 3.0 refuses float16 ones there: ``DeviceInfo.builtin_widths``).
-_ALIGNED: ContextVar[dict[str, tuple[str, str, str]] | None] = ContextVar("aligned_vectors",
-                                                                     default=None)
+# space and the C type of their elements; ``_through_pointer``, ``_vector_widths``). Such an
+# access is printed as a dereference of a vector pointer (one wide load or store, which the
+# alignment allows), not as vloadN/vstoreN, which only assume their scalars' alignment: in
+# local memory they become several narrow accesses (NVIDIA), and a private array accessed by
+# them is kept in memory, not registers (PoCL: a register block updated by float16s ran 8
+# times slower). Private arrays are printed so only for aligned vectors of WIDE lanes or more;
+# narrower ones (a GPU work-item's float4 operands, which NVIDIA keeps in registers either
+# way, as measured) keep vloadN/vstoreN. Global arrays (a kernel's parameters, whose buffers
+# OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes, the size of a float16
+# pair) are read and written so for every vector whose offset is a multiple of its width:
+# vloadN and vstoreN are calls into the driver's library on PoCL 3.0 from PyPI (scal by
+# vload4/vstore4 13 times slower than by float4 pointers; its float16 calls abort its LLVM on
+# an AVX-512 CPU), and PoCL 3.1 runs both forms alike there (benchmarks/results/
+# pocl_builtins.md, vector_stores_pocl.md). But for a store that a work-item's sequential loop
+# walks through its own chunk (``access.pattern`` "streamed"), which keeps vstoreN: through a
+# pointer, scal's chunks of 2048 floats a work-item ran 2-3 times slower on PoCL 3.0 and 3.1
+# (codegen_before_after_pocl.md; PoCL vectorises the work-items of a work-group together,
+# and a chunk's stores are then scattered, where the call keeps each work-item's stores
+# whole). A vector at an offset that is not a multiple of its width (a view that starts
+# between vectors) keeps vloadN/vstoreN.
+_ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
+                                                                default=None)
 WIDE = 8
 _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 _FIRST_OF_GROUP = "get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0"
@@ -88,6 +94,7 @@ class _Printer:
         self.depth = 1
         self.warps: list[ir.Loop] = []  # enclosing warp loops
         self.widths: dict[str, int] = {}  # arrays read as aligned vectors (_vector_widths)
+        self.streamed: set[int] = set()  # the stores that keep vstoreN (_streamed_stores)
 
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
@@ -126,7 +133,8 @@ class _Printer:
         elif isinstance(s, ir.Assign):
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
-            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width, store=True):
+            if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width) and \
+                    id(s) not in self.streamed:
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "
@@ -209,13 +217,16 @@ class _Printer:
         if s.level == "lane":
             w = self.warp()
             condition += f" && {w.index} < {w.extent}"
-        if s.level in ("local", "lane") and n <= _step(s):
+        if n <= _step(s) and (s.level in ("local", "lane") or _global_once(s)):
             # each work-item runs it at most once: unrolled to a condition (the slides'
-            # "if (tid < s)" of each tree level)
+            # "if (tid < s)" of each tree level). A work-item's loop over the global range
+            # stands between PoCL and the vectorisation of its work-group's work-items (a
+            # scalar scal 3-6 times slower as a loop on PoCL 3.0 and 3.1,
+            # benchmarks/results/vector_stores_pocl.md: item against item-loop)
             self.line("{")
             self.depth += 1
             self.line(f"{kind} {i} = {start};")
-            if s.level == "local" and n == _step(s):
+            if s.level in ("local", "global") and n == _step(s):
                 # as many work-items as elements: the condition always holds, and left out
                 # it no longer stands between the compiler and the loads and stores it
                 # would schedule together (an H100's sgemm 3-4 % faster)
@@ -227,6 +238,16 @@ class _Printer:
             self.line("}")
             return
         self.nested(f"for ({kind} {i} = {start}; {condition}; {i} += {_step(s)}) {{", s.body)
+
+
+def _global_once(loop: ir.Loop) -> bool:
+    """Whether a loop over the global range, which each work-item runs at most once, is
+    printed as a block: with as many work-items as iterations always; with more only without
+    barriers inside (a condition around a barrier is one that only some work-items meet)."""
+    if loop.level != "global":
+        return False
+    return loop.extent == _step(loop) or not any(
+        isinstance(b, ir.Barrier) for b, _ in ir.statements(loop.body))
 
 
 def _step(loop: ir.Loop) -> int:
@@ -247,24 +268,25 @@ def _multiple(offset: Index, width: int) -> bool:
     return all(c % width == 0 for c in offset.terms.values())
 
 
-def _through_pointer(buffer: str, offset: Index, width: int, store: bool = False) -> bool:
+def _through_pointer(buffer: str, offset: Index, width: int) -> bool:
     """Whether a vector access is printed as a dereference of a vector pointer: any access
-    to a local array read as aligned vectors; an aligned access of WIDE lanes or more to a
-    private array or a global one, but for stores to the program's output (narrower or
-    unaligned accesses keep vloadN/vstoreN, and so do the output's stores: PoCL 3.1's scal
-    streaming float16s out through pointers took 7.1 ms against 4.0–4.6 with vstore16, same
-    loads; a partial sum stored to a temporary array is one store)."""
+    to a local array read as aligned vectors; an aligned access to a global array (but for
+    a streamed store: ``_streamed_stores``); an aligned access of WIDE lanes or more to a
+    private array (unaligned accesses, and narrower ones to private arrays, keep
+    vloadN/vstoreN)."""
     aligned = _ALIGNED.get() or {}
     if buffer not in aligned:
         return False
-    space, _, role = aligned[buffer]
+    space, _ = aligned[buffer]
     if space == "local ":
         return True
-    return width >= WIDE and _multiple(offset, width) and not (store and role == "output")
+    if space:  # a kernel's parameter, global or constant
+        return _multiple(offset, width)
+    return width >= WIDE and _multiple(offset, width)
 
 
 def _vector_pointer(buffer: str, offset: Index, width: int) -> str:
-    space, scalar, _ = (_ALIGNED.get() or {})[buffer]
+    space, scalar = (_ALIGNED.get() or {})[buffer]
     return f"({space}{scalar}{width} *)({buffer} + {index(offset)})"
 
 
@@ -274,11 +296,13 @@ def _private_arrays(kernel: ir.Kernel) -> dict[str, ir.Buffer]:
 
 
 def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
-    """The local arrays every vector access of which is aligned, with the widest width; and
-    the private and global arrays with an aligned vector access of WIDE lanes or more, with
-    the widest of these (``_through_pointer`` says which accesses are printed so)."""
+    """The local arrays every vector access of which is aligned, with the widest width; the
+    global arrays with an aligned vector access, and the private ones with an aligned vector
+    access of WIDE lanes or more, with the widest of these (``_through_pointer`` says which
+    accesses are printed so)."""
     names = {b.name for b in kernel.locals}
-    private = set(_private_arrays(kernel)) | {b.name for b in kernel.params}
+    private = set(_private_arrays(kernel))
+    params = {b.name for b in kernel.params}
     widths: dict[str, int] = {}
     unaligned: set[str] = set()
     for stmt, _ in ir.statements(kernel.body):
@@ -287,14 +311,34 @@ def _vector_widths(kernel: ir.Kernel) -> dict[str, int]:
         if isinstance(stmt, ir.Store):
             accesses.append((stmt.buffer, stmt.offset, stmt.width))
         for buffer, offset, width in accesses:
-            if width > 1 and buffer in names:
-                if _multiple(offset, width):
-                    widths[buffer] = max(widths.get(buffer, 1), width)
-                else:
+            if width == 1 or not _multiple(offset, width):
+                if width > 1 and buffer in names:
                     unaligned.add(buffer)
-            elif width >= WIDE and buffer in private and _multiple(offset, width):
+            elif buffer in names or buffer in params or (width >= WIDE and buffer in private):
                 widths[buffer] = max(widths.get(buffer, 1), width)
     return {k: w for k, w in widths.items() if k not in unaligned}
+
+
+def _streamed_stores(kernel: ir.Kernel) -> set[int]:
+    """The global vector stores (by identity) that a work-item's sequential loop walks
+    through its own chunk of the array (``access.pattern``: streamed): printed as vstoreN
+    (see ``_ALIGNED``)."""
+    params = {b.name for b in kernel.params}
+    out = set()
+    for stmt, enclosing in ir.statements(kernel.body):
+        if isinstance(stmt, ir.Store) and stmt.width > 1 and stmt.buffer in params:
+            frames = [f for f in enclosing if isinstance(f, ir.Loop)]
+            walked = any(f.level == "seq" for f in frames)  # not one store (a partial sum)
+            if walked and access.pattern(stmt.offset, stmt.width, frames) == "streamed":
+                out.add(id(stmt))
+    return out
+
+
+def _parameter_space(b: ir.Buffer) -> str:
+    """The address space (and constness) a kernel parameter's vector pointers point into."""
+    if b.space == "constant":
+        return "constant "
+    return "global const " if b.role == "input" else "global "
 
 
 def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
@@ -309,18 +353,18 @@ def kernel_source(kernel: ir.Kernel, paths: list | None = None) -> str:
         params.append(f"global {const}{c_type(b.scalar)} *restrict {b.name}")
     printer = _Printer(tuple(kernel.path))
     widths = printer.widths = _vector_widths(kernel)
+    printer.streamed = _streamed_stores(kernel)
     # Local memory is declared at kernel scope (OpenCL allows it nowhere else); an array read
     # as aligned vectors is aligned to the widest of them.
     for b in kernel.locals:
         align = f" __attribute__((aligned({widths[b.name] * b.scalar_dtype().itemsize})))" \
             if b.name in widths else ""
         printer.line(f"local {c_type(b.scalar)} {b.name}[{b.length}]{align};")
-    aligned = {b.name: ("local ", c_type(b.scalar), "") for b in kernel.locals
+    aligned = {b.name: ("local ", c_type(b.scalar)) for b in kernel.locals
                if b.name in widths}
-    aligned.update({name: ("", c_type(b.scalar), "") for name, b in
+    aligned.update({name: ("", c_type(b.scalar)) for name, b in
                     _private_arrays(kernel).items() if name in widths})
-    aligned.update({b.name: ("global const " if b.role == "input" else "global ",
-                             c_type(b.scalar), b.role) for b in kernel.params
+    aligned.update({b.name: (_parameter_space(b), c_type(b.scalar)) for b in kernel.params
                     if b.name in widths})
     token = _ALIGNED.set(aligned)
     try:

@@ -10,7 +10,8 @@ float blas_gemv_f13(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void blas_gemv_0(global const float *restrict in0, global const float *restrict in1, global const float *restrict in3, global float *restrict tmp1) {
     /* mapGlobal ((λa. mapSeq (*a)) α ∘ (λxs ys. reduceSeq (λ(acc, x). acc... */
-    for (int gl2 = get_global_id(0); gl2 < 64; gl2 += 64) {
+    {
+        int gl2 = get_global_id(0);
         float prv3[1];
         float acc4 = 0.0f;
         /* reduceSeq (λ(acc, x). acc + (*) x) 0 */
@@ -29,7 +30,8 @@ kernel void blas_gemv_0(global const float *restrict in0, global const float *re
 
 kernel void blas_gemv_1(global const float *restrict in2, global const float *restrict in4, global float *restrict tmp9) {
     /* mapGlobal (*a) */
-    for (int gl10 = get_global_id(0); gl10 < 64; gl10 += 64) {
+    {
+        int gl10 = get_global_id(0);
         tmp9[gl10] = blas_gemv_f8(in4[0], in2[gl10]);
     }
 }
@@ -38,7 +40,8 @@ kernel void blas_gemv_1(global const float *restrict in2, global const float *re
 
 kernel void blas_gemv_2(global float *restrict out, global float *restrict tmp1, global float *restrict tmp9) {
     /* mapGlobal (+) */
-    for (int gl12 = get_global_id(0); gl12 < 64; gl12 += 64) {
+    {
+        int gl12 = get_global_id(0);
         out[gl12] = blas_gemv_f13(((struct Tuple_float_float){tmp1[gl12], tmp9[gl12]}));
     }
 }

@@ -10,7 +10,8 @@ struct Tuple_float_float_float uf_addForce(struct Tuple_float_float_float f_, st
 
 kernel void md_0(global const float *restrict in0_0, global const float *restrict in0_1, global const float *restrict in0_2, global const int *restrict in1, global const float *restrict in2, global float *restrict out_0, global float *restrict out_1, global float *restrict out_2) {
     /* mapGlobal (λ(p, ns). reduceSeq (λf nId. (λf nId p ps t. addForce f ... */
-    for (int gl1 = get_global_id(0); gl1 < 256; gl1 += 256) {
+    {
+        int gl1 = get_global_id(0);
         struct Tuple_float_float_float acc2 = md_f3(0);
         /* reduceSeq (λf nId. (λf nId p ps t. addForce f p (at nId ps) t) f nI... */
         for (int i4 = 0; i4 < 16; i4++) {

@@ -8,9 +8,11 @@ float mm_f5(struct Tuple_float_Tuple_float_float p0) { return (p0._0 + (p0._1._0
 
 kernel void mm_0(global const float *restrict in0, global const float *restrict in1, global float *restrict out) {
     /* mapGlobal 1 (λrowA. join (mapGlobal (λcolB. reduceSeq (λ(acc, x). a... */
-    for (int gl1 = get_global_id(1); gl1 < 32; gl1 += 32) {
+    {
+        int gl1 = get_global_id(1);
         /* mapGlobal (λcolB. reduceSeq (λ(acc, x). acc + (*) x) 0 (zip rowA co... */
-        for (int gl2 = get_global_id(0); gl2 < 8; gl2 += 8) {
+        {
+            int gl2 = get_global_id(0);
             float acc3 = 0.0f;
             /* reduceSeq (λ(acc, x). acc + (*) x) 0 */
             for (int i4 = 0; i4 < 16; i4++) {

@@ -6,7 +6,8 @@ float kernel_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void kernel_0(global const float *restrict in0, global float *restrict out) {
     /* mapGlobal (λm. join (reduceSeq (λ(acc, row). mapSeq (+) (zip acc ro... */
-    for (int gl1 = get_global_id(0); gl1 < 4; gl1 += 4) {
+    {
+        int gl1 = get_global_id(0);
         float prv2[8];
         for (int c3 = 0; c3 < 8; c3++) {
             prv2[c3] = 0.0f;

@@ -51,7 +51,7 @@ kernel void nbody_tiled_0(global const float *restrict in0, global const float *
             /* mapLocal id */
             {
                 int l6 = get_local_id(0);
-                *(local float4 *)(lcl5 + 4*l6) = vload4(0, in0 + 512*i4 + 4*l6);
+                *(local float4 *)(lcl5 + 4*l6) = (*(global const float4 *)(in0 + 512*i4 + 4*l6));
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             /* mapLocal (λ(acc, p1). at 0 ((reduceSeq (mapVec (+)) acc ∘ mapSeq (λ... */
@@ -61,7 +61,7 @@ kernel void nbody_tiled_0(global const float *restrict in0, global const float *
                 float4 acc9 = nbody_tiled_f10_v4((*(local float4 *)(lcl2 + 4*l7)), 0);
                 /* reduceSeq (mapVec (+)) acc */
                 for (int i11 = 0; i11 < 128; i11++) {
-                    acc9 = nbody_tiled_f12_v4(((struct Tuple_float4_float4){acc9, uf_calcAcc(vload4(0, in0 + 4*l7 + 512*wg1), (*(local float4 *)(lcl5 + 4*i11)), in3[0], in2[0])}));
+                    acc9 = nbody_tiled_f12_v4(((struct Tuple_float4_float4){acc9, uf_calcAcc((*(global const float4 *)(in0 + 4*l7 + 512*wg1)), (*(local float4 *)(lcl5 + 4*i11)), in3[0], in2[0])}));
                 }
                 vstore4(acc9, 0, prv8 + 0);
                 *(local float4 *)(lcl2 + 4*l7) = vload4(0, prv8 + 0);
@@ -73,9 +73,9 @@ kernel void nbody_tiled_0(global const float *restrict in0, global const float *
             int l13 = get_local_id(0);
             /* mapSeq (λacceleration. update p1.0 p1.1 deltaT acceleration) */
             for (int i14 = 0; i14 < 1; i14++) {
-                struct Tuple_float4_float4 t15 = uf_update(vload4(0, in0 + 4*l13 + 512*wg1), vload4(0, in1 + 4*l13 + 512*wg1), in3[0], (*(local float4 *)(lcl2 + 4*l13)));
-                vstore4(t15._0, 0, out_0 + 4*i14 + 4*l13 + 512*wg1);
-                vstore4(t15._1, 0, out_1 + 4*i14 + 4*l13 + 512*wg1);
+                struct Tuple_float4_float4 t15 = uf_update((*(global const float4 *)(in0 + 4*l13 + 512*wg1)), (*(global const float4 *)(in1 + 4*l13 + 512*wg1)), in3[0], (*(local float4 *)(lcl2 + 4*l13)));
+                *(global float4 *)(out_0 + 4*i14 + 4*l13 + 512*wg1) = t15._0;
+                *(global float4 *)(out_1 + 4*i14 + 4*l13 + 512*wg1) = t15._1;
             }
         }
     }

@@ -13,7 +13,8 @@ struct Tuple_float_float uf_compCallPut(float x_) { return uf_option((10 + (90 *
 
 kernel void blackScholes_0(global const float *restrict in0, global float *restrict out_0, global float *restrict out_1) {
     /* mapGlobal compCallPut */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         struct Tuple_float_float t2 = uf_compCallPut(in0[gl1]);
         out_0[gl1] = t2._0;
         out_1[gl1] = t2._1;

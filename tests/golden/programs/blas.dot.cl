@@ -8,7 +8,8 @@ float dot_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void dot_0(global const float *restrict in0, global const float *restrict in1, global float *restrict tmp1) {
     /* mapGlobal (*) */
-    for (int gl2 = get_global_id(0); gl2 < 1024; gl2 += 1024) {
+    {
+        int gl2 = get_global_id(0);
         tmp1[gl2] = dot_f3(((struct Tuple_float_float){in0[gl2], in1[gl2]}));
     }
 }

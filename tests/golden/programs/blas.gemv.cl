@@ -9,7 +9,8 @@ float gemv_f9(float a_, float a0_) { return (a0_ * a_); }
 
 kernel void gemv_0(global const float *restrict in0, global const float *restrict in1, global const float *restrict in3, global float *restrict tmp1) {
     /* mapGlobal ((λa. mapSeq (*a)) α ∘ (λxs ys. (reduceSeq (+) 0 ∘ mapSeq... */
-    for (int gl2 = get_global_id(0); gl2 < 1024; gl2 += 1024) {
+    {
+        int gl2 = get_global_id(0);
         float prv3[1];
         float acc4 = 0.0f;
         /* reduceSeq (+) 0 */
@@ -28,7 +29,8 @@ kernel void gemv_0(global const float *restrict in0, global const float *restric
 
 kernel void gemv_1(global const float *restrict in2, global const float *restrict in4, global float *restrict tmp10) {
     /* mapGlobal (*a) */
-    for (int gl11 = get_global_id(0); gl11 < 1024; gl11 += 1024) {
+    {
+        int gl11 = get_global_id(0);
         tmp10[gl11] = gemv_f9(in4[0], in2[gl11]);
     }
 }
@@ -37,7 +39,8 @@ kernel void gemv_1(global const float *restrict in2, global const float *restric
 
 kernel void gemv_2(global float *restrict out, global float *restrict tmp1, global float *restrict tmp10) {
     /* mapGlobal (+) */
-    for (int gl13 = get_global_id(0); gl13 < 1024; gl13 += 1024) {
+    {
+        int gl13 = get_global_id(0);
         out[gl13] = gemv_f7(((struct Tuple_float_float){tmp1[gl13], tmp10[gl13]}));
     }
 }

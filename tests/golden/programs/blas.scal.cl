@@ -6,7 +6,8 @@ float scal_f2(float a_, float a0_) { return (a0_ * a_); }
 
 kernel void scal_0(global const float *restrict in0, global const float *restrict in1, global float *restrict out) {
     /* mapGlobal (*a) */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         out[gl1] = scal_f2(in0[0], in1[gl1]);
     }
 }

@@ -8,7 +8,8 @@ float fig10_0_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void fig10_0_0(global const float *restrict in0, global float *restrict tmp1) {
     /* mapGlobal abs */
-    for (int gl2 = get_global_id(0); gl2 < 1024; gl2 += 1024) {
+    {
+        int gl2 = get_global_id(0);
         tmp1[gl2] = fig10_0_abs3(in0[gl2]);
     }
 }

@@ -8,7 +8,8 @@ float fig10_1_f8(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void fig10_1_0(global const float *restrict in0, global float *restrict tmp1) {
     /* mapGlobal abs */
-    for (int gl2 = get_global_id(0); gl2 < 1024; gl2 += 1024) {
+    {
+        int gl2 = get_global_id(0);
         tmp1[gl2] = fig10_1_abs3(in0[gl2]);
     }
 }
@@ -17,7 +18,8 @@ kernel void fig10_1_0(global const float *restrict in0, global float *restrict t
 
 kernel void fig10_1_1(global float *restrict tmp1, global float *restrict tmp4) {
     /* mapGlobal (reduceSeq (+) 0) */
-    for (int gl5 = get_global_id(0); gl5 < 8; gl5 += 8) {
+    {
+        int gl5 = get_global_id(0);
         float acc6 = 0.0f;
         /* reduceSeq (+) 0 */
         for (int i7 = 0; i7 < 128; i7++) {

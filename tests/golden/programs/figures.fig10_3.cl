@@ -8,7 +8,8 @@ float fig10_3_f9(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void fig10_3_0(global const float *restrict in0, global float *restrict tmp1) {
     /* mapGlobal (mapSeq abs) */
-    for (int gl2 = get_global_id(0); gl2 < 8; gl2 += 8) {
+    {
+        int gl2 = get_global_id(0);
         /* mapSeq abs */
         for (int i3 = 0; i3 < 128; i3++) {
             tmp1[128*gl2 + i3] = fig10_3_abs4(in0[128*gl2 + i3]);
@@ -20,7 +21,8 @@ kernel void fig10_3_0(global const float *restrict in0, global float *restrict t
 
 kernel void fig10_3_1(global float *restrict tmp1, global float *restrict tmp5) {
     /* mapGlobal (reduceSeq (+) 0) */
-    for (int gl6 = get_global_id(0); gl6 < 8; gl6 += 8) {
+    {
+        int gl6 = get_global_id(0);
         float acc7 = 0.0f;
         /* reduceSeq (+) 0 */
         for (int i8 = 0; i8 < 128; i8++) {

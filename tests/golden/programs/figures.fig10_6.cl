@@ -8,7 +8,8 @@ float fig10_6_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void fig10_6_0(global const float *restrict in0, global float *restrict tmp1) {
     /* mapGlobal (reduceSeq (+) 0 ∘ mapSeq abs) */
-    for (int gl2 = get_global_id(0); gl2 < 8; gl2 += 8) {
+    {
+        int gl2 = get_global_id(0);
         float acc3 = 0.0f;
         /* reduceSeq (+) 0 */
         for (int i4 = 0; i4 < 128; i4++) {

@@ -8,7 +8,8 @@ float fig10_8_f8(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void fig10_8_0(global const float *restrict in0, global float *restrict tmp1) {
     /* mapGlobal (reduceSeq (λ(acc, a). acc + abs a) 0) */
-    for (int gl2 = get_global_id(0); gl2 < 8; gl2 += 8) {
+    {
+        int gl2 = get_global_id(0);
         float acc3 = 0.0f;
         /* reduceSeq (λ(acc, a). acc + abs a) 0 */
         for (int i4 = 0; i4 < 128; i4++) {

@@ -6,7 +6,8 @@ float uf_mul3(float x_) { return (x_ * 3); }
 
 kernel void vectorScal_0(global const float *restrict in0, global float *restrict out) {
     /* mapGlobal mul3 */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         out[gl1] = uf_mul3(in0[gl1]);
     }
 }

@@ -12,7 +12,7 @@ kernel void vectorScalLow_0(global const float *restrict in0, global float *rest
             /* mapLocal (mapVec mul3) */
             {
                 int l2 = get_local_id(0);
-                vstore4(uf_mul3_v4(vload4(0, in0 + 4*l2 + 1024*wg1)), 0, out + 4*l2 + 1024*wg1);
+                *(global float4 *)(out + 4*l2 + 1024*wg1) = uf_mul3_v4((*(global const float4 *)(in0 + 4*l2 + 1024*wg1)));
             }
         }
     }

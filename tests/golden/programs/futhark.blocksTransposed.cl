@@ -3,7 +3,8 @@
 
 kernel void blocksTransposed_0(global const float *restrict in0, global float *restrict out) {
     /* mapGlobal (mapSeq (mapSeq id)) */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         /* mapSeq (mapSeq id) */
         for (int i2 = 0; i2 < 1024; i2++) {
             /* mapSeq id */

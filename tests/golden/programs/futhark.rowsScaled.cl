@@ -6,7 +6,8 @@ float rowsScaled_f5(float x_) { return ((x_ * 0.5f) + 1); }
 
 kernel void rowsScaled_0(global const float *restrict in0, global float *restrict out) {
     /* mapGlobal (iterate 4 (mapSeq (λx. x * 0.5 + 1))) */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         float prv2[1024];
         float prv3[1024];
         /* mapSeq (λx. x * 0.5 + 1) */

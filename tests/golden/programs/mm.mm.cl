@@ -8,7 +8,8 @@ float mm_f6(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); }
 
 kernel void mm_0(global const float *restrict in0, global const float *restrict in1, global float *restrict out) {
     /* mapGlobal (λrowA. join (mapSeq (λcolB. (reduceSeq (+) 0 ∘ mapSeq (*... */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         /* mapSeq (λcolB. (reduceSeq (+) 0 ∘ mapSeq (*)) (zip rowA colB)) */
         for (int i2 = 0; i2 < 1024; i2++) {
             float acc3 = 0.0f;

@@ -15,7 +15,8 @@ struct Tuple_Tuple_float_float_Tuple_float_float uf_bfly(float m_, struct Tuple_
 
 kernel void fft_0(global const float *restrict in0_0, global const float *restrict in0_1, global float *restrict tmp1_0, global float *restrict tmp1_1) {
     /* mapGlobal (scatterOffsets (0, 512) ∘ mapSeq (bfly (pow 2.0 (float (... */
-    for (int gl3 = get_global_id(0); gl3 < 1; gl3 += 1) {
+    {
+        int gl3 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 0)))) */
         for (int i4 = 0; i4 < 512; i4++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t7 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 0))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i4, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){in0_0[1024*gl3 + i4], in0_1[1024*gl3 + i4]}), ((struct Tuple_float_float){in0_0[1024*gl3 + i4 + 512], in0_1[1024*gl3 + i4 + 512]})})}));
@@ -33,7 +34,8 @@ kernel void fft_0(global const float *restrict in0_0, global const float *restri
 
 kernel void fft_1(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 256) ∘ mapSeq (bfly (pow 2.0 (float (... */
-    for (int gl10 = get_global_id(0); gl10 < 2; gl10 += 2) {
+    {
+        int gl10 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 1)))) */
         for (int i11 = 0; i11 < 256; i11++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t14 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 1))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i11, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp1_0[512*gl10 + i11], tmp1_1[512*gl10 + i11]}), ((struct Tuple_float_float){tmp1_0[512*gl10 + i11 + 256], tmp1_1[512*gl10 + i11 + 256]})})}));
@@ -51,7 +53,8 @@ kernel void fft_1(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_2(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 128) ∘ mapSeq (bfly (pow 2.0 (float (... */
-    for (int gl17 = get_global_id(0); gl17 < 4; gl17 += 4) {
+    {
+        int gl17 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 2)))) */
         for (int i18 = 0; i18 < 128; i18++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t21 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 2))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i18, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp2_0[256*gl17 + i18], tmp2_1[256*gl17 + i18]}), ((struct Tuple_float_float){tmp2_0[256*gl17 + i18 + 128], tmp2_1[256*gl17 + i18 + 128]})})}));
@@ -69,7 +72,8 @@ kernel void fft_2(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_3(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 64) ∘ mapSeq (bfly (pow 2.0 (float (9... */
-    for (int gl24 = get_global_id(0); gl24 < 8; gl24 += 8) {
+    {
+        int gl24 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 3)))) */
         for (int i25 = 0; i25 < 64; i25++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t28 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 3))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i25, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp1_0[128*gl24 + i25], tmp1_1[128*gl24 + i25]}), ((struct Tuple_float_float){tmp1_0[128*gl24 + i25 + 64], tmp1_1[128*gl24 + i25 + 64]})})}));
@@ -87,7 +91,8 @@ kernel void fft_3(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_4(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 32) ∘ mapSeq (bfly (pow 2.0 (float (9... */
-    for (int gl31 = get_global_id(0); gl31 < 16; gl31 += 16) {
+    {
+        int gl31 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 4)))) */
         for (int i32 = 0; i32 < 32; i32++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t35 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 4))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i32, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp2_0[64*gl31 + i32], tmp2_1[64*gl31 + i32]}), ((struct Tuple_float_float){tmp2_0[64*gl31 + i32 + 32], tmp2_1[64*gl31 + i32 + 32]})})}));
@@ -105,7 +110,8 @@ kernel void fft_4(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_5(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 16) ∘ mapSeq (bfly (pow 2.0 (float (9... */
-    for (int gl38 = get_global_id(0); gl38 < 32; gl38 += 32) {
+    {
+        int gl38 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 5)))) */
         for (int i39 = 0; i39 < 16; i39++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t42 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 5))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i39, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp1_0[32*gl38 + i39], tmp1_1[32*gl38 + i39]}), ((struct Tuple_float_float){tmp1_0[32*gl38 + i39 + 16], tmp1_1[32*gl38 + i39 + 16]})})}));
@@ -123,7 +129,8 @@ kernel void fft_5(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_6(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 8) ∘ mapSeq (bfly (pow 2.0 (float (9 ... */
-    for (int gl45 = get_global_id(0); gl45 < 64; gl45 += 64) {
+    {
+        int gl45 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 6)))) */
         for (int i46 = 0; i46 < 8; i46++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t49 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 6))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i46, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp2_0[16*gl45 + i46], tmp2_1[16*gl45 + i46]}), ((struct Tuple_float_float){tmp2_0[16*gl45 + i46 + 8], tmp2_1[16*gl45 + i46 + 8]})})}));
@@ -141,7 +148,8 @@ kernel void fft_6(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_7(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 4) ∘ mapSeq (bfly (pow 2.0 (float (9 ... */
-    for (int gl52 = get_global_id(0); gl52 < 128; gl52 += 128) {
+    {
+        int gl52 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 7)))) */
         for (int i53 = 0; i53 < 4; i53++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t56 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 7))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i53, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp1_0[8*gl52 + i53], tmp1_1[8*gl52 + i53]}), ((struct Tuple_float_float){tmp1_0[8*gl52 + i53 + 4], tmp1_1[8*gl52 + i53 + 4]})})}));
@@ -159,7 +167,8 @@ kernel void fft_7(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_8(global float *restrict tmp1_0, global float *restrict tmp1_1, global float *restrict tmp2_0, global float *restrict tmp2_1) {
     /* mapGlobal (scatterOffsets (0, 2) ∘ mapSeq (bfly (pow 2.0 (float (9 ... */
-    for (int gl59 = get_global_id(0); gl59 < 256; gl59 += 256) {
+    {
+        int gl59 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 8)))) */
         for (int i60 = 0; i60 < 2; i60++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t63 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 8))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i60, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp2_0[4*gl59 + i60], tmp2_1[4*gl59 + i60]}), ((struct Tuple_float_float){tmp2_0[4*gl59 + i60 + 2], tmp2_1[4*gl59 + i60 + 2]})})}));
@@ -177,7 +186,8 @@ kernel void fft_8(global float *restrict tmp1_0, global float *restrict tmp1_1, 
 
 kernel void fft_9(global float *restrict out_0, global float *restrict out_1, global float *restrict tmp1_0, global float *restrict tmp1_1) {
     /* mapGlobal (scatterOffsets (0, 1) ∘ mapSeq (bfly (pow 2.0 (float (9 ... */
-    for (int gl66 = get_global_id(0); gl66 < 512; gl66 += 512) {
+    {
+        int gl66 = get_global_id(0);
         /* mapSeq (bfly (pow 2.0 (float (9 - 9)))) */
         for (int i67 = 0; i67 < 1; i67++) {
             struct Tuple_Tuple_float_float_Tuple_float_float t70 = uf_bfly(fft_pow6(2.0f, fft_float5((9 - 9))), ((struct Tuple_int_Tuple_Tuple_float_float_Tuple_float_float){i67, ((struct Tuple_Tuple_float_float_Tuple_float_float){((struct Tuple_float_float){tmp1_0[2*gl66 + i67], tmp1_1[2*gl66 + i67]}), ((struct Tuple_float_float){tmp1_0[2*gl66 + i67 + 1], tmp1_1[2*gl66 + i67 + 1]})})}));

@@ -7,7 +7,8 @@ struct Tuple_float_float sumAndDifference_f2(struct Tuple_float_float p0) { retu
 
 kernel void sumAndDifference_0(global const float *restrict in0, global const float *restrict in1, global float *restrict out_0, global float *restrict out_1) {
     /* mapGlobal (λ(x, y). (x + y, x - y)) */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         struct Tuple_float_float t3 = sumAndDifference_f2(((struct Tuple_float_float){in0[gl1], in1[gl1]}));
         out_0[gl1] = t3._0;
         out_1[gl1] = t3._1;

@@ -8,7 +8,8 @@ float gaussianBlur_f8(struct Tuple_float_float a0_) { return (a0_._0 + a0_._1); 
 
 kernel void gaussianBlur_0(global const float *restrict in0, global const float *restrict in1, global float *restrict out) {
     /* mapGlobal (join ∘ mapSeq (λnbh. reduceSeq (+) 0 (mapSeq (*) (zip (j... */
-    for (int gl1 = get_global_id(0); gl1 < 1024; gl1 += 1024) {
+    {
+        int gl1 = get_global_id(0);
         /* mapSeq (λnbh. reduceSeq (+) 0 (mapSeq (*) (zip (join nbh) ws))) */
         for (int i2 = 0; i2 < 1024; i2++) {
             float prv3[9];
