@@ -134,7 +134,7 @@ def _offsets(stmt: ir.Stmt, parts: dict) -> ir.Stmt:
         offset = stmt.offset
         if stmt.buffer in parts:
             offset = ir.substitute_index(offset, parts[stmt.buffer][1])
-        return ir.Store(stmt.buffer, offset, value(stmt.value), stmt.width)
+        return ir.Store(stmt.buffer, offset, value(stmt.value), stmt.width, stmt.assembled)
     if isinstance(stmt, ir.Declare) and stmt.value is not None:
         return ir.Declare(stmt.name, stmt.type, value(stmt.value))
     if isinstance(stmt, ir.Assign):

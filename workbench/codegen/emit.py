@@ -36,7 +36,8 @@ INDENT = "    "
 # (codegen_before_after_pocl.md; PoCL vectorises the work-items of a work-group together,
 # and a chunk's stores are then scattered, where the call keeps each work-item's stores
 # whole). A vector at an offset that is not a multiple of its width (a view that starts
-# between vectors) keeps vloadN/vstoreN.
+# between vectors) keeps vloadN/vstoreN, and so does a vector assembled from lanes of others
+# (``ir.Store.assembled``).
 _ALIGNED: ContextVar[dict[str, tuple[str, str]] | None] = ContextVar("aligned_vectors",
                                                                 default=None)
 WIDE = 8
@@ -134,7 +135,7 @@ class _Printer:
             self.line(f"{s.name} = {value(s.value)};")
         elif isinstance(s, ir.Store):
             if s.width > 1 and _through_pointer(s.buffer, s.offset, s.width) and \
-                    id(s) not in self.streamed:
+                    id(s) not in self.streamed and not s.assembled:
                 self.line(f"*{_vector_pointer(s.buffer, s.offset, s.width)} = {value(s.value)};")
             elif s.width > 1:
                 self.line(f"vstore{s.width}({value(s.value)}, 0, {s.buffer} + "

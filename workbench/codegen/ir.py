@@ -187,12 +187,17 @@ class Assign(Stmt):
 
 @dataclass(frozen=True)
 class Store(Stmt):
-    """``buffer[offset] = value``; with ``width`` > 1 a vector store (vstoreN)."""
+    """``buffer[offset] = value``; with ``width`` > 1 a vector store (through a vector
+    pointer or vstoreN: ``emit``). ``assembled``: the vector is built from lanes of others
+    (a float4 of n float4s in lanes, scattered back), which is stored by vstoreN: Oclgrind
+    reads such a vector stored through a pointer as uninitialised, though every lane is set
+    and the values it writes are right."""
 
     buffer: str
     offset: Index
     value: Value
     width: int = 1
+    assembled: bool = False
 
 
 class LoopLevel(StrEnum):
@@ -466,7 +471,7 @@ def substitute_stmt(s: Stmt, values: dict) -> Stmt:
         return Assign(s.name, substitute(s.value, values))
     if isinstance(s, Store):
         return Store(s.buffer, substitute_index(s.offset, values), substitute(s.value, values),
-                     s.width)
+                     s.width, s.assembled)
     if isinstance(s, Loop | Guard | Block):
         return replace(s, body=tuple(substitute_stmt(x, values) for x in s.body))
     return s

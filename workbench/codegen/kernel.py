@@ -414,7 +414,7 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             for lane, offset in enumerate(loc.offsets):
                 items = ", ".join(f"{lanes.name}._{c}.s{lane:x}" for c in range(loc.k))
                 self.emit(ir.Store(loc.buffer, offset, ir.Name(
-                    f"(({loc.scalar}{loc.k})({items}))"), loc.k))
+                    f"(({loc.scalar}{loc.k})({items}))"), loc.k, assembled=True))
             return
         if isinstance(loc, tuple):
             if not value.parts and not isinstance(value.scalar, ir.Name):  # a struct, once
