@@ -274,9 +274,10 @@ def _through_pointer(buffer: str, offset: Index, width: int) -> bool:
     to a local array read as aligned vectors; an aligned access to a global array (but for
     a streamed store: ``_streamed_stores``); an aligned access of WIDE lanes or more to a
     private array (unaligned accesses, and narrower ones to private arrays, keep
-    vloadN/vstoreN)."""
+    vloadN/vstoreN). A vector of 3 never is: a float3 takes the size and alignment of a
+    float4, where vload3/vstore3 read and write 3 packed scalars."""
     aligned = _ALIGNED.get() or {}
-    if buffer not in aligned:
+    if buffer not in aligned or width == 3:
         return False
     space, _ = aligned[buffer]
     if space == "local ":
