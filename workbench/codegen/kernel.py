@@ -387,6 +387,16 @@ class KernelBuilder(Patterns, ArrayAccumulators):
         with self.guarded(self.single()):
             self.store_at(dest.access([]), value)
 
+    def named(self, scalar, type_) -> ir.Name:
+        """``scalar`` as a variable: itself where it is one, else declared once as a fresh
+        one of ``type_`` (a struct written component by component is computed once)."""
+        if isinstance(scalar, ir.Name):
+            return scalar
+        name = self.fresh("t")
+        c_type(type_, self.cprog)
+        self.emit(ir.Declare(name, type_, scalar))
+        return ir.Name(name)
+
     def store_at(self, loc, value: Value) -> None:
         """Write a value to a location; a tuple goes component by component (to one buffer
         per component)."""
@@ -394,34 +404,21 @@ class KernelBuilder(Patterns, ArrayAccumulators):
             self.emit(ir.Store(loc.buffer, loc.offset, self.scalar(value), loc.width))
             return
         if isinstance(loc, StoredLanes):  # float4s in lanes kept: each component's vector
-            lanes = self.scalar(value)
-            if not isinstance(lanes, ir.Name):
-                name = self.fresh("t")
-                c_type(value.type, self.cprog)
-                self.emit(ir.Declare(name, value.type, lanes))
-                lanes = ir.Name(name)
+            lanes = self.named(self.scalar(value), value.type)
             for c in range(loc.k):
                 self.emit(ir.Store(loc.buffer, loc.offset + c * loc.n, ir.Field(lanes, c),
                                    loc.n))
             return
         if isinstance(loc, Lanes):  # float4s in lanes: each element's components again
-            lanes = self.scalar(value)
-            if not isinstance(lanes, ir.Name):
-                name = self.fresh("t")
-                c_type(value.type, self.cprog)
-                self.emit(ir.Declare(name, value.type, lanes))
-                lanes = ir.Name(name)
+            lanes = self.named(self.scalar(value), value.type)
             for lane, offset in enumerate(loc.offsets):
                 items = ", ".join(f"{lanes.name}._{c}.s{lane:x}" for c in range(loc.k))
                 self.emit(ir.Store(loc.buffer, offset, ir.Name(
                     f"(({loc.scalar}{loc.k})({items}))"), loc.k, assembled=True))
             return
         if isinstance(loc, tuple):
-            if not value.parts and not isinstance(value.scalar, ir.Name):  # a struct, once
-                name = self.fresh("t")
-                c_type(value.type, self.cprog)
-                self.emit(ir.Declare(name, value.type, value.scalar))
-                value = Value(value.type, scalar=ir.Name(name))
+            if not value.parts:  # a struct, named once
+                value = Value(value.type, scalar=self.named(value.scalar, value.type))
             for i, part in enumerate(loc):
                 if value.parts:
                     self.store_at(part, value.parts[i])
