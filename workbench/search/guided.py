@@ -677,6 +677,13 @@ def device_lanes(device: str | None) -> tuple[int, ...]:
         return LANE_WIDTHS
 
 
+def _measure_proposals(ctx, state: GuidedState, proposals) -> None:
+    """Each of ``proposals`` (an expression and the steps that reach it) completed by the
+    default lowering, as it is measured (unless a resumed log holds it)."""
+    pool = Candidates(ctx, state)
+    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in proposals))
+
+
 def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
     """The start with each map of reductions over a shared array reducing in vectors of n
     lanes (n of ``widths``) and computing k neighbouring outputs per work-item, their k
@@ -689,9 +696,7 @@ def measure_vector_blocks(ctx, state: GuidedState, widths: tuple[int, ...]) -> N
     (``first_options``). Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, state)
-    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
-                              vector_blocked_mappings(ctx.start, ctx.types, widths)))
+    _measure_proposals(ctx, state, vector_blocked_mappings(ctx.start, ctx.types, widths))
 
 
 def measure_vector_reductions(ctx, state: GuidedState, widths: tuple[int, ...]) -> None:
@@ -706,9 +711,7 @@ def measure_vector_reductions(ctx, state: GuidedState, widths: tuple[int, ...]) 
     (``first_options``). Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, state)
-    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
-                              vector_reductions(ctx.start, ctx.types, widths)))
+    _measure_proposals(ctx, state, vector_reductions(ctx.start, ctx.types, widths))
 
 
 def measure_lanes(ctx, state: GuidedState, widths: tuple[int, ...] = LANE_WIDTHS,
@@ -821,9 +824,7 @@ def measure_rows(ctx, state: GuidedState) -> None:
     to ``measure_tiles``. Not in a search of one subtree (``at``)."""
     if ctx.left() <= 0 or ctx.at is not None:
         return
-    pool = Candidates(ctx, state)
-    _measure_new(ctx, state, (pool.complete(expr, steps) for expr, steps in
-                              row_groups(ctx.start, ctx.types, ctx.vector_widths)))
+    _measure_proposals(ctx, state, row_groups(ctx.start, ctx.types, ctx.vector_widths))
 
 
 def measure_fold_fusion(ctx, state: GuidedState) -> None:
